@@ -1,0 +1,45 @@
+// The API layer's view of a request and a response: plain values, no Beast.
+// The http layer fills an ApiRequest, dispatches it, and sends the ApiResponse
+// with the headers every response carries.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "auth/context.hpp"
+
+namespace authd {
+
+struct ApiRequest {
+  std::string_view method;
+  std::string_view path;  // without query and configured prefix
+  std::vector<std::string_view> content_types;  // every Content-Type field value
+  std::vector<std::string_view> authorization;  // every Authorization field value
+  std::string body;                             // wiped by the http layer after use
+  std::string client_address;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;  // JSON
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
+  std::string_view route = "unmatched";                      // for logs and metrics
+};
+
+struct ApiContext {
+  AuthContext& auth;
+};
+
+using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&);
+
+// 404, 405, 415 (decisions.md 1.4, 1.6), then the route's handler.
+boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& request);
+
+// Every route authd serves, for documentation tests: "METHOD /path".
+std::vector<std::string> route_list();
+
+}  // namespace authd

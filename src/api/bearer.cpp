@@ -1,0 +1,58 @@
+#include "api/bearer.hpp"
+
+#include <cstring>
+
+namespace authd {
+namespace {
+
+// RFC 9110 token characters (an auth-scheme is a token).
+bool is_tchar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr);
+}
+
+bool is_b64token_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         (c != '\0' && std::strchr("-._~+/", c) != nullptr);
+}
+
+// RFC 6750: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+bool is_b64token(std::string_view value) {
+  std::size_t i = 0;
+  while (i < value.size() && is_b64token_char(value[i])) ++i;
+  if (i == 0) return false;
+  while (i < value.size() && value[i] == '=') ++i;
+  return i == value.size();
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BearerCredentials parse_bearer(const std::vector<std::string_view>& values) {
+  if (values.empty()) return {};
+  if (values.size() > 1) return {BearerCredentials::Kind::malformed, {}};
+  std::string_view value = values.front();
+
+  std::size_t scheme_end = 0;
+  while (scheme_end < value.size() && is_tchar(value[scheme_end])) ++scheme_end;
+  if (!iequals(value.substr(0, scheme_end), "bearer")) return {};  // another scheme
+
+  // One or more spaces (not tabs), then exactly one b64token.
+  std::string_view rest = value.substr(scheme_end);
+  std::size_t spaces = 0;
+  while (spaces < rest.size() && rest[spaces] == ' ') ++spaces;
+  std::string_view credentials = rest.substr(spaces);
+  if (spaces == 0 || !is_b64token(credentials)) return {BearerCredentials::Kind::malformed, {}};
+  return {BearerCredentials::Kind::token, std::string(credentials)};
+}
+
+}  // namespace authd

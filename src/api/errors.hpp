@@ -1,0 +1,20 @@
+// Error responses in the contract's shape {"code": status, "message": text}
+// (decisions.md 1.3). Only a 400 may carry a "detail".
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+#include "api/api.hpp"
+
+namespace authd {
+
+std::string_view status_message(int status);
+
+ApiResponse error_response(int status);
+ApiResponse bad_request(std::string_view detail);
+ApiResponse too_many_requests(std::chrono::seconds retry_after);
+ApiResponse service_unavailable(std::chrono::seconds retry_after);
+ApiResponse json_response(int status, std::string body);
+
+}  // namespace authd

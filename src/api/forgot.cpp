@@ -1,0 +1,35 @@
+// POST /forgot (decisions.md 6 /forgot): always the same 200 for a valid
+// e-mail, whether or not an account has it; the mail, if any, goes through
+// the outbox.
+#include "api/handlers.hpp"
+
+#include "api/errors.hpp"
+#include "api/json_body.hpp"
+#include "api/user_json.hpp"
+#include "auth/email.hpp"
+#include "auth/recovery.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request) {
+  std::string problem;
+  auto body = parse_json_object(request.body, problem);
+  if (!body) co_return bad_request(problem);
+  auto email = take_string(*body, "email", problem);
+  if (!email) co_return bad_request(problem);
+  if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
+
+  std::string canonical = canonical_email(*email);
+  ForgotOutcome outcome =
+      co_await request_password_reset(ctx.auth, canonical, request.client_address);
+  switch (outcome.kind) {
+    case ForgotOutcome::Kind::accepted:
+      // Exactly the canonical e-mail: nothing more about the account.
+      co_return json_response(200, dump_json({{"email", canonical}}));
+    case ForgotOutcome::Kind::throttled: co_return too_many_requests(outcome.retry_after);
+    case ForgotOutcome::Kind::unavailable: break;
+  }
+  co_return service_unavailable(std::chrono::seconds(5));
+}
+
+}  // namespace authd

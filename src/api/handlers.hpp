@@ -1,0 +1,16 @@
+// One handler per route; each validates its input, calls the domain (auth/)
+// and shapes the response. The router (routes.cpp) has already settled 404,
+// 405 and 415.
+#pragma once
+
+#include "api/api.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
+
+}  // namespace authd

@@ -1,0 +1,55 @@
+#include "api/json_body.hpp"
+
+#include <unordered_set>
+#include <vector>
+
+namespace authd {
+
+std::optional<nlohmann::json> parse_json_object(std::string_view text, std::string& problem) {
+  // nlohmann keeps the last of duplicate members silently; the callback sees
+  // every key, so track the names of each open object to catch them.
+  std::vector<std::unordered_set<std::string>> open_objects;
+  bool duplicate = false;
+  auto watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) {
+      open_objects.emplace_back();
+    } else if (event == Event::object_end) {
+      open_objects.pop_back();
+    } else if (event == Event::key && !open_objects.empty()) {
+      if (!open_objects.back().insert(parsed.get<std::string>()).second) duplicate = true;
+    }
+    return true;
+  };
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(text.begin(), text.end(), watch, /*allow_exceptions=*/true,
+                                  /*ignore_comments=*/false);
+  } catch (const nlohmann::json::exception&) {
+    problem = "body: not valid JSON in UTF-8";
+    return std::nullopt;
+  }
+  if (duplicate) {
+    problem = "body: duplicate member name";
+    return std::nullopt;
+  }
+  if (!value.is_object()) {
+    problem = "body: must be a JSON object";
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> take_string(nlohmann::json& object, const char* name,
+                                       std::string& problem) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_string()) {
+    if (problem.empty()) {
+      problem = std::string(name) + (it == object.end() ? ": required" : ": must be a string");
+    }
+    return std::nullopt;
+  }
+  return std::move(it->get_ref<std::string&>());
+}
+
+}  // namespace authd

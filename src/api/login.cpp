@@ -1,0 +1,42 @@
+// POST /login (decisions.md 6 /login): e-mail and password for a User and a
+// bearer token in the Authorization response header.
+#include "api/handlers.hpp"
+
+#include "api/errors.hpp"
+#include "api/json_body.hpp"
+#include "api/user_json.hpp"
+#include "auth/email.hpp"
+#include "auth/login.hpp"
+#include "auth/password_rules.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& request) {
+  std::string problem;
+  auto body = parse_json_object(request.body, problem);
+  if (!body) co_return bad_request(problem);
+  auto email = take_string(*body, "email", problem);
+  auto password = take_string(*body, "password", problem);
+  if (!email || !password) co_return bad_request(problem);
+  if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
+  if (!is_valid_login_password(*password))
+    co_return bad_request("password: must be 1 to 255 characters");
+
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical_email(*email), std::move(*password),
+                                         request.client_address);
+  switch (outcome.kind) {
+    case LoginOutcome::Kind::success: {
+      ApiResponse response = json_response(200, dump_json(user_json(outcome.user)));
+      response.headers.emplace_back("Authorization", "Bearer " + outcome.token);
+      co_return response;
+    }
+    case LoginOutcome::Kind::invalid_credentials: co_return error_response(401);
+    case LoginOutcome::Kind::disabled: co_return error_response(403);
+    case LoginOutcome::Kind::throttled: co_return too_many_requests(outcome.retry_after);
+    case LoginOutcome::Kind::busy: co_return service_unavailable(std::chrono::seconds(1));
+    case LoginOutcome::Kind::unavailable: break;
+  }
+  co_return service_unavailable(std::chrono::seconds(5));
+}
+
+}  // namespace authd

@@ -1,0 +1,83 @@
+// The route table and the checks every route shares: 404 for an unknown
+// path, 405 (with Allow) for a known path and another method, 415 when a
+// route that takes JSON gets anything else (decisions.md 1.4, 1.6, 1.10).
+#include <array>
+
+#include "api/errors.hpp"
+#include "api/handlers.hpp"
+
+namespace authd {
+namespace {
+
+struct Route {
+  std::string_view path;
+  std::string_view method;
+  bool takes_json;
+  Handler handler;
+};
+
+constexpr std::array kRoutes = {
+    Route{"/login", "POST", true, &handle_login},
+    Route{"/forgot", "POST", true, &handle_forgot},
+    Route{"/logout", "POST", false, &handle_logout},
+    Route{"/me", "GET", false, &handle_me},
+    Route{"/healthz", "GET", false, &handle_healthz},
+};
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// "application/json", any case, parameters (e.g. charset) allowed.
+bool is_json_media_type(std::string_view value) {
+  std::string_view type = trim(value.substr(0, value.find(';')));
+  constexpr std::string_view kJson = "application/json";
+  if (type.size() != kJson.size()) return false;
+  for (std::size_t i = 0; i < type.size(); ++i) {
+    if (lower(type[i]) != kJson[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& request) {
+  const Route* same_path = nullptr;
+  const Route* match = nullptr;
+  std::string allow;
+  for (const Route& route : kRoutes) {
+    if (route.path != request.path) continue;
+    same_path = &route;
+    if (route.method == request.method) match = &route;
+    if (!allow.empty()) allow += ", ";
+    allow += route.method;
+  }
+  if (same_path == nullptr) co_return error_response(404);
+
+  ApiResponse response;
+  if (match == nullptr) {
+    response = error_response(405);
+    response.headers.emplace_back("Allow", allow);
+  } else if (match->takes_json && (request.content_types.size() != 1 ||
+                                   !is_json_media_type(request.content_types.front()))) {
+    response = error_response(415);
+  } else {
+    response = co_await match->handler(ctx, request);
+  }
+  response.route = same_path->path;
+  co_return response;
+}
+
+std::vector<std::string> route_list() {
+  std::vector<std::string> list;
+  for (const Route& route : kRoutes) {
+    list.push_back(std::string(route.method) + " " + std::string(route.path));
+  }
+  return list;
+}
+
+}  // namespace authd

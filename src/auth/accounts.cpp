@@ -1,0 +1,154 @@
+#include "auth/accounts.hpp"
+
+#include <sodium.h>
+
+#include "auth/email.hpp"
+#include "auth/password_rules.hpp"
+#include "core/utf8.hpp"
+#include "crypto/random.hpp"
+
+namespace authd {
+namespace {
+
+bool has_control_characters(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7F) return true;
+  }
+  return false;
+}
+
+void wipe(std::string& secret) {
+  sodium_memzero(secret.data(), secret.size());
+  secret.clear();
+}
+
+AccountResult failure(AccountResult::Kind kind, std::string message) {
+  return {kind, std::move(message), {}};
+}
+
+AccountResult store_failure() {
+  return failure(AccountResult::Kind::unavailable, "the database did not answer");
+}
+
+}  // namespace
+
+std::optional<std::string> profile_problem(const NewAccount& account) {
+  if (!is_valid_email(account.email)) return "email: not a valid address";
+  if (account.display_name) {
+    auto length = count_code_points(*account.display_name);
+    if (length < 1 || length > 255 || has_control_characters(*account.display_name))
+      return "display name: 1 to 255 characters, no control characters";
+  }
+  if (account.phone) {
+    const std::string& phone = *account.phone;
+    bool ok = phone.size() >= 2 && phone.size() <= 16 && phone[0] == '+';
+    for (std::size_t i = 1; ok && i < phone.size(); ++i) ok = phone[i] >= '0' && phone[i] <= '9';
+    if (!ok) return "phone: E.164 form, '+' and 1 to 15 digits";
+  }
+  if (account.photo_url) {
+    const std::string& url = *account.photo_url;
+    bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+    if (!scheme || url.size() > 2048 || url.find(' ') != std::string::npos ||
+        has_control_characters(url))
+      return "photo URL: an http or https URL of at most 2048 characters";
+  }
+  return std::nullopt;
+}
+
+AccountResult Accounts::create(const NewAccount& account, std::string& password) {
+  if (auto problem = profile_problem(account)) {
+    wipe(password);
+    return failure(AccountResult::Kind::invalid, *problem);
+  }
+  UserRecord user;
+  user.email = canonical_email(account.email);
+  if (auto problem = new_password_problem(password, user.email)) {
+    wipe(password);
+    return failure(AccountResult::Kind::invalid, *problem);
+  }
+  Millis now = now_millis();
+  user.id = new_uuid_v7(now);
+  user.password_hash = hasher_.hash(password);
+  wipe(password);
+  user.display_name = account.display_name;
+  user.phone = account.phone;
+  user.photo_url = account.photo_url;
+  user.created_at = user.updated_at = now;
+
+  bool inserted = false;
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) { inserted = tx.insert_user(user); }) !=
+      StoreStatus::ok)
+    return store_failure();
+  if (!inserted) return failure(AccountResult::Kind::exists, "an account with this e-mail exists");
+  return {AccountResult::Kind::ok, {}, user};
+}
+
+AccountResult Accounts::show(std::string_view email) {
+  std::optional<UserRecord> user;
+  std::string canonical = canonical_email(email);
+  if (store_.run(Store::Mode::read, [&](Transaction& tx) { user = tx.user_by_email(canonical); }) !=
+      StoreStatus::ok)
+    return store_failure();
+  if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
+  return {AccountResult::Kind::ok, {}, *user};
+}
+
+template <class Change>
+AccountResult Accounts::update(std::string_view email, Change change) {
+  std::string canonical = canonical_email(email);
+  std::optional<UserRecord> user;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    user = tx.user_by_email(canonical);
+    if (!user || !change(tx, *user)) return;
+    user->updated_at = now_millis();
+    tx.update_user(*user);
+  });
+  if (status != StoreStatus::ok) return store_failure();
+  if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
+  return {AccountResult::Kind::ok, {}, *user};
+}
+
+AccountResult Accounts::set_password(std::string_view email, std::string& password) {
+  if (auto problem = new_password_problem(password, canonical_email(email))) {
+    wipe(password);
+    return failure(AccountResult::Kind::invalid, *problem);
+  }
+  std::string phc = hasher_.hash(password);  // outside the transaction: it is slow
+  wipe(password);
+  return update(email, [&](Transaction& tx, UserRecord& user) {
+    user.password_hash = phc;
+    tx.delete_sessions_of_user(user.id);
+    tx.delete_reset_tokens_of_user(user.id);
+    return true;
+  });
+}
+
+AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
+  return update(email, [&](Transaction& tx, UserRecord& user) {
+    if (disabled) {
+      tx.delete_sessions_of_user(user.id);
+      tx.delete_reset_tokens_of_user(user.id);
+    }
+    if (user.disabled == disabled) return false;
+    user.disabled = disabled;
+    return true;
+  });
+}
+
+AccountResult Accounts::mark_email_verified(std::string_view email) {
+  return update(email, [](Transaction&, UserRecord& user) {
+    if (user.email_verified_at) return false;
+    user.email_verified_at = now_millis();
+    return true;
+  });
+}
+
+AccountResult Accounts::mark_phone_verified(std::string_view email) {
+  return update(email, [](Transaction&, UserRecord& user) {
+    if (user.phone_verified_at) return false;
+    user.phone_verified_at = now_millis();
+    return true;
+  });
+}
+
+}  // namespace authd

@@ -1,0 +1,54 @@
+// Operator actions on accounts (the `authd user ...` commands). Synchronous:
+// they run in the CLI process, straight on the store.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "crypto/password_hasher.hpp"
+#include "store/records.hpp"
+#include "store/store.hpp"
+
+namespace authd {
+
+struct NewAccount {
+  std::string email;
+  std::optional<std::string> display_name;
+  std::optional<std::string> phone;
+  std::optional<std::string> photo_url;
+};
+
+struct AccountResult {
+  enum class Kind { ok, invalid, exists, not_found, unavailable } kind = Kind::unavailable;
+  std::string message;  // what went wrong, for the operator
+  UserRecord user;      // the account after the change, when ok
+};
+
+class Accounts {
+ public:
+  Accounts(Store& store, const PasswordHasher& hasher) : store_(store), hasher_(hasher) {}
+
+  // `password` is wiped by every method that takes one.
+  AccountResult create(const NewAccount& account, std::string& password);
+  AccountResult show(std::string_view email);
+  // Like a reset: revokes every session and voids any reset token.
+  AccountResult set_password(std::string_view email, std::string& password);
+  // Disabling revokes every session and voids any reset token.
+  AccountResult set_disabled(std::string_view email, bool disabled);
+  AccountResult mark_email_verified(std::string_view email);
+  AccountResult mark_phone_verified(std::string_view email);
+
+ private:
+  // Loads the account by e-mail, lets `change` edit it (return false for no
+  // change), stores it with a fresh updatedAt.
+  template <class Change>
+  AccountResult update(std::string_view email, Change change);
+
+  Store& store_;
+  const PasswordHasher& hasher_;
+};
+
+// Profile field checks shared by the CLI (and any future profile API).
+std::optional<std::string> profile_problem(const NewAccount& account);
+
+}  // namespace authd

@@ -1,0 +1,21 @@
+// The tunable rules of the domain, taken from the configuration once.
+#pragma once
+
+#include "core/duration.hpp"
+
+namespace authd {
+
+struct AuthPolicy {
+  Duration session_lifetime = std::chrono::hours(24);
+  Duration reset_token_lifetime = std::chrono::minutes(30);
+  RateLimit login_failures_per_email{10, std::chrono::minutes(15)};
+  RateLimit login_failures_per_client{100, std::chrono::minutes(15)};
+  RateLimit forgot_requests_per_client{100, std::chrono::minutes(15)};
+  RateLimit reset_mails_per_email_short{1, std::chrono::minutes(1)};
+  RateLimit reset_mails_per_email_long{5, std::chrono::hours(1)};
+
+  // Throttling events older than this can no longer count in any window.
+  Duration longest_window() const;
+};
+
+}  // namespace authd

@@ -1,0 +1,57 @@
+#include "auth/recovery.hpp"
+
+#include "auth/throttle.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx, std::string email,
+                                                             std::string client_address) {
+  const AuthPolicy& policy = ctx.policy;
+  const std::string client_key = forgot_client_key(client_address);
+  const std::string mail_key = reset_mail_key(email);
+  Millis now = now_millis();
+  ThrottleVerdict verdict;
+  bool enqueued = false;
+
+  // One write transaction whatever the account, so that an existing and an
+  // unknown e-mail cost the same (one commit) and cannot be told apart.
+  StoreStatus status = co_await ctx.db.write([&](Transaction& tx) {
+    verdict = check_throttle(tx, client_key, now, policy.forgot_requests_per_client);
+    if (!verdict.allowed) return;
+    tx.insert_event(client_key, now);
+
+    auto user = tx.user_by_email(email);
+    if (!user || user->disabled) return;
+    bool mail_allowed =
+        check_throttle(tx, mail_key, now, policy.reset_mails_per_email_short).allowed &&
+        check_throttle(tx, mail_key, now, policy.reset_mails_per_email_long).allowed;
+    if (!mail_allowed) return;  // answered 200 all the same; nothing is enqueued
+    tx.insert_event(mail_key, now);
+    OutboxRecord mail;
+    mail.kind = std::string(kResetMailKind);
+    mail.user_id = user->id;
+    mail.email = user->email;
+    mail.created_at = now;
+    mail.next_attempt_at = now;
+    tx.enqueue_mail(mail);
+    enqueued = true;
+  });
+
+  if (status != StoreStatus::ok) co_return ForgotOutcome{};
+  if (!verdict.allowed) co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
+  if (enqueued && ctx.mail_enqueued) ctx.mail_enqueued();
+  co_return ForgotOutcome{ForgotOutcome::Kind::accepted, {}};
+}
+
+std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,
+                                            Duration lifetime) {
+  auto user = tx.user_by_id(mail.user_id);
+  if (!user || user->disabled) return std::nullopt;
+  std::string token = new_secret_token(kResetTokenPrefix);
+  tx.replace_reset_token({sha256(token), user->id, now, now + lifetime.count()});
+  return token;
+}
+
+}  // namespace authd

@@ -1,0 +1,55 @@
+#include "auth/session.hpp"
+
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+namespace {
+
+// The session's user, when the token names a live session of an enabled account.
+std::optional<UserRecord> live_session_user(Transaction& tx, const Sha256Digest& digest,
+                                            Millis now) {
+  auto session = tx.session_by_digest(digest);
+  if (!session || session->expires_at <= now) return std::nullopt;  // expired = unknown
+  auto user = tx.user_by_id(session->user_id);
+  if (!user || user->disabled) return std::nullopt;
+  return user;
+}
+
+}  // namespace
+
+IssuedSession new_session(std::string_view user_id, Millis now, Duration lifetime) {
+  IssuedSession issued;
+  issued.token = new_secret_token(kSessionTokenPrefix);
+  issued.record.token_digest = sha256(issued.token);
+  issued.record.user_id = std::string(user_id);
+  issued.record.created_at = now;
+  issued.record.expires_at = now + lifetime.count();
+  return issued;
+}
+
+boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, std::string token) {
+  Sha256Digest digest = sha256(token);
+  Millis now = now_millis();
+  std::optional<UserRecord> user;
+  StoreStatus status =
+      co_await ctx.db.read([&](Transaction& tx) { user = live_session_user(tx, digest, now); });
+  if (status != StoreStatus::ok) co_return SessionOutcome{};
+  if (!user) co_return SessionOutcome{SessionOutcome::Kind::invalid_token, {}};
+  co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};
+}
+
+boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, std::string token) {
+  Sha256Digest digest = sha256(token);
+  Millis now = now_millis();
+  std::optional<UserRecord> user;
+  StoreStatus status = co_await ctx.db.write([&](Transaction& tx) {
+    user = live_session_user(tx, digest, now);
+    if (user) tx.delete_session(digest);
+  });
+  if (status != StoreStatus::ok) co_return SessionOutcome{};
+  if (!user) co_return SessionOutcome{SessionOutcome::Kind::invalid_token, {}};
+  co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};
+}
+
+}  // namespace authd

@@ -1,0 +1,39 @@
+// Sliding-window throttling (decisions.md 6 /login 4 and /forgot 5). Every
+// counted attempt is one stored event; a limit of N per window W is exceeded
+// when N events lie in the last W. Counting happens in the database, so the
+// limits hold across instances that share it.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/duration.hpp"
+#include "core/time.hpp"
+
+namespace authd {
+
+class Transaction;
+
+struct ThrottleVerdict {
+  bool allowed = true;
+  std::chrono::seconds retry_after{0};  // when not allowed: until the window allows again
+};
+
+// Pure arithmetic. `times` are the event times in the window, ascending.
+ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, RateLimit limit);
+
+// Both must allow; the wait is the longer one.
+ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b);
+
+// Reads the events of `key` in the window ending at `now` and evaluates them.
+ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit);
+
+// Event keys, one namespace per counter.
+std::string login_email_key(std::string_view canonical_email);
+std::string login_client_key(std::string_view client_address);
+std::string forgot_client_key(std::string_view client_address);
+std::string reset_mail_key(std::string_view canonical_email);
+
+}  // namespace authd

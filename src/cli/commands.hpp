@@ -1,0 +1,18 @@
+// The subcommands of the authd binary. Each returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "auth/accounts.hpp"
+#include "config/config.hpp"
+
+namespace authd {
+
+int run_serve(const Config& config);
+int run_migrate(const Config& config);
+
+enum class UserAction { add, show, disable, enable, set_password, verify_email, verify_phone };
+int run_user_command(const Config& config, UserAction action, const NewAccount& account);
+
+}  // namespace authd

@@ -1,0 +1,148 @@
+// `authd serve`: wires the parts together, runs until SIGTERM or SIGINT, then
+// drains (decisions.md 9.3).
+#include <sys/resource.h>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "api/api.hpp"
+#include "cli/commands.hpp"
+#include "core/log.hpp"
+#include "core/periodic_thread.hpp"
+#include "crypto/hashing_pool.hpp"
+#include "crypto/random.hpp"
+#include "http/server.hpp"
+#include "mail/outbox_worker.hpp"
+#include "store/database.hpp"
+#include "store/open_store.hpp"
+
+namespace authd {
+namespace {
+
+std::size_t or_cores(std::size_t configured) {
+  if (configured != 0) return configured;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Thousands of concurrent clients need thousands of descriptors; the usual
+// soft limit is 1024, so take what the hard limit allows.
+void raise_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+AuthPolicy policy_from(const Config& c) {
+  AuthPolicy policy;
+  policy.session_lifetime = c.session_lifetime;
+  policy.reset_token_lifetime = c.reset_token_lifetime;
+  policy.login_failures_per_email = c.login_email_limit;
+  policy.login_failures_per_client = c.login_client_limit;
+  policy.forgot_requests_per_client = c.forgot_client_limit;
+  policy.reset_mails_per_email_short = c.reset_mail_limit_short;
+  policy.reset_mails_per_email_long = c.reset_mail_limit_long;
+  return policy;
+}
+
+HttpSettings http_settings_from(const Config& c) {
+  HttpSettings http;
+  auto endpoint = c.listen_endpoint();
+  http.host = endpoint->first;
+  http.port = endpoint->second;
+  http.base_path = c.base_path;
+  http.max_body = c.max_body_bytes;
+  http.header_timeout = c.header_timeout;
+  http.idle_timeout = c.idle_timeout;
+  http.drain_timeout = c.drain_timeout;
+  return http;
+}
+
+void write_port_file(const std::string& path, unsigned short port) {
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << port << "\n";
+  }
+  std::rename(temporary.c_str(), path.c_str());  // readers see the whole file or none
+}
+
+}  // namespace
+
+int run_serve(const Config& config) {
+  if (!config.listen_endpoint()) {
+    log::error("bad_configuration", {{"option", "--listen"}, {"value", config.listen}});
+    return 2;
+  }
+  raise_file_limit();
+
+  std::unique_ptr<Store> store = open_store(config.database);
+  int schema = store->migrate();
+
+  PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
+  HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
+  Database db(*store, config.database_threads);
+
+  auto transport = make_log_transport(config.mail_dir);
+  OutboxWorker outbox(*store, *transport,
+                      {.from = config.mail_from,
+                       .public_url = config.public_url,
+                       .reset_token_lifetime = config.reset_token_lifetime});
+  AuthPolicy policy = policy_from(config);
+  PeriodicThread pruner(config.prune_interval, [&] {
+    Millis now = now_millis();
+    std::int64_t removed = 0;
+    store->run(Store::Mode::write, [&](Transaction& tx) {
+      removed = tx.prune(now, now - policy.longest_window().count(),
+                         now - std::chrono::milliseconds(std::chrono::hours(24)).count());
+    });
+    if (removed > 0) log::debug("pruned", {{"rows", removed}});
+  });
+
+  AuthContext auth{db, hashing, policy, [&] { outbox.wake(); }};
+  ApiContext api{auth};
+  boost::asio::io_context io;
+  Server server(io, http_settings_from(config), api);
+  auto endpoint = server.listen();
+  outbox.start();
+  pruner.start();
+  if (!config.port_file.empty()) write_port_file(config.port_file, endpoint.port());
+  log::info("listening", {{"address", endpoint.address().to_string()},
+                          {"port", endpoint.port()},
+                          {"schema_version", schema},
+                          {"database", config.database}});
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    server.drain();
+  });
+
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < or_cores(config.io_threads); ++i) threads.emplace_back([&] { io.run(); });
+  io.run();
+  for (auto& t : threads) t.join();
+
+  outbox.stop();
+  pruner.stop();
+  hashing.stop();
+  db.stop();
+  log::info("stopped");
+  return 0;
+}
+
+int run_migrate(const Config& config) {
+  auto store = open_store(config.database);
+  int version = store->migrate();
+  log::info("migrated", {{"schema_version", version}, {"database", config.database}});
+  return 0;
+}
+
+}  // namespace authd

@@ -1,0 +1,61 @@
+// `authd user add|show|disable|enable|set-password|verify-email|verify-phone`.
+#include <iostream>
+
+#include "api/user_json.hpp"
+#include "cli/commands.hpp"
+#include "cli/password_input.hpp"
+#include "store/open_store.hpp"
+
+namespace authd {
+namespace {
+
+int report(const AccountResult& result) {
+  if (result.kind != AccountResult::Kind::ok) {
+    std::cerr << "error: " << result.message << "\n";
+    switch (result.kind) {
+      case AccountResult::Kind::invalid: return 2;
+      case AccountResult::Kind::exists: return 3;
+      case AccountResult::Kind::not_found: return 4;
+      default: return 1;
+    }
+  }
+  // The API's User shape, plus the one operator-only field.
+  nlohmann::json shown = user_json(result.user);
+  shown["disabled"] = result.user.disabled;
+  std::cout << shown.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_user_command(const Config& config, UserAction action, const NewAccount& account) {
+  auto store = open_store(config.database);
+  store->migrate();
+  PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
+  Accounts accounts(*store, hasher);
+
+  auto with_password = [&](auto operation) -> int {
+    auto password = read_new_password();
+    if (!password) {
+      std::cerr << "error: no password given\n";
+      return 2;
+    }
+    return report(operation(*password));
+  };
+
+  switch (action) {
+    case UserAction::add:
+      return with_password([&](std::string& pw) { return accounts.create(account, pw); });
+    case UserAction::set_password:
+      return with_password(
+          [&](std::string& pw) { return accounts.set_password(account.email, pw); });
+    case UserAction::show: return report(accounts.show(account.email));
+    case UserAction::disable: return report(accounts.set_disabled(account.email, true));
+    case UserAction::enable: return report(accounts.set_disabled(account.email, false));
+    case UserAction::verify_email: return report(accounts.mark_email_verified(account.email));
+    case UserAction::verify_phone: return report(accounts.mark_phone_verified(account.email));
+  }
+  return 1;
+}
+
+}  // namespace authd

@@ -1,0 +1,157 @@
+#include "config/config.hpp"
+
+#include <charconv>
+
+#include <CLI/CLI.hpp>
+
+namespace authd {
+namespace {
+
+// A duration option ("10s", "15m", "24h") bound to a Duration field.
+CLI::Option* add_duration(CLI::App& app, const std::string& name, Duration& target,
+                          const std::string& env, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&target, name](const std::string& text) {
+            auto parsed = parse_duration(text);
+            if (!parsed || parsed->count() <= 0)
+              throw CLI::ValidationError(name, "expected a duration such as 500ms, 10s, 15m, 24h");
+            target = *parsed;
+          },
+          help + " (default " + format_duration(target) + ")")
+      ->envname(env)
+      ->type_name("DURATION");
+}
+
+// A throttling limit option ("10/15m").
+CLI::Option* add_limit(CLI::App& app, const std::string& name, RateLimit& target,
+                       const std::string& env, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&target, name](const std::string& text) {
+            auto parsed = parse_rate_limit(text);
+            if (!parsed) throw CLI::ValidationError(name, "expected COUNT/DURATION such as 10/15m");
+            target = *parsed;
+          },
+          help + " (default " + format_rate_limit(target) + ")")
+      ->envname(env)
+      ->type_name("COUNT/DURATION");
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() const {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  std::string host = listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  const char* first = listen.data() + colon + 1;
+  const char* last = listen.data() + listen.size();
+  auto [end, ec] = std::from_chars(first, last, port);
+  if (ec != std::errc{} || end != last || first == last || port > 65535) return std::nullopt;
+  return std::make_pair(host, static_cast<unsigned short>(port));
+}
+
+void add_database_options(CLI::App& app, Config& c) {
+  app.add_option("--database", c.database,
+                 "Database: sqlite:PATH (created on first start, mode 0600)")
+      ->envname("AUTHD_DATABASE")
+      ->capture_default_str();
+  app.add_option("--log-level", c.log_level, "Log level: debug, info, warn or error")
+      ->envname("AUTHD_LOG_LEVEL")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+}
+
+void add_password_options(CLI::App& app, Config& c) {
+  app.add_option("--argon2-memory-kib", c.argon2_memory_kib,
+                 "argon2id memory per hash in KiB (OWASP minimum 19456)")
+      ->envname("AUTHD_ARGON2_MEMORY_KIB")
+      ->check(CLI::Range(8, 4 * 1024 * 1024))
+      ->capture_default_str();
+  app.add_option("--argon2-iterations", c.argon2_iterations,
+                 "argon2id passes over memory (OWASP minimum 2)")
+      ->envname("AUTHD_ARGON2_ITERATIONS")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+}
+
+void add_serve_options(CLI::App& app, Config& c) {
+  add_database_options(app, c);
+  add_password_options(app, c);
+  app.add_option("--listen", c.listen, "Address and port to listen on (port 0: any free port)")
+      ->envname("AUTHD_LISTEN")
+      ->capture_default_str();
+  app.add_option("--base-path", c.base_path, "Optional path prefix for every route, e.g. /auth")
+      ->envname("AUTHD_BASE_PATH")
+      ->check([](const std::string& v) {
+        return v.empty() || (v.front() == '/' && v.back() != '/') ? std::string()
+                                                                  : "must start with / and not end with /";
+      });
+  app.add_option("--public-url", c.public_url,
+                 "Public base URL of authd, used in the links of reset mails")
+      ->envname("AUTHD_PUBLIC_URL")
+      ->capture_default_str();
+  app.add_option("--port-file", c.port_file,
+                 "Write the bound port to this file once listening (for scripts and tests)")
+      ->envname("AUTHD_PORT_FILE");
+  app.add_option("--io-threads", c.io_threads, "Threads serving connections (0: one per core)")
+      ->envname("AUTHD_IO_THREADS")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  app.add_option("--max-body-bytes", c.max_body_bytes, "Largest request body accepted (else 413)")
+      ->envname("AUTHD_MAX_BODY_BYTES")
+      ->check(CLI::Range(256, 1024 * 1024))
+      ->capture_default_str();
+  add_duration(app, "--header-timeout", c.header_timeout, "AUTHD_HEADER_TIMEOUT",
+               "Time a client has to send a request's header and body");
+  add_duration(app, "--idle-timeout", c.idle_timeout, "AUTHD_IDLE_TIMEOUT",
+               "Idle keep-alive connections are closed after this");
+  add_duration(app, "--drain-timeout", c.drain_timeout, "AUTHD_DRAIN_TIMEOUT",
+               "On SIGTERM/SIGINT, longest wait for requests in flight");
+  app.add_option("--database-threads", c.database_threads, "Threads running database transactions")
+      ->envname("AUTHD_DATABASE_THREADS")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  add_duration(app, "--prune-interval", c.prune_interval, "AUTHD_PRUNE_INTERVAL",
+               "How often expired sessions, tokens and old counters are deleted");
+  app.add_option("--hash-workers", c.hash_workers, "argon2id worker threads (0: one per core)")
+      ->envname("AUTHD_HASH_WORKERS")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  app.add_option("--hash-queue", c.hash_queue,
+                 "Hashing jobs that may wait for a worker; beyond it logins get 503")
+      ->envname("AUTHD_HASH_QUEUE")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  add_duration(app, "--session-lifetime", c.session_lifetime, "AUTHD_SESSION_LIFETIME",
+               "Absolute lifetime of a login session");
+  add_duration(app, "--reset-token-lifetime", c.reset_token_lifetime,
+               "AUTHD_RESET_TOKEN_LIFETIME", "Validity of a password-reset link");
+  add_limit(app, "--login-email-limit", c.login_email_limit, "AUTHD_LOGIN_EMAIL_LIMIT",
+            "Failed logins per e-mail before 429");
+  add_limit(app, "--login-client-limit", c.login_client_limit, "AUTHD_LOGIN_CLIENT_LIMIT",
+            "Failed logins per client address before 429");
+  add_limit(app, "--forgot-client-limit", c.forgot_client_limit, "AUTHD_FORGOT_CLIENT_LIMIT",
+            "Valid /forgot requests per client address before 429");
+  add_limit(app, "--reset-mail-limit-short", c.reset_mail_limit_short,
+            "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
+  add_limit(app, "--reset-mail-limit-long", c.reset_mail_limit_long, "AUTHD_RESET_MAIL_LIMIT_LONG",
+            "Reset mails per e-mail, long window");
+  app.add_option("--mail-transport", c.mail_transport,
+                 "How mail leaves: log (one .eml file per message in --mail-dir)")
+      ->envname("AUTHD_MAIL_TRANSPORT")
+      ->check(CLI::IsMember({"log"}))
+      ->capture_default_str();
+  app.add_option("--mail-dir", c.mail_dir, "Directory of the log mail transport")
+      ->envname("AUTHD_MAIL_DIR")
+      ->capture_default_str();
+  app.add_option("--mail-from", c.mail_from, "From header of outgoing mail")
+      ->envname("AUTHD_MAIL_FROM")
+      ->capture_default_str();
+}
+
+}  // namespace authd

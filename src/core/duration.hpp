@@ -1,0 +1,26 @@
+// Human-friendly durations for configuration: "500ms", "10s", "15m", "24h", "7d".
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace authd {
+
+using Duration = std::chrono::milliseconds;
+
+std::optional<Duration> parse_duration(std::string_view text);
+std::string format_duration(Duration d);
+
+// A throttling limit: at most `count` events within any `window`.
+struct RateLimit {
+  int count = 0;
+  Duration window{0};
+};
+
+// "10/15m" -> {10, 15 minutes}
+std::optional<RateLimit> parse_rate_limit(std::string_view text);
+std::string format_rate_limit(const RateLimit& limit);
+
+}  // namespace authd

@@ -1,0 +1,31 @@
+// Structured logs: one JSON object per line on stderr. Call sites name an
+// event and pass fields; they never pass a password, a token or a hash, and
+// e-mails go through mask_email().
+#pragma once
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/common.h>
+
+namespace authd::log {
+
+// "debug", "info", "warn" or "error"; false for anything else.
+bool init(std::string_view level);
+
+void write(spdlog::level::level_enum level, std::string_view event, nlohmann::json fields);
+
+inline void debug(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
+  write(spdlog::level::debug, event, std::move(fields));
+}
+inline void info(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
+  write(spdlog::level::info, event, std::move(fields));
+}
+inline void warn(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
+  write(spdlog::level::warn, event, std::move(fields));
+}
+inline void error(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
+  write(spdlog::level::err, event, std::move(fields));
+}
+
+}  // namespace authd::log

@@ -1,0 +1,48 @@
+// Runs a blocking function on another thread pool and resumes the calling
+// coroutine on its own executor with the result. This is how connection
+// threads hand work (password hashing, database transactions) to the pools
+// that own it, without ever blocking themselves.
+#pragma once
+
+#include <exception>
+#include <utility>  // before Boost 1.74 asio/awaitable.hpp, which misses it
+#include <type_traits>
+#include <utility>
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace authd {
+
+namespace asio = boost::asio;
+
+// `Result` must be default-constructible; exceptions thrown by `fn` are
+// rethrown in the awaiting coroutine.
+template <class Fn, class Result = std::invoke_result_t<Fn&>>
+asio::awaitable<Result> run_on(asio::thread_pool& pool, Fn fn) {
+  auto caller = co_await asio::this_coro::executor;
+  co_return co_await asio::async_initiate<decltype(asio::use_awaitable),
+                                          void(std::exception_ptr, Result)>(
+      [&pool, caller](auto handler, Fn work) {
+        asio::post(pool, [caller, fn = std::move(work), handler = std::move(handler)]() mutable {
+          std::exception_ptr error;
+          Result result{};
+          try {
+            result = fn();
+          } catch (...) {
+            error = std::current_exception();
+          }
+          asio::post(caller, [handler = std::move(handler), error,
+                              result = std::move(result)]() mutable {
+            std::move(handler)(error, std::move(result));
+          });
+        });
+      },
+      asio::use_awaitable, std::move(fn));
+}
+
+}  // namespace authd

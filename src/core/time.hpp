@@ -1,0 +1,27 @@
+// Wall-clock time as the store and the API see it: integer milliseconds since
+// the Unix epoch, formatted as RFC 3339 UTC with milliseconds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace authd {
+
+using Millis = std::int64_t;  // milliseconds since 1970-01-01T00:00:00Z
+
+inline Millis now_millis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// "2026-11-21T09:30:00.123Z"
+std::string format_rfc3339(Millis at);
+
+inline std::optional<std::string> format_rfc3339(std::optional<Millis> at) {
+  if (!at) return std::nullopt;
+  return format_rfc3339(*at);
+}
+
+}  // namespace authd

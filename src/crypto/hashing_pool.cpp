@@ -1,0 +1,53 @@
+#include "crypto/hashing_pool.hpp"
+
+#include <sodium.h>
+
+#include "core/offload.hpp"
+
+namespace authd {
+
+HashingPool::HashingPool(const PasswordHasher& hasher, std::size_t workers,
+                         std::size_t queue_capacity)
+    : hasher_(hasher), capacity_(workers + queue_capacity), pool_(workers) {}
+
+HashingPool::~HashingPool() { stop(); }
+
+void HashingPool::stop() { pool_.join(); }
+
+std::size_t HashingPool::queue_depth() const { return pending_.load(); }
+
+bool HashingPool::try_reserve() {
+  std::size_t current = pending_.load();
+  do {
+    if (current >= capacity_) return false;
+  } while (!pending_.compare_exchange_weak(current, current + 1));
+  return true;
+}
+
+boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
+    std::string password, std::optional<std::string> phc) {
+  if (!try_reserve()) {
+    sodium_memzero(password.data(), password.size());
+    co_return std::nullopt;
+  }
+  auto job = [this, &password, &phc]() {
+    struct Release {
+      std::atomic<std::size_t>& pending;
+      ~Release() { pending.fetch_sub(1); }
+    } release{pending_};
+    VerifyResult result;
+    if (phc) {
+      result = hasher_.verify(password, *phc);
+    } else {
+      hasher_.verify_dummy(password);
+    }
+    return result;
+  };
+  // `password` and `phc` live in this suspended coroutine frame until the job
+  // is done, so the job may borrow them.
+  VerifyResult result = co_await run_on(pool_, job);
+  sodium_memzero(password.data(), password.size());
+  co_return result;
+}
+
+}  // namespace authd

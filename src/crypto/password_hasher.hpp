@@ -1,0 +1,47 @@
+// argon2id password hashing in PHC string format, through libsodium.
+// Synchronous and slow on purpose: servers call it only from HashingPool.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace authd {
+
+struct Argon2Params {
+  std::size_t memory_kib = 19 * 1024;  // OWASP minimum: m = 19 MiB
+  unsigned iterations = 2;             // OWASP minimum: t = 2 (libsodium fixes p = 1)
+};
+
+struct VerifyResult {
+  bool matches = false;
+  // Set when the password matched but its hash was made with other
+  // parameters or a weaker algorithm: the caller stores this new hash.
+  std::string upgraded_hash;
+};
+
+class PasswordHasher {
+ public:
+  explicit PasswordHasher(Argon2Params params);
+
+  // A PHC string "$argon2id$v=19$m=...,t=...,p=1$salt$hash".
+  std::string hash(std::string_view password) const;
+
+  // Verifies against any PHC string libsodium knows (argon2id, argon2i);
+  // re-hashes with the current parameters when the stored one is outdated.
+  VerifyResult verify(std::string_view password, std::string_view phc) const;
+
+  // Verifies against a hash of a random password with the current
+  // parameters, so that an unknown account costs what a known one does.
+  void verify_dummy(std::string_view password) const;
+
+  const Argon2Params& params() const { return params_; }
+
+ private:
+  bool needs_rehash(std::string_view phc) const;
+
+  Argon2Params params_;
+  std::string dummy_hash_;
+};
+
+}  // namespace authd

@@ -1,0 +1,56 @@
+#include "crypto/random.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <sodium.h>
+
+namespace authd {
+
+void init_crypto() {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+Sha256Digest sha256(std::string_view data) {
+  Sha256Digest out{};
+  crypto_hash_sha256(out.data(), reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  return out;
+}
+
+std::string base64url(const std::uint8_t* data, std::size_t size) {
+  constexpr int variant = sodium_base64_VARIANT_URLSAFE_NO_PADDING;
+  std::string out(sodium_base64_ENCODED_LEN(size, variant), '\0');
+  sodium_bin2base64(out.data(), out.size(), data, size, variant);
+  out.resize(out.size() - 1);  // drop the terminating NUL libsodium writes
+  return out;
+}
+
+std::string new_secret_token(std::string_view prefix) {
+  std::array<std::uint8_t, 32> bytes{};
+  randombytes_buf(bytes.data(), bytes.size());
+  std::string token(prefix);
+  token += base64url(bytes.data(), bytes.size());
+  sodium_memzero(bytes.data(), bytes.size());
+  return token;
+}
+
+std::string new_uuid_v7(std::int64_t unix_millis) {
+  std::array<std::uint8_t, 16> b{};
+  randombytes_buf(b.data() + 6, 10);
+  auto ms = static_cast<std::uint64_t>(unix_millis);
+  for (int i = 0; i < 6; ++i) b[i] = static_cast<std::uint8_t>(ms >> (8 * (5 - i)));
+  b[6] = static_cast<std::uint8_t>(0x70 | (b[6] & 0x0F));  // version 7
+  b[8] = static_cast<std::uint8_t>(0x80 | (b[8] & 0x3F));  // RFC 9562 variant
+  return fmt::format(
+      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-"
+      "{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+      b[15]);
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return sodium_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace authd

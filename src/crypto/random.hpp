@@ -1,0 +1,32 @@
+// Secrets and identifiers from the OS CSPRNG (libsodium), and the digests and
+// encodings that go with them. Nothing here is home-made cryptography.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace authd {
+
+// Must be called once before any other function of crypto/; idempotent.
+void init_crypto();
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+
+Sha256Digest sha256(std::string_view data);
+
+// base64url without padding (RFC 4648 section 5).
+std::string base64url(const std::uint8_t* data, std::size_t size);
+
+// A bearer secret: `prefix` followed by 256 bits from the CSPRNG in base64url,
+// e.g. "authd_3q2-7w...". The prefix lets secret scanners recognise leaks.
+std::string new_secret_token(std::string_view prefix);
+
+// A UUID version 7 (RFC 9562): 48-bit Unix milliseconds, then random bits.
+std::string new_uuid_v7(std::int64_t unix_millis);
+
+// Constant-time equality for secrets of equal length.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+}  // namespace authd

@@ -1,0 +1,378 @@
+#include "http/server.hpp"
+
+#include <sodium.h>
+
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "api/errors.hpp"
+#include "core/log.hpp"
+#include "http/request_id.hpp"
+#include "http/wiping_allocator.hpp"
+
+namespace authd {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
+using Parser = http::request_parser<http::string_body>;
+using Response = http::response<http::string_body>;
+
+// Beast 1.74 speaks boost::string_view.
+std::string_view to_std(beast::string_view s) { return {s.data(), s.size()}; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+template <class Fields>
+std::vector<std::string_view> values_of(const Fields& fields, http::field name) {
+  std::vector<std::string_view> values;
+  auto [first, last] = fields.equal_range(name);
+  for (auto it = first; it != last; ++it) values.emplace_back(it->value().data(), it->value().size());
+  return values;
+}
+
+template <class Fields>
+std::vector<std::string_view> values_of(const Fields& fields, std::string_view name) {
+  std::vector<std::string_view> values;
+  auto [first, last] = fields.equal_range(beast::string_view(name.data(), name.size()));
+  for (auto it = first; it != last; ++it) values.emplace_back(it->value().data(), it->value().size());
+  return values;
+}
+
+// "Sat, 21 Nov 2026 09:30:00 GMT" (RFC 9110 IMF-fixdate)
+std::string http_date() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[40];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return text;
+}
+
+}  // namespace
+
+// Shared by the listener and every connection; connections hold it alive.
+struct Server::State : std::enable_shared_from_this<Server::State> {
+  // A live connection. Only its own strand touches it, drain() included.
+  struct Connection {
+    explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+    beast::tcp_stream stream;
+    bool idle = true;  // waiting for the first byte of a request
+  };
+
+  State(asio::io_context& io, HttpSettings s, ApiContext& a)
+      : io(io), settings(std::move(s)), api(a), acceptor(io), drain_timer(io) {}
+
+  asio::io_context& io;
+  HttpSettings settings;
+  ApiContext& api;
+  tcp::acceptor acceptor;
+  asio::steady_timer drain_timer;
+  std::atomic<bool> draining{false};
+  std::mutex mutex;
+  std::set<std::shared_ptr<Connection>> connections;
+
+  asio::awaitable<void> accept_loop();
+  asio::awaitable<void> serve(tcp::socket socket);
+  void drain();
+  void forget(const std::shared_ptr<Connection>& connection);
+};
+
+namespace {
+
+// What the connection loop does after a request's header has been read.
+struct Rejection {
+  int status;
+  std::string_view reason;  // for the log, never sent
+};
+
+// 414 or 431 when the header section outgrew the parser's limit: the
+// request line alone decides which (decisions.md 1.8).
+int classify_oversized_header(const ReadBuffer& buffer, std::size_t max_target) {
+  auto data = buffer.data();
+  std::string_view raw(static_cast<const char*>(data.data()), data.size());
+  std::string_view line = raw.substr(0, raw.find('\n'));
+  auto first_space = line.find(' ');
+  auto last_space = line.rfind(' ');
+  std::size_t target_length = first_space == std::string_view::npos ? line.size()
+                              : last_space == first_space           ? line.size() - first_space
+                                                                    : last_space - first_space - 1;
+  return target_length > max_target ? 414 : 431;
+}
+
+// Checks that Beast leaves to the server, on a parsed header, in the order
+// of decisions.md 1.10: protocol (505, 414, 431, 400 framing) come first.
+std::optional<Rejection> check_header(const Parser& parser, std::size_t header_bytes,
+                                      const HttpSettings& settings) {
+  const auto& req = parser.get();
+  if (req.version() / 10 != 1) return Rejection{505, "unsupported HTTP version"};
+  if (req.target().size() > settings.max_target) return Rejection{414, "request target too long"};
+  // Request line: METHOD SP target SP HTTP/1.x CRLF
+  std::size_t request_line = req.method_string().size() + req.target().size() + 12;
+  if (header_bytes > request_line && header_bytes - request_line > settings.max_header_section)
+    return Rejection{431, "header section too large"};
+  std::size_t hosts = values_of(req, http::field::host).size();
+  if (hosts > 1 || (req.version() == 11 && hosts == 0)) return Rejection{400, "bad Host header"};
+  // Request smuggling defences (RFC 9112 6.1, 6.3): a request may frame its
+  // body one way only, and "chunked" is the only transfer coding we take.
+  auto encodings = values_of(req, http::field::transfer_encoding);
+  if (!encodings.empty()) {
+    if (req.count(http::field::content_length) > 0)
+      return Rejection{400, "both Content-Length and Transfer-Encoding"};
+    if (encodings.size() != 1 || !iequals(encodings.front(), "chunked") || req.version() == 10)
+      return Rejection{400, "unsupported Transfer-Encoding"};
+  }
+  return std::nullopt;
+}
+
+// Path for routing: the target without query, absolute-form authority or
+// configured prefix. Empty when nothing can match.
+std::string_view route_path(std::string_view target, std::string_view base_path) {
+  if (!target.empty() && target.front() != '/') {
+    // absolute-form "http://host/path" (RFC 9112 3.2.2)
+    auto scheme = target.find("://");
+    if (scheme == std::string_view::npos) return {};
+    auto slash = target.find('/', scheme + 3);
+    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+  }
+  target = target.substr(0, target.find_first_of("?#"));
+  if (!base_path.empty()) {
+    if (target.substr(0, base_path.size()) != base_path) return {};
+    target.remove_prefix(base_path.size());
+  }
+  return target;
+}
+
+bool is_quiet_disconnect(const error_code& ec) {
+  return ec == http::error::end_of_stream || ec == http::error::partial_message ||
+         ec == beast::error::timeout || ec == asio::error::operation_aborted ||
+         ec == asio::error::eof || ec == asio::error::connection_reset ||
+         ec == asio::error::broken_pipe || ec == asio::error::bad_descriptor;
+}
+
+}  // namespace
+
+void Server::State::forget(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard lock(mutex);
+  connections.erase(connection);
+  if (draining && connections.empty()) drain_timer.cancel();
+}
+
+asio::awaitable<void> Server::State::serve(tcp::socket socket) {
+  auto self = shared_from_this();  // keeps the state alive while we run
+  error_code ec;
+  std::string client = socket.remote_endpoint(ec).address().to_string();
+  auto connection = std::make_shared<Connection>(std::move(socket));
+  beast::tcp_stream& stream = connection->stream;
+  {
+    std::lock_guard lock(mutex);
+    if (draining) co_return;
+    connections.insert(connection);
+  }
+  ReadBuffer buffer;
+  bool first_request = true;
+
+  while (!draining) {
+    // 1. Wait for the first byte of the next request (idle time-out between
+    //    keep-alive requests), then give the whole header its own deadline.
+    if (buffer.size() == 0) {
+      buffer.shrink_to_fit();  // wipes what the last request left behind
+      stream.expires_after(first_request ? settings.header_timeout : settings.idle_timeout);
+      std::size_t n = co_await stream.async_read_some(
+          buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
+      buffer.commit(n);
+    }
+    connection->idle = false;
+    first_request = false;
+    auto started = std::chrono::steady_clock::now();
+
+    Parser parser;
+    parser.header_limit(
+        static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024));
+    parser.body_limit(settings.max_body);
+    stream.expires_after(settings.header_timeout);
+    std::size_t header_bytes = co_await http::async_read_header(
+        stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+
+    std::optional<Rejection> rejection;
+    if (ec == http::error::header_limit) {
+      rejection = Rejection{classify_oversized_header(buffer, settings.max_target), "header limit"};
+    } else if (ec == http::error::body_limit) {
+      rejection = Rejection{413, "declared body too large"};
+    } else if (ec && is_quiet_disconnect(ec)) {
+      break;
+    } else if (ec) {
+      rejection = Rejection{400, "malformed request"};
+    } else {
+      rejection = check_header(parser, header_bytes, settings);
+    }
+
+    // 2. The body, bounded in size (413 before any parsing) and in time.
+    if (!rejection) {
+      const auto& req = parser.get();
+      if (iequals(to_std(req[http::field::expect]), "100-continue") &&
+          !parser.is_done()) {
+        static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+        co_await asio::async_write(stream, asio::buffer(kContinue),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+      }
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == http::error::body_limit) {
+        rejection = Rejection{413, "body too large"};
+      } else if (ec && is_quiet_disconnect(ec)) {
+        break;
+      } else if (ec) {
+        rejection = Rejection{400, "malformed body framing"};
+      }
+    }
+
+    // 3. Route and handle, or answer the rejection.
+    std::string request_id;
+    ApiResponse response;
+    bool keep_alive = false;
+    std::string method(parser.get().method_string());
+    unsigned version = parser.get().version() == 10 ? 10 : 11;
+    if (rejection) {
+      request_id = choose_request_id(values_of(parser.get(), "X-Request-Id"));
+      response = error_response(rejection->status);
+      log::debug("request_rejected", {{"reason", rejection->reason}, {"request_id", request_id}});
+    } else {
+      auto& req = parser.get();
+      request_id = choose_request_id(values_of(req, "X-Request-Id"));
+      ApiRequest request;
+      request.method = method;
+      request.path = route_path(to_std(req.target()), settings.base_path);
+      request.content_types = values_of(req, http::field::content_type);
+      request.authorization = values_of(req, http::field::authorization);
+      request.body = std::move(req.body());
+      request.client_address = client;
+      try {
+        response = co_await dispatch(api, request);
+      } catch (const std::exception& e) {
+        log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
+        response = error_response(500);
+      }
+      sodium_memzero(request.body.data(), request.body.size());
+      keep_alive = req.keep_alive() && !draining;
+    }
+
+    // 4. The response, with the headers every response carries.
+    Response res{static_cast<http::status>(response.status), version};
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.set(http::field::date, http_date());
+    res.set("X-Request-Id", request_id);
+    for (auto& [name, value] : response.headers) res.insert(name, value);
+    res.keep_alive(keep_alive);
+    res.body() = std::move(response.body);
+    res.prepare_payload();
+    stream.expires_after(settings.header_timeout);
+    co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+
+    auto latency = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+    log::info("request", {{"method", method},
+                          {"route", response.route},
+                          {"status", response.status},
+                          {"latency_ms", std::round(latency.count() * 1000) / 1000},
+                          {"request_id", request_id},
+                          {"client", client}});
+    if (ec || !keep_alive) break;
+    connection->idle = true;
+  }
+
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream.close();
+  forget(connection);
+}
+
+asio::awaitable<void> Server::State::accept_loop() {
+  auto self = shared_from_this();
+  while (!draining) {
+    error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(
+        asio::make_strand(io), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == asio::error::operation_aborted || draining) break;
+    if (ec) {
+      // Typically out of file descriptors: back off instead of spinning.
+      log::warn("accept_failed", {{"error", ec.message()}});
+      asio::steady_timer pause(io, std::chrono::milliseconds(100));
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, serve(std::move(socket)), asio::detached);
+  }
+}
+
+void Server::State::drain() {
+  if (draining.exchange(true)) return;
+  asio::post(acceptor.get_executor(), [self = shared_from_this()] {
+    error_code ignored;
+    self->acceptor.close(ignored);
+  });
+  std::lock_guard lock(mutex);
+  if (connections.empty()) return;
+  // Idle connections are closed now; busy ones finish their request and
+  // then close. Past the deadline, whatever is left is closed too.
+  for (const auto& connection : connections) {
+    asio::post(connection->stream.get_executor(), [connection] {
+      error_code ignored;
+      if (connection->idle) connection->stream.socket().cancel(ignored);
+    });
+  }
+  drain_timer.expires_after(settings.drain_timeout);
+  drain_timer.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (ec) return;  // cancelled: every connection finished in time
+    log::warn("drain_timeout");
+    self->io.stop();
+  });
+}
+
+Server::Server(asio::io_context& io, HttpSettings settings, ApiContext& api)
+    : state_(std::make_shared<State>(io, std::move(settings), api)) {}
+
+Server::~Server() = default;
+
+tcp::endpoint Server::listen() {
+  auto& s = *state_;
+  tcp::endpoint endpoint(asio::ip::make_address(s.settings.host), s.settings.port);
+  s.acceptor.open(endpoint.protocol());
+  s.acceptor.set_option(asio::socket_base::reuse_address(true));
+  s.acceptor.bind(endpoint);
+  s.acceptor.listen(asio::socket_base::max_listen_connections);
+  asio::co_spawn(s.io, s.accept_loop(), asio::detached);
+  return s.acceptor.local_endpoint();
+}
+
+void Server::drain() { state_->drain(); }
+
+}  // namespace authd

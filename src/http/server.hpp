@@ -1,0 +1,48 @@
+// The HTTP/1.1 front end (decisions.md section 1): accepts connections,
+// enforces the protocol limits and time-outs, hands each well-formed request
+// to the API router, and sends every response with the common headers.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include "api/api.hpp"
+#include "core/duration.hpp"
+
+namespace authd {
+
+struct HttpSettings {
+  std::string host = "127.0.0.1";
+  unsigned short port = 8080;
+  std::string base_path;  // optional prefix such as "/auth"
+  std::size_t max_body = 16 * 1024;
+  std::size_t max_target = 8 * 1024;
+  std::size_t max_header_section = 16 * 1024;
+  Duration header_timeout = std::chrono::seconds(10);  // also bounds the body
+  Duration idle_timeout = std::chrono::seconds(60);
+  Duration drain_timeout = std::chrono::seconds(30);
+};
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, HttpSettings settings, ApiContext& api);
+  ~Server();
+
+  // Binds and starts accepting; returns the bound endpoint (port 0 picks one).
+  boost::asio::ip::tcp::endpoint listen();
+
+  // Graceful stop: no new connections, idle ones closed, in-flight requests
+  // answered (with Connection: close). Thread-safe. Once every connection is
+  // gone the server holds no more work on the io_context.
+  void drain();
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace authd

@@ -1,0 +1,65 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "mail/transport.hpp"
+
+namespace authd {
+namespace {
+
+class LogTransport final : public MailTransport {
+ public:
+  explicit LogTransport(std::filesystem::path directory) : directory_(std::move(directory)) {
+    std::error_code ec;
+    std::filesystem::create_directories(directory_, ec);
+    if (ec) throw MailError("cannot create mail directory: " + ec.message());
+    ::chmod(directory_.c_str(), 0700);
+  }
+
+  void send(const MailMessage& message) override {
+    std::string text = render_rfc5322(message);
+    // Unique and sortable: time, then a per-process sequence number.
+    std::string name = fmt::format("{:013}-{}-{}", message.date, ::getpid(), ++sequence_);
+    auto temporary = directory_ / (name + ".tmp");
+    auto final_path = directory_ / (name + ".eml");
+
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw MailError(std::string("cannot create mail file: ") + std::strerror(errno));
+    std::size_t written = 0;
+    while (written < text.size()) {
+      ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw MailError(std::string("cannot write mail file: ") + std::strerror(errno));
+      }
+      written += static_cast<std::size_t>(n);
+    }
+    ::fsync(fd);
+    ::close(fd);
+    // Readers see a whole .eml file or none.
+    if (::rename(temporary.c_str(), final_path.c_str()) != 0) {
+      ::unlink(temporary.c_str());
+      throw MailError(std::string("cannot rename mail file: ") + std::strerror(errno));
+    }
+  }
+
+ private:
+  std::filesystem::path directory_;
+  std::atomic<unsigned long> sequence_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<MailTransport> make_log_transport(std::filesystem::path directory) {
+  return std::make_unique<LogTransport>(std::move(directory));
+}
+
+}  // namespace authd

@@ -1,0 +1,79 @@
+#include "mail/outbox_worker.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+
+#include "auth/email.hpp"
+#include "auth/recovery.hpp"
+#include "core/log.hpp"
+
+namespace authd {
+namespace {
+
+void wipe(std::string& secret) { sodium_memzero(secret.data(), secret.size()); }
+
+}  // namespace
+
+OutboxWorker::OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings)
+    : store_(store),
+      transport_(transport),
+      settings_(std::move(settings)),
+      thread_(settings_.poll_interval, [this] { deliver_due(); }) {}
+
+Duration OutboxWorker::backoff(int attempts, Duration first, Duration max) {
+  Duration delay = first;
+  for (int i = 1; i < attempts && delay < max; ++i) delay *= 2;
+  return std::min(delay, max);
+}
+
+void OutboxWorker::deliver_due() {
+  while (!thread_.stopping() && deliver_one()) {
+  }
+}
+
+bool OutboxWorker::deliver_one() {
+  Millis now = now_millis();
+  std::optional<OutboxRecord> mail;
+  std::optional<std::string> token;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    mail = tx.claim_due_mail(now, now + settings_.lease.count());
+    if (!mail) return;
+    token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
+    if (!token) tx.delete_mail(mail->id);  // account disabled or deleted since
+  });
+  if (status != StoreStatus::ok || !mail) return false;
+  if (!token) {
+    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "account disabled or gone"}});
+    return true;
+  }
+
+  MailMessage message = password_reset_mail(settings_.from, mail->email, settings_.public_url,
+                                            *token, settings_.reset_token_lifetime, now);
+  wipe(*token);
+  std::string error;
+  try {
+    transport_.send(message);
+  } catch (const MailError& e) {
+    error = e.what();
+  }
+  wipe(message.text_body);
+
+  Millis done = now_millis();
+  if (error.empty()) {
+    status = store_.run(Store::Mode::write,
+                        [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
+    log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
+  } else {
+    int attempts = mail->attempts + 1;
+    Millis next = done + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
+    status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      tx.reschedule_mail(mail->id, attempts, next, error);
+    });
+    log::warn("mail_failed", {{"mail_id", mail->id}, {"attempt", attempts}, {"error", error}});
+  }
+  return status == StoreStatus::ok;
+}
+
+}  // namespace authd

@@ -1,0 +1,52 @@
+// Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
+// mints its reset token in the same transaction, sends it, marks it sent or
+// schedules a retry with capped exponential backoff. Runs on its own thread,
+// so SMTP latency never reaches a request.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/duration.hpp"
+#include "core/periodic_thread.hpp"
+#include "mail/transport.hpp"
+#include "store/store.hpp"
+
+namespace authd {
+
+struct OutboxSettings {
+  std::string from;
+  std::string public_url;
+  Duration reset_token_lifetime = std::chrono::minutes(30);
+  Duration poll_interval = std::chrono::seconds(1);
+  Duration first_retry = std::chrono::seconds(2);
+  Duration max_retry = std::chrono::minutes(10);
+  // How long a claimed mail stays ours; after a crash it is retried once
+  // the lease runs out.
+  Duration lease = std::chrono::minutes(2);
+};
+
+class OutboxWorker {
+ public:
+  OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings);
+
+  void start() { thread_.start(); }
+  void wake() { thread_.wake(); }
+  void stop() { thread_.stop(); }
+
+  // One delivery attempt of the oldest due mail; false when none was due.
+  bool deliver_one();
+
+  // Delay before attempt number `attempts + 1`.
+  static Duration backoff(int attempts, Duration first, Duration max);
+
+ private:
+  void deliver_due();
+
+  Store& store_;
+  MailTransport& transport_;
+  OutboxSettings settings_;
+  PeriodicThread thread_;
+};
+
+}  // namespace authd

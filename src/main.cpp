@@ -1,0 +1,70 @@
+// authd: an authentication service over HTTP + JSON. This file only parses
+// the command line (CLI11) and calls the chosen subcommand.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/log.hpp"
+#include "crypto/random.hpp"
+#include "store/store.hpp"
+
+int main(int argc, char** argv) {
+  using namespace authd;
+  Config config;
+  NewAccount account;
+
+  CLI::App app{"authd: log in, forgotten passwords and log out, over HTTP + JSON"};
+  app.require_subcommand(1);
+
+  auto* serve = app.add_subcommand("serve", "Run the HTTP server (migrates the database first)");
+  add_serve_options(*serve, config);
+
+  auto* migrate = app.add_subcommand("migrate", "Apply pending database migrations and exit");
+  add_database_options(*migrate, config);
+
+  auto* user = app.add_subcommand("user", "Manage accounts (passwords are read from stdin or a prompt)");
+  user->require_subcommand(1);
+  struct UserCommand {
+    const char* name;
+    const char* help;
+    UserAction action;
+  };
+  const UserCommand user_commands[] = {
+      {"add", "Create an account", UserAction::add},
+      {"show", "Show an account", UserAction::show},
+      {"disable", "Disable an account and revoke its sessions", UserAction::disable},
+      {"enable", "Enable a disabled account", UserAction::enable},
+      {"set-password", "Set a new password and revoke every session", UserAction::set_password},
+      {"verify-email", "Mark the e-mail address verified", UserAction::verify_email},
+      {"verify-phone", "Mark the phone number verified", UserAction::verify_phone},
+  };
+  std::optional<UserAction> chosen;
+  for (const auto& command : user_commands) {
+    auto* sub = user->add_subcommand(command.name, command.help);
+    add_database_options(*sub, config);
+    add_password_options(*sub, config);
+    sub->add_option("--email", account.email, "The account's e-mail address")->required();
+    if (command.action == UserAction::add) {
+      sub->add_option("--display-name", account.display_name, "Display name");
+      sub->add_option("--phone", account.phone, "Phone number in E.164 form, e.g. +15551234567");
+      sub->add_option("--photo-url", account.photo_url, "URL of a profile photo");
+    }
+    sub->callback([&chosen, action = command.action] { chosen = action; });
+  }
+
+  CLI11_PARSE(app, argc, argv);
+  if (!log::init(config.log_level)) return 2;
+
+  try {
+    init_crypto();
+    if (serve->parsed()) return run_serve(config);
+    if (migrate->parsed()) return run_migrate(config);
+    if (chosen) return run_user_command(config, *chosen, account);
+  } catch (const std::exception& e) {
+    log::error("fatal", {{"error", e.what()}});
+    std::cerr << "authd: " << e.what() << "\n";
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,53 @@
+// The rows authd keeps, as plain values. The store reads and writes them; the
+// domain (auth/) decides what they mean. No type here knows SQL or HTTP.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/time.hpp"
+#include "crypto/random.hpp"
+
+namespace authd {
+
+struct UserRecord {
+  std::string id;     // UUIDv7
+  std::string email;  // canonical (ASCII-lowercased)
+  std::optional<std::string> password_hash;  // argon2id PHC string; never leaves the server
+  std::optional<std::string> phone;
+  std::optional<std::string> photo_url;
+  std::optional<std::string> display_name;
+  std::optional<Millis> email_verified_at;
+  std::optional<Millis> phone_verified_at;
+  bool disabled = false;
+  Millis created_at = 0;
+  Millis updated_at = 0;
+};
+
+struct SessionRecord {
+  Sha256Digest token_digest{};  // the token itself is never stored
+  std::string user_id;
+  Millis created_at = 0;
+  Millis expires_at = 0;
+};
+
+// A pending "send a reset mail" request. It holds no token: the worker mints
+// one at delivery time.
+struct OutboxRecord {
+  std::int64_t id = 0;
+  std::string kind;  // "password_reset"
+  std::string user_id;
+  std::string email;
+  Millis created_at = 0;
+  int attempts = 0;
+  Millis next_attempt_at = 0;
+};
+
+struct ResetTokenRecord {
+  Sha256Digest token_digest{};
+  std::string user_id;
+  Millis created_at = 0;
+  Millis expires_at = 0;
+};
+
+}  // namespace authd

@@ -1,0 +1,74 @@
+// A thin RAII layer over the SQLite C API: one Connection per database
+// thread, prepared statements cached per connection, bound parameters only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "crypto/random.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace authd::sqlite {
+
+// A prepared statement in use; resets itself (and drops its bindings) when
+// it goes out of scope so that the cached statement can be used again.
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Parameters are numbered from 1, as in "?1".
+  Statement& bind(int index, std::string_view text);
+  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, const std::optional<std::string>& text);
+  Statement& bind(int index, const std::optional<std::int64_t>& value);
+  Statement& bind(int index, const Sha256Digest& digest);
+
+  bool step();  // true while a row is available; throws StoreError on failure
+  void run();   // steps a statement that returns no rows
+
+  std::string text(int column) const;
+  std::optional<std::string> optional_text(int column) const;
+  std::int64_t integer(int column) const;
+  std::optional<std::int64_t> optional_integer(int column) const;
+  Sha256Digest digest(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class Connection {
+ public:
+  // Opens (creating if needed) the database file with authd's pragmas:
+  // WAL, synchronous=FULL, foreign keys, a busy timeout.
+  explicit Connection(const std::string& path);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // `sql` must be a string literal: the cache is keyed by its address.
+  Statement prepare(const char* sql);
+  void execute(const char* sql);  // one-off statements (pragmas, BEGIN, DDL)
+  std::int64_t last_insert_id() const;
+  int changes() const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::unordered_map<const char*, sqlite3_stmt*> cache_;
+};
+
+// Throws StoreError with SQLite's message; "busy" errors carry that word so
+// the store can report them as unavailable rather than failed.
+[[noreturn]] void fail(sqlite3* db, int code, std::string_view what);
+
+}  // namespace authd::sqlite

@@ -1,0 +1,384 @@
+#include "store/sqlite/sqlite_store.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+
+#include "core/log.hpp"
+#include "store/sqlite/connection.hpp"
+#include "store/sqlite/migrations.hpp"
+
+namespace authd::sqlite {
+namespace {
+
+// A macro so that it concatenates into string literals: the connection
+// caches statements by the literal's address.
+#define AUTHD_USER_COLUMNS                                                            \
+  "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
+  "phone_verified_at, disabled, created_at, updated_at"
+
+UserRecord read_user(const Statement& row) {
+  UserRecord user;
+  user.id = row.text(0);
+  user.email = row.text(1);
+  user.password_hash = row.optional_text(2);
+  user.phone = row.optional_text(3);
+  user.photo_url = row.optional_text(4);
+  user.display_name = row.optional_text(5);
+  user.email_verified_at = row.optional_integer(6);
+  user.phone_verified_at = row.optional_integer(7);
+  user.disabled = row.integer(8) != 0;
+  user.created_at = row.integer(9);
+  user.updated_at = row.integer(10);
+  return user;
+}
+
+class SqliteTransaction final : public Transaction {
+ public:
+  explicit SqliteTransaction(Connection& db) : db_(db) {}
+
+  std::optional<UserRecord> user_by_email(std::string_view email) override {
+    auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = ?1");
+    st.bind(1, email);
+    if (!st.step()) return std::nullopt;
+    return read_user(st);
+  }
+
+  std::optional<UserRecord> user_by_id(std::string_view id) override {
+    auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = ?1");
+    st.bind(1, id);
+    if (!st.step()) return std::nullopt;
+    return read_user(st);
+  }
+
+  bool insert_user(const UserRecord& u) override {
+    auto st = db_.prepare(
+        "INSERT INTO users (" AUTHD_USER_COLUMNS ") "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (email) DO NOTHING");
+    bind_user(st, u);
+    st.run();
+    return db_.changes() == 1;
+  }
+
+  void update_user(const UserRecord& u) override {
+    auto st = db_.prepare(
+        "UPDATE users SET email = ?2, password_hash = ?3, phone = ?4, photo_url = ?5, "
+        "display_name = ?6, email_verified_at = ?7, phone_verified_at = ?8, disabled = ?9, "
+        "updated_at = ?10 WHERE id = ?1");
+    st.bind(1, u.id);
+    bind_user_fields(st, u);
+    st.bind(10, u.updated_at);
+    st.run();
+  }
+
+  void replace_password_hash(std::string_view user_id, std::string_view phc) override {
+    auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
+    st.bind(1, user_id).bind(2, phc);
+    st.run();
+  }
+
+  std::vector<Millis> event_times(std::string_view key, Millis after) override {
+    auto st = db_.prepare("SELECT at FROM throttle_events WHERE key = ?1 AND at > ?2 ORDER BY at");
+    st.bind(1, key).bind(2, after);
+    std::vector<Millis> times;
+    while (st.step()) times.push_back(st.integer(0));
+    return times;
+  }
+
+  std::int64_t insert_event(std::string_view key, Millis at) override {
+    auto st = db_.prepare("INSERT INTO throttle_events (key, at) VALUES (?1, ?2)");
+    st.bind(1, key).bind(2, at);
+    st.run();
+    return db_.last_insert_id();
+  }
+
+  void delete_event(std::int64_t event_id) override {
+    auto st = db_.prepare("DELETE FROM throttle_events WHERE id = ?1");
+    st.bind(1, event_id);
+    st.run();
+  }
+
+  void delete_events(std::string_view key) override {
+    auto st = db_.prepare("DELETE FROM throttle_events WHERE key = ?1");
+    st.bind(1, key);
+    st.run();
+  }
+
+  void insert_session(const SessionRecord& s) override {
+    auto st = db_.prepare(
+        "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
+        "VALUES (?1, ?2, ?3, ?4)");
+    st.bind(1, s.token_digest).bind(2, s.user_id).bind(3, s.created_at).bind(4, s.expires_at);
+    st.run();
+  }
+
+  std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) override {
+    auto st = db_.prepare(
+        "SELECT token_digest, user_id, created_at, expires_at FROM sessions "
+        "WHERE token_digest = ?1");
+    st.bind(1, digest);
+    if (!st.step()) return std::nullopt;
+    return SessionRecord{st.digest(0), st.text(1), st.integer(2), st.integer(3)};
+  }
+
+  bool delete_session(const Sha256Digest& digest) override {
+    auto st = db_.prepare("DELETE FROM sessions WHERE token_digest = ?1");
+    st.bind(1, digest);
+    st.run();
+    return db_.changes() == 1;
+  }
+
+  void delete_sessions_of_user(std::string_view user_id) override {
+    auto st = db_.prepare("DELETE FROM sessions WHERE user_id = ?1");
+    st.bind(1, user_id);
+    st.run();
+  }
+
+  std::int64_t enqueue_mail(const OutboxRecord& m) override {
+    auto st = db_.prepare(
+        "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    st.bind(1, m.kind).bind(2, m.user_id).bind(3, m.email).bind(4, m.created_at);
+    st.bind(5, static_cast<std::int64_t>(m.attempts)).bind(6, m.next_attempt_at);
+    st.run();
+    return db_.last_insert_id();
+  }
+
+  std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) override {
+    // The write transaction holds SQLite's single write lock, so no other
+    // worker can claim the same row between the SELECT and the UPDATE.
+    std::optional<OutboxRecord> mail;
+    {
+      auto st = db_.prepare(
+          "SELECT id, kind, user_id, email, created_at, attempts, next_attempt_at FROM outbox "
+          "WHERE sent_at IS NULL AND next_attempt_at <= ?1 "
+          "AND (claimed_until IS NULL OR claimed_until <= ?1) "
+          "ORDER BY next_attempt_at, id LIMIT 1");
+      st.bind(1, now);
+      if (!st.step()) return std::nullopt;
+      mail = OutboxRecord{st.integer(0),
+                          st.text(1),
+                          st.text(2),
+                          st.text(3),
+                          st.integer(4),
+                          static_cast<int>(st.integer(5)),
+                          st.integer(6)};
+    }
+    auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
+    st.bind(1, mail->id).bind(2, lease_until);
+    st.run();
+    return mail;
+  }
+
+  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+    auto st = db_.prepare(
+        "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL WHERE id = ?1");
+    st.bind(1, mail_id).bind(2, at);
+    st.run();
+  }
+
+  void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                       std::string_view last_error) override {
+    auto st = db_.prepare(
+        "UPDATE outbox SET attempts = ?2, next_attempt_at = ?3, claimed_until = NULL, "
+        "last_error = ?4 WHERE id = ?1");
+    st.bind(1, mail_id).bind(2, static_cast<std::int64_t>(attempts)).bind(3, next_attempt_at);
+    st.bind(4, last_error);
+    st.run();
+  }
+
+  void delete_mail(std::int64_t mail_id) override {
+    auto st = db_.prepare("DELETE FROM outbox WHERE id = ?1");
+    st.bind(1, mail_id);
+    st.run();
+  }
+
+  std::int64_t pending_mail_count() override {
+    auto st = db_.prepare("SELECT count(*) FROM outbox WHERE sent_at IS NULL");
+    st.step();
+    return st.integer(0);
+  }
+
+  void replace_reset_token(const ResetTokenRecord& t) override {
+    delete_reset_tokens_of_user(t.user_id);
+    auto st = db_.prepare(
+        "INSERT INTO reset_tokens (token_digest, user_id, created_at, expires_at) "
+        "VALUES (?1, ?2, ?3, ?4)");
+    st.bind(1, t.token_digest).bind(2, t.user_id).bind(3, t.created_at).bind(4, t.expires_at);
+    st.run();
+  }
+
+  std::optional<ResetTokenRecord> reset_token_by_digest(const Sha256Digest& digest) override {
+    auto st = db_.prepare(
+        "SELECT token_digest, user_id, created_at, expires_at FROM reset_tokens "
+        "WHERE token_digest = ?1");
+    st.bind(1, digest);
+    if (!st.step()) return std::nullopt;
+    return ResetTokenRecord{st.digest(0), st.text(1), st.integer(2), st.integer(3)};
+  }
+
+  void delete_reset_tokens_of_user(std::string_view user_id) override {
+    auto st = db_.prepare("DELETE FROM reset_tokens WHERE user_id = ?1");
+    st.bind(1, user_id);
+    st.run();
+  }
+
+  std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) override {
+    std::int64_t removed = 0;
+    {
+      auto st = db_.prepare("DELETE FROM sessions WHERE expires_at <= ?1");
+      st.bind(1, now);
+      st.run();
+      removed += db_.changes();
+    }
+    {
+      auto st = db_.prepare("DELETE FROM reset_tokens WHERE expires_at <= ?1");
+      st.bind(1, now);
+      st.run();
+      removed += db_.changes();
+    }
+    {
+      auto st = db_.prepare("DELETE FROM throttle_events WHERE at <= ?1");
+      st.bind(1, event_horizon);
+      st.run();
+      removed += db_.changes();
+    }
+    {
+      auto st = db_.prepare("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= ?1");
+      st.bind(1, sent_mail_horizon);
+      st.run();
+      removed += db_.changes();
+    }
+    return removed;
+  }
+
+ private:
+  static void bind_user(Statement& st, const UserRecord& u) {
+    st.bind(1, u.id);
+    bind_user_fields(st, u);
+    st.bind(10, u.created_at).bind(11, u.updated_at);
+  }
+
+  // Parameters 2 to 9: the columns that an update may change.
+  static void bind_user_fields(Statement& st, const UserRecord& u) {
+    st.bind(2, u.email).bind(3, u.password_hash).bind(4, u.phone);
+    st.bind(5, u.photo_url).bind(6, u.display_name).bind(7, u.email_verified_at);
+    st.bind(8, u.phone_verified_at).bind(9, static_cast<std::int64_t>(u.disabled ? 1 : 0));
+  }
+
+  Connection& db_;
+};
+
+// SQLite creates the file with the process umask; an authentication database
+// must not be world-readable, so create it 0600 first. SQLite gives the -wal
+// and -shm files the same mode as the database file.
+void create_private_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+  } else if (errno != EEXIST) {
+    throw StoreError("cannot create database file " + path + ": " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(std::string path) : path_(std::move(path)) {
+  create_private_file(path_);
+  release(acquire());  // open once now, so that a bad path fails at start
+}
+
+SqliteStore::~SqliteStore() = default;
+
+std::unique_ptr<Connection> SqliteStore::acquire() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      auto connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+  }
+  return std::make_unique<Connection>(path_);
+}
+
+void SqliteStore::release(std::unique_ptr<Connection> connection) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(connection));
+}
+
+StoreStatus SqliteStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
+  std::unique_ptr<Connection> connection;
+  try {
+    connection = acquire();
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    return StoreStatus::unavailable;
+  }
+  StoreStatus status = StoreStatus::ok;
+  try {
+    // IMMEDIATE takes the write lock up front, so a transaction that reads
+    // then writes never fails half-way on a lock upgrade.
+    connection->execute(mode == Mode::write ? "BEGIN IMMEDIATE" : "BEGIN");
+    try {
+      SqliteTransaction tx(*connection);
+      work(tx);
+      connection->execute("COMMIT");
+    } catch (...) {
+      try {
+        connection->execute("ROLLBACK");
+      } catch (const StoreError&) {
+        // SQLite may have rolled back already; nothing more to undo.
+      }
+      throw;
+    }
+  } catch (const BusyError& e) {
+    log::warn("store_busy", {{"error", e.what()}});
+    status = StoreStatus::unavailable;
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    status = StoreStatus::failed;
+  }
+  release(std::move(connection));
+  return status;
+}
+
+int SqliteStore::migrate() {
+  auto connection = acquire();
+  connection->execute("BEGIN IMMEDIATE");
+  int version = 0;
+  try {
+    connection->execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    {
+      auto st = connection->prepare("SELECT coalesce(max(version), 0) FROM schema_migrations");
+      st.step();
+      version = static_cast<int>(st.integer(0));
+    }
+    for (const Migration& m : migrations()) {
+      if (m.version <= version) continue;
+      connection->execute(m.sql);
+      auto st = connection->prepare(
+          "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?1, ?2, ?3)");
+      st.bind(1, static_cast<std::int64_t>(m.version)).bind(2, m.description).bind(3, now_millis());
+      st.run();
+      version = m.version;
+    }
+    connection->execute("COMMIT");
+  } catch (...) {
+    connection->execute("ROLLBACK");
+    throw;
+  }
+  release(std::move(connection));
+  return version;
+}
+
+bool SqliteStore::healthy() {
+  return run(Mode::read, [](Transaction& tx) { tx.pending_mail_count(); }) == StoreStatus::ok;
+}
+
+}  // namespace authd::sqlite

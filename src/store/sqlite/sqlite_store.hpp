@@ -1,0 +1,35 @@
+// The embedded store: one SQLite file in WAL mode, one connection per
+// database thread, every statement prepared with bound parameters.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace authd::sqlite {
+
+class Connection;
+
+class SqliteStore final : public Store {
+ public:
+  // Creates the file (mode 0600) when it does not exist yet.
+  explicit SqliteStore(std::string path);
+  ~SqliteStore() override;
+
+  StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
+  int migrate() override;
+  bool healthy() override;
+
+ private:
+  std::unique_ptr<Connection> acquire();
+  void release(std::unique_ptr<Connection> connection);
+
+  std::string path_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+}  // namespace authd::sqlite

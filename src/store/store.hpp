@@ -1,0 +1,97 @@
+// The storage interface. Domain code runs inside a transaction and calls the
+// primitives of `Transaction`; each backend (store/sqlite, later postgres)
+// implements them with prepared statements. A transaction either commits
+// durably as a whole or not at all.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/records.hpp"
+
+namespace authd {
+
+// Thrown by store implementations only; `Store::run` turns it into a
+// StoreStatus, so it never crosses into the domain's callers.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The database is there but could not be reached in time (locked, down).
+class BusyError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+class Transaction {
+ public:
+  virtual ~Transaction() = default;
+
+  // Users
+  virtual std::optional<UserRecord> user_by_email(std::string_view canonical_email) = 0;
+  virtual std::optional<UserRecord> user_by_id(std::string_view id) = 0;
+  virtual bool insert_user(const UserRecord& user) = 0;  // false: e-mail taken
+  virtual void update_user(const UserRecord& user) = 0;  // every column but id and created_at
+  // Changes only the hash: a transparent upgrade is not a change of the record.
+  virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
+
+  // Throttling events: one row per counted attempt, keyed by e.g. "login:email:a@b.c".
+  virtual std::vector<Millis> event_times(std::string_view key, Millis after) = 0;  // ascending
+  virtual std::int64_t insert_event(std::string_view key, Millis at) = 0;
+  virtual void delete_event(std::int64_t event_id) = 0;
+  virtual void delete_events(std::string_view key) = 0;
+
+  // Sessions
+  virtual void insert_session(const SessionRecord& session) = 0;
+  virtual std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) = 0;
+  virtual bool delete_session(const Sha256Digest& digest) = 0;
+  virtual void delete_sessions_of_user(std::string_view user_id) = 0;
+
+  // Mail outbox
+  virtual std::int64_t enqueue_mail(const OutboxRecord& mail) = 0;
+  // The oldest mail due at `now` that no worker holds; marks it held until `lease_until`.
+  virtual std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) = 0;
+  virtual void mark_mail_sent(std::int64_t mail_id, Millis at) = 0;
+  virtual void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                               std::string_view last_error) = 0;
+  virtual void delete_mail(std::int64_t mail_id) = 0;
+  virtual std::int64_t pending_mail_count() = 0;
+
+  // Reset tokens (one live token per user: inserting voids the older one)
+  virtual void replace_reset_token(const ResetTokenRecord& token) = 0;
+  virtual std::optional<ResetTokenRecord> reset_token_by_digest(const Sha256Digest& digest) = 0;
+  virtual void delete_reset_tokens_of_user(std::string_view user_id) = 0;
+
+  // Housekeeping: removes what can no longer matter; returns rows removed.
+  virtual std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) = 0;
+};
+
+enum class StoreStatus {
+  ok,
+  unavailable,  // the database cannot be reached or is locked for too long
+  failed,       // anything else: a bug or a corrupt database
+};
+
+class Store {
+ public:
+  enum class Mode { read, write };
+  virtual ~Store() = default;
+
+  // Runs `work` in one transaction on the calling thread and commits it
+  // durably (or rolls back if `work` throws). Thread-safe.
+  virtual StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) = 0;
+
+  // Applies pending schema migrations; returns the schema version.
+  virtual int migrate() = 0;
+
+  // True when the database answers a trivial query.
+  virtual bool healthy() = 0;
+};
+
+}  // namespace authd
