@@ -6,8 +6,9 @@
 
 namespace authd {
 
-boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest&) {
-  if (co_await ctx.auth.db.healthy()) co_return json_response(200, R"({"status":"ok"})");
+boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& /*request*/) {
+  bool healthy = co_await ctx.auth.db.healthy();
+  if (healthy) co_return json_response(200, R"({"status":"ok"})");
   co_return service_unavailable(std::chrono::seconds(5));
 }
 

@@ -22,8 +22,8 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   if (!is_valid_login_password(*password))
     co_return bad_request("password: must be 1 to 255 characters");
 
-  LoginOutcome outcome = co_await log_in(ctx.auth, canonical_email(*email), std::move(*password),
-                                         request.client_address);
+  std::string canonical = canonical_email(*email);
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, request.client_address);
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
       ApiResponse response = json_response(200, dump_json(user_json(outcome.user)));

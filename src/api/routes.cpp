@@ -66,7 +66,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
                                    !is_json_media_type(request.content_types.front()))) {
     response = error_response(415);
   } else {
-    response = co_await match->handler(ctx, request);
+    ApiResponse handled = co_await match->handler(ctx, request);
+    response = std::move(handled);
   }
   response.route = same_path->path;
   co_return response;

@@ -47,13 +47,15 @@ boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& r
   BearerCredentials credentials = parse_bearer(request.authorization);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
   // A request body, if any, is ignored.
-  co_return session_response(co_await log_out(ctx.auth, std::move(credentials.token)));
+  SessionOutcome outcome = co_await log_out(ctx.auth, credentials.token);
+  co_return session_response(outcome);
 }
 
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request) {
   BearerCredentials credentials = parse_bearer(request.authorization);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
-  co_return session_response(co_await authenticate(ctx.auth, std::move(credentials.token)));
+  SessionOutcome outcome = co_await authenticate(ctx.auth, credentials.token);
+  co_return session_response(outcome);
 }
 
 }  // namespace authd

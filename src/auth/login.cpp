@@ -7,8 +7,9 @@
 
 namespace authd {
 
-boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
-                                            std::string password, std::string client_address) {
+boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
+                                            std::string& password,
+                                            const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
   const std::string email_key = login_email_key(email);
   const std::string client_key = login_client_key(client_address);
@@ -22,7 +23,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
   std::int64_t client_event = 0;
   std::optional<UserRecord> user;
   Millis started = now_millis();
-  StoreStatus status = co_await ctx.db.write([&](Transaction& tx) {
+  auto reserve = [&](Transaction& tx) {
     verdict =
         combine(check_throttle(tx, email_key, started, policy.login_failures_per_email),
                 check_throttle(tx, client_key, started, policy.login_failures_per_client));
@@ -30,7 +31,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
     email_event = tx.insert_event(email_key, started);
     client_event = tx.insert_event(client_key, started);
     user = tx.user_by_email(email);
-  });
+  };
+  StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;
   if (!verdict.allowed) {
     outcome.kind = LoginOutcome::Kind::throttled;
@@ -42,20 +44,18 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
   //    e-mail, so both failures cost the same time.
   std::optional<std::string> stored_hash;
   if (user) stored_hash = user->password_hash;
-  auto verified = co_await ctx.hashing.verify(std::move(password), std::move(stored_hash));
+  std::optional<VerifyResult> verified = co_await ctx.hashing.verify(password, stored_hash);
 
   // Un-counts this attempt only (the 503 and 403 cases are not failures).
-  auto release_reservation = [&]() -> boost::asio::awaitable<StoreStatus> {
-    co_return co_await ctx.db.write([&](Transaction& tx) {
-      tx.delete_event(email_event);
-      tx.delete_event(client_event);
-    });
+  auto release = [&](Transaction& tx) {
+    tx.delete_event(email_event);
+    tx.delete_event(client_event);
   };
   if (!verified) {
     // Not an attempt at all: the pool refused it. Release, then say busy.
-    outcome.kind = co_await release_reservation() == StoreStatus::ok
-                       ? LoginOutcome::Kind::busy
-                       : LoginOutcome::Kind::unavailable;
+    StoreStatus released = co_await ctx.db.write(release);
+    outcome.kind =
+        released == StoreStatus::ok ? LoginOutcome::Kind::busy : LoginOutcome::Kind::unavailable;
     co_return outcome;
   }
   if (!user || !verified->matches) {
@@ -64,16 +64,16 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
   }
   if (user->disabled) {
     // Not a failed guess (403, not 401): do not count it.
-    outcome.kind = co_await release_reservation() == StoreStatus::ok
-                       ? LoginOutcome::Kind::disabled
-                       : LoginOutcome::Kind::unavailable;
+    StoreStatus released = co_await ctx.db.write(release);
+    outcome.kind = released == StoreStatus::ok ? LoginOutcome::Kind::disabled
+                                               : LoginOutcome::Kind::unavailable;
     co_return outcome;
   }
 
   // 3. Success: clear the count, upgrade an outdated hash, open a session.
   IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime);
   bool still_enabled = false;
-  status = co_await ctx.db.write([&](Transaction& tx) {
+  auto open_session = [&](Transaction& tx) {
     tx.delete_events(email_key);  // a success clears the e-mail's count
     tx.delete_event(client_event);
     auto current = tx.user_by_id(user->id);
@@ -82,8 +82,9 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
     if (!verified->upgraded_hash.empty()) tx.replace_password_hash(user->id, verified->upgraded_hash);
     tx.insert_session(session.record);
     user = std::move(current);
-  });
-  if (status != StoreStatus::ok) co_return outcome;
+  };
+  StoreStatus opened = co_await ctx.db.write(open_session);
+  if (opened != StoreStatus::ok) co_return outcome;
   if (!still_enabled) {
     outcome.kind = LoginOutcome::Kind::disabled;
     co_return outcome;

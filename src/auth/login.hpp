@@ -27,7 +27,8 @@ struct LoginOutcome {
 
 // `email` is canonical and valid, `password` valid (the API checked both).
 // `password` is wiped before this returns.
-boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, std::string email,
-                                            std::string password, std::string client_address);
+boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
+                                            std::string& password,
+                                            const std::string& client_address);
 
 }  // namespace authd

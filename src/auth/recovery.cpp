@@ -6,8 +6,9 @@
 
 namespace authd {
 
-boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx, std::string email,
-                                                             std::string client_address) {
+boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
+                                                             const std::string& email,
+                                                             const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
   const std::string client_key = forgot_client_key(client_address);
   const std::string mail_key = reset_mail_key(email);
@@ -17,7 +18,7 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx, s
 
   // One write transaction whatever the account, so that an existing and an
   // unknown e-mail cost the same (one commit) and cannot be told apart.
-  StoreStatus status = co_await ctx.db.write([&](Transaction& tx) {
+  auto work = [&](Transaction& tx) {
     verdict = check_throttle(tx, client_key, now, policy.forgot_requests_per_client);
     if (!verdict.allowed) return;
     tx.insert_event(client_key, now);
@@ -37,7 +38,8 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx, s
     mail.next_attempt_at = now;
     tx.enqueue_mail(mail);
     enqueued = true;
-  });
+  };
+  StoreStatus status = co_await ctx.db.write(work);
 
   if (status != StoreStatus::ok) co_return ForgotOutcome{};
   if (!verdict.allowed) co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};

@@ -26,8 +26,9 @@ struct ForgotOutcome {
 
 // Counts the request per client; for an existing, enabled account within its
 // mail limits, writes an outbox row in the same transaction.
-boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx, std::string email,
-                                                             std::string client_address);
+boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
+                                                             const std::string& email,
+                                                             const std::string& client_address);
 
 // Runs in the worker's transaction at delivery time: mints a fresh reset
 // token for the mail's account (voiding any older one) and returns it, or

@@ -28,25 +28,26 @@ IssuedSession new_session(std::string_view user_id, Millis now, Duration lifetim
   return issued;
 }
 
-boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, std::string token) {
+boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, const std::string& token) {
   Sha256Digest digest = sha256(token);
   Millis now = now_millis();
   std::optional<UserRecord> user;
-  StoreStatus status =
-      co_await ctx.db.read([&](Transaction& tx) { user = live_session_user(tx, digest, now); });
+  auto work = [&](Transaction& tx) { user = live_session_user(tx, digest, now); };
+  StoreStatus status = co_await ctx.db.read(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};
   if (!user) co_return SessionOutcome{SessionOutcome::Kind::invalid_token, {}};
   co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};
 }
 
-boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, std::string token) {
+boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token) {
   Sha256Digest digest = sha256(token);
   Millis now = now_millis();
   std::optional<UserRecord> user;
-  StoreStatus status = co_await ctx.db.write([&](Transaction& tx) {
+  auto work = [&](Transaction& tx) {
     user = live_session_user(tx, digest, now);
     if (user) tx.delete_session(digest);
-  });
+  };
+  StoreStatus status = co_await ctx.db.write(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};
   if (!user) co_return SessionOutcome{SessionOutcome::Kind::invalid_token, {}};
   co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};

@@ -27,9 +27,9 @@ struct SessionOutcome {
 };
 
 // The user behind a live token (GET /me).
-boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, std::string token);
+boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, const std::string& token);
 
 // Revokes the session durably and returns its user (POST /logout).
-boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, std::string token);
+boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token);
 
 }  // namespace authd

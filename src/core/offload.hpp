@@ -22,27 +22,32 @@ namespace asio = boost::asio;
 
 // `Result` must be default-constructible; exceptions thrown by `fn` are
 // rethrown in the awaiting coroutine.
+//
+// GCC 12 destroys some temporaries of a co_await full-expression twice, so
+// in this project a co_await expression holds only named objects or
+// trivially destructible temporaries (see docs/architecture.md).
 template <class Fn, class Result = std::invoke_result_t<Fn&>>
 asio::awaitable<Result> run_on(asio::thread_pool& pool, Fn fn) {
   auto caller = co_await asio::this_coro::executor;
-  co_return co_await asio::async_initiate<decltype(asio::use_awaitable),
-                                          void(std::exception_ptr, Result)>(
-      [&pool, caller](auto handler, Fn work) {
-        asio::post(pool, [caller, fn = std::move(work), handler = std::move(handler)]() mutable {
-          std::exception_ptr error;
-          Result result{};
-          try {
-            result = fn();
-          } catch (...) {
-            error = std::current_exception();
-          }
-          asio::post(caller, [handler = std::move(handler), error,
-                              result = std::move(result)]() mutable {
-            std::move(handler)(error, std::move(result));
-          });
-        });
-      },
-      asio::use_awaitable, std::move(fn));
+  auto initiation = [&pool, caller](auto handler, Fn work) {
+    asio::post(pool, [caller, fn = std::move(work), handler = std::move(handler)]() mutable {
+      std::exception_ptr error;
+      Result result{};
+      try {
+        result = fn();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      asio::post(caller, [handler = std::move(handler), error,
+                          result = std::move(result)]() mutable {
+        std::move(handler)(error, std::move(result));
+      });
+    });
+  };
+  Result result = co_await asio::async_initiate<decltype(asio::use_awaitable),
+                                                void(std::exception_ptr, Result)>(
+      initiation, asio::use_awaitable, fn);
+  co_return result;
 }
 
 }  // namespace authd

@@ -25,7 +25,7 @@ bool HashingPool::try_reserve() {
 }
 
 boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
-    std::string password, std::optional<std::string> phc) {
+    std::string& password, const std::optional<std::string>& phc) {
   if (!try_reserve()) {
     sodium_memzero(password.data(), password.size());
     co_return std::nullopt;
@@ -43,8 +43,8 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
     }
     return result;
   };
-  // `password` and `phc` live in this suspended coroutine frame until the job
-  // is done, so the job may borrow them.
+  // The caller's `password` and `phc` outlive this suspended coroutine, so
+  // the job may borrow them.
   VerifyResult result = co_await run_on(pool_, job);
   sodium_memzero(password.data(), password.size());
   co_return result;

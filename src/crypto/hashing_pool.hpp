@@ -21,9 +21,9 @@ class HashingPool {
   ~HashingPool();
 
   // std::nullopt when the pool is saturated. A null `phc` verifies against
-  // the dummy hash and never matches.
-  boost::asio::awaitable<std::optional<VerifyResult>> verify(std::string password,
-                                                             std::optional<std::string> phc);
+  // the dummy hash and never matches. `password` is wiped afterwards.
+  boost::asio::awaitable<std::optional<VerifyResult>> verify(
+      std::string& password, const std::optional<std::string>& phc);
 
   std::size_t queue_depth() const;  // jobs accepted and not yet finished
   void stop();                      // finishes queued work, then joins

@@ -244,8 +244,10 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
                                    asio::redirect_error(asio::use_awaitable, ec));
         if (ec) break;
       }
-      co_await http::async_read(stream, buffer, parser,
-                                asio::redirect_error(asio::use_awaitable, ec));
+      if (!parser.is_done()) {
+        co_await http::async_read(stream, buffer, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+      }
       if (ec == http::error::body_limit) {
         rejection = Rejection{413, "body too large"};
       } else if (ec && is_quiet_disconnect(ec)) {
@@ -276,7 +278,8 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       request.body = std::move(req.body());
       request.client_address = client;
       try {
-        response = co_await dispatch(api, request);
+        ApiResponse dispatched = co_await dispatch(api, request);
+        response = std::move(dispatched);
       } catch (const std::exception& e) {
         log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
         response = error_response(500);
@@ -318,8 +321,9 @@ asio::awaitable<void> Server::State::accept_loop() {
   auto self = shared_from_this();
   while (!draining) {
     error_code ec;
-    tcp::socket socket = co_await acceptor.async_accept(
-        asio::make_strand(io), asio::redirect_error(asio::use_awaitable, ec));
+    auto strand = asio::make_strand(io);  // named: see offload.hpp on GCC 12
+    tcp::socket socket =
+        co_await acceptor.async_accept(strand, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted || draining) break;
     if (ec) {
       // Typically out of file descriptors: back off instead of spinning.
@@ -329,7 +333,14 @@ asio::awaitable<void> Server::State::accept_loop() {
       continue;
     }
     auto executor = socket.get_executor();
-    asio::co_spawn(executor, serve(std::move(socket)), asio::detached);
+    asio::co_spawn(executor, serve(std::move(socket)), [](std::exception_ptr error) {
+      if (!error) return;
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        log::error("connection_failed", {{"error", e.what()}});
+      }
+    });
   }
 }
 

@@ -1,0 +1,354 @@
+#include "harness.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+
+#ifndef AUTHD_BINARY
+#error "AUTHD_BINARY must name the authd executable"
+#endif
+
+namespace authd::test {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Polls `ready` every 20 ms for at most `limit`; true when it became true.
+template <class Predicate>
+bool poll(Predicate ready, std::chrono::milliseconds limit = std::chrono::seconds(15)) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ready();
+}
+
+// fork + exec with stdin from `input_fd` (or /dev/null) and stdout/stderr
+// to `output_path` (appended).
+int spawn(const std::vector<std::string>& args, const std::string& output_path, int input_fd,
+          const std::string& cwd) {
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int out = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int in = input_fd >= 0 ? input_fd : ::open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int exit_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+HttpResponse convert(http::response<http::string_body>& res) {
+  HttpResponse out;
+  out.status = static_cast<int>(res.result_int());
+  for (const auto& field : res) {
+    out.headers.emplace(lower(std::string(field.name_string())), std::string(field.value()));
+  }
+  out.body = res.body();
+  out.keep_alive = res.keep_alive();
+  return out;
+}
+
+}  // namespace
+
+std::string HttpResponse::header(const std::string& name) const {
+  auto it = headers.find(lower(name));
+  return it == headers.end() ? "" : it->second;
+}
+
+std::size_t HttpResponse::header_count(const std::string& name) const {
+  return headers.count(lower(name));
+}
+
+nlohmann::json HttpResponse::json() const { return nlohmann::json::parse(body); }
+
+struct HttpConnection::Impl {
+  asio::io_context io;
+  tcp::socket socket{io};
+  beast::flat_buffer buffer;
+};
+
+HttpConnection::HttpConnection(unsigned short port) : impl_(new Impl) {
+  impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+}
+
+HttpConnection::~HttpConnection() { delete impl_; }
+
+void HttpConnection::send_raw(const std::string& bytes) {
+  asio::write(impl_->socket, asio::buffer(bytes));
+}
+
+HttpResponse HttpConnection::read_response() {
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(1 << 20);
+  boost::system::error_code ec;
+  http::read(impl_->socket, impl_->buffer, parser, ec);
+  if (ec) return HttpResponse{};  // status 0: closed or broken
+  return convert(parser.get());
+}
+
+HttpResponse HttpConnection::request(const std::string& method, const std::string& target,
+                                     const Headers& headers, const std::string& body) {
+  http::request<http::string_body> req;
+  req.method_string(method);
+  req.target(target);
+  req.version(11);
+  req.set(http::field::host, "127.0.0.1");
+  for (const auto& [name, value] : headers) req.insert(name, value);
+  if (!body.empty() || method == "POST") {
+    req.body() = body;
+    req.prepare_payload();
+  }
+  http::write(impl_->socket, req);
+  return read_response();
+}
+
+bool HttpConnection::closed_by_server() {
+  char byte;
+  boost::system::error_code ec;
+  if (impl_->buffer.size() > 0) return false;
+  impl_->socket.read_some(asio::buffer(&byte, 1), ec);
+  return ec == asio::error::eof || ec == asio::error::connection_reset;
+}
+
+HttpResponse send_request(unsigned short port, const std::string& method, const std::string& target,
+                  const Headers& headers, const std::string& body) {
+  HttpConnection connection(port);
+  return connection.request(method, target, headers, body);
+}
+
+HttpResponse post_json(unsigned short port, const std::string& target, const std::string& body,
+                       const Headers& extra_headers) {
+  Headers headers = {{"Content-Type", "application/json"}};
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  return send_request(port, "POST", target, headers, body);
+}
+
+HttpResponse get_with_token(unsigned short port, const std::string& target,
+                            const std::string& token) {
+  return send_request(port, "GET", target, {{"Authorization", "Bearer " + token}});
+}
+
+HttpResponse post_with_token(unsigned short port, const std::string& target,
+                             const std::string& token) {
+  return send_request(port, "POST", target, {{"Authorization", "Bearer " + token}});
+}
+
+std::string login_body(const std::string& email, const std::string& password) {
+  return nlohmann::json{{"email", email}, {"password", password}}.dump();
+}
+
+std::vector<std::string> fast_hashing() {
+  return {"--argon2-memory-kib", "64", "--argon2-iterations", "1"};
+}
+
+AuthdProcess::AuthdProcess(std::vector<std::string> extra_args)
+    : extra_args_(std::move(extra_args)) {
+  char pattern[] = "/tmp/authd-test-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  directory_ = pattern;
+  start();
+}
+
+AuthdProcess::~AuthdProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  if (std::getenv("AUTHD_KEEP_TEST_DIRS") == nullptr) {
+    std::error_code ec;
+    std::filesystem::remove_all(directory_, ec);
+  }
+}
+
+void AuthdProcess::start() {
+  std::string port_file = directory_ + "/port";
+  std::filesystem::remove(port_file);
+  std::vector<std::string> args = {AUTHD_BINARY,
+                                   "serve",
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--port-file",
+                                   port_file,
+                                   "--database",
+                                   "sqlite:" + database_path(),
+                                   "--mail-dir",
+                                   mail_directory(),
+                                   "--public-url",
+                                   "http://authd.test"};
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  pid_ = spawn(args, directory_ + "/authd.log", -1, directory_);
+  wait_until_ready();
+}
+
+void AuthdProcess::wait_until_ready() {
+  std::string port_file = directory_ + "/port";
+  bool has_port = poll([&] {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("authd exited at start:\n" + log_text());
+    }
+    std::string text = read_file(port_file);
+    if (text.empty() || text.back() != '\n') return false;
+    port_ = static_cast<unsigned short>(std::stoi(text));
+    return true;
+  });
+  if (!has_port) throw std::runtime_error("authd did not start:\n" + log_text());
+  bool healthy = poll([&] {
+    try {
+      return send_request(port_, "GET", "/healthz").status == 200;
+    } catch (const std::exception&) {
+      return false;
+    }
+  });
+  if (!healthy) throw std::runtime_error("authd never became healthy:\n" + log_text());
+}
+
+std::string AuthdProcess::log_text() const { return read_file(directory_ + "/authd.log"); }
+
+void AuthdProcess::kill_hard() {
+  signal(SIGKILL);
+  wait_exit();
+}
+
+void AuthdProcess::signal(int signo) {
+  if (pid_ > 0) ::kill(pid_, signo);
+}
+
+int AuthdProcess::wait_exit() {
+  if (pid_ <= 0) return -1;
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return exit_status(status);
+}
+
+int AuthdProcess::stop() {
+  signal(SIGTERM);
+  return wait_exit();
+}
+
+int AuthdProcess::cli(std::vector<std::string> args, const std::string& input,
+                      std::string* output) const {
+  std::vector<std::string> argv = {AUTHD_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--database");
+  argv.push_back("sqlite:" + database_path());
+  std::string input_path = directory_ + "/cli.in";
+  {
+    std::ofstream in(input_path, std::ios::trunc | std::ios::binary);
+    in << input;
+  }
+  ::chmod(input_path.c_str(), 0600);
+  std::string output_path = directory_ + "/cli.out";
+  std::filesystem::remove(output_path);
+  int input_fd = ::open(input_path.c_str(), O_RDONLY);
+  int pid = spawn(argv, output_path, input_fd, directory_);
+  ::close(input_fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::filesystem::remove(input_path);
+  if (output) *output = read_file(output_path);
+  return exit_status(status);
+}
+
+void AuthdProcess::add_user(const std::string& email, const std::string& password,
+                            std::vector<std::string> extra) const {
+  std::vector<std::string> args = {"user", "add", "--email", email};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<std::string> hashing = fast_hashing();
+  // The user's hash is made with the server's parameters when the server
+  // runs with fast hashing, so that logins do not trigger a re-hash.
+  if (std::find(extra_args_.begin(), extra_args_.end(), "--argon2-memory-kib") != extra_args_.end())
+    args.insert(args.end(), hashing.begin(), hashing.end());
+  std::string output;
+  int code = cli(args, password, &output);
+  if (code != 0) throw std::runtime_error("user add failed: " + output);
+}
+
+std::string AuthdProcess::login(const std::string& email, const std::string& password) const {
+  HttpResponse res = post_json(port_, "/login", login_body(email, password));
+  if (res.status != 200) return "";
+  std::string value = res.header("Authorization");
+  const std::string prefix = "Bearer ";
+  return value.rfind(prefix, 0) == 0 ? value.substr(prefix.size()) : "";
+}
+
+std::vector<std::string> AuthdProcess::mails() const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(mail_directory(), ec)) {
+    if (entry.path().extension() == ".eml") names.push_back(entry.path().string());
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> contents;
+  for (const auto& name : names) contents.push_back(read_file(name));
+  return contents;
+}
+
+std::vector<std::string> AuthdProcess::wait_for_mails(std::size_t count) const {
+  poll([&] { return mails().size() >= count; });
+  return mails();
+}
+
+std::string AuthdProcess::sql(const std::string& query) const {
+  std::string output_path = directory_ + "/sql.out";
+  std::filesystem::remove(output_path);
+  int pid = spawn({"/usr/bin/sqlite3", database_path(), query}, output_path, -1, "");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return read_file(output_path);
+}
+
+}  // namespace authd::test

@@ -1,0 +1,117 @@
+// Test harness for integration tests: starts the real `authd` binary on an
+// ephemeral port with a fresh database in a temporary directory, and talks
+// real HTTP to it over loopback. Nothing here sleeps to wait for the server:
+// it polls the port file, then /healthz.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace authd::test {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpResponse {
+  int status = 0;
+  std::multimap<std::string, std::string> headers;  // names lowercased
+  std::string body;
+  bool keep_alive = true;
+
+  std::string header(const std::string& name) const;  // first value or ""
+  std::size_t header_count(const std::string& name) const;
+  nlohmann::json json() const;  // throws if the body is not JSON
+};
+
+// One TCP connection to the server (keep-alive).
+class HttpConnection {
+ public:
+  explicit HttpConnection(unsigned short port);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  HttpResponse request(const std::string& method, const std::string& target,
+                       const Headers& headers = {}, const std::string& body = "");
+  // Sends bytes as they are (for malformed or hostile requests).
+  void send_raw(const std::string& bytes);
+  // Reads one response; status 0 when the server closed the connection first.
+  HttpResponse read_response();
+  // True when the server has closed the connection (reads EOF or a reset).
+  bool closed_by_server();
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// One-shot helpers (a fresh connection per call).
+HttpResponse send_request(unsigned short port, const std::string& method, const std::string& target,
+                  const Headers& headers = {}, const std::string& body = "");
+HttpResponse post_json(unsigned short port, const std::string& target, const std::string& body,
+                       const Headers& extra_headers = {});
+HttpResponse get_with_token(unsigned short port, const std::string& target,
+                            const std::string& token);
+HttpResponse post_with_token(unsigned short port, const std::string& target,
+                             const std::string& token);
+std::string login_body(const std::string& email, const std::string& password);
+
+// A running `authd serve` with its own directory, database and mail folder.
+class AuthdProcess {
+ public:
+  // `extra_args` are appended to `authd serve ...`; tests lower the argon2
+  // cost only where the test is about something else than hashing.
+  explicit AuthdProcess(std::vector<std::string> extra_args = {});
+  ~AuthdProcess();
+  AuthdProcess(const AuthdProcess&) = delete;
+  AuthdProcess& operator=(const AuthdProcess&) = delete;
+
+  unsigned short port() const { return port_; }
+  const std::string& directory() const { return directory_; }
+  std::string database_path() const { return directory_ + "/authd.db"; }
+  std::string mail_directory() const { return directory_ + "/mail"; }
+  std::string log_text() const;  // everything authd wrote to stderr/stdout
+
+  void start();      // (re)starts on the same directory and database
+  void kill_hard();  // SIGKILL, as a crash would
+  int stop();        // SIGTERM; returns the exit status
+  void signal(int signo);
+  int wait_exit();   // waits for the process; returns its exit status
+  bool running() const { return pid_ > 0; }
+
+  // Runs `authd <args> --database sqlite:<db>` with `input` on stdin;
+  // returns the exit code; stdout goes to `output` when given.
+  int cli(std::vector<std::string> args, const std::string& input = "",
+          std::string* output = nullptr) const;
+  // `authd user add` with the given password; fails the test if it fails.
+  void add_user(const std::string& email, const std::string& password,
+                std::vector<std::string> extra = {}) const;
+
+  // Logs in and returns the bearer token (empty when login failed).
+  std::string login(const std::string& email, const std::string& password) const;
+
+  // The .eml files in the mail directory, oldest first (content).
+  std::vector<std::string> mails() const;
+  // Polls until at least `count` mails exist (bounded); returns them.
+  std::vector<std::string> wait_for_mails(std::size_t count) const;
+
+  // A one-off SQL query on the database file (sqlite3 CLI), for checking
+  // what is stored at rest. Returns its output.
+  std::string sql(const std::string& query) const;
+
+ private:
+  void wait_until_ready();
+
+  std::vector<std::string> extra_args_;
+  std::string directory_;
+  int pid_ = -1;
+  unsigned short port_ = 0;
+};
+
+// Arguments that make hashing cheap, for tests that are not about hashing.
+std::vector<std::string> fast_hashing();
+
+}  // namespace authd::test
