@@ -236,6 +236,8 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
 
     // 2. The body, bounded in size (413 before any parsing) and in time.
     if (!rejection) {
+      log::debug("request_started", {{"method", to_std(parser.get().method_string())},
+                                     {"client", client}});
       const auto& req = parser.get();
       if (iequals(to_std(req[http::field::expect]), "100-continue") &&
           !parser.is_done()) {
