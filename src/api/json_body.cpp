@@ -21,6 +21,13 @@ std::optional<nlohmann::json> parse_json_object(std::string_view text, std::stri
     }
     return true;
   };
+  // nlohmann's lexer takes a NUL byte for the end of input and would ignore
+  // whatever follows it. A raw NUL is never valid JSON (not white space, and
+  // control characters inside strings must be escaped), so refuse it here.
+  if (text.find('\0') != std::string_view::npos) {
+    problem = "body: not valid JSON in UTF-8";
+    return std::nullopt;
+  }
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(text.begin(), text.end(), watch, /*allow_exceptions=*/true,

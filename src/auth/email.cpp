@@ -13,7 +13,9 @@ bool is_ascii_alnum(char c) {
 bool is_valid_local_part(std::string_view local) {
   if (local.empty()) return false;
   for (char c : local) {
-    if (!is_ascii_alnum(c) && std::strchr(".!#$%&'*+/=?^_`{|}~-", c) == nullptr) return false;
+    // strchr also finds the terminating NUL: rule that byte out first.
+    if (is_ascii_alnum(c)) continue;
+    if (c == '\0' || std::strchr(".!#$%&'*+/=?^_`{|}~-", c) == nullptr) return false;
   }
   return true;
 }
@@ -57,7 +59,11 @@ std::string canonical_email(std::string_view email) {
 std::string mask_email(std::string_view email) {
   auto at = email.find('@');
   if (at == std::string_view::npos || at == 0) return "***";
-  return std::string(email.substr(0, 1)) + "***" + std::string(email.substr(at));
+  // A one-character local part would show whole, and half a UTF-8 sequence
+  // is no character: hide the local part entirely then.
+  bool show_first = at > 1 && static_cast<unsigned char>(email.front()) < 0x80;
+  std::string_view shown = show_first ? email.substr(0, 1) : std::string_view();
+  return std::string(shown) + "***" + std::string(email.substr(at));
 }
 
 }  // namespace authd

@@ -1,0 +1,109 @@
+// mail/message: the reset mail of decisions.md 6 /forgot 3 (a link to
+// {public_url}/reset#token=<token>), rendered as RFC 5322 text.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+
+#include "mail/message.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr Millis kAt = 1'795'253'400'123;  // Sat, 21 Nov 2026 09:30:00.123 UTC
+const std::string kToken = "rst_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCd";
+
+std::string header_value(const std::string& text, const std::string& name) {
+  auto head_end = text.find("\r\n\r\n");
+  std::string head = text.substr(0, head_end + 2);
+  std::string key = name + ": ";
+  std::size_t pos = 0;
+  while (pos < head.size()) {
+    auto eol = head.find("\r\n", pos);
+    std::string line = head.substr(pos, eol - pos);
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+    pos = eol + 2;
+  }
+  return "<absent>";
+}
+
+// decisions.md 6 /forgot 3: the link sits in the fragment, under {public_url}/reset.
+TEST(MailMessage, ResetLinkPutsTheTokenInTheFragment) {
+  EXPECT_EQ(reset_link("https://auth.example.com", "t0k"),
+            "https://auth.example.com/reset#token=t0k");
+  EXPECT_EQ(reset_link("https://auth.example.com/", "t0k"),
+            "https://auth.example.com/reset#token=t0k");
+  EXPECT_EQ(reset_link("https://example.com/auth/", "t0k"),
+            "https://example.com/auth/reset#token=t0k");
+  EXPECT_EQ(reset_link("http://127.0.0.1:8080", "t0k"), "http://127.0.0.1:8080/reset#token=t0k");
+}
+
+// RFC 5322: Date, From, To, Subject and Message-ID headers, CRLF line endings only.
+TEST(MailMessage, RendersRfc5322HeadersWithCrlf) {
+  MailMessage m = password_reset_mail("authd <no-reply@example.com>", "alice@example.com",
+                                      "https://auth.example.com/", kToken, 30min, kAt);
+  std::string text = render_rfc5322(m);
+
+  EXPECT_EQ(header_value(text, "Date"), "Sat, 21 Nov 2026 09:30:00 +0000");
+  EXPECT_EQ(header_value(text, "From"), "authd <no-reply@example.com>");
+  EXPECT_EQ(header_value(text, "To"), "alice@example.com");
+  EXPECT_EQ(header_value(text, "Subject"), "Reset your password");
+  EXPECT_TRUE(std::regex_match(header_value(text, "Message-ID"),
+                               std::regex(R"(^<[0-9a-f-]{36}@auth\.example\.com>$)")))
+      << header_value(text, "Message-ID");
+  EXPECT_NE(header_value(text, "MIME-Version"), "<absent>");
+  EXPECT_EQ(header_value(text, "Content-Type"), "text/plain; charset=utf-8");
+
+  ASSERT_NE(text.find("\r\n\r\n"), std::string::npos);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(text[i - 1], '\r') << "bare LF at " << i;
+    }
+    if (text[i] == '\r') {
+      ASSERT_LT(i + 1, text.size());
+      EXPECT_EQ(text[i + 1], '\n') << "bare CR at " << i;
+    }
+  }
+}
+
+// decisions.md 6 /forgot 3: the body carries the link (trailing slash of
+// public_url handled) and the lifetime.
+TEST(MailMessage, ResetMailBodyHasTheLinkAndTheLifetime) {
+  MailMessage m = password_reset_mail("authd <no-reply@example.com>", "alice@example.com",
+                                      "https://auth.example.com/", kToken, 30min, kAt);
+  std::string text = render_rfc5322(m);
+  std::string body = text.substr(text.find("\r\n\r\n") + 4);
+  EXPECT_NE(body.find("\r\nhttps://auth.example.com/reset#token=" + kToken + "\r\n"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find("//reset"), std::string::npos) << body;
+  EXPECT_NE(body.find("30 minutes"), std::string::npos) << body;
+  // The token appears only in the link, never in a header.
+  EXPECT_EQ(text.substr(0, text.find("\r\n\r\n")).find(kToken), std::string::npos);
+}
+
+// Every reset mail has its own Message-ID.
+TEST(MailMessage, MessageIdsAreUnique) {
+  auto a = password_reset_mail("f@x.y", "a@b.c", "https://x.y", "t", 30min, kAt);
+  auto b = password_reset_mail("f@x.y", "a@b.c", "https://x.y", "t", 30min, kAt);
+  EXPECT_NE(a.message_id, b.message_id);
+  EXPECT_EQ(a.date, kAt);
+}
+
+// The Message-ID host comes from public_url; ports, paths and odd URLs are handled.
+TEST(MailMessage, MessageIdHostComesFromPublicUrl) {
+  auto host_of = [](std::string_view url) {
+    auto m = password_reset_mail("f@x.y", "a@b.c", url, "t", 30min, kAt);
+    return m.message_id.substr(m.message_id.find('@') + 1);
+  };
+  EXPECT_EQ(host_of("http://127.0.0.1:8080"), "127.0.0.1>");
+  EXPECT_EQ(host_of("https://example.com/auth/"), "example.com>");
+  EXPECT_EQ(host_of(""), "authd.invalid>");
+}
+
+}  // namespace
+}  // namespace authd

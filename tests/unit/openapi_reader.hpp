@@ -1,0 +1,89 @@
+// A small line-based reader for the `paths:` section of docs/openapi.yaml
+// (no YAML library is available). It relies on the document's layout, which
+// the tests that use it check as a side effect: a path is a line
+// `  /name:` (two spaces), an operation a line `    post:` (four spaces),
+// a response a line `        '200':` (eight spaces) under `      responses:`.
+// Shared by tests/unit/openapi_test.cpp and
+// tests/integration/openapi_routes_test.cpp.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace authd::test {
+
+struct OpenApiOperation {
+  std::string method;       // upper case, e.g. "POST"
+  std::string path;         // e.g. "/login"
+  std::set<int> statuses;   // documented response statuses
+  int line = 0;             // where the operation starts, for messages
+};
+
+// Operations keyed by "METHOD /path", the form of authd::route_list().
+using OpenApiOperations = std::map<std::string, OpenApiOperation>;
+
+inline OpenApiOperations read_openapi_paths(std::istream& in) {
+  static const std::regex kPath(R"(^  (/[A-Za-z0-9_./{}-]*):\s*$)");
+  static const std::regex kOperation(R"(^    (get|put|post|delete|options|head|patch|trace):\s*$)");
+  static const std::regex kResponses(R"(^      responses:\s*$)");
+  static const std::regex kStatus(R"(^        '?([1-5][0-9][0-9])'?:.*$)");
+  static const std::regex kTopLevel(R"(^[^\s#].*$)");
+
+  OpenApiOperations operations;
+  bool in_paths = false;
+  bool in_responses = false;
+  std::string path;
+  OpenApiOperation* current = nullptr;
+  std::string line;
+  int number = 0;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (std::regex_match(line, kTopLevel)) {
+      in_paths = line == "paths:";
+      current = nullptr;
+      path.clear();
+      continue;
+    }
+    if (!in_paths) continue;
+    if (std::regex_match(line, m, kPath)) {
+      path = m[1];
+      current = nullptr;
+    } else if (std::regex_match(line, m, kOperation) && !path.empty()) {
+      std::string method = m[1];
+      std::transform(method.begin(), method.end(), method.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      OpenApiOperation& op = operations[method + " " + path];
+      op.method = method;
+      op.path = path;
+      op.line = number;
+      current = &op;
+      in_responses = false;
+    } else if (current != nullptr && std::regex_match(line, kResponses)) {
+      in_responses = true;
+    } else if (current != nullptr && in_responses) {
+      if (std::regex_match(line, m, kStatus)) {
+        current->statuses.insert(std::stoi(m[1]));
+      } else if (line.size() < 8 || line.compare(0, 8, "        ") != 0) {
+        if (line.find_first_not_of(' ') != std::string::npos) in_responses = false;
+      }
+    }
+  }
+  return operations;
+}
+
+inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
+  std::istringstream in(text);
+  return read_openapi_paths(in);
+}
+
+inline std::string openapi_document_path() { return std::string(AUTHD_SOURCE_DIR) + "/docs/openapi.yaml"; }
+
+}  // namespace authd::test

@@ -1,0 +1,92 @@
+// docs/openapi.yaml describes the real interface (ENGINEERING.md): every
+// route the server serves is documented, and every documented operation is
+// served. The route table is authd::route_list(), the router's own list.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "api/api.hpp"
+#include "openapi_reader.hpp"
+
+namespace authd::test {
+namespace {
+
+OpenApiOperations documented_operations() {
+  std::ifstream in(openapi_document_path());
+  EXPECT_TRUE(in.good()) << "cannot open " << openapi_document_path();
+  return read_openapi_paths(in);
+}
+
+// The reader itself: it must find operations under `paths:` only, and must
+// not take a component or a nested key for a path.
+TEST(OpenApiReader, FindsOperationsAndStatusesUnderPathsOnly) {
+  const std::string text =
+      "openapi: 3.0.3\n"
+      "paths:\n"
+      "  /login:\n"
+      "    post:\n"
+      "      summary: x\n"
+      "      responses:\n"
+      "        '200':\n"
+      "          description: ok\n"
+      "        '401':\n"
+      "          $ref: '#/components/responses/Unauthorized'\n"
+      "      tags: [auth]\n"
+      "  /me:\n"
+      "    parameters: []\n"
+      "    get:\n"
+      "      responses:\n"
+      "        '200':\n"
+      "          description: ok\n"
+      "components:\n"
+      "  /notapath:\n"
+      "    post:\n";
+  OpenApiOperations ops = read_openapi_paths_from_text(text);
+  ASSERT_EQ(ops.size(), 2u);
+  ASSERT_EQ(ops.count("POST /login"), 1u);
+  ASSERT_EQ(ops.count("GET /me"), 1u);
+  EXPECT_EQ(ops["POST /login"].statuses, (std::set<int>{200, 401}));
+  EXPECT_EQ(ops["GET /me"].statuses, (std::set<int>{200}));
+}
+
+TEST(OpenApi, DocumentIsOpenApi303) {
+  std::ifstream in(openapi_document_path());
+  std::string first_line;
+  std::getline(in, first_line);
+  EXPECT_EQ(first_line, "openapi: 3.0.3") << openapi_document_path();
+}
+
+TEST(OpenApi, EveryServedRouteIsDocumented) {
+  OpenApiOperations documented = documented_operations();
+  std::vector<std::string> served = route_list();
+  ASSERT_FALSE(served.empty());
+  for (const std::string& route : served) {
+    EXPECT_EQ(documented.count(route), 1u)
+        << "the server serves \"" << route << "\" but docs/openapi.yaml does not document it";
+  }
+}
+
+TEST(OpenApi, EveryDocumentedOperationIsServed) {
+  OpenApiOperations documented = documented_operations();
+  ASSERT_FALSE(documented.empty()) << "no operation found under paths: in docs/openapi.yaml";
+  std::vector<std::string> list = route_list();
+  std::set<std::string> served(list.begin(), list.end());
+  for (const auto& [route, operation] : documented) {
+    EXPECT_EQ(served.count(route), 1u)
+        << "docs/openapi.yaml (line " << operation.line << ") documents \"" << route
+        << "\" but the server has no such route";
+  }
+}
+
+// Each documented operation lists its responses, a 200 among them.
+TEST(OpenApi, EveryOperationDocumentsItsSuccess) {
+  for (const auto& [route, operation] : documented_operations()) {
+    EXPECT_EQ(operation.statuses.count(200), 1u)
+        << "\"" << route << "\" (line " << operation.line << ") documents no 200 response";
+  }
+}
+
+}  // namespace
+}  // namespace authd::test

@@ -1,0 +1,261 @@
+// store/sqlite: the embedded store in process, on a temporary file
+// (decisions.md 8.1 one file, created and migrated; 8.4 versioned
+// migrations; 5.3 expired sessions pruned; 6 /forgot 4 each mail sent once).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "crypto/random.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+
+namespace authd {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "authd-unit-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = (dir_ / "authd.db").string();
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  static UserRecord user(std::string email, Millis at = 1'000) {
+    UserRecord u;
+    u.id = new_uuid_v7(at);
+    u.email = std::move(email);
+    u.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA";
+    u.created_at = at;
+    u.updated_at = at;
+    return u;
+  }
+
+  static SessionRecord session(const std::string& user_id, std::string_view token, Millis expires) {
+    return SessionRecord{sha256(token), user_id, 0, expires};
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+// decisions.md 8.4: migrations are versioned; running them again changes nothing.
+TEST_F(SqliteStoreTest, MigrateIsIdempotentAndReturnsTheVersion) {
+  sqlite::SqliteStore store(path_);
+  int version = store.migrate();
+  EXPECT_GE(version, 1);
+  EXPECT_EQ(store.migrate(), version);
+  EXPECT_TRUE(store.healthy());
+
+  // A second store on the same file sees the same version and the data.
+  ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) {
+    ASSERT_TRUE(tx.insert_user(user("a@b.c")));
+  }), StoreStatus::ok);
+  sqlite::SqliteStore reopened(path_);
+  EXPECT_EQ(reopened.migrate(), version);
+  bool found = false;
+  ASSERT_EQ(reopened.run(Store::Mode::read, [&](Transaction& tx) {
+    found = tx.user_by_email("a@b.c").has_value();
+  }), StoreStatus::ok);
+  EXPECT_TRUE(found);
+}
+
+// ENGINEERING.md security habits: the database file is created 0600, even
+// under a permissive umask; so are its WAL companions.
+TEST_F(SqliteStoreTest, DatabaseFileIsCreatedWithMode0600) {
+  struct UmaskGuard {
+    mode_t previous = ::umask(0);
+    ~UmaskGuard() { ::umask(previous); }
+  } permissive;
+  {
+    sqlite::SqliteStore store(path_);
+    store.migrate();
+    ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("a@b.c")); }),
+              StoreStatus::ok);
+    for (const std::string& file : {path_, path_ + "-wal", path_ + "-shm"}) {
+      struct stat st {};
+      if (file != path_ && ::stat(file.c_str(), &st) != 0) continue;  // WAL may be checkpointed away
+      ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+      EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
+    }
+  }
+}
+
+// Store::run: a transaction whose work throws rolls back as a whole.
+TEST_F(SqliteStoreTest, ThrowingTransactionRollsBack) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+
+  // A StoreError becomes a status...
+  StoreStatus status = store.run(Store::Mode::write, [](Transaction& tx) {
+    tx.insert_user(user("first@b.c"));
+    tx.insert_event("login:email:first@b.c", 5);
+    throw StoreError("simulated failure");
+  });
+  EXPECT_EQ(status, StoreStatus::failed);
+
+  // ...any other exception reaches the caller; both roll back.
+  EXPECT_THROW(store.run(Store::Mode::write,
+                         [](Transaction& tx) {
+                           tx.insert_user(user("second@b.c"));
+                           throw std::runtime_error("bug");
+                         }),
+               std::runtime_error);
+
+  bool first = true, second = true;
+  std::size_t events = 1;
+  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
+    first = tx.user_by_email("first@b.c").has_value();
+    second = tx.user_by_email("second@b.c").has_value();
+    events = tx.event_times("login:email:first@b.c", 0).size();
+  }), StoreStatus::ok);
+  EXPECT_FALSE(first);
+  EXPECT_FALSE(second);
+  EXPECT_EQ(events, 0u);
+
+  // The store is still usable afterwards.
+  ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) {
+    ASSERT_TRUE(tx.insert_user(user("first@b.c")));
+  }), StoreStatus::ok);
+}
+
+// decisions.md 2.5 / 3.1: one account per canonical e-mail.
+TEST_F(SqliteStoreTest, InsertUserIsFalseOnDuplicateEmail) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  bool first = false, duplicate = true;
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    first = tx.insert_user(user("alice@example.com", 1));
+    duplicate = tx.insert_user(user("alice@example.com", 2));
+  }), StoreStatus::ok);
+  EXPECT_TRUE(first);
+  EXPECT_FALSE(duplicate);
+
+  std::optional<UserRecord> stored;
+  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
+    stored = tx.user_by_email("alice@example.com");
+  }), StoreStatus::ok);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->created_at, 1);  // the first one stays
+}
+
+// decisions.md 6 /forgot 4: a claimed mail is not handed to another worker
+// while its lease runs, and is handed out again once it has run out.
+TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.insert_user(u);
+    tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
+    tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 50'000});
+  }), StoreStatus::ok);
+
+  auto claim = [&](Millis now, Millis lease_until) {
+    std::optional<OutboxRecord> mail;
+    EXPECT_EQ(store.run(Store::Mode::write,
+                        [&](Transaction& tx) { mail = tx.claim_due_mail(now, lease_until); }),
+              StoreStatus::ok);
+    return mail;
+  };
+
+  EXPECT_FALSE(claim(999, 10'000).has_value());  // not due yet
+  auto first = claim(2'000, 10'000);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->email, "alice@example.com");
+  EXPECT_EQ(first->user_id, u.id);
+  EXPECT_FALSE(claim(2'001, 20'000).has_value());  // leased, and the other is not due
+  EXPECT_FALSE(claim(9'999, 20'000).has_value());
+  auto again = claim(10'000, 20'000);  // lease over (a crashed worker): retried
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->id, first->id);
+
+  // Sent mails are never claimed again; the second one comes when due.
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.mark_mail_sent(first->id, 10'500);
+  }), StoreStatus::ok);
+  EXPECT_FALSE(claim(40'000, 50'000).has_value());
+  auto second = claim(60'000, 70'000);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_NE(second->id, first->id);
+
+  // A rescheduled mail comes back at its next attempt time, with its count.
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.reschedule_mail(second->id, 1, 80'000, "smtp: 451");
+  }), StoreStatus::ok);
+  EXPECT_FALSE(claim(79'999, 90'000).has_value());
+  auto retried = claim(80'000, 90'000);
+  ASSERT_TRUE(retried.has_value());
+  EXPECT_EQ(retried->id, second->id);
+  EXPECT_EQ(retried->attempts, 1);
+}
+
+// decisions.md 5.3: expired sessions are pruned; live ones stay.
+TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.insert_user(u);
+    tx.insert_session(session(u.id, "expired", 1'000));
+    tx.insert_session(session(u.id, "just-expired", 5'000));
+    tx.insert_session(session(u.id, "live", 5'001));
+    tx.insert_event("login:email:alice@example.com", 100);
+    tx.insert_event("login:email:alice@example.com", 4'000);
+  }), StoreStatus::ok);
+
+  std::int64_t removed = 0;
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    removed = tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0);
+  }), StoreStatus::ok);
+  EXPECT_EQ(removed, 3);  // two sessions, one event
+
+  bool expired = true, just_expired = true, live = false;
+  std::size_t events = 0;
+  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
+    expired = tx.session_by_digest(sha256("expired")).has_value();
+    just_expired = tx.session_by_digest(sha256("just-expired")).has_value();
+    live = tx.session_by_digest(sha256("live")).has_value();
+    events = tx.event_times("login:email:alice@example.com", 0).size();
+  }), StoreStatus::ok);
+  EXPECT_FALSE(expired);
+  EXPECT_FALSE(just_expired);
+  EXPECT_TRUE(live);
+  EXPECT_EQ(events, 1u);
+}
+
+// decisions.md 5.1: sessions are found by the digest only, and delete once.
+TEST_F(SqliteStoreTest, SessionsAreKeyedByDigest) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  bool deleted_first = false, deleted_again = true;
+  std::optional<SessionRecord> found;
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.insert_user(u);
+    tx.insert_session(session(u.id, "tok", 9'000));
+    found = tx.session_by_digest(sha256("tok"));
+    deleted_first = tx.delete_session(sha256("tok"));
+    deleted_again = tx.delete_session(sha256("tok"));
+  }), StoreStatus::ok);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->user_id, u.id);
+  EXPECT_EQ(found->token_digest, sha256("tok"));
+  EXPECT_EQ(found->expires_at, 9'000);
+  EXPECT_TRUE(deleted_first);
+  EXPECT_FALSE(deleted_again);
+}
+
+}  // namespace
+}  // namespace authd

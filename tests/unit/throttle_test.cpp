@@ -1,0 +1,146 @@
+// auth/throttle: the sliding-window arithmetic behind decisions.md 6 /login 4
+// (10 failures per e-mail per 15 minutes, 429 with Retry-After until the
+// window allows again) and 6 /forgot 5 (per-client limit, per-e-mail mail
+// limits).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "auth/throttle.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+using std::chrono::seconds;
+
+constexpr Millis kNow = 1'800'000'000'000;  // a fixed "now"
+constexpr Millis kMinute = 60'000;
+
+RateLimit limit(int count, Duration window) { return RateLimit{count, window}; }
+
+// `n` events, one every `step` ms, the last one `age_of_last` ms before now.
+std::vector<Millis> events(int n, Millis step, Millis age_of_last) {
+  std::vector<Millis> times;
+  for (int i = n - 1; i >= 0; --i) times.push_back(kNow - age_of_last - i * step);
+  return times;
+}
+
+// decisions.md 6 /login 4: under the limit, attempts are allowed.
+TEST(Throttle, UnderTheLimitIsAllowed) {
+  auto ten_per_15m = limit(10, 15min);
+  EXPECT_TRUE(evaluate_window({}, kNow, ten_per_15m).allowed);
+  for (int n = 1; n < 10; ++n) {
+    auto verdict = evaluate_window(events(n, kMinute, 0), kNow, ten_per_15m);
+    EXPECT_TRUE(verdict.allowed) << n;
+    EXPECT_EQ(verdict.retry_after, 0s) << n;
+  }
+}
+
+// decisions.md 6 /login 4: at the limit, blocked until the oldest relevant
+// event leaves the window; Retry-After is that wait in whole seconds.
+TEST(Throttle, AtTheLimitIsBlockedUntilTheOldestEventLeaves) {
+  auto ten_per_15m = limit(10, 15min);
+  // Ten failures, one a minute, the last one just now: the oldest is 9
+  // minutes old and leaves the 15-minute window in exactly 6 minutes.
+  auto verdict = evaluate_window(events(10, kMinute, 0), kNow, ten_per_15m);
+  EXPECT_FALSE(verdict.allowed);
+  EXPECT_EQ(verdict.retry_after, 360s);
+}
+
+// decisions.md 6 /login 4: with more events than the limit, the window
+// allows again once enough have left that fewer than `count` remain.
+TEST(Throttle, OverTheLimitWaitsForTheRightEvent) {
+  auto three_per_10m = limit(3, 10min);
+  // Five events at now-9m, -8m, -7m, -6m, -5m: three must leave, the third
+  // oldest (now-7m) leaves in 3 minutes.
+  auto verdict = evaluate_window(events(5, kMinute, 5 * kMinute), kNow, three_per_10m);
+  EXPECT_FALSE(verdict.allowed);
+  EXPECT_EQ(verdict.retry_after, 180s);
+}
+
+// Retry-After rounds a partial second up, never down.
+TEST(Throttle, RetryAfterRoundsUp) {
+  auto one_per_minute = limit(1, 1min);
+  // The event is 10.5 s old: it leaves in 49.5 s, so Retry-After is 50.
+  auto verdict = evaluate_window({kNow - 10'500}, kNow, one_per_minute);
+  EXPECT_FALSE(verdict.allowed);
+  EXPECT_EQ(verdict.retry_after, 50s);
+  // 10.001 s old: leaves in 49.999 s -> 50.
+  EXPECT_EQ(evaluate_window({kNow - 10'001}, kNow, one_per_minute).retry_after, 50s);
+  // Exactly 10 s old: leaves in 50 s -> 50.
+  EXPECT_EQ(evaluate_window({kNow - 10'000}, kNow, one_per_minute).retry_after, 50s);
+}
+
+// Retry-After is at least 1, even when the event leaves within a millisecond.
+TEST(Throttle, RetryAfterIsAtLeastOneSecond) {
+  auto one_per_minute = limit(1, 1min);
+  auto verdict = evaluate_window({kNow - 59'999}, kNow, one_per_minute);
+  EXPECT_FALSE(verdict.allowed);
+  EXPECT_EQ(verdict.retry_after, 1s);
+}
+
+// decisions.md 6 /login 4 ("within any 15-minute window"): events older than
+// the window do not count; an event exactly one window old has left it.
+TEST(Throttle, EventsOlderThanTheWindowAreIgnored) {
+  auto three_per_10m = limit(3, 10min);
+  std::vector<Millis> times = {kNow - 60 * kMinute, kNow - 11 * kMinute, kNow - 10 * kMinute,
+                               kNow - 2 * kMinute, kNow - kMinute};
+  EXPECT_TRUE(evaluate_window(times, kNow, three_per_10m).allowed);
+
+  times.push_back(kNow);
+  auto verdict = evaluate_window(times, kNow, three_per_10m);
+  EXPECT_FALSE(verdict.allowed);
+  EXPECT_EQ(verdict.retry_after, 480s);  // now-2m leaves in 8 minutes
+
+  // One millisecond inside the window does count.
+  std::vector<Millis> edge = {kNow - 10 * kMinute + 1, kNow - kMinute, kNow};
+  EXPECT_FALSE(evaluate_window(edge, kNow, three_per_10m).allowed);
+  EXPECT_EQ(evaluate_window(edge, kNow, three_per_10m).retry_after, 1s);
+}
+
+// decisions.md 6 /forgot 5: "at most one mail a minute and five an hour".
+TEST(Throttle, ResetMailLimitsPerEmail) {
+  auto one_per_minute = limit(1, 1min);
+  auto five_per_hour = limit(5, 1h);
+  std::vector<Millis> sent = {kNow - 50 * kMinute, kNow - 40 * kMinute, kNow - 30 * kMinute,
+                              kNow - 20 * kMinute, kNow - 10 * kMinute};
+  EXPECT_TRUE(evaluate_window(sent, kNow, one_per_minute).allowed);
+  auto hourly = evaluate_window(sent, kNow, five_per_hour);
+  EXPECT_FALSE(hourly.allowed);
+  EXPECT_EQ(hourly.retry_after, 600s);  // now-50m leaves in 10 minutes
+}
+
+// decisions.md 6 /login 4: both limits (e-mail and client) must allow; the
+// wait is the longer one.
+TEST(Throttle, CombineTakesTheLongerWait) {
+  ThrottleVerdict ok;
+  ThrottleVerdict short_wait{false, 30s};
+  ThrottleVerdict long_wait{false, 300s};
+  auto both = combine(short_wait, long_wait);
+  EXPECT_FALSE(both.allowed);
+  EXPECT_EQ(both.retry_after, 300s);
+  EXPECT_EQ(combine(long_wait, short_wait).retry_after, 300s);
+
+  auto one = combine(ok, short_wait);
+  EXPECT_FALSE(one.allowed);
+  EXPECT_EQ(one.retry_after, 30s);
+  EXPECT_EQ(combine(short_wait, ok).retry_after, 30s);
+
+  auto none = combine(ok, ok);
+  EXPECT_TRUE(none.allowed);
+  EXPECT_EQ(none.retry_after, 0s);
+}
+
+// Counters live in separate namespaces, so one limit never counts another's events.
+TEST(Throttle, KeysAreDistinctPerCounter) {
+  std::set<std::string> keys = {login_email_key("a@b.c"), login_client_key("a@b.c"),
+                                forgot_client_key("a@b.c"), reset_mail_key("a@b.c")};
+  EXPECT_EQ(keys.size(), 4u);
+}
+
+}  // namespace
+}  // namespace authd
