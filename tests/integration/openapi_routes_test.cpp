@@ -1,0 +1,80 @@
+// The black-box half of keeping docs/openapi.yaml true: the real binary,
+// asked each documented operation, answers with a status the document lists
+// for it (and never 404 or 405), and a known path asked with another method
+// answers 405 with an Allow header naming exactly the documented methods.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "../unit/openapi_reader.hpp"
+#include "harness.hpp"
+
+namespace authd::test {
+namespace {
+
+OpenApiOperations documented_operations() {
+  std::ifstream in(openapi_document_path());
+  EXPECT_TRUE(in.good()) << "cannot open " << openapi_document_path();
+  return read_openapi_paths(in);
+}
+
+std::string join(const std::set<int>& statuses) {
+  std::ostringstream out;
+  for (int s : statuses) out << s << ' ';
+  return out.str();
+}
+
+std::set<std::string> split_allow(const std::string& allow) {
+  std::set<std::string> methods;
+  std::istringstream in(allow);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    auto first = item.find_first_not_of(' ');
+    auto last = item.find_last_not_of(' ');
+    if (first != std::string::npos) methods.insert(item.substr(first, last - first + 1));
+  }
+  return methods;
+}
+
+// A request without credentials and with an empty JSON object as body gets
+// one of the statuses the document lists for the operation.
+TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
+  OpenApiOperations documented = documented_operations();
+  ASSERT_FALSE(documented.empty());
+  AuthdProcess authd(fast_hashing());
+  for (const auto& [route, operation] : documented) {
+    HttpResponse res = send_request(authd.port(), operation.method, operation.path,
+                                    {{"Content-Type", "application/json"}}, "{}");
+    EXPECT_NE(res.status, 404) << route << " is documented but not served";
+    EXPECT_NE(res.status, 405) << route << " is documented but not served";
+    EXPECT_EQ(operation.statuses.count(res.status), 1u)
+        << route << " answered " << res.status << ", which docs/openapi.yaml does not list ("
+        << join(operation.statuses) << ")";
+    EXPECT_EQ(res.header("content-type"), "application/json") << route;
+    EXPECT_EQ(res.header("cache-control"), "no-store") << route;
+    EXPECT_FALSE(res.header("x-request-id").empty()) << route;
+  }
+}
+
+// decisions.md 1.4: a known path with another method gets 405 and Allow;
+// Allow must name exactly the methods the document gives that path.
+TEST(OpenApiRoutes, AllowHeaderMatchesDocumentedMethods) {
+  std::map<std::string, std::set<std::string>> methods_by_path;
+  for (const auto& [route, operation] : documented_operations())
+    methods_by_path[operation.path].insert(operation.method);
+  ASSERT_FALSE(methods_by_path.empty());
+  AuthdProcess authd(fast_hashing());
+  for (const auto& [path, methods] : methods_by_path) {
+    std::string other = methods.count("PUT") ? "DELETE" : "PUT";
+    HttpResponse res = send_request(authd.port(), other, path);
+    EXPECT_EQ(res.status, 405) << other << " " << path;
+    EXPECT_EQ(split_allow(res.header("allow")), methods)
+        << path << ": Allow is \"" << res.header("allow") << "\"";
+  }
+}
+
+}  // namespace
+}  // namespace authd::test
