@@ -1,6 +1,8 @@
 // authd: an authentication service over HTTP + JSON. This file only parses
 // the command line (CLI11) and calls the chosen subcommand.
 #include <iostream>
+#include <list>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -11,17 +13,22 @@
 
 int main(int argc, char** argv) {
   using namespace authd;
-  Config config;
+  // One Config per subcommand: CLI11 applies AUTHD_* variables to the options
+  // of every subcommand, invoked or not, so options bound to one shared
+  // struct would let the environment override an invoked command's flags.
+  std::list<Config> configs;
   NewAccount account;
 
   CLI::App app{"authd: log in, forgotten passwords and log out, over HTTP + JSON"};
   app.require_subcommand(1);
 
   auto* serve = app.add_subcommand("serve", "Run the HTTP server (migrates the database first)");
-  add_serve_options(*serve, config);
+  Config& serve_config = configs.emplace_back();
+  add_serve_options(*serve, serve_config);
 
   auto* migrate = app.add_subcommand("migrate", "Apply pending database migrations and exit");
-  add_database_options(*migrate, config);
+  Config& migrate_config = configs.emplace_back();
+  add_database_options(*migrate, migrate_config);
 
   auto* user = app.add_subcommand("user", "Manage accounts (passwords are read from stdin or a prompt)");
   user->require_subcommand(1);
@@ -40,8 +47,10 @@ int main(int argc, char** argv) {
       {"verify-phone", "Mark the phone number verified", UserAction::verify_phone},
   };
   std::optional<UserAction> chosen;
+  const Config* chosen_config = nullptr;
   for (const auto& command : user_commands) {
     auto* sub = user->add_subcommand(command.name, command.help);
+    Config& config = configs.emplace_back();
     add_database_options(*sub, config);
     add_password_options(*sub, config);
     sub->add_option("--email", account.email, "The account's e-mail address")->required();
@@ -50,10 +59,17 @@ int main(int argc, char** argv) {
       sub->add_option("--phone", account.phone, "Phone number in E.164 form, e.g. +15551234567");
       sub->add_option("--photo-url", account.photo_url, "URL of a profile photo");
     }
-    sub->callback([&chosen, action = command.action] { chosen = action; });
+    sub->callback([&chosen, &chosen_config, &config, action = command.action] {
+      chosen = action;
+      chosen_config = &config;
+    });
   }
 
   CLI11_PARSE(app, argc, argv);
+  const Config& config = serve->parsed()     ? serve_config
+                         : migrate->parsed() ? migrate_config
+                         : chosen_config     ? *chosen_config
+                                             : serve_config;
   if (!log::init(config.log_level)) return 2;
 
   try {

@@ -98,6 +98,29 @@ TEST(Configuration, InvalidOptionValueIsRejectedNamingTheOption) {
   EXPECT_NE(output.find("--session-lifetime"), std::string::npos) << output;
 }
 
+// 9.1: flags win over AUTHD_* variables, also for the options that several
+// subcommands share (CLI11 reads the environment for every subcommand).
+TEST(Configuration, FlagsWinOverEnvironmentVariables) {
+  AuthdProcess authd(fast_hashing());
+  ::setenv("AUTHD_LOG_LEVEL", "error", 1);
+  std::string output;
+  int code = authd.cli({"migrate", "--log-level", "info"}, "", &output);
+  ::unsetenv("AUTHD_LOG_LEVEL");
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("\"migrated\""), std::string::npos) << "the environment beat the flag";
+}
+
+// 9.1: the environment is used when no flag is given.
+TEST(Configuration, EnvironmentVariableAppliesWithoutFlag) {
+  AuthdProcess authd(fast_hashing());
+  ::setenv("AUTHD_LOG_LEVEL", "warn", 1);
+  std::string output;
+  int code = authd.cli({"migrate"}, "", &output);  // logs "migrated" at info level
+  ::unsetenv("AUTHD_LOG_LEVEL");
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_EQ(output.find("migrated"), std::string::npos) << output;
+}
+
 // 9.2: one structured line per request with method, route, status,
 // latency, request id and client address.
 TEST(Logging, OneStructuredLinePerRequest) {
