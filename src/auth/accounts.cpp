@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+
 #include "auth/email.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
@@ -10,7 +12,10 @@
 namespace authd {
 namespace {
 
+// Also rejects text that is not well-formed UTF-8: the API serves these
+// fields as JSON strings.
 bool has_control_characters(std::string_view text) {
+  if (!is_well_formed_utf8(text)) return true;
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7F) return true;
   }
@@ -99,8 +104,13 @@ AccountResult Accounts::update(std::string_view email, Change change) {
   std::optional<UserRecord> user;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
     user = tx.user_by_email(canonical);
-    if (!user || !change(tx, *user)) return;
-    user->updated_at = now_millis();
+    if (!user) return;
+    // decisions.md 2.6: every change moves updatedAt forward, even one made
+    // within the same millisecond as the previous change (or a clock step
+    // back): clients compare it to see whether the record changed.
+    Millis now = std::max(now_millis(), user->updated_at + 1);
+    if (!change(tx, *user, now)) return;
+    user->updated_at = now;
     tx.update_user(*user);
   });
   if (status != StoreStatus::ok) return store_failure();
@@ -115,7 +125,7 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   }
   std::string phc = hasher_.hash(password);  // outside the transaction: it is slow
   wipe(password);
-  return update(email, [&](Transaction& tx, UserRecord& user) {
+  return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     user.password_hash = phc;
     tx.delete_sessions_of_user(user.id);
     tx.delete_reset_tokens_of_user(user.id);
@@ -124,7 +134,7 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
 }
 
 AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
-  return update(email, [&](Transaction& tx, UserRecord& user) {
+  return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     if (disabled) {
       tx.delete_sessions_of_user(user.id);
       tx.delete_reset_tokens_of_user(user.id);
@@ -136,17 +146,17 @@ AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
 }
 
 AccountResult Accounts::mark_email_verified(std::string_view email) {
-  return update(email, [](Transaction&, UserRecord& user) {
+  return update(email, [](Transaction&, UserRecord& user, Millis now) {
     if (user.email_verified_at) return false;
-    user.email_verified_at = now_millis();
+    user.email_verified_at = now;
     return true;
   });
 }
 
 AccountResult Accounts::mark_phone_verified(std::string_view email) {
-  return update(email, [](Transaction&, UserRecord& user) {
+  return update(email, [](Transaction&, UserRecord& user, Millis now) {
     if (user.phone_verified_at) return false;
-    user.phone_verified_at = now_millis();
+    user.phone_verified_at = now;
     return true;
   });
 }

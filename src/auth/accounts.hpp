@@ -39,8 +39,9 @@ class Accounts {
   AccountResult mark_phone_verified(std::string_view email);
 
  private:
-  // Loads the account by e-mail, lets `change` edit it (return false for no
-  // change), stores it with a fresh updatedAt.
+  // Loads the account by e-mail, lets `change(tx, user, now)` edit it
+  // (return false for no change), stores it with updatedAt = now, which is
+  // strictly later than the previous updatedAt.
   template <class Change>
   AccountResult update(std::string_view email, Change change);
 

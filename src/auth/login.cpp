@@ -70,22 +70,41 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     co_return outcome;
   }
 
-  // 3. Success: clear the count, upgrade an outdated hash, open a session.
+  // 3. Success: clear the count, upgrade an outdated hash, open a session,
+  //    unless the account changed while we were hashing.
   IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime);
-  bool still_enabled = false;
+  enum class Found { ok, disabled, password_changed } found = Found::ok;
   auto open_session = [&](Transaction& tx) {
+    auto current = tx.user_by_id(user->id);
+    // Another hash than the one we verified: either a concurrent login
+    // upgraded it (same password, updatedAt untouched), or the password was
+    // set meanwhile (updatedAt moved): then the password we verified is no
+    // longer the account's. That is a failed attempt: it stays counted, and
+    // no session opens after the change that revoked them all.
+    bool hash_changed = current && current->password_hash != user->password_hash;
+    if (!current || (hash_changed && current->updated_at != user->updated_at)) {
+      found = Found::password_changed;
+      return;
+    }
     tx.delete_events(email_key);  // a success clears the e-mail's count
     tx.delete_event(client_event);
-    auto current = tx.user_by_id(user->id);
-    still_enabled = current && !current->disabled;
-    if (!still_enabled) return;  // disabled while we were hashing
-    if (!verified->upgraded_hash.empty()) tx.replace_password_hash(user->id, verified->upgraded_hash);
+    if (current->disabled) {  // disabled while we were hashing
+      found = Found::disabled;
+      return;
+    }
+    // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
+    if (!verified->upgraded_hash.empty() && !hash_changed)
+      tx.replace_password_hash(user->id, verified->upgraded_hash);
     tx.insert_session(session.record);
     user = std::move(current);
   };
   StoreStatus opened = co_await ctx.db.write(open_session);
   if (opened != StoreStatus::ok) co_return outcome;
-  if (!still_enabled) {
+  if (found == Found::password_changed) {
+    outcome.kind = LoginOutcome::Kind::invalid_credentials;
+    co_return outcome;
+  }
+  if (found == Found::disabled) {
     outcome.kind = LoginOutcome::Kind::disabled;
     co_return outcome;
   }

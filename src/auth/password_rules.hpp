@@ -23,4 +23,10 @@ std::optional<std::string> new_password_problem(std::string_view password,
 // Only the length rule, for checks that run before the account is known.
 std::optional<std::string> new_password_length_problem(std::string_view password);
 
+// Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+// Text from JSON is already well-formed; text from the operator's terminal,
+// stdin or argv is not, and a password that is not UTF-8 could never be
+// typed into a JSON login again.
+bool is_well_formed_utf8(std::string_view text);
+
 }  // namespace authd

@@ -11,7 +11,9 @@
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -28,7 +30,10 @@ namespace asio = boost::asio;
 // trivially destructible temporaries (see docs/architecture.md).
 template <class Fn, class Result = std::invoke_result_t<Fn&>>
 asio::awaitable<Result> run_on(asio::thread_pool& pool, Fn fn) {
-  auto caller = co_await asio::this_coro::executor;
+  // Tracked: while the job runs elsewhere, the caller's io_context still has
+  // outstanding work, so a draining server does not stop under a request.
+  auto current = co_await asio::this_coro::executor;
+  auto caller = asio::prefer(current, asio::execution::outstanding_work.tracked);
   auto initiation = [&pool, caller](auto handler, Fn work) {
     asio::post(pool, [caller, fn = std::move(work), handler = std::move(handler)]() mutable {
       std::exception_ptr error;

@@ -2,10 +2,12 @@
 
 #include <sodium.h>
 
+#include <array>
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -53,7 +55,8 @@ template <class Fields>
 std::vector<std::string_view> values_of(const Fields& fields, http::field name) {
   std::vector<std::string_view> values;
   auto [first, last] = fields.equal_range(name);
-  for (auto it = first; it != last; ++it) values.emplace_back(it->value().data(), it->value().size());
+  for (auto it = first; it != last; ++it)
+    values.emplace_back(it->value().data(), it->value().size());
   return values;
 }
 
@@ -61,7 +64,8 @@ template <class Fields>
 std::vector<std::string_view> values_of(const Fields& fields, std::string_view name) {
   std::vector<std::string_view> values;
   auto [first, last] = fields.equal_range(beast::string_view(name.data(), name.size()));
-  for (auto it = first; it != last; ++it) values.emplace_back(it->value().data(), it->value().size());
+  for (auto it = first; it != last; ++it)
+    values.emplace_back(it->value().data(), it->value().size());
   return values;
 }
 
@@ -113,17 +117,34 @@ struct Rejection {
 };
 
 // 414 or 431 when the header section outgrew the parser's limit: the
-// request line alone decides which (decisions.md 1.8).
-int classify_oversized_header(const ReadBuffer& buffer, std::size_t max_target) {
+// request line alone decides which (decisions.md 1.8). Beast consumes the
+// request line from the buffer as soon as it is complete, so the parser's
+// message, not the buffer, tells what it was: no target yet means the
+// request line itself did not end within the limit.
+int classify_oversized_header(const Parser& parser, std::size_t max_target) {
+  std::size_t target = parser.get().target().size();
+  return target == 0 || target > max_target ? 414 : 431;
+}
+
+// Beast refuses every version but 1.0 and 1.1 as a malformed request line
+// (400). A request line that is well formed apart from its version, such
+// as "GET / HTTP/2.0", deserves the more precise 505 (decisions.md 1.8).
+// After that error the request line is still at the front of the buffer.
+bool has_unsupported_version(const ReadBuffer& buffer) {
   auto data = buffer.data();
   std::string_view raw(static_cast<const char*>(data.data()), data.size());
-  std::string_view line = raw.substr(0, raw.find('\n'));
+  auto end = raw.find("\r\n");
+  if (end == std::string_view::npos) return false;
+  std::string_view line = raw.substr(0, end);
   auto first_space = line.find(' ');
   auto last_space = line.rfind(' ');
-  std::size_t target_length = first_space == std::string_view::npos ? line.size()
-                              : last_space == first_space           ? line.size() - first_space
-                                                                    : last_space - first_space - 1;
-  return target_length > max_target ? 414 : 431;
+  if (first_space == std::string_view::npos || first_space == 0 || last_space == first_space ||
+      last_space == first_space + 1)
+    return false;
+  std::string_view version = line.substr(last_space + 1);  // HTTP-version = "HTTP/" DIGIT "." DIGIT
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return version.size() == 8 && version.substr(0, 5) == "HTTP/" && digit(version[5]) &&
+         version[6] == '.' && digit(version[7]) && version != "HTTP/1.0" && version != "HTTP/1.1";
 }
 
 // Checks that Beast leaves to the server, on a parsed header, in the order
@@ -197,13 +218,20 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
   }
   ReadBuffer buffer;
   bool first_request = true;
+  // Set when we answer before the whole request was read: see the
+  // lingering close below.
+  bool request_unread = false;
 
   while (!draining) {
     // 1. Wait for the first byte of the next request (idle time-out between
     //    keep-alive requests), then give the whole header its own deadline.
+    //    A new connection's header deadline runs from the accept, so that
+    //    a client cannot stretch it by waiting before its first byte.
+    bool header_deadline_set = false;
     if (buffer.size() == 0) {
       buffer.shrink_to_fit();  // wipes what the last request left behind
       stream.expires_after(first_request ? settings.header_timeout : settings.idle_timeout);
+      header_deadline_set = first_request;
       std::size_t n = co_await stream.async_read_some(
           buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
@@ -216,31 +244,40 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     Parser parser;
     parser.header_limit(
         static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024));
-    parser.body_limit(settings.max_body);
-    stream.expires_after(settings.header_timeout);
+    // No body limit while the header is read: Beast would report a declared
+    // Content-Length over the limit before the header checks below, and a
+    // malformed request must win over 413 (decisions.md 1.10). The real
+    // limit is applied once the header has passed.
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    if (!header_deadline_set) stream.expires_after(settings.header_timeout);
     std::size_t header_bytes = co_await http::async_read_header(
         stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
 
     std::optional<Rejection> rejection;
     if (ec == http::error::header_limit) {
-      rejection = Rejection{classify_oversized_header(buffer, settings.max_target), "header limit"};
-    } else if (ec == http::error::body_limit) {
-      rejection = Rejection{413, "declared body too large"};
+      rejection = Rejection{classify_oversized_header(parser, settings.max_target), "header limit"};
     } else if (ec && is_quiet_disconnect(ec)) {
       break;
+    } else if (ec == http::error::bad_version && has_unsupported_version(buffer)) {
+      rejection = Rejection{505, "unsupported HTTP version"};
     } else if (ec) {
       rejection = Rejection{400, "malformed request"};
     } else {
       rejection = check_header(parser, header_bytes, settings);
     }
+    // 413 for a declared length comes right after the header checks, before
+    // any byte of the body is read (and before any 100 Continue).
+    if (!rejection && parser.content_length().value_or(0) > settings.max_body) {
+      rejection = Rejection{413, "declared body too large"};
+    }
 
     // 2. The body, bounded in size (413 before any parsing) and in time.
     if (!rejection) {
-      log::debug("request_started", {{"method", to_std(parser.get().method_string())},
-                                     {"client", client}});
+      parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
+      log::debug("request_started",
+                 {{"method", to_std(parser.get().method_string())}, {"client", client}});
       const auto& req = parser.get();
-      if (iequals(to_std(req[http::field::expect]), "100-continue") &&
-          !parser.is_done()) {
+      if (iequals(to_std(req[http::field::expect]), "100-continue") && !parser.is_done()) {
         static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
         co_await asio::async_write(stream, asio::buffer(kContinue),
                                    asio::redirect_error(asio::use_awaitable, ec));
@@ -289,6 +326,9 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       sodium_memzero(request.body.data(), request.body.size());
       keep_alive = req.keep_alive() && !draining;
     }
+    // A rejected request may have left part of itself (a body, the rest of
+    // a header, a body Beast did not frame) unread on the socket.
+    request_unread = rejection.has_value();
 
     // 4. The response, with the headers every response carries.
     Response res{static_cast<http::status>(response.status), version};
@@ -296,14 +336,31 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     res.set(http::field::cache_control, "no-store");
     res.set(http::field::date, http_date());
     res.set("X-Request-Id", request_id);
-    for (auto& [name, value] : response.headers) res.insert(name, value);
+    for (auto& [name, value] : response.headers) {
+      // A handler that answers with something else than JSON (an HTML page)
+      // replaces the common Content-Type instead of adding a second one.
+      if (iequals(name, "Content-Type") || iequals(name, "Cache-Control")) {
+        res.set(name, value);
+      } else {
+        res.insert(name, value);
+      }
+    }
     res.keep_alive(keep_alive);
     res.body() = std::move(response.body);
     res.prepare_payload();
+    if (method == "HEAD") {
+      // RFC 9110 9.3.2: the answer to HEAD has the headers the answer to GET
+      // would have, but never a body; sending one would make the client
+      // read it as the start of the next response on this connection.
+      std::size_t length = res.body().size();
+      res.body().clear();
+      res.content_length(length);
+    }
     stream.expires_after(settings.header_timeout);
     co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
 
-    auto latency = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+    auto latency =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
     log::info("request", {{"method", method},
                           {"route", response.route},
                           {"status", response.status},
@@ -315,6 +372,24 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
   }
 
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (request_unread) {
+    // Lingering close (RFC 9112 9.6): the client may still be sending the
+    // request we refused (a 413 body, a huge header). Closing a socket with
+    // unread data makes the kernel answer with a reset, which can destroy
+    // our response before the client reads it. So read and discard what
+    // still comes, bounded in time and in size, until the client closes.
+    static constexpr std::size_t kMaxDiscard = 1024 * 1024;
+    std::array<char, 4096> sink;
+    std::size_t discarded = 0;
+    stream.expires_after(settings.header_timeout);
+    while (discarded < kMaxDiscard) {
+      std::size_t n = co_await stream.async_read_some(
+          asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
+      discarded += n;
+    }
+    sodium_memzero(sink.data(), sink.size());  // it may have held a password
+  }
   stream.close();
   forget(connection);
 }

@@ -24,8 +24,9 @@ class LogTransport final : public MailTransport {
 
   void send(const MailMessage& message) override {
     std::string text = render_rfc5322(message);
-    // Unique and sortable: time, then a per-process sequence number.
-    std::string name = fmt::format("{:013}-{}-{}", message.date, ::getpid(), ++sequence_);
+    // Unique and sortable: time, then a per-process sequence number (padded,
+    // so that text order is delivery order within one millisecond too).
+    std::string name = fmt::format("{:013}-{}-{:010}", message.date, ::getpid(), ++sequence_);
     auto temporary = directory_ / (name + ".tmp");
     auto final_path = directory_ / (name + ".eml");
 
@@ -48,6 +49,13 @@ class LogTransport final : public MailTransport {
     if (::rename(temporary.c_str(), final_path.c_str()) != 0) {
       ::unlink(temporary.c_str());
       throw MailError(std::string("cannot rename mail file: ") + std::strerror(errno));
+    }
+    // The outbox marks the mail sent once this returns: make the new name
+    // durable first, so that a machine crash cannot lose a "sent" mail.
+    int dir = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
     }
   }
 

@@ -33,11 +33,14 @@ std::vector<nlohmann::json> request_lines(const AuthdProcess& authd) {
   return requests;
 }
 
-// Polls the log (bounded) until `event` appears; true when it did.
-bool wait_for_log_event(const AuthdProcess& authd, const std::string& event) {
+// Polls the log (bounded) until `event` appears (with `method`, when one is
+// given); true when it did.
+bool wait_for_log_event(const AuthdProcess& authd, const std::string& event,
+                        const std::string& method = "") {
   for (int i = 0; i < 500; ++i) {
     for (auto& line : log_lines(authd)) {
-      if (line.value("event", "") == event) return true;
+      if (line.value("event", "") == event && (method.empty() || line.value("method", "") == method))
+        return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -198,7 +201,8 @@ TEST(Lifecycle, SigtermLetsInFlightLoginFinishThenRefusesNewConnections) {
   std::string body = login_body("dave@example.com", "correct horse battery staple");
   in_flight.send_raw("POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
-  ASSERT_TRUE(wait_for_log_event(authd, "request_started"));
+  // The login, not the harness's /healthz probe, must be in flight.
+  ASSERT_TRUE(wait_for_log_event(authd, "request_started", "POST"));
   authd.signal(SIGTERM);
   ASSERT_TRUE(wait_for_log_event(authd, "draining"));
 
