@@ -39,28 +39,12 @@ void raise_file_limit() {
   }
 }
 
-AuthPolicy policy_from(const Config& c) {
-  AuthPolicy policy;
-  policy.session_lifetime = c.session_lifetime;
-  policy.reset_token_lifetime = c.reset_token_lifetime;
-  policy.login_failures_per_email = c.login_email_limit;
-  policy.login_failures_per_client = c.login_client_limit;
-  policy.forgot_requests_per_client = c.forgot_client_limit;
-  policy.reset_mails_per_email_short = c.reset_mail_limit_short;
-  policy.reset_mails_per_email_long = c.reset_mail_limit_long;
-  return policy;
-}
-
+// The HTTP settings with the host and port of --listen.
 HttpSettings http_settings_from(const Config& c) {
-  HttpSettings http;
+  HttpSettings http = c.http;
   auto endpoint = c.listen_endpoint();
   http.host = endpoint->first;
   http.port = endpoint->second;
-  http.base_path = c.base_path;
-  http.max_body = c.max_body_bytes;
-  http.header_timeout = c.header_timeout;
-  http.idle_timeout = c.idle_timeout;
-  http.drain_timeout = c.drain_timeout;
   return http;
 }
 
@@ -86,6 +70,11 @@ int run_serve(const Config& config) {
   int schema = store->migrate();
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
+  if (config.argon2_memory_kib < 19 * 1024 || config.argon2_iterations < 2) {
+    log::warn("weak_password_hashing", {{"argon2_memory_kib", config.argon2_memory_kib},
+                                        {"argon2_iterations", config.argon2_iterations},
+                                        {"owasp_minimum", "m=19456 KiB, t=2"}});
+  }
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
   Database db(*store, config.database_threads);
 
@@ -93,8 +82,8 @@ int run_serve(const Config& config) {
   OutboxWorker outbox(*store, *transport,
                       {.from = config.mail_from,
                        .public_url = config.public_url,
-                       .reset_token_lifetime = config.reset_token_lifetime});
-  AuthPolicy policy = policy_from(config);
+                       .reset_token_lifetime = config.policy.reset_token_lifetime});
+  const AuthPolicy& policy = config.policy;
   PeriodicThread pruner(config.prune_interval, [&] {
     Millis now = now_millis();
     std::int64_t removed = 0;

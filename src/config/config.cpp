@@ -85,7 +85,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   app.add_option("--listen", c.listen, "Address and port to listen on (port 0: any free port)")
       ->envname("AUTHD_LISTEN")
       ->capture_default_str();
-  app.add_option("--base-path", c.base_path, "Optional path prefix for every route, e.g. /auth")
+  app.add_option("--base-path", c.http.base_path, "Optional path prefix for every route, e.g. /auth")
       ->envname("AUTHD_BASE_PATH")
       ->check([](const std::string& v) {
         return v.empty() || (v.front() == '/' && v.back() != '/') ? std::string()
@@ -102,15 +102,15 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_IO_THREADS")
       ->check(CLI::Range(0, 256))
       ->capture_default_str();
-  app.add_option("--max-body-bytes", c.max_body_bytes, "Largest request body accepted (else 413)")
+  app.add_option("--max-body-bytes", c.http.max_body, "Largest request body accepted (else 413)")
       ->envname("AUTHD_MAX_BODY_BYTES")
       ->check(CLI::Range(256, 1024 * 1024))
       ->capture_default_str();
-  add_duration(app, "--header-timeout", c.header_timeout, "AUTHD_HEADER_TIMEOUT",
+  add_duration(app, "--header-timeout", c.http.header_timeout, "AUTHD_HEADER_TIMEOUT",
                "Time a client has to send a request's header and body");
-  add_duration(app, "--idle-timeout", c.idle_timeout, "AUTHD_IDLE_TIMEOUT",
+  add_duration(app, "--idle-timeout", c.http.idle_timeout, "AUTHD_IDLE_TIMEOUT",
                "Idle keep-alive connections are closed after this");
-  add_duration(app, "--drain-timeout", c.drain_timeout, "AUTHD_DRAIN_TIMEOUT",
+  add_duration(app, "--drain-timeout", c.http.drain_timeout, "AUTHD_DRAIN_TIMEOUT",
                "On SIGTERM/SIGINT, longest wait for requests in flight");
   app.add_option("--database-threads", c.database_threads, "Threads running database transactions")
       ->envname("AUTHD_DATABASE_THREADS")
@@ -127,19 +127,19 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_HASH_QUEUE")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  add_duration(app, "--session-lifetime", c.session_lifetime, "AUTHD_SESSION_LIFETIME",
+  add_duration(app, "--session-lifetime", c.policy.session_lifetime, "AUTHD_SESSION_LIFETIME",
                "Absolute lifetime of a login session");
-  add_duration(app, "--reset-token-lifetime", c.reset_token_lifetime,
+  add_duration(app, "--reset-token-lifetime", c.policy.reset_token_lifetime,
                "AUTHD_RESET_TOKEN_LIFETIME", "Validity of a password-reset link");
-  add_limit(app, "--login-email-limit", c.login_email_limit, "AUTHD_LOGIN_EMAIL_LIMIT",
+  add_limit(app, "--login-email-limit", c.policy.login_failures_per_email, "AUTHD_LOGIN_EMAIL_LIMIT",
             "Failed logins per e-mail before 429");
-  add_limit(app, "--login-client-limit", c.login_client_limit, "AUTHD_LOGIN_CLIENT_LIMIT",
+  add_limit(app, "--login-client-limit", c.policy.login_failures_per_client, "AUTHD_LOGIN_CLIENT_LIMIT",
             "Failed logins per client address before 429");
-  add_limit(app, "--forgot-client-limit", c.forgot_client_limit, "AUTHD_FORGOT_CLIENT_LIMIT",
+  add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client, "AUTHD_FORGOT_CLIENT_LIMIT",
             "Valid /forgot requests per client address before 429");
-  add_limit(app, "--reset-mail-limit-short", c.reset_mail_limit_short,
+  add_limit(app, "--reset-mail-limit-short", c.policy.reset_mails_per_email_short,
             "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
-  add_limit(app, "--reset-mail-limit-long", c.reset_mail_limit_long, "AUTHD_RESET_MAIL_LIMIT_LONG",
+  add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long, "AUTHD_RESET_MAIL_LIMIT_LONG",
             "Reset mails per e-mail, long window");
   app.add_option("--mail-transport", c.mail_transport,
                  "How mail leaves: log (one .eml file per message in --mail-dir)")

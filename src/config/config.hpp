@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "auth/policy.hpp"
 #include "core/duration.hpp"
+#include "http/server.hpp"
 
 namespace CLI {
 class App;
@@ -16,36 +18,27 @@ class App;
 namespace authd {
 
 struct Config {
-  // Network
+  // Network. `http` holds the HTTP limits and time-outs; its host and port
+  // come from `listen`.
   std::string listen = "127.0.0.1:8080";
-  std::string base_path;  // e.g. "/auth"; empty: routes at the root
+  HttpSettings http;
   std::string public_url = "http://127.0.0.1:8080";
   std::string port_file;  // written with the bound port once listening
   std::size_t io_threads = 0;  // 0: one per core
-  std::size_t max_body_bytes = 16 * 1024;
-  Duration header_timeout = std::chrono::seconds(10);
-  Duration idle_timeout = std::chrono::seconds(60);
-  Duration drain_timeout = std::chrono::seconds(30);
 
   // Storage
   std::string database = "sqlite:authd.db";
   std::size_t database_threads = 4;
   Duration prune_interval = std::chrono::minutes(5);
 
-  // Passwords and sessions
+  // Passwords
   std::size_t argon2_memory_kib = 19 * 1024;
   unsigned argon2_iterations = 2;
   std::size_t hash_workers = 0;  // 0: one per core
   std::size_t hash_queue = 64;
-  Duration session_lifetime = std::chrono::hours(24);
-  Duration reset_token_lifetime = std::chrono::minutes(30);
 
-  // Throttling
-  RateLimit login_email_limit{10, std::chrono::minutes(15)};
-  RateLimit login_client_limit{100, std::chrono::minutes(15)};
-  RateLimit forgot_client_limit{100, std::chrono::minutes(15)};
-  RateLimit reset_mail_limit_short{1, std::chrono::minutes(1)};
-  RateLimit reset_mail_limit_long{5, std::chrono::hours(1)};
+  // Sessions, reset tokens and throttling: the domain's rules.
+  AuthPolicy policy;
 
   // Mail
   std::string mail_transport = "log";

@@ -227,28 +227,16 @@ class SqliteTransaction final : public Transaction {
   }
 
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) override {
+    const std::pair<const char*, Millis> deletions[] = {
+        {"DELETE FROM sessions WHERE expires_at <= ?1", now},
+        {"DELETE FROM reset_tokens WHERE expires_at <= ?1", now},
+        {"DELETE FROM throttle_events WHERE at <= ?1", event_horizon},
+        {"DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= ?1", sent_mail_horizon},
+    };
     std::int64_t removed = 0;
-    {
-      auto st = db_.prepare("DELETE FROM sessions WHERE expires_at <= ?1");
-      st.bind(1, now);
-      st.run();
-      removed += db_.changes();
-    }
-    {
-      auto st = db_.prepare("DELETE FROM reset_tokens WHERE expires_at <= ?1");
-      st.bind(1, now);
-      st.run();
-      removed += db_.changes();
-    }
-    {
-      auto st = db_.prepare("DELETE FROM throttle_events WHERE at <= ?1");
-      st.bind(1, event_horizon);
-      st.run();
-      removed += db_.changes();
-    }
-    {
-      auto st = db_.prepare("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= ?1");
-      st.bind(1, sent_mail_horizon);
+    for (const auto& [sql, horizon] : deletions) {
+      auto st = db_.prepare(sql);
+      st.bind(1, horizon);
       st.run();
       removed += db_.changes();
     }
