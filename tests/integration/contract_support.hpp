@@ -21,6 +21,24 @@
 namespace authd::test {
 
 // decisions.md 2.3: a UUID, version 7.
+// The account most tests use.
+const std::string kEmail = "alice@example.com";
+const std::string kPassword = "correct horse battery staple";
+
+inline std::string forgot_body(const std::string& email) {
+  return nlohmann::json{{"email", email}}.dump();
+}
+
+// Creates the test account and logs in twice: two live sessions.
+inline std::pair<std::string, std::string> user_with_two_sessions(const AuthdProcess& authd) {
+  authd.add_user(kEmail, kPassword);
+  std::string first = authd.login(kEmail, kPassword);
+  std::string second = authd.login(kEmail, kPassword);
+  EXPECT_FALSE(first.empty());
+  EXPECT_FALSE(second.empty());
+  return {first, second};
+}
+
 inline const std::regex& uuid_v7_pattern() {
   static const std::regex pattern(
       "^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");

@@ -13,8 +13,6 @@
 namespace authd::test {
 namespace {
 
-const std::string kEmail = "alice@example.com";
-const std::string kPassword = "correct horse battery staple";
 
 // decisions.md 8.3: a session acknowledged by a 200 login survives kill -9.
 TEST(Durability, Decisions_8_3_LoginSurvivesKill9) {

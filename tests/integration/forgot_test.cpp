@@ -14,12 +14,7 @@
 namespace authd::test {
 namespace {
 
-const std::string kEmail = "alice@example.com";
-const std::string kPassword = "correct horse battery staple";
 
-std::string forgot_body(const std::string& email) {
-  return nlohmann::json{{"email", email}}.dump();
-}
 
 HttpResponse forgot(const AuthdProcess& authd, const std::string& email) {
   return post_json(authd.port(), "/forgot", forgot_body(email));

@@ -11,8 +11,6 @@
 namespace authd::test {
 namespace {
 
-const std::string kEmail = "alice@example.com";
-const std::string kPassword = "correct horse battery staple";
 
 struct BearerRoute {
   const char* method;
@@ -121,11 +119,8 @@ TEST(Session, Decisions_6_Logout_2_SchemeCaseInsensitiveAndSeveralSpaces) {
 // session is gone (same token: 401), other sessions stay valid.
 TEST(Session, Decisions_6_Logout_4_RevokesThisSessionOnly) {
   AuthdProcess authd(fast_hashing());
-  authd.add_user(kEmail, kPassword);
-  std::string first = authd.login(kEmail, kPassword);
-  std::string second = authd.login(kEmail, kPassword);
-  ASSERT_FALSE(first.empty());
-  ASSERT_FALSE(second.empty());
+  auto [first, second] = user_with_two_sessions(authd);
+  ASSERT_FALSE(first.empty() || second.empty());
 
   HttpResponse logout = post_with_token(authd.port(), "/logout", first);
   ASSERT_EQ(logout.status, 200) << logout.body;

@@ -11,8 +11,6 @@
 namespace authd::test {
 namespace {
 
-const std::string kEmail = "alice@example.com";
-const std::string kPassword = "correct horse battery staple";
 
 // decisions.md 2.1, 2.2: the 200 of /login, /me and /logout is a full User,
 // all ten fields present, absent values null, password null.
