@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   Config& migrate_config = configs.emplace_back();
   add_database_options(*migrate, migrate_config);
 
-  auto* user = app.add_subcommand("user", "Manage accounts (passwords are read from stdin or a prompt)");
+  auto* user =
+      app.add_subcommand("user", "Manage accounts (passwords are read from stdin or a prompt)");
   user->require_subcommand(1);
   struct UserCommand {
     const char* name;

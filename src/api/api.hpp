@@ -16,7 +16,7 @@ namespace authd {
 
 struct ApiRequest {
   std::string_view method;
-  std::string_view path;  // without query and configured prefix
+  std::string_view path;                        // without query and configured prefix
   std::vector<std::string_view> content_types;  // every Content-Type field value
   std::vector<std::string_view> authorization;  // every Authorization field value
   std::string body;                             // wiped by the http layer after use
@@ -25,7 +25,7 @@ struct ApiRequest {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;  // JSON
+  std::string body;                                          // JSON
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
   std::string_view route = "unmatched";                      // for logs and metrics
 };

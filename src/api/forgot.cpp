@@ -26,8 +26,10 @@ boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& r
     case ForgotOutcome::Kind::accepted:
       // Exactly the canonical e-mail: nothing more about the account.
       co_return json_response(200, dump_json({{"email", canonical}}));
-    case ForgotOutcome::Kind::throttled: co_return too_many_requests(outcome.retry_after);
-    case ForgotOutcome::Kind::unavailable: break;
+    case ForgotOutcome::Kind::throttled:
+      co_return too_many_requests(outcome.retry_after);
+    case ForgotOutcome::Kind::unavailable:
+      break;
   }
   co_return service_unavailable(std::chrono::seconds(5));
 }

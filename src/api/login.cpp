@@ -30,11 +30,16 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
       response.headers.emplace_back("Authorization", "Bearer " + outcome.token);
       co_return response;
     }
-    case LoginOutcome::Kind::invalid_credentials: co_return error_response(401);
-    case LoginOutcome::Kind::disabled: co_return error_response(403);
-    case LoginOutcome::Kind::throttled: co_return too_many_requests(outcome.retry_after);
-    case LoginOutcome::Kind::busy: co_return service_unavailable(std::chrono::seconds(1));
-    case LoginOutcome::Kind::unavailable: break;
+    case LoginOutcome::Kind::invalid_credentials:
+      co_return error_response(401);
+    case LoginOutcome::Kind::disabled:
+      co_return error_response(403);
+    case LoginOutcome::Kind::throttled:
+      co_return too_many_requests(outcome.retry_after);
+    case LoginOutcome::Kind::busy:
+      co_return service_unavailable(std::chrono::seconds(1));
+    case LoginOutcome::Kind::unavailable:
+      break;
   }
   co_return service_unavailable(std::chrono::seconds(5));
 }

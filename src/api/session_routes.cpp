@@ -20,8 +20,10 @@ ApiResponse unauthorized(std::string challenge) {
 // The 400/401 for a request without usable credentials, or nothing.
 std::optional<ApiResponse> credentials_problem(const BearerCredentials& credentials) {
   switch (credentials.kind) {
-    case BearerCredentials::Kind::token: return std::nullopt;
-    case BearerCredentials::Kind::missing: return unauthorized(R"(Bearer realm="authd")");
+    case BearerCredentials::Kind::token:
+      return std::nullopt;
+    case BearerCredentials::Kind::missing:
+      return unauthorized(R"(Bearer realm="authd")");
     case BearerCredentials::Kind::malformed: {
       ApiResponse response = bad_request("authorization: malformed bearer credentials");
       response.headers.emplace_back("WWW-Authenticate", R"(Bearer error="invalid_request")");
@@ -33,10 +35,12 @@ std::optional<ApiResponse> credentials_problem(const BearerCredentials& credenti
 
 ApiResponse session_response(const SessionOutcome& outcome) {
   switch (outcome.kind) {
-    case SessionOutcome::Kind::ok: return json_response(200, dump_json(user_json(outcome.user)));
+    case SessionOutcome::Kind::ok:
+      return json_response(200, dump_json(user_json(outcome.user)));
     case SessionOutcome::Kind::invalid_token:
       return unauthorized(R"(Bearer error="invalid_token")");
-    case SessionOutcome::Kind::unavailable: break;
+    case SessionOutcome::Kind::unavailable:
+      break;
   }
   return service_unavailable(std::chrono::seconds(5));
 }

@@ -24,9 +24,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   std::optional<UserRecord> user;
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
-    verdict =
-        combine(check_throttle(tx, email_key, started, policy.login_failures_per_email),
-                check_throttle(tx, client_key, started, policy.login_failures_per_client));
+    verdict = combine(check_throttle(tx, email_key, started, policy.login_failures_per_email),
+                      check_throttle(tx, client_key, started, policy.login_failures_per_client));
     if (!verdict.allowed) return;
     email_event = tx.insert_event(email_key, started);
     client_event = tx.insert_event(client_key, started);

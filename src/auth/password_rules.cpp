@@ -1,8 +1,8 @@
 #include "auth/password_rules.hpp"
 
+#include <sodium.h>
 #include "auth/email.hpp"
 #include "core/utf8.hpp"
-#include <sodium.h>
 
 #include "crypto/random.hpp"
 

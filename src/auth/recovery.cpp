@@ -42,7 +42,8 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   StoreStatus status = co_await ctx.db.write(work);
 
   if (status != StoreStatus::ok) co_return ForgotOutcome{};
-  if (!verdict.allowed) co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
+  if (!verdict.allowed)
+    co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
   if (enqueued && ctx.mail_enqueued) ctx.mail_enqueued();
   co_return ForgotOutcome{ForgotOutcome::Kind::accepted, {}};
 }

@@ -20,25 +20,25 @@ ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, Ra
   if (count < static_cast<std::size_t>(limit.count)) return {};
   // The window allows again once all but limit-1 of these events have aged
   // out, i.e. when the (count - limit + 1)-th oldest leaves the window.
-  Millis frees_at = *(in_window + static_cast<std::ptrdiff_t>(count - limit.count)) +
-                    limit.window.count();
+  Millis frees_at =
+      *(in_window + static_cast<std::ptrdiff_t>(count - limit.count)) + limit.window.count();
   Millis wait_ms = std::max<Millis>(frees_at - now, 1);
   return {false, std::chrono::seconds((wait_ms + 999) / 1000)};
 }
 
 ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b) {
-  return {a.allowed && b.allowed,
-          std::max(a.allowed ? std::chrono::seconds(0) : a.retry_after,
-                   b.allowed ? std::chrono::seconds(0) : b.retry_after)};
+  return {a.allowed && b.allowed, std::max(a.allowed ? std::chrono::seconds(0) : a.retry_after,
+                                           b.allowed ? std::chrono::seconds(0) : b.retry_after)};
 }
 
-ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now,
-                               RateLimit limit) {
+ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit) {
   return evaluate_window(tx.event_times(key, now - limit.window.count()), now, limit);
 }
 
 std::string login_email_key(std::string_view email) { return "login:email:" + std::string(email); }
-std::string login_client_key(std::string_view client) { return "login:client:" + std::string(client); }
+std::string login_client_key(std::string_view client) {
+  return "login:client:" + std::string(client);
+}
 std::string forgot_client_key(std::string_view client) {
   return "forgot:client:" + std::string(client);
 }

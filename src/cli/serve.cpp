@@ -115,7 +115,8 @@ int run_serve(const Config& config) {
   });
 
   std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < or_cores(config.io_threads); ++i) threads.emplace_back([&] { io.run(); });
+  for (std::size_t i = 1; i < or_cores(config.io_threads); ++i)
+    threads.emplace_back([&] { io.run(); });
   io.run();
   for (auto& t : threads) t.join();
 

@@ -13,10 +13,14 @@ int report(const AccountResult& result) {
   if (result.kind != AccountResult::Kind::ok) {
     std::cerr << "error: " << result.message << "\n";
     switch (result.kind) {
-      case AccountResult::Kind::invalid: return 2;
-      case AccountResult::Kind::exists: return 3;
-      case AccountResult::Kind::not_found: return 4;
-      default: return 1;
+      case AccountResult::Kind::invalid:
+        return 2;
+      case AccountResult::Kind::exists:
+        return 3;
+      case AccountResult::Kind::not_found:
+        return 4;
+      default:
+        return 1;
     }
   }
   // The API's User shape, plus the one operator-only field.
@@ -49,11 +53,16 @@ int run_user_command(const Config& config, UserAction action, const NewAccount& 
     case UserAction::set_password:
       return with_password(
           [&](std::string& pw) { return accounts.set_password(account.email, pw); });
-    case UserAction::show: return report(accounts.show(account.email));
-    case UserAction::disable: return report(accounts.set_disabled(account.email, true));
-    case UserAction::enable: return report(accounts.set_disabled(account.email, false));
-    case UserAction::verify_email: return report(accounts.mark_email_verified(account.email));
-    case UserAction::verify_phone: return report(accounts.mark_phone_verified(account.email));
+    case UserAction::show:
+      return report(accounts.show(account.email));
+    case UserAction::disable:
+      return report(accounts.set_disabled(account.email, true));
+    case UserAction::enable:
+      return report(accounts.set_disabled(account.email, false));
+    case UserAction::verify_email:
+      return report(accounts.mark_email_verified(account.email));
+    case UserAction::verify_phone:
+      return report(accounts.mark_phone_verified(account.email));
   }
   return 1;
 }

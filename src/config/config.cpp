@@ -46,7 +46,8 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
   auto colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) return std::nullopt;
   std::string host = listen.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   unsigned port = 0;
   const char* first = listen.data() + colon + 1;
   const char* last = listen.data() + listen.size();
@@ -85,11 +86,13 @@ void add_serve_options(CLI::App& app, Config& c) {
   app.add_option("--listen", c.listen, "Address and port to listen on (port 0: any free port)")
       ->envname("AUTHD_LISTEN")
       ->capture_default_str();
-  app.add_option("--base-path", c.http.base_path, "Optional path prefix for every route, e.g. /auth")
+  app.add_option("--base-path", c.http.base_path,
+                 "Optional path prefix for every route, e.g. /auth")
       ->envname("AUTHD_BASE_PATH")
       ->check([](const std::string& v) {
-        return v.empty() || (v.front() == '/' && v.back() != '/') ? std::string()
-                                                                  : "must start with / and not end with /";
+        return v.empty() || (v.front() == '/' && v.back() != '/')
+                   ? std::string()
+                   : "must start with / and not end with /";
       });
   app.add_option("--public-url", c.public_url,
                  "Public base URL of authd, used in the links of reset mails")
@@ -131,16 +134,16 @@ void add_serve_options(CLI::App& app, Config& c) {
                "Absolute lifetime of a login session");
   add_duration(app, "--reset-token-lifetime", c.policy.reset_token_lifetime,
                "AUTHD_RESET_TOKEN_LIFETIME", "Validity of a password-reset link");
-  add_limit(app, "--login-email-limit", c.policy.login_failures_per_email, "AUTHD_LOGIN_EMAIL_LIMIT",
-            "Failed logins per e-mail before 429");
-  add_limit(app, "--login-client-limit", c.policy.login_failures_per_client, "AUTHD_LOGIN_CLIENT_LIMIT",
-            "Failed logins per client address before 429");
-  add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client, "AUTHD_FORGOT_CLIENT_LIMIT",
-            "Valid /forgot requests per client address before 429");
+  add_limit(app, "--login-email-limit", c.policy.login_failures_per_email,
+            "AUTHD_LOGIN_EMAIL_LIMIT", "Failed logins per e-mail before 429");
+  add_limit(app, "--login-client-limit", c.policy.login_failures_per_client,
+            "AUTHD_LOGIN_CLIENT_LIMIT", "Failed logins per client address before 429");
+  add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client,
+            "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
   add_limit(app, "--reset-mail-limit-short", c.policy.reset_mails_per_email_short,
             "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
-  add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long, "AUTHD_RESET_MAIL_LIMIT_LONG",
-            "Reset mails per e-mail, long window");
+  add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
+            "AUTHD_RESET_MAIL_LIMIT_LONG", "Reset mails per e-mail, long window");
   app.add_option("--mail-transport", c.mail_transport,
                  "How mail leaves: log (one .eml file per message in --mail-dir)")
       ->envname("AUTHD_MAIL_TRANSPORT")

@@ -23,7 +23,7 @@ struct Config {
   std::string listen = "127.0.0.1:8080";
   HttpSettings http;
   std::string public_url = "http://127.0.0.1:8080";
-  std::string port_file;  // written with the bound port once listening
+  std::string port_file;       // written with the bound port once listening
   std::size_t io_threads = 0;  // 0: one per core
 
   // Storage

@@ -39,7 +39,8 @@ std::string format_duration(Duration d) {
   long long ms = d.count();
   // Largest unit that divides the value exactly, so the text parses back.
   for (auto it = std::rbegin(kUnits); it != std::rend(kUnits); ++it) {
-    if (ms != 0 && ms % it->second == 0) return std::to_string(ms / it->second) + std::string(it->first);
+    if (ms != 0 && ms % it->second == 0)
+      return std::to_string(ms / it->second) + std::string(it->first);
   }
   return std::to_string(ms) + "ms";
 }

@@ -5,8 +5,8 @@
 
 #include <string_view>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/common.h>
+#include <nlohmann/json.hpp>
 
 namespace authd::log {
 

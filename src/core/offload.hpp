@@ -5,8 +5,8 @@
 #pragma once
 
 #include <exception>
-#include <utility>  // before Boost 1.74 asio/awaitable.hpp, which misses it
 #include <type_traits>
+#include <utility>  // before Boost 1.74 asio/awaitable.hpp, which misses it
 #include <utility>
 
 #include <boost/asio/async_result.hpp>
@@ -43,10 +43,10 @@ asio::awaitable<Result> run_on(asio::thread_pool& pool, Fn fn) {
       } catch (...) {
         error = std::current_exception();
       }
-      asio::post(caller, [handler = std::move(handler), error,
-                          result = std::move(result)]() mutable {
-        std::move(handler)(error, std::move(result));
-      });
+      asio::post(caller,
+                 [handler = std::move(handler), error, result = std::move(result)]() mutable {
+                   std::move(handler)(error, std::move(result));
+                 });
     });
   };
   Result result = co_await asio::async_initiate<decltype(asio::use_awaitable),

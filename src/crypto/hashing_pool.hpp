@@ -22,8 +22,8 @@ class HashingPool {
 
   // std::nullopt when the pool is saturated. A null `phc` verifies against
   // the dummy hash and never matches. `password` is wiped afterwards.
-  boost::asio::awaitable<std::optional<VerifyResult>> verify(
-      std::string& password, const std::optional<std::string>& phc);
+  boost::asio::awaitable<std::optional<VerifyResult>> verify(std::string& password,
+                                                             const std::optional<std::string>& phc);
 
   std::size_t queue_depth() const;  // jobs accepted and not yet finished
   void stop();                      // finishes queued work, then joins

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 #include "auth/email.hpp"
 #include "auth/recovery.hpp"
 #include "core/log.hpp"
@@ -62,8 +61,8 @@ bool OutboxWorker::deliver_one() {
 
   Millis done = now_millis();
   if (error.empty()) {
-    status = store_.run(Store::Mode::write,
-                        [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
+    status =
+        store_.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
     log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
   } else {
     int attempts = mail->attempts + 1;

@@ -11,8 +11,8 @@
 namespace authd {
 
 struct UserRecord {
-  std::string id;     // UUIDv7
-  std::string email;  // canonical (ASCII-lowercased)
+  std::string id;                            // UUIDv7
+  std::string email;                         // canonical (ASCII-lowercased)
   std::optional<std::string> password_hash;  // argon2id PHC string; never leaves the server
   std::optional<std::string> phone;
   std::optional<std::string> photo_url;

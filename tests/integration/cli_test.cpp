@@ -8,7 +8,6 @@
 namespace authd::test {
 namespace {
 
-
 std::vector<std::string> with_fast_hashing(std::vector<std::string> args) {
   std::vector<std::string> hashing = fast_hashing();
   args.insert(args.end(), hashing.begin(), hashing.end());
@@ -20,22 +19,21 @@ int user_add(const AuthdProcess& authd, const std::string& email, const std::str
   return authd.cli(with_fast_hashing({"user", "add", "--email", email}), password, output);
 }
 
-int set_password(const AuthdProcess& authd, const std::string& email,
-                 const std::string& password, std::string* output = nullptr) {
-  return authd.cli(with_fast_hashing({"user", "set-password", "--email", email}), password,
-                   output);
+int set_password(const AuthdProcess& authd, const std::string& email, const std::string& password,
+                 std::string* output = nullptr) {
+  return authd.cli(with_fast_hashing({"user", "set-password", "--email", email}), password, output);
 }
 
 // decisions.md 7.5: create a user with every profile field; `show` prints
 // it; the server serves the same record.
 TEST(Cli, Decisions_7_5_UserAddWithProfileAndShow) {
   AuthdProcess authd(fast_hashing());
-  nlohmann::json added = cli_json(
-      authd,
-      with_fast_hashing({"user", "add", "--email", "Alice@Example.com", "--display-name",
-                         "Alice Liddell", "--phone", "+15551234567", "--photo-url",
-                         "https://example.com/alice.png"}),
-      kPassword + "\n");
+  nlohmann::json added =
+      cli_json(authd,
+               with_fast_hashing({"user", "add", "--email", "Alice@Example.com", "--display-name",
+                                  "Alice Liddell", "--phone", "+15551234567", "--photo-url",
+                                  "https://example.com/alice.png"}),
+               kPassword + "\n");
   EXPECT_EQ(added["email"], kEmail);
   EXPECT_EQ(added["displayName"], "Alice Liddell");
   EXPECT_EQ(added["phone"], "+15551234567");
@@ -68,12 +66,12 @@ TEST(Cli, Decisions_7_5_ErrorsExitNonZero) {
   EXPECT_NE(authd.cli({"user", "show", "--email", "nobody@example.com"}), 0);
   EXPECT_NE(authd.cli({"user", "disable", "--email", "nobody@example.com"}), 0);
   EXPECT_NE(user_add(authd, "not an e-mail", kPassword), 0);
-  EXPECT_NE(authd.cli(with_fast_hashing({"user", "add", "--email", "bob@example.com", "--phone",
-                                         "555-1234"}),
+  EXPECT_NE(authd.cli(with_fast_hashing(
+                          {"user", "add", "--email", "bob@example.com", "--phone", "555-1234"}),
                       kPassword),
             0);
-  EXPECT_NE(authd.cli(with_fast_hashing({"user", "add", "--email", "bob@example.com",
-                                         "--photo-url", "javascript:alert(1)"}),
+  EXPECT_NE(authd.cli(with_fast_hashing({"user", "add", "--email", "bob@example.com", "--photo-url",
+                                         "javascript:alert(1)"}),
                       kPassword),
             0);
   EXPECT_EQ(lines(authd.sql("select email from users")), std::vector<std::string>{kEmail});

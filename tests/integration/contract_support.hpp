@@ -140,10 +140,9 @@ inline std::string unauthorized_body() { return R"({"code":401,"message":"Unauth
 // timestamps in RFC 3339 UTC with milliseconds (or null where allowed).
 inline void expect_full_user(const nlohmann::json& user) {
   ASSERT_TRUE(user.is_object()) << user;
-  static const char* const kFields[] = {"id",          "email",           "password",
-                                        "phone",       "photoUrl",        "displayName",
-                                        "emailVerifiedAt", "phoneVerifiedAt", "updatedAt",
-                                        "createdAt"};
+  static const char* const kFields[] = {
+      "id",          "email",           "password",        "phone",     "photoUrl",
+      "displayName", "emailVerifiedAt", "phoneVerifiedAt", "updatedAt", "createdAt"};
   for (const char* field : kFields) EXPECT_TRUE(user.contains(field)) << field << " in " << user;
   EXPECT_EQ(user.size(), 10u) << user;
   EXPECT_TRUE(user["password"].is_null()) << user;

@@ -13,7 +13,6 @@
 namespace authd::test {
 namespace {
 
-
 // decisions.md 8.3: a session acknowledged by a 200 login survives kill -9.
 TEST(Durability, Decisions_8_3_LoginSurvivesKill9) {
   AuthdProcess authd(fast_hashing());
@@ -84,8 +83,7 @@ TEST(Durability, Decisions_8_3_ForgotMailSurvivesFailedDeliveryAndKill9) {
   // The token of the delivered mail is the one live reset token (minted
   // afresh for the successful attempt).
   std::smatch found;
-  ASSERT_TRUE(std::regex_search(mails[0], found,
-                                std::regex(R"(reset#token=([A-Za-z0-9_-]+))")));
+  ASSERT_TRUE(std::regex_search(mails[0], found, std::regex(R"(reset#token=([A-Za-z0-9_-]+))")));
   ASSERT_TRUE(eventually([&] {
     return lines(authd.sql("select count(*) from outbox where sent_at is null")) ==
            std::vector<std::string>{"0"};

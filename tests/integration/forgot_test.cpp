@@ -14,8 +14,6 @@
 namespace authd::test {
 namespace {
 
-
-
 HttpResponse forgot(const AuthdProcess& authd, const std::string& email) {
   return post_json(authd.port(), "/forgot", forgot_body(email));
 }
@@ -68,8 +66,7 @@ TEST(Forgot, Decisions_6_Forgot_1_InvalidRequestIs400) {
 // for an existing, an unknown and a disabled account.
 TEST(Forgot, Decisions_6_Forgot_2_AnswerIsExactlyTheCanonicalEmail) {
   AuthdProcess authd(fast_hashing());
-  authd.add_user(kEmail, kPassword,
-                 {"--display-name", "Alice", "--phone", "+15551234567"});
+  authd.add_user(kEmail, kPassword, {"--display-name", "Alice", "--phone", "+15551234567"});
   authd.add_user("carol@example.com", kPassword);
   cli_json(authd, {"user", "disable", "--email", "carol@example.com"});
 
@@ -284,8 +281,8 @@ TEST(Forgot, Decisions_6_6_ForgotNeverAnswers401Or403) {
       {{"Content-Type", "application/json"}, {"Authorization", "Basic xxx"}},
       {{"Content-Type", "application/json"}, {"Authorization", "Bearer"}},
   };
-  for (const std::string& email : {kEmail, std::string("carol@example.com"),
-                                   std::string("nobody@example.com")}) {
+  for (const std::string& email :
+       {kEmail, std::string("carol@example.com"), std::string("nobody@example.com")}) {
     for (const Headers& h : headers) {
       HttpResponse res = send_request(authd.port(), "POST", "/forgot", h, forgot_body(email));
       EXPECT_EQ(res.status, 200) << email << " " << nlohmann::json(h).dump();

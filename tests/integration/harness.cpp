@@ -15,13 +15,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include <gtest/gtest.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <gtest/gtest.h>
 
 #ifndef AUTHD_BINARY
 #error "AUTHD_BINARY must name the authd executable"
@@ -161,7 +161,7 @@ bool HttpConnection::closed_by_server() {
 }
 
 HttpResponse send_request(unsigned short port, const std::string& method, const std::string& target,
-                  const Headers& headers, const std::string& body) {
+                          const Headers& headers, const std::string& body) {
   HttpConnection connection(port);
   return connection.request(method, target, headers, body);
 }
@@ -214,18 +214,10 @@ AuthdProcess::~AuthdProcess() {
 void AuthdProcess::start() {
   std::string port_file = directory_ + "/port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> args = {AUTHD_BINARY,
-                                   "serve",
-                                   "--listen",
-                                   "127.0.0.1:0",
-                                   "--port-file",
-                                   port_file,
-                                   "--database",
-                                   "sqlite:" + database_path(),
-                                   "--mail-dir",
-                                   mail_directory(),
-                                   "--public-url",
-                                   "http://authd.test"};
+  std::vector<std::string> args = {
+      AUTHD_BINARY,  "serve",          "--listen",     "127.0.0.1:0",
+      "--port-file", port_file,        "--database",   "sqlite:" + database_path(),
+      "--mail-dir",  mail_directory(), "--public-url", "http://authd.test"};
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = spawn(args, directory_ + "/authd.log", -1, directory_);
   wait_until_ready();

@@ -50,7 +50,7 @@ class HttpConnection {
 
 // One-shot helpers (a fresh connection per call).
 HttpResponse send_request(unsigned short port, const std::string& method, const std::string& target,
-                  const Headers& headers = {}, const std::string& body = "");
+                          const Headers& headers = {}, const std::string& body = "");
 HttpResponse post_json(unsigned short port, const std::string& target, const std::string& body,
                        const Headers& extra_headers = {});
 HttpResponse get_with_token(unsigned short port, const std::string& target,
@@ -79,7 +79,7 @@ class AuthdProcess {
   void kill_hard();  // SIGKILL, as a crash would
   int stop();        // SIGTERM; returns the exit status
   void signal(int signo);
-  int wait_exit();   // waits for the process; returns its exit status
+  int wait_exit();  // waits for the process; returns its exit status
   bool running() const { return pid_ > 0; }
 
   // Runs `authd <args> --database sqlite:<db>` with `input` on stdin;

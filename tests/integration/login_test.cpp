@@ -13,8 +13,6 @@
 namespace authd::test {
 namespace {
 
-
-
 // decisions.md 3.1: e-mail rules (WHATWG, 1 to 254 characters, no trimming,
 // no quoted local part, no IP literal, ASCII only) on /login and /forgot.
 TEST(Login, Decisions_3_1_EmailRulesOnLoginAndForgot) {
@@ -26,8 +24,9 @@ TEST(Login, Decisions_3_1_EmailRulesOnLoginAndForgot) {
       "\talice@example.com",
       "\"alice\"@example.com",
       "alice@[127.0.0.1]",
-      "al\xC3\xAF" "ce@example.com",  // non-ASCII local part
-      "alice@ex\xC3\xA4mple.com",     // non-ASCII domain
+      "al\xC3\xAF"
+      "ce@example.com",            // non-ASCII local part
+      "alice@ex\xC3\xA4mple.com",  // non-ASCII domain
       "alice",
       "alice@",
       "@example.com",
@@ -100,8 +99,8 @@ TEST(Login, Decisions_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
 // decisions.md 4.3: when the hashing pool and its queue are full, logins get
 // 503 with Retry-After (never 500), and the server keeps serving.
 TEST(Login, Decisions_4_3_FullHashingQueueGives503WithRetryAfter) {
-  AuthdProcess authd({"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit",
-                      "100000/15m"});
+  AuthdProcess authd(
+      {"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit", "100000/15m"});
   constexpr int kClients = 24;
   std::vector<HttpResponse> all;
   bool saw_503 = false;
@@ -346,8 +345,9 @@ TEST(Login, Decisions_6_Login_4_PerClientLimitAcrossEmails) {
   EXPECT_EQ(right.status, 429);
   expect_retry_after(right, 900);
   // Only 401s were stored as events: three for this client.
-  EXPECT_EQ(lines(authd.sql("select count(*) from throttle_events where key like 'login:client:%'")),
-            std::vector<std::string>{"3"});
+  EXPECT_EQ(
+      lines(authd.sql("select count(*) from throttle_events where key like 'login:client:%'")),
+      std::vector<std::string>{"3"});
 }
 
 // decisions.md 6 /login 5: success is 200, the full User, the token header.

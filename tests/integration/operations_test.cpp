@@ -39,7 +39,8 @@ bool wait_for_log_event(const AuthdProcess& authd, const std::string& event,
                         const std::string& method = "") {
   for (int i = 0; i < 500; ++i) {
     for (auto& line : log_lines(authd)) {
-      if (line.value("event", "") == event && (method.empty() || line.value("method", "") == method))
+      if (line.value("event", "") == event &&
+          (method.empty() || line.value("method", "") == method))
         return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -78,17 +79,32 @@ TEST(Configuration, ServeHelpDocumentsEveryOptionWithItsEnvironmentVariable) {
   AuthdProcess authd(fast_hashing());
   std::string help;
   ASSERT_EQ(authd.cli({"serve", "--help"}, "", &help), 0);
-  for (const char* option :
-       {"--listen", "--database", "--public-url", "--mail-transport", "--mail-dir",
-        "--mail-from", "--session-lifetime", "--reset-token-lifetime", "--argon2-memory-kib",
-        "--argon2-iterations", "--hash-workers", "--hash-queue", "--login-email-limit",
-        "--login-client-limit", "--forgot-client-limit", "--reset-mail-limit-short",
-        "--reset-mail-limit-long", "--max-body-bytes", "--header-timeout", "--idle-timeout",
-        "--log-level"}) {
+  for (const char* option : {"--listen",
+                             "--database",
+                             "--public-url",
+                             "--mail-transport",
+                             "--mail-dir",
+                             "--mail-from",
+                             "--session-lifetime",
+                             "--reset-token-lifetime",
+                             "--argon2-memory-kib",
+                             "--argon2-iterations",
+                             "--hash-workers",
+                             "--hash-queue",
+                             "--login-email-limit",
+                             "--login-client-limit",
+                             "--forgot-client-limit",
+                             "--reset-mail-limit-short",
+                             "--reset-mail-limit-long",
+                             "--max-body-bytes",
+                             "--header-timeout",
+                             "--idle-timeout",
+                             "--log-level"}) {
     EXPECT_NE(help.find(option), std::string::npos) << option;
   }
-  for (const char* env : {"AUTHD_LISTEN", "AUTHD_DATABASE", "AUTHD_PUBLIC_URL",
-                          "AUTHD_SESSION_LIFETIME", "AUTHD_HASH_QUEUE", "AUTHD_LOGIN_EMAIL_LIMIT"}) {
+  for (const char* env :
+       {"AUTHD_LISTEN", "AUTHD_DATABASE", "AUTHD_PUBLIC_URL", "AUTHD_SESSION_LIFETIME",
+        "AUTHD_HASH_QUEUE", "AUTHD_LOGIN_EMAIL_LIMIT"}) {
     EXPECT_NE(help.find(env), std::string::npos) << env;
   }
 }
@@ -194,13 +210,15 @@ TEST(Lifecycle, SigtermWithIdleKeepAliveConnectionExitsCleanly) {
 // connections made after the drain started are refused.
 TEST(Lifecycle, SigtermLetsInFlightLoginFinishThenRefusesNewConnections) {
   // Slow hashing makes the login reliably still in flight at the signal.
-  AuthdProcess authd({"--log-level", "debug", "--argon2-memory-kib", "65536",
-                      "--argon2-iterations", "8", "--hash-workers", "1"});
+  AuthdProcess authd({"--log-level", "debug", "--argon2-memory-kib", "65536", "--argon2-iterations",
+                      "8", "--hash-workers", "1"});
   authd.add_user("dave@example.com", "correct horse battery staple");
   HttpConnection in_flight(authd.port());
   std::string body = login_body("dave@example.com", "correct horse battery staple");
-  in_flight.send_raw("POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  in_flight.send_raw(
+      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
   // The login, not the harness's /healthz probe, must be in flight.
   ASSERT_TRUE(wait_for_log_event(authd, "request_started", "POST"));
   authd.signal(SIGTERM);

@@ -11,7 +11,6 @@
 namespace authd::test {
 namespace {
 
-
 struct BearerRoute {
   const char* method;
   const char* path;
@@ -39,7 +38,8 @@ TEST(Session, Decisions_6_Logout_1_MissingOrOtherSchemeIs401WithRealm) {
   for (const BearerRoute& route : kBearerRoutes) {
     for (const Headers& headers : cases) {
       HttpResponse res = call(authd.port(), route, headers);
-      std::string what = std::string(route.path) + (headers.empty() ? " (none)" : " " + headers[0].second);
+      std::string what =
+          std::string(route.path) + (headers.empty() ? " (none)" : " " + headers[0].second);
       EXPECT_EQ(res.status, 401) << what;
       EXPECT_EQ(res.body, unauthorized_body()) << what;
       EXPECT_EQ(res.header("WWW-Authenticate"), R"(Bearer realm="authd")") << what;
@@ -170,15 +170,14 @@ TEST(Session, Decisions_6_Logout_5_RequestBodyIsIgnored) {
   authd.add_user(kEmail, kPassword);
   std::string first = authd.login(kEmail, kPassword);
   std::string second = authd.login(kEmail, kPassword);
-  HttpResponse text = send_request(authd.port(), "POST", "/logout",
-                                   {{"Authorization", "Bearer " + first},
-                                    {"Content-Type", "text/plain"}},
-                                   "not json at all");
-  EXPECT_EQ(text.status, 200) << text.body;
-  HttpResponse json = send_request(
+  HttpResponse text = send_request(
       authd.port(), "POST", "/logout",
-      {{"Authorization", "Bearer " + second}, {"Content-Type", "application/json"}},
-      R"({"token":"something else","a":1,"a":2})");
+      {{"Authorization", "Bearer " + first}, {"Content-Type", "text/plain"}}, "not json at all");
+  EXPECT_EQ(text.status, 200) << text.body;
+  HttpResponse json =
+      send_request(authd.port(), "POST", "/logout",
+                   {{"Authorization", "Bearer " + second}, {"Content-Type", "application/json"}},
+                   R"({"token":"something else","a":1,"a":2})");
   EXPECT_EQ(json.status, 200) << json.body;
   EXPECT_EQ(get_with_token(authd.port(), "/me", second).status, 401);
 }

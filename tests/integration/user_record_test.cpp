@@ -11,7 +11,6 @@
 namespace authd::test {
 namespace {
 
-
 // decisions.md 2.1, 2.2: the 200 of /login, /me and /logout is a full User,
 // all ten fields present, absent values null, password null.
 TEST(UserRecord, Decisions_2_1_LoginMeLogoutReturnAllTenFields) {
@@ -22,8 +21,8 @@ TEST(UserRecord, Decisions_2_1_LoginMeLogoutReturnAllTenFields) {
   ASSERT_EQ(login.status, 200) << login.body;
   nlohmann::json user = login.json();
   expect_full_user(user);
-  for (const char* field : {"phone", "photoUrl", "displayName", "emailVerifiedAt",
-                            "phoneVerifiedAt"}) {
+  for (const char* field :
+       {"phone", "photoUrl", "displayName", "emailVerifiedAt", "phoneVerifiedAt"}) {
     EXPECT_TRUE(user[field].is_null()) << field << " in " << user;
   }
   std::string token = token_of(login);

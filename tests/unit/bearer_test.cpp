@@ -29,14 +29,12 @@ const char* name(Kind kind) {
 }
 
 // decisions.md 6 /logout 1: no Authorization header is "missing" (401).
-TEST(Bearer, NoHeaderIsMissing) {
-  EXPECT_EQ(parse_bearer({}).kind, Kind::missing);
-}
+TEST(Bearer, NoHeaderIsMissing) { EXPECT_EQ(parse_bearer({}).kind, Kind::missing); }
 
 // decisions.md 6 /logout 1: another scheme is "missing" (401).
 TEST(Bearer, OtherSchemeIsMissing) {
-  for (const char* value : {"Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Digest x", "Token abc",
-                            "Bearerx", "Bearerx abc", "Bear x", "Bearer-x y", "x"}) {
+  for (const char* value : {"Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Digest x", "Token abc", "Bearerx",
+                            "Bearerx abc", "Bear x", "Bearer-x y", "x"}) {
     auto parsed = parse_one(value);
     EXPECT_EQ(parsed.kind, Kind::missing) << "[" << value << "] " << name(parsed.kind);
     EXPECT_TRUE(parsed.token.empty()) << value;
@@ -50,16 +48,11 @@ TEST(Bearer, WellFormedCredentialsAreAToken) {
     const char* value;
     const char* token;
   };
-  for (Case c : {Case{"Bearer x", "x"},
-                 Case{"bearer x", "x"},
-                 Case{"BEARER x", "x"},
-                 Case{"bEaReR x", "x"},
-                 Case{"Bearer   x", "x"},
-                 Case{"Bearer x=", "x="},
-                 Case{"Bearer x==", "x=="},
-                 Case{"Bearer a-._~+/b", "a-._~+/b"},
-                 Case{"Bearer -._~+/", "-._~+/"},
-                 Case{"Bearer authd_AbC09-_xyz", "authd_AbC09-_xyz"}}) {
+  for (Case c :
+       {Case{"Bearer x", "x"}, Case{"bearer x", "x"}, Case{"BEARER x", "x"}, Case{"bEaReR x", "x"},
+        Case{"Bearer   x", "x"}, Case{"Bearer x=", "x="}, Case{"Bearer x==", "x=="},
+        Case{"Bearer a-._~+/b", "a-._~+/b"}, Case{"Bearer -._~+/", "-._~+/"},
+        Case{"Bearer authd_AbC09-_xyz", "authd_AbC09-_xyz"}}) {
     auto parsed = parse_one(c.value);
     EXPECT_EQ(parsed.kind, Kind::token) << "[" << c.value << "] " << name(parsed.kind);
     EXPECT_EQ(parsed.token, c.token) << c.value;
@@ -69,11 +62,10 @@ TEST(Bearer, WellFormedCredentialsAreAToken) {
 // decisions.md 6 /logout 2: Bearer with missing or malformed credentials
 // (a tab, nothing after the scheme, more than one value, bad characters).
 TEST(Bearer, MalformedCredentialsAreMalformed) {
-  for (const char* value :
-       {"Bearer", "bearer", "Bearer ", "Bearer  ", "Bearer\tx", "Bearer \tx", "Bearer x y",
-        "Bearer =x", "Bearer =", "Bearer x=y", "Bearer x==y", "Bearer x,y", "Bearer x\t",
-        "Bearer \"x\"", "Bearer x;", "Bearer x!", "Bearer x@y", "Bearer \xC3\xA9",
-        "Bearer x\r\n"}) {
+  for (const char* value : {"Bearer", "bearer", "Bearer ", "Bearer  ", "Bearer\tx", "Bearer \tx",
+                            "Bearer x y", "Bearer =x", "Bearer =", "Bearer x=y", "Bearer x==y",
+                            "Bearer x,y", "Bearer x\t", "Bearer \"x\"", "Bearer x;", "Bearer x!",
+                            "Bearer x@y", "Bearer \xC3\xA9", "Bearer x\r\n"}) {
     auto parsed = parse_one(value);
     EXPECT_EQ(parsed.kind, Kind::malformed) << "[" << value << "] " << name(parsed.kind);
     EXPECT_TRUE(parsed.token.empty()) << value;

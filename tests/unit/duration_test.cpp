@@ -17,7 +17,8 @@ TEST(Duration, ParsesEveryUnit) {
 }
 
 TEST(Duration, RejectsMalformedText) {
-  for (const char* text : {"", "s", "10", "10x", "-5s", "1.5h", " 10s", "10s ", "99999999999999d"}) {
+  for (const char* text :
+       {"", "s", "10", "10x", "-5s", "1.5h", " 10s", "10s ", "99999999999999d"}) {
     EXPECT_FALSE(parse_duration(text).has_value()) << text;
   }
 }

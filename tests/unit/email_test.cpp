@@ -47,7 +47,7 @@ std::vector<std::string> valid_addresses() {
       "-@b.c",
       "_@b.c",
       "'@b.c",
-      ".a@b.c",    // WHATWG puts no rule on dots in the local part
+      ".a@b.c",  // WHATWG puts no rule on dots in the local part
       "a.@b.c",
       "a..b@c.d",
       "a@1.2.3.4",  // digit-only labels, not an IP literal
@@ -57,12 +57,12 @@ std::vector<std::string> valid_addresses() {
       "a@b0",
       "a@0b",
       "a@b.c.d.e.f.g",
-      "a@" + repeat('b', 63) + ".c",   // longest label
+      "a@" + repeat('b', 63) + ".c",  // longest label
       "a@" + repeat('b', 63),
-      repeat('l', 100) + "@b.c",      // WHATWG has no local-part length limit
+      repeat('l', 100) + "@b.c",  // WHATWG has no local-part length limit
       "a@b.museum",
-      address_of_length(254),         // longest address
-      repeat('a', 250) + "@b.c",      // 254 characters
+      address_of_length(254),     // longest address
+      repeat('a', 250) + "@b.c",  // 254 characters
   };
 }
 
@@ -81,21 +81,21 @@ std::vector<std::string> invalid_addresses() {
       "\"a b\"@c.d",
       "a@[127.0.0.1]",
       "a@[IPv6:::1]",
-      "\xC3\xA9@b.c",      // é@b.c
-      "a@\xC3\xA9.c",      // a@é.c
+      "\xC3\xA9@b.c",  // é@b.c
+      "a@\xC3\xA9.c",  // a@é.c
       "a@b.\xC3\xA9",
       "a@-b.c",
       "a@b-.c",
       "a@b.-c",
       "a@b.c-",
-      "a@" + repeat('b', 64) + ".c",   // label of 64 characters
+      "a@" + repeat('b', 64) + ".c",  // label of 64 characters
       "a@b." + repeat('d', 63) + "." + repeat('e', 64),
       "a@b..c",
       "a@b.c.",
       "a@.b.c",
       "a@.",
       address_of_length(255),
-      repeat('a', 251) + "@b.c",      // 255 characters
+      repeat('a', 251) + "@b.c",  // 255 characters
       "a\t@b.c",
       "a@b\t.c",
       "\ta@b.c",
@@ -163,7 +163,10 @@ TEST(Email, CanonicalFormLowercasesAsciiOnly) {
   EXPECT_EQ(canonical_email("already@lower.case"), "already@lower.case");
   EXPECT_EQ(canonical_email("!#$%&'*+/=?^_`{|}~-@X"), "!#$%&'*+/=?^_`{|}~-@x");
   // Non-ASCII bytes (É = C3 89) are left exactly as they are.
-  EXPECT_EQ(canonical_email("\xC3\x89" "A@B"), "\xC3\x89" "a@b");
+  EXPECT_EQ(canonical_email("\xC3\x89"
+                            "A@B"),
+            "\xC3\x89"
+            "a@b");
   EXPECT_EQ(canonical_email(""), "");
 }
 

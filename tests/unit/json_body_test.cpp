@@ -30,10 +30,11 @@ TEST(JsonBody, ObjectParses) {
 // decisions.md 1.7: the same name in sibling objects is not a duplicate.
 TEST(JsonBody, SameNameInDifferentObjectsIsNotADuplicate) {
   std::string problem;
-  EXPECT_TRUE(parse(R"({"a":{"a":1},"b":[{"a":1},{"a":2}],"c":{"a":{"a":3}}})", problem)
-                  .has_value())
+  EXPECT_TRUE(
+      parse(R"({"a":{"a":1},"b":[{"a":1},{"a":2}],"c":{"a":{"a":3}}})", problem).has_value())
       << problem;
-  EXPECT_TRUE(parse(R"({"a":1,"A":2})", problem).has_value()) << problem;  // names are case-sensitive
+  EXPECT_TRUE(parse(R"({"a":1,"A":2})", problem).has_value())
+      << problem;  // names are case-sensitive
 }
 
 // decisions.md 1.7: a duplicate member name anywhere in the document is 400.
@@ -63,23 +64,23 @@ TEST(JsonBody, InvalidJsonAndInvalidUtf8AreRejected) {
            std::string(" "),
            std::string("{"),
            std::string(R"({"a":1,})"),
-           std::string(R"({"a":1}x)"),          // trailing garbage
-           std::string(R"({"a":1}{})"),         // two documents
+           std::string(R"({"a":1}x)"),   // trailing garbage
+           std::string(R"({"a":1}{})"),  // two documents
            std::string(R"({"a":1} ,)"),
            std::string(R"({'a':1})"),
            std::string(R"({a:1})"),
-           std::string(R"({"a":1 /* c */})"),   // no comments
-           std::string(R"({"a":"\ud800"})"),    // lone high surrogate
-           std::string(R"({"a":"\udc00"})"),    // lone low surrogate
+           std::string(R"({"a":1 /* c */})"),  // no comments
+           std::string(R"({"a":"\ud800"})"),   // lone high surrogate
+           std::string(R"({"a":"\udc00"})"),   // lone low surrogate
            std::string(R"({"a":"\ud800x"})"),
            std::string(R"({"a":"\x"})"),
-           std::string("{\"a\":\"\xC3\"}"),       // truncated 2-byte sequence
-           std::string("{\"a\":\"\xFF\"}"),       // never valid in UTF-8
-           std::string("{\"a\":\"\xC0\xAF\"}"),   // overlong '/'
-           std::string("{\"a\":\"\xED\xA0\x80\"}"),  // UTF-8-encoded surrogate
+           std::string("{\"a\":\"\xC3\"}"),              // truncated 2-byte sequence
+           std::string("{\"a\":\"\xFF\"}"),              // never valid in UTF-8
+           std::string("{\"a\":\"\xC0\xAF\"}"),          // overlong '/'
+           std::string("{\"a\":\"\xED\xA0\x80\"}"),      // UTF-8-encoded surrogate
            std::string("{\"a\":\"\xF4\x90\x80\x80\"}"),  // beyond U+10FFFF
-           std::string("{\"\xC3\":1}"),           // invalid UTF-8 in a name
-           std::string("{\"a\":\"tab\tinside\"}"),  // raw control character
+           std::string("{\"\xC3\":1}"),                  // invalid UTF-8 in a name
+           std::string("{\"a\":\"tab\tinside\"}"),       // raw control character
            std::string("{\"a\":1}\0", 8),
            std::string("{\"a\":1}\0{\"b\":2}", 15),  // nothing hides behind a NUL byte
            std::string("{\"a\":1}\0 trailing", 17),
@@ -111,8 +112,8 @@ TEST(JsonBody, NonObjectTopLevelIsRejected) {
 // null, array, object, boolean where a string is wanted), is 400.
 TEST(JsonBody, TakeStringRequiresAString) {
   std::string problem;
-  auto body = parse(R"({"n":1,"z":null,"a":["x"],"o":{"x":"y"},"b":true,"s":"text","e":""})",
-                    problem);
+  auto body =
+      parse(R"({"n":1,"z":null,"a":["x"],"o":{"x":"y"},"b":true,"s":"text","e":""})", problem);
   ASSERT_TRUE(body.has_value());
   struct Case {
     const char* name;

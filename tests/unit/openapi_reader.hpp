@@ -19,10 +19,10 @@
 namespace authd::test {
 
 struct OpenApiOperation {
-  std::string method;       // upper case, e.g. "POST"
-  std::string path;         // e.g. "/login"
-  std::set<int> statuses;   // documented response statuses
-  int line = 0;             // where the operation starts, for messages
+  std::string method;      // upper case, e.g. "POST"
+  std::string path;        // e.g. "/login"
+  std::set<int> statuses;  // documented response statuses
+  int line = 0;            // where the operation starts, for messages
 };
 
 // Operations keyed by "METHOD /path", the form of authd::route_list().
@@ -84,6 +84,8 @@ inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
   return read_openapi_paths(in);
 }
 
-inline std::string openapi_document_path() { return std::string(AUTHD_SOURCE_DIR) + "/docs/openapi.yaml"; }
+inline std::string openapi_document_path() {
+  return std::string(AUTHD_SOURCE_DIR) + "/docs/openapi.yaml";
+}
 
 }  // namespace authd::test

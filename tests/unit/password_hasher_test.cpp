@@ -13,7 +13,7 @@
 namespace authd {
 namespace {
 
-const Argon2Params kFast{64, 1};   // 64 KiB, t = 1: fast enough for unit tests
+const Argon2Params kFast{64, 1};  // 64 KiB, t = 1: fast enough for unit tests
 const Argon2Params kOther{128, 2};
 
 std::string phc_prefix(const Argon2Params& p) {
@@ -66,7 +66,7 @@ TEST(PasswordHasher, VerifiesRightAndRejectsWrongPassword) {
 // Passwords are bytes, never normalised: é precomposed and decomposed differ.
 TEST(PasswordHasher, PasswordsAreNotNormalised) {
   PasswordHasher hasher(kFast);
-  std::string phc = hasher.hash("caf\xC3\xA9");              // U+00E9
+  std::string phc = hasher.hash("caf\xC3\xA9");  // U+00E9
   EXPECT_TRUE(hasher.verify("caf\xC3\xA9", phc).matches);
   EXPECT_FALSE(hasher.verify("cafe\xCC\x81", phc).matches);  // e + U+0301
   std::string with_nul("a\0b", 3);

@@ -78,8 +78,8 @@ TEST(PasswordRules, NewPasswordMustNotBeTheEmail) {
 
 // decisions.md 1.3 and the security habits: a reason never quotes the password.
 TEST(PasswordRules, ProblemNeverQuotesThePassword) {
-  for (std::string password : {std::string("short"), times("s3cr3t", 50),
-                               std::string("bob@example.org")}) {
+  for (std::string password :
+       {std::string("short"), times("s3cr3t", 50), std::string("bob@example.org")}) {
     auto problem = new_password_problem(password, "bob@example.org");
     ASSERT_TRUE(problem.has_value()) << password;
     EXPECT_EQ(problem->find(password), std::string::npos) << *problem;

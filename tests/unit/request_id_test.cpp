@@ -13,12 +13,12 @@ namespace {
 
 // decisions.md 1.9: 1 to 128 characters of the allowed set are acceptable.
 TEST(RequestId, AcceptsOneTo128AllowedCharacters) {
-  for (std::string id : {std::string("a"), std::string(128, 'x'), std::string("Z"),
-                         std::string("0"), std::string("."), std::string("_"), std::string(":"),
-                         std::string("-"),
-                         std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-"),
-                         std::string("req-2026-11-21T09:30:00.123Z_abc"),
-                         std::string("0190f5c2-7a1b-7c3d-8e4f-0123456789ab")}) {
+  for (std::string id :
+       {std::string("a"), std::string(128, 'x'), std::string("Z"), std::string("0"),
+        std::string("."), std::string("_"), std::string(":"), std::string("-"),
+        std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-"),
+        std::string("req-2026-11-21T09:30:00.123Z_abc"),
+        std::string("0190f5c2-7a1b-7c3d-8e4f-0123456789ab")}) {
     EXPECT_TRUE(is_acceptable_request_id(id)) << id;
   }
 }

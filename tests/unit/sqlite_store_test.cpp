@@ -59,15 +59,15 @@ TEST_F(SqliteStoreTest, MigrateIsIdempotentAndReturnsTheVersion) {
   EXPECT_TRUE(store.healthy());
 
   // A second store on the same file sees the same version and the data.
-  ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) {
-    ASSERT_TRUE(tx.insert_user(user("a@b.c")));
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) { ASSERT_TRUE(tx.insert_user(user("a@b.c"))); }),
+            StoreStatus::ok);
   sqlite::SqliteStore reopened(path_);
   EXPECT_EQ(reopened.migrate(), version);
   bool found = false;
-  ASSERT_EQ(reopened.run(Store::Mode::read, [&](Transaction& tx) {
-    found = tx.user_by_email("a@b.c").has_value();
-  }), StoreStatus::ok);
+  ASSERT_EQ(reopened.run(Store::Mode::read,
+                         [&](Transaction& tx) { found = tx.user_by_email("a@b.c").has_value(); }),
+            StoreStatus::ok);
   EXPECT_TRUE(found);
 }
 
@@ -85,7 +85,8 @@ TEST_F(SqliteStoreTest, DatabaseFileIsCreatedWithMode0600) {
               StoreStatus::ok);
     for (const std::string& file : {path_, path_ + "-wal", path_ + "-shm"}) {
       struct stat st {};
-      if (file != path_ && ::stat(file.c_str(), &st) != 0) continue;  // WAL may be checkpointed away
+      if (file != path_ && ::stat(file.c_str(), &st) != 0)
+        continue;  // WAL may be checkpointed away
       ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
       EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
     }
@@ -115,19 +116,21 @@ TEST_F(SqliteStoreTest, ThrowingTransactionRollsBack) {
 
   bool first = true, second = true;
   std::size_t events = 1;
-  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
-    first = tx.user_by_email("first@b.c").has_value();
-    second = tx.user_by_email("second@b.c").has_value();
-    events = tx.event_times("login:email:first@b.c", 0).size();
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) {
+                        first = tx.user_by_email("first@b.c").has_value();
+                        second = tx.user_by_email("second@b.c").has_value();
+                        events = tx.event_times("login:email:first@b.c", 0).size();
+                      }),
+            StoreStatus::ok);
   EXPECT_FALSE(first);
   EXPECT_FALSE(second);
   EXPECT_EQ(events, 0u);
 
   // The store is still usable afterwards.
-  ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) {
-    ASSERT_TRUE(tx.insert_user(user("first@b.c")));
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) { ASSERT_TRUE(tx.insert_user(user("first@b.c"))); }),
+            StoreStatus::ok);
 }
 
 // decisions.md 2.5 / 3.1: one account per canonical e-mail.
@@ -135,17 +138,19 @@ TEST_F(SqliteStoreTest, InsertUserIsFalseOnDuplicateEmail) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   bool first = false, duplicate = true;
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    first = tx.insert_user(user("alice@example.com", 1));
-    duplicate = tx.insert_user(user("alice@example.com", 2));
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        first = tx.insert_user(user("alice@example.com", 1));
+                        duplicate = tx.insert_user(user("alice@example.com", 2));
+                      }),
+            StoreStatus::ok);
   EXPECT_TRUE(first);
   EXPECT_FALSE(duplicate);
 
   std::optional<UserRecord> stored;
-  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
-    stored = tx.user_by_email("alice@example.com");
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) { stored = tx.user_by_email("alice@example.com"); }),
+            StoreStatus::ok);
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->created_at, 1);  // the first one stays
 }
@@ -156,11 +161,15 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   UserRecord u = user("alice@example.com");
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    tx.insert_user(u);
-    tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
-    tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 50'000});
-  }), StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(
+          Store::Mode::write,
+          [&](Transaction& tx) {
+            tx.insert_user(u);
+            tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
+            tx.enqueue_mail(OutboxRecord{0, "password_reset", u.id, u.email, 1'000, 0, 50'000});
+          }),
+      StoreStatus::ok);
 
   auto claim = [&](Millis now, Millis lease_until) {
     std::optional<OutboxRecord> mail;
@@ -182,18 +191,19 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   EXPECT_EQ(again->id, first->id);
 
   // Sent mails are never claimed again; the second one comes when due.
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    tx.mark_mail_sent(first->id, 10'500);
-  }), StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(first->id, 10'500); }),
+      StoreStatus::ok);
   EXPECT_FALSE(claim(40'000, 50'000).has_value());
   auto second = claim(60'000, 70'000);
   ASSERT_TRUE(second.has_value());
   EXPECT_NE(second->id, first->id);
 
   // A rescheduled mail comes back at its next attempt time, with its count.
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    tx.reschedule_mail(second->id, 1, 80'000, "smtp: 451");
-  }), StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(Store::Mode::write,
+                [&](Transaction& tx) { tx.reschedule_mail(second->id, 1, 80'000, "smtp: 451"); }),
+      StoreStatus::ok);
   EXPECT_FALSE(claim(79'999, 90'000).has_value());
   auto retried = claim(80'000, 90'000);
   ASSERT_TRUE(retried.has_value());
@@ -206,29 +216,36 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   UserRecord u = user("alice@example.com");
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    tx.insert_user(u);
-    tx.insert_session(session(u.id, "expired", 1'000));
-    tx.insert_session(session(u.id, "just-expired", 5'000));
-    tx.insert_session(session(u.id, "live", 5'001));
-    tx.insert_event("login:email:alice@example.com", 100);
-    tx.insert_event("login:email:alice@example.com", 4'000);
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_user(u);
+                        tx.insert_session(session(u.id, "expired", 1'000));
+                        tx.insert_session(session(u.id, "just-expired", 5'000));
+                        tx.insert_session(session(u.id, "live", 5'001));
+                        tx.insert_event("login:email:alice@example.com", 100);
+                        tx.insert_event("login:email:alice@example.com", 4'000);
+                      }),
+            StoreStatus::ok);
 
   std::int64_t removed = 0;
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    removed = tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0);
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        removed =
+                            tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0);
+                      }),
+            StoreStatus::ok);
   EXPECT_EQ(removed, 3);  // two sessions, one event
 
   bool expired = true, just_expired = true, live = false;
   std::size_t events = 0;
-  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) {
-    expired = tx.session_by_digest(sha256("expired")).has_value();
-    just_expired = tx.session_by_digest(sha256("just-expired")).has_value();
-    live = tx.session_by_digest(sha256("live")).has_value();
-    events = tx.event_times("login:email:alice@example.com", 0).size();
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) {
+                        expired = tx.session_by_digest(sha256("expired")).has_value();
+                        just_expired = tx.session_by_digest(sha256("just-expired")).has_value();
+                        live = tx.session_by_digest(sha256("live")).has_value();
+                        events = tx.event_times("login:email:alice@example.com", 0).size();
+                      }),
+            StoreStatus::ok);
   EXPECT_FALSE(expired);
   EXPECT_FALSE(just_expired);
   EXPECT_TRUE(live);
@@ -242,13 +259,15 @@ TEST_F(SqliteStoreTest, SessionsAreKeyedByDigest) {
   UserRecord u = user("alice@example.com");
   bool deleted_first = false, deleted_again = true;
   std::optional<SessionRecord> found;
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) {
-    tx.insert_user(u);
-    tx.insert_session(session(u.id, "tok", 9'000));
-    found = tx.session_by_digest(sha256("tok"));
-    deleted_first = tx.delete_session(sha256("tok"));
-    deleted_again = tx.delete_session(sha256("tok"));
-  }), StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_user(u);
+                        tx.insert_session(session(u.id, "tok", 9'000));
+                        found = tx.session_by_digest(sha256("tok"));
+                        deleted_first = tx.delete_session(sha256("tok"));
+                        deleted_again = tx.delete_session(sha256("tok"));
+                      }),
+            StoreStatus::ok);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->user_id, u.id);
   EXPECT_EQ(found->token_digest, sha256("tok"));

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 
-
 #include "core/log.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/migrations.hpp"
@@ -16,7 +15,7 @@ namespace {
 
 // A macro so that it concatenates into string literals: the connection
 // caches statements by the literal's address.
-#define AUTHD_USER_COLUMNS                                                            \
+#define AUTHD_USER_COLUMNS                                                        \
   "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
   "phone_verified_at, disabled, created_at, updated_at"
 
@@ -56,7 +55,8 @@ class SqliteTransaction final : public Transaction {
 
   bool insert_user(const UserRecord& u) override {
     auto st = db_.prepare(
-        "INSERT INTO users (" AUTHD_USER_COLUMNS ") "
+        "INSERT INTO users (" AUTHD_USER_COLUMNS
+        ") "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (email) DO NOTHING");
     bind_user(st, u);
     st.run();
@@ -159,12 +159,8 @@ class SqliteTransaction final : public Transaction {
           "ORDER BY next_attempt_at, id LIMIT 1");
       st.bind(1, now);
       if (!st.step()) return std::nullopt;
-      mail = OutboxRecord{st.integer(0),
-                          st.text(1),
-                          st.text(2),
-                          st.text(3),
-                          st.integer(4),
-                          static_cast<int>(st.integer(5)),
+      mail = OutboxRecord{st.integer(0), st.text(1),    st.text(2),
+                          st.text(3),    st.integer(4), static_cast<int>(st.integer(5)),
                           st.integer(6)};
     }
     auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
