@@ -70,7 +70,7 @@ int run_serve(const Config& config) {
   int schema = store->migrate();
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  if (config.argon2_memory_kib < 19 * 1024 || config.argon2_iterations < 2) {
+  if (config.argon2_memory_kib < 19456 || config.argon2_iterations < 2) {
     log::warn("weak_password_hashing", {{"argon2_memory_kib", config.argon2_memory_kib},
                                         {"argon2_iterations", config.argon2_iterations},
                                         {"owasp_minimum", "m=19456 KiB, t=2"}});

@@ -32,7 +32,7 @@ struct Config {
   Duration prune_interval = std::chrono::minutes(5);
 
   // Passwords
-  std::size_t argon2_memory_kib = 19 * 1024;
+  std::size_t argon2_memory_kib = 19456;  // KiB: 19 MiB, the OWASP minimum
   unsigned argon2_iterations = 2;
   std::size_t hash_workers = 0;  // 0: one per core
   std::size_t hash_queue = 64;

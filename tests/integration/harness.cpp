@@ -117,11 +117,11 @@ struct HttpConnection::Impl {
   beast::flat_buffer buffer;
 };
 
-HttpConnection::HttpConnection(unsigned short port) : impl_(new Impl) {
+HttpConnection::HttpConnection(unsigned short port) : impl_(std::make_unique<Impl>()) {
   impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
 }
 
-HttpConnection::~HttpConnection() { delete impl_; }
+HttpConnection::~HttpConnection() = default;
 
 void HttpConnection::send_raw(const std::string& bytes) {
   asio::write(impl_->socket, asio::buffer(bytes));
