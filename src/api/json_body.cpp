@@ -1,5 +1,7 @@
 #include "api/json_body.hpp"
 
+#include "core/wipe.hpp"
+
 #include <unordered_set>
 #include <vector>
 
@@ -56,7 +58,12 @@ std::optional<std::string> take_string(nlohmann::json& object, const char* name,
     }
     return std::nullopt;
   }
-  return std::move(it->get_ref<std::string&>());
+  // A copy, then the parsed node's bytes are wiped: moving would leave a
+  // short string's bytes in the node, whose memory is freed unwiped.
+  std::string& stored = it->get_ref<std::string&>();
+  std::string value = stored;
+  wipe(stored);
+  return value;
 }
 
 }  // namespace authd

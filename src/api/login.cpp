@@ -8,6 +8,7 @@
 #include "auth/email.hpp"
 #include "auth/login.hpp"
 #include "auth/password_rules.hpp"
+#include "core/wipe.hpp"
 
 namespace authd {
 
@@ -17,6 +18,7 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   if (!body) co_return bad_request(problem);
   auto email = take_string(*body, "email", problem);
   auto password = take_string(*body, "password", problem);
+  WipeOnExit wipe_password(password);  // on every path out, 400s included
   if (!email || !password) co_return bad_request(problem);
   if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
   if (!is_valid_login_password(*password))

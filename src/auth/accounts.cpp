@@ -7,6 +7,7 @@
 #include "auth/email.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
+#include "core/wipe.hpp"
 #include "crypto/random.hpp"
 
 namespace authd {
@@ -20,11 +21,6 @@ bool has_control_characters(std::string_view text) {
     if (c < 0x20 || c == 0x7F) return true;
   }
   return false;
-}
-
-void wipe(std::string& secret) {
-  sodium_memzero(secret.data(), secret.size());
-  secret.clear();
 }
 
 AccountResult failure(AccountResult::Kind kind, std::string message) {

@@ -8,6 +8,10 @@ namespace authd {
 struct AuthPolicy {
   Duration session_lifetime = std::chrono::hours(24);
   Duration reset_token_lifetime = std::chrono::minutes(30);
+  // A reset mail becomes due after a random delay up to this, so that the
+  // worker's disk writes cannot be tied to one /forgot request (which would
+  // tell, by the latency of the next request, that the account exists).
+  Duration reset_mail_jitter = std::chrono::seconds(2);
   RateLimit login_failures_per_email{10, std::chrono::minutes(15)};
   RateLimit login_failures_per_client{100, std::chrono::minutes(15)};
   RateLimit forgot_requests_per_client{100, std::chrono::minutes(15)};

@@ -1,10 +1,20 @@
 #include "auth/recovery.hpp"
 
+#include <sodium.h>
+
 #include "auth/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
 namespace authd {
+namespace {
+
+Millis random_delay(Duration most) {
+  if (most.count() <= 0) return 0;
+  return randombytes_uniform(static_cast<std::uint32_t>(most.count()) + 1);
+}
+
+}  // namespace
 
 boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
@@ -14,7 +24,6 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   const std::string mail_key = reset_mail_key(email);
   Millis now = now_millis();
   ThrottleVerdict verdict;
-  bool enqueued = false;
 
   // One write transaction whatever the account, so that an existing and an
   // unknown e-mail cost the same (one commit) and cannot be told apart.
@@ -35,16 +44,14 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
     mail.user_id = user->id;
     mail.email = user->email;
     mail.created_at = now;
-    mail.next_attempt_at = now;
+    mail.next_attempt_at = now + random_delay(policy.reset_mail_jitter);
     tx.enqueue_mail(mail);
-    enqueued = true;
   };
   StoreStatus status = co_await ctx.db.write(work);
 
   if (status != StoreStatus::ok) co_return ForgotOutcome{};
   if (!verdict.allowed)
     co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
-  if (enqueued && ctx.mail_enqueued) ctx.mail_enqueued();
   co_return ForgotOutcome{ForgotOutcome::Kind::accepted, {}};
 }
 

@@ -1,6 +1,9 @@
 #include "auth/throttle.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "auth/policy.hpp"
 #include "store/store.hpp"
@@ -35,12 +38,22 @@ ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now
   return evaluate_window(tx.event_times(key, now - limit.window.count()), now, limit);
 }
 
+std::string client_network(std::string_view address) {
+  std::string text(address);
+  in6_addr ip6{};
+  if (inet_pton(AF_INET6, text.c_str(), &ip6) != 1 || IN6_IS_ADDR_V4MAPPED(&ip6)) return text;
+  std::memset(ip6.s6_addr + 8, 0, 8);  // keep the /64
+  char out[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, &ip6, out, sizeof out);
+  return std::string(out) + "/64";
+}
+
 std::string login_email_key(std::string_view email) { return "login:email:" + std::string(email); }
 std::string login_client_key(std::string_view client) {
-  return "login:client:" + std::string(client);
+  return "login:client:" + client_network(client);
 }
 std::string forgot_client_key(std::string_view client) {
-  return "forgot:client:" + std::string(client);
+  return "forgot:client:" + client_network(client);
 }
 std::string reset_mail_key(std::string_view email) { return "mail:reset:" + std::string(email); }
 

@@ -30,7 +30,12 @@ ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b);
 // Reads the events of `key` in the window ending at `now` and evaluates them.
 ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit);
 
-// Event keys, one namespace per counter.
+// The part of a client address that per-client limits count: the whole
+// IPv4 address, but an IPv6 address's /64 network, since one subscriber
+// usually holds a whole /64 and could otherwise rotate through it.
+std::string client_network(std::string_view address);
+
+// Event keys, one namespace per counter. Client keys use client_network().
 std::string login_email_key(std::string_view canonical_email);
 std::string login_client_key(std::string_view client_address);
 std::string forgot_client_key(std::string_view client_address);

@@ -1,5 +1,7 @@
 #include "cli/password_input.hpp"
 
+#include "core/wipe.hpp"
+
 #include <sodium.h>
 #include <termios.h>
 #include <unistd.h>
@@ -11,10 +13,6 @@
 namespace authd {
 namespace {
 
-void wipe(std::string& secret) {
-  sodium_memzero(secret.data(), secret.size());
-  secret.clear();
-}
 
 // One line from the terminal with echo off.
 std::optional<std::string> prompt(const char* question) {

@@ -94,7 +94,9 @@ int run_serve(const Config& config) {
     if (removed > 0) log::debug("pruned", {{"rows", removed}});
   });
 
-  AuthContext auth{db, hashing, policy, [&] { outbox.wake(); }};
+  // The outbox worker is not woken by /forgot: it polls, and each mail is
+  // due after a random delay (AuthPolicy::reset_mail_jitter).
+  AuthContext auth{db, hashing, policy};
   ApiContext api{auth};
   boost::asio::io_context io;
   Server server(io, http_settings_from(config), api);

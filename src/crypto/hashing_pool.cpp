@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include "core/offload.hpp"
+#include "core/wipe.hpp"
 
 namespace authd {
 
@@ -27,7 +28,7 @@ bool HashingPool::try_reserve() {
 boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
     std::string& password, const std::optional<std::string>& phc) {
   if (!try_reserve()) {
-    sodium_memzero(password.data(), password.size());
+    wipe(password);
     co_return std::nullopt;
   }
   auto job = [this, &password, &phc]() {
@@ -45,8 +46,8 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
   };
   // The caller's `password` and `phc` outlive this suspended coroutine, so
   // the job may borrow them.
+  WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result = co_await run_on(pool_, job);
-  sodium_memzero(password.data(), password.size());
   co_return result;
 }
 

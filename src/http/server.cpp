@@ -38,7 +38,10 @@ using boost::system::error_code;
 namespace {
 
 using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
-using Parser = http::request_parser<http::string_body>;
+// Request bodies hold passwords: their memory, including the copies left
+// behind when a chunked body grows, is wiped when it is freed.
+using RequestBody = http::basic_string_body<char, std::char_traits<char>, WipingAllocator<char>>;
+using Parser = http::request_parser<RequestBody>;
 using Response = http::response<http::string_body>;
 
 // Beast 1.74 speaks boost::string_view.
@@ -91,12 +94,12 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   };
 
   State(asio::io_context& io, HttpSettings s, ApiContext& a)
-      : io(io), settings(std::move(s)), api(a), acceptor(io), drain_timer(io) {}
+      : io(io), settings(std::move(s)), api(a), acceptor(asio::make_strand(io)), drain_timer(io) {}
 
   asio::io_context& io;
   HttpSettings settings;
   ApiContext& api;
-  tcp::acceptor acceptor;
+  tcp::acceptor acceptor;  // on its own strand: the accept loop and drain() share it
   asio::steady_timer drain_timer;
   std::atomic<bool> draining{false};
   std::mutex mutex;
@@ -216,6 +219,13 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     if (draining) co_return;
     connections.insert(connection);
   }
+  // Leaves the set on every path out, exceptions included, so that a drain
+  // never waits for a connection that is gone.
+  struct Forget {
+    State& state;
+    std::shared_ptr<Connection>& connection;
+    ~Forget() { state.forget(connection); }
+  } forget_on_exit{*this, connection};
   ReadBuffer buffer;
   bool first_request = true;
   // Set when we answer before the whole request was read: see the
@@ -277,7 +287,9 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       log::debug("request_started",
                  {{"method", to_std(parser.get().method_string())}, {"client", client}});
       const auto& req = parser.get();
-      if (iequals(to_std(req[http::field::expect]), "100-continue") && !parser.is_done()) {
+      // Only an HTTP/1.1 client may be sent 100 Continue (RFC 9110 10.1.1).
+      if (req.version() == 11 && iequals(to_std(req[http::field::expect]), "100-continue") &&
+          !parser.is_done()) {
         static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
         co_await asio::async_write(stream, asio::buffer(kContinue),
                                    asio::redirect_error(asio::use_awaitable, ec));
@@ -314,7 +326,7 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       request.path = route_path(to_std(req.target()), settings.base_path);
       request.content_types = values_of(req, http::field::content_type);
       request.authorization = values_of(req, http::field::authorization);
-      request.body = std::move(req.body());
+      request.body = std::string_view(req.body().data(), req.body().size());
       request.client_address = client;
       try {
         ApiResponse dispatched = co_await dispatch(api, request);
@@ -323,7 +335,6 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
         log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
         response = error_response(500);
       }
-      sodium_memzero(request.body.data(), request.body.size());
       keep_alive = req.keep_alive() && !draining;
     }
     // A rejected request may have left part of itself (a body, the rest of
@@ -391,7 +402,6 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     sodium_memzero(sink.data(), sink.size());  // it may have held a password
   }
   stream.close();
-  forget(connection);
 }
 
 asio::awaitable<void> Server::State::accept_loop() {
@@ -457,7 +467,7 @@ tcp::endpoint Server::listen() {
   s.acceptor.set_option(asio::socket_base::reuse_address(true));
   s.acceptor.bind(endpoint);
   s.acceptor.listen(asio::socket_base::max_listen_connections);
-  asio::co_spawn(s.io, s.accept_loop(), asio::detached);
+  asio::co_spawn(s.acceptor.get_executor(), s.accept_loop(), asio::detached);
   return s.acceptor.local_endpoint();
 }
 

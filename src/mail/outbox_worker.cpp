@@ -7,11 +7,11 @@
 #include "auth/email.hpp"
 #include "auth/recovery.hpp"
 #include "core/log.hpp"
+#include "core/wipe.hpp"
 
 namespace authd {
 namespace {
 
-void wipe(std::string& secret) { sodium_memzero(secret.data(), secret.size()); }
 
 }  // namespace
 

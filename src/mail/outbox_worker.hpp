@@ -31,7 +31,6 @@ class OutboxWorker {
   OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings);
 
   void start() { thread_.start(); }
-  void wake() { thread_.wake(); }
   void stop() { thread_.stop(); }
 
   // One delivery attempt of the oldest due mail; false when none was due.

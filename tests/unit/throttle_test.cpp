@@ -144,3 +144,25 @@ TEST(Throttle, KeysAreDistinctPerCounter) {
 
 }  // namespace
 }  // namespace authd
+
+namespace authd {
+namespace {
+
+// Per-client limits (6 /login 4, /forgot 5) count an IPv6 client by its /64.
+TEST(ClientNetwork, Ipv4AddressIsKeptWhole) {
+  EXPECT_EQ(client_network("203.0.113.7"), "203.0.113.7");
+  EXPECT_NE(login_client_key("203.0.113.7"), login_client_key("203.0.113.8"));
+}
+
+TEST(ClientNetwork, Ipv6AddressesOfOneSlash64ShareAKey) {
+  EXPECT_EQ(client_network("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(login_client_key("2001:db8:1:2::1"), login_client_key("2001:db8:1:2:ffff::9"));
+  EXPECT_NE(forgot_client_key("2001:db8:1:2::1"), forgot_client_key("2001:db8:1:3::1"));
+}
+
+TEST(ClientNetwork, Ipv4MappedIpv6IsKeptWhole) {
+  EXPECT_EQ(client_network("::ffff:203.0.113.7"), "::ffff:203.0.113.7");
+}
+
+}  // namespace
+}  // namespace authd
