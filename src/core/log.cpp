@@ -28,7 +28,7 @@ bool init(std::string_view level) {
   return true;
 }
 
-void write(spdlog::level::level_enum level, std::string_view event, nlohmann::json fields) {
+void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields) {
   if (!spdlog::should_log(level)) return;
   nlohmann::json line = {{"time", format_rfc3339(now_millis())},
                          {"level", spdlog::level::to_string_view(level).data()},

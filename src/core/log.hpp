@@ -13,19 +13,19 @@ namespace authd::log {
 // "debug", "info", "warn" or "error"; false for anything else.
 bool init(std::string_view level);
 
-void write(spdlog::level::level_enum level, std::string_view event, nlohmann::json fields);
+void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields);
 
-inline void debug(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
-  write(spdlog::level::debug, event, std::move(fields));
+inline void debug(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(spdlog::level::debug, event, fields);
 }
-inline void info(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
-  write(spdlog::level::info, event, std::move(fields));
+inline void info(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(spdlog::level::info, event, fields);
 }
-inline void warn(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
-  write(spdlog::level::warn, event, std::move(fields));
+inline void warn(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(spdlog::level::warn, event, fields);
 }
-inline void error(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
-  write(spdlog::level::err, event, std::move(fields));
+inline void error(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(spdlog::level::err, event, fields);
 }
 
 }  // namespace authd::log

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <system_error>
 #include <cstring>
 
 #include "core/log.hpp"
@@ -264,7 +265,7 @@ void create_private_file(const std::string& path) {
   if (fd >= 0) {
     ::close(fd);
   } else if (errno != EEXIST) {
-    throw StoreError("cannot create database file " + path + ": " + std::strerror(errno));
+    throw StoreError("cannot create database file " + path + ": " + std::generic_category().message(errno));
   }
 }
 
