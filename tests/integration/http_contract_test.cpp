@@ -184,19 +184,18 @@ TEST(HttpContract, Rule1_4_HeadIs405WithoutABody) {
 
 // ---------------------------------------------------------------- 1.5
 
+// Every route with its method, a known path with another method, and
+// unknown paths: 413 must come first on all of them.
+const std::vector<std::pair<const char*, const char*>> kEveryRouteAndSomeOthers = {
+    {"POST", "/login"},  {"POST", "/forgot"}, {"POST", "/logout"}, {"GET", "/me"},
+    {"GET", "/healthz"}, {"POST", "/nope"},   {"PUT", "/login"},   {"GET", "/"}};
+
 // 1.5: over 16 KiB with Content-Length: 413, on every route, known or not,
 // whatever the method, before the body is parsed (the body is not JSON).
 TEST(HttpContract, Rule1_5_ContentLengthOverLimitIs413OnEveryRoute) {
   AuthdProcess& authd = shared_authd();
   std::string body(16385, 'x');
-  for (auto [method, path] : std::vector<std::pair<const char*, const char*>>{{"POST", "/login"},
-                                                                              {"POST", "/forgot"},
-                                                                              {"POST", "/logout"},
-                                                                              {"GET", "/me"},
-                                                                              {"GET", "/healthz"},
-                                                                              {"POST", "/nope"},
-                                                                              {"PUT", "/login"},
-                                                                              {"GET", "/"}}) {
+  for (auto [method, path] : kEveryRouteAndSomeOthers) {
     SCOPED_TRACE(std::string(method) + " " + path);
     expect_error(exchange(authd.port(), raw_request(method, path, kJson, body)), 413);
   }
@@ -206,13 +205,7 @@ TEST(HttpContract, Rule1_5_ContentLengthOverLimitIs413OnEveryRoute) {
 TEST(HttpContract, Rule1_5_ChunkedBodyOverLimitIs413OnEveryRoute) {
   AuthdProcess& authd = shared_authd();
   std::string body = chunked(std::string(16385, 'x'));
-  for (auto [method, path] : std::vector<std::pair<const char*, const char*>>{{"POST", "/login"},
-                                                                              {"POST", "/forgot"},
-                                                                              {"POST", "/logout"},
-                                                                              {"GET", "/me"},
-                                                                              {"GET", "/healthz"},
-                                                                              {"POST", "/nope"},
-                                                                              {"PUT", "/login"}}) {
+  for (auto [method, path] : kEveryRouteAndSomeOthers) {
     SCOPED_TRACE(std::string(method) + " " + path);
     Headers headers = {{"Content-Type", "application/json"}, {"Transfer-Encoding", "chunked"}};
     expect_error(exchange(authd.port(), raw_request(method, path, headers, body)), 413);

@@ -15,12 +15,6 @@
 namespace authd::test {
 namespace {
 
-OpenApiOperations documented_operations() {
-  std::ifstream in(openapi_document_path());
-  EXPECT_TRUE(in.good()) << "cannot open " << openapi_document_path();
-  return read_openapi_paths(in);
-}
-
 std::string join(const std::set<int>& statuses) {
   std::ostringstream out;
   for (int s : statuses) out << s << ' ';

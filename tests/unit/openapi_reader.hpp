@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
 namespace authd::test {
 
 struct OpenApiOperation {
@@ -86,6 +88,14 @@ inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
 
 inline std::string openapi_document_path() {
   return std::string(AUTHD_SOURCE_DIR) + "/docs/openapi.yaml";
+}
+
+// The operations of docs/openapi.yaml; fails the running test when the file
+// cannot be read.
+inline OpenApiOperations documented_operations() {
+  std::ifstream in(openapi_document_path());
+  EXPECT_TRUE(in.good()) << "cannot open " << openapi_document_path();
+  return read_openapi_paths(in);
 }
 
 }  // namespace authd::test

@@ -13,12 +13,6 @@
 namespace authd::test {
 namespace {
 
-OpenApiOperations documented_operations() {
-  std::ifstream in(openapi_document_path());
-  EXPECT_TRUE(in.good()) << "cannot open " << openapi_document_path();
-  return read_openapi_paths(in);
-}
-
 // The reader itself: it must find operations under `paths:` only, and must
 // not take a component or a nested key for a path.
 TEST(OpenApiReader, FindsOperationsAndStatusesUnderPathsOnly) {
