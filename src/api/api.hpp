@@ -19,7 +19,7 @@ struct ApiRequest {
   std::string_view path;                        // without query and configured prefix
   std::vector<std::string_view> content_types;  // every Content-Type field value
   std::vector<std::string_view> authorization;  // every Authorization field value
-  std::string_view body;  // owned (and wiped when freed) by the http layer
+  std::string_view body;                        // owned (and wiped when freed) by the http layer
   std::string client_address;
 };
 

@@ -13,7 +13,6 @@
 namespace authd {
 namespace {
 
-
 // One line from the terminal with echo off.
 std::optional<std::string> prompt(const char* question) {
   std::fputs(question, stderr);

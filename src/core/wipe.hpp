@@ -18,8 +18,7 @@ inline void wipe(std::string& secret) { sodium_memzero(secret.data(), secret.siz
 class WipeOnExit {
  public:
   explicit WipeOnExit(std::string& secret) : secret_(&secret) {}
-  explicit WipeOnExit(std::optional<std::string>& secret)
-      : secret_(secret ? &*secret : nullptr) {}
+  explicit WipeOnExit(std::optional<std::string>& secret) : secret_(secret ? &*secret : nullptr) {}
   WipeOnExit(const WipeOnExit&) = delete;
   WipeOnExit& operator=(const WipeOnExit&) = delete;
   ~WipeOnExit() {

@@ -10,7 +10,7 @@ namespace authd {
 
 struct Argon2Params {
   std::size_t memory_kib = 19456;  // KiB; OWASP minimum: m = 19 MiB
-  unsigned iterations = 2;             // OWASP minimum: t = 2 (libsodium fixes p = 1)
+  unsigned iterations = 2;         // OWASP minimum: t = 2 (libsodium fixes p = 1)
 };
 
 struct VerifyResult {

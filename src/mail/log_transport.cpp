@@ -4,8 +4,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <system_error>
 #include <cstring>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -32,7 +32,9 @@ class LogTransport final : public MailTransport {
     auto final_path = directory_ / (name + ".eml");
 
     int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) throw MailError(std::string("cannot create mail file: ") + std::generic_category().message(errno));
+    if (fd < 0)
+      throw MailError(std::string("cannot create mail file: ") +
+                      std::generic_category().message(errno));
     std::size_t written = 0;
     while (written < text.size()) {
       ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -40,7 +42,8 @@ class LogTransport final : public MailTransport {
       if (n <= 0) {
         ::close(fd);
         ::unlink(temporary.c_str());
-        throw MailError(std::string("cannot write mail file: ") + std::generic_category().message(errno));
+        throw MailError(std::string("cannot write mail file: ") +
+                        std::generic_category().message(errno));
       }
       written += static_cast<std::size_t>(n);
     }
@@ -49,7 +52,8 @@ class LogTransport final : public MailTransport {
     // Readers see a whole .eml file or none.
     if (::rename(temporary.c_str(), final_path.c_str()) != 0) {
       ::unlink(temporary.c_str());
-      throw MailError(std::string("cannot rename mail file: ") + std::generic_category().message(errno));
+      throw MailError(std::string("cannot rename mail file: ") +
+                      std::generic_category().message(errno));
     }
     // The outbox marks the mail sent once this returns: make the new name
     // durable first, so that a machine crash cannot lose a "sent" mail.

@@ -10,10 +10,7 @@
 #include "core/wipe.hpp"
 
 namespace authd {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 OutboxWorker::OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings)
     : store_(store),

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <system_error>
 #include <cstring>
+#include <system_error>
 
 #include "core/log.hpp"
 #include "store/sqlite/connection.hpp"
@@ -265,7 +265,8 @@ void create_private_file(const std::string& path) {
   if (fd >= 0) {
     ::close(fd);
   } else if (errno != EEXIST) {
-    throw StoreError("cannot create database file " + path + ": " + std::generic_category().message(errno));
+    throw StoreError("cannot create database file " + path + ": " +
+                     std::generic_category().message(errno));
   }
 }
 
