@@ -1,5 +1,5 @@
-// A background thread that runs a task every `interval`, or sooner when woken,
-// until stopped. Used for the outbox worker and the pruner.
+// A background thread that runs a task every `interval` until stopped. Used
+// for the outbox worker and the pruner.
 #pragma once
 
 #include <condition_variable>
@@ -22,12 +22,6 @@ class PeriodicThread {
     thread_ = std::thread([this] { loop(); });
   }
 
-  void wake() {
-    std::lock_guard lock(mutex_);
-    woken_ = true;
-    signal_.notify_one();
-  }
-
   // Lets a running task finish, then joins.
   void stop() {
     {
@@ -48,9 +42,8 @@ class PeriodicThread {
     while (true) {
       task_();
       std::unique_lock lock(mutex_);
-      signal_.wait_for(lock, interval_, [this] { return woken_ || stopping_; });
+      signal_.wait_for(lock, interval_, [this] { return stopping_; });
       if (stopping_) return;
-      woken_ = false;
     }
   }
 
@@ -58,7 +51,6 @@ class PeriodicThread {
   std::function<void()> task_;
   std::mutex mutex_;
   std::condition_variable signal_;
-  bool woken_ = false;
   bool stopping_ = false;
   std::thread thread_;
 };

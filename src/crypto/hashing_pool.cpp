@@ -15,8 +15,6 @@ HashingPool::~HashingPool() { stop(); }
 
 void HashingPool::stop() { pool_.join(); }
 
-std::size_t HashingPool::queue_depth() const { return pending_.load(); }
-
 bool HashingPool::try_reserve() {
   std::size_t current = pending_.load();
   do {

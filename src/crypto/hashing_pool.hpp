@@ -25,8 +25,7 @@ class HashingPool {
   boost::asio::awaitable<std::optional<VerifyResult>> verify(std::string& password,
                                                              const std::optional<std::string>& phc);
 
-  std::size_t queue_depth() const;  // jobs accepted and not yet finished
-  void stop();                      // finishes queued work, then joins
+  void stop();  // finishes queued work, then joins
 
  private:
   bool try_reserve();

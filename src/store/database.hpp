@@ -42,7 +42,6 @@ class Database {
     co_return ok;
   }
 
-  Store& store() { return store_; }
   void stop() { pool_.join(); }
 
  private:

@@ -278,3 +278,55 @@ TEST_F(SqliteStoreTest, SessionsAreKeyedByDigest) {
 
 }  // namespace
 }  // namespace authd
+
+namespace authd {
+namespace {
+
+class ResetTokenStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "authd-unit-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::filesystem::path dir_;
+};
+
+// decisions.md 6 /forgot 3: reset tokens are stored only as digests, and a
+// new one voids any older one of the same user.
+TEST_F(ResetTokenStoreTest, NewResetTokenVoidsTheOlderOneAndIsFoundByDigest) {
+  sqlite::SqliteStore store((dir_ / "authd.db").string());
+  store.migrate();
+  UserRecord user;
+  user.id = new_uuid_v7(1'000);
+  user.email = "reset@example.com";
+  user.created_at = user.updated_at = 1'000;
+  ResetTokenRecord first{sha256("authdrt_first"), user.id, 1'000, 2'000};
+  ResetTokenRecord second{sha256("authdrt_second"), user.id, 1'500, 2'500};
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        ASSERT_TRUE(tx.insert_user(user));
+                        tx.replace_reset_token(first);
+                        tx.replace_reset_token(second);
+                      }),
+            StoreStatus::ok);
+
+  std::optional<ResetTokenRecord> old_token, new_token;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) {
+                        old_token = tx.reset_token_by_digest(first.token_digest);
+                        new_token = tx.reset_token_by_digest(second.token_digest);
+                      }),
+            StoreStatus::ok);
+  EXPECT_FALSE(old_token.has_value());
+  ASSERT_TRUE(new_token.has_value());
+  EXPECT_EQ(new_token->user_id, user.id);
+  EXPECT_EQ(new_token->expires_at, 2'500);
+}
+
+}  // namespace
+}  // namespace authd
