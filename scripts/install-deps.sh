@@ -8,12 +8,22 @@ packages=(
   build-essential cmake ninja-build pkg-config
   # libraries (see docs/architecture.md for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
-  libcli11-dev libspdlog-dev libfmt-dev
-  # tests
+  libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev
+  # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
+  # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
+  python3 python3-aiosmtpd chromium openssl python3-prometheus-client
+  # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
+  dpkg-dev util-linux
   # style tools named in the repo (.clang-format, .clang-tidy)
   clang-format clang-tidy
 )
+
+# Node.js runs the browser test (playwright-core from npm). Machines that
+# already have a node (e.g. from NodeSource) keep it; Debian's otherwise.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

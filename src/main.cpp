@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "config/config_file.hpp"
 #include "core/log.hpp"
 #include "crypto/random.hpp"
 #include "store/store.hpp"
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
   // One Config per subcommand: CLI11 applies AUTHD_* variables to the options
   // of every subcommand, invoked or not, so options bound to one shared
   // struct would let the environment override an invoked command's flags.
+  // The same holds for the --config file: it is applied to the invoked
+  // command's options only (config/config_file.hpp).
   std::list<Config> configs;
   NewAccount account;
 
@@ -29,6 +32,19 @@ int main(int argc, char** argv) {
   auto* migrate = app.add_subcommand("migrate", "Apply pending database migrations and exit");
   Config& migrate_config = configs.emplace_back();
   add_database_options(*migrate, migrate_config);
+
+  auto* show_config = app.add_subcommand(
+      "config", "Print the effective configuration of `authd serve` as TOML, secrets redacted");
+  Config& show_config_config = configs.emplace_back();
+  add_serve_options(*show_config, show_config_config);
+
+  auto* backup = app.add_subcommand(
+      "backup", "Copy the SQLite database to PATH (consistent, while the server runs; mode 0600)");
+  Config& backup_config = configs.emplace_back();
+  add_database_options(*backup, backup_config);
+  std::string backup_path;
+  backup->add_option("path", backup_path, "Where to write the copy (replaced atomically)")
+      ->required();
 
   auto* user =
       app.add_subcommand("user", "Manage accounts (passwords are read from stdin or a prompt)");
@@ -49,6 +65,7 @@ int main(int argc, char** argv) {
   };
   std::optional<UserAction> chosen;
   const Config* chosen_config = nullptr;
+  CLI::App* chosen_app = nullptr;
   for (const auto& command : user_commands) {
     auto* sub = user->add_subcommand(command.name, command.help);
     Config& config = configs.emplace_back();
@@ -60,23 +77,45 @@ int main(int argc, char** argv) {
       sub->add_option("--phone", account.phone, "Phone number in E.164 form, e.g. +15551234567");
       sub->add_option("--photo-url", account.photo_url, "URL of a profile photo");
     }
-    sub->callback([&chosen, &chosen_config, &config, action = command.action] {
+    sub->callback([&chosen, &chosen_config, &chosen_app, &config, sub, action = command.action] {
       chosen = action;
       chosen_config = &config;
+      chosen_app = sub;
     });
   }
 
   CLI11_PARSE(app, argc, argv);
-  const Config& config = serve->parsed()     ? serve_config
-                         : migrate->parsed() ? migrate_config
-                         : chosen_config     ? *chosen_config
-                                             : serve_config;
+  const Config& config = serve->parsed()         ? serve_config
+                         : migrate->parsed()     ? migrate_config
+                         : show_config->parsed() ? show_config_config
+                         : backup->parsed()      ? backup_config
+                         : chosen_config         ? *chosen_config
+                                                 : serve_config;
+  CLI::App* invoked = serve->parsed()         ? serve
+                      : migrate->parsed()     ? migrate
+                      : show_config->parsed() ? show_config
+                      : backup->parsed()      ? backup
+                      : chosen_app            ? chosen_app
+                                              : serve;
+  if (!config.config_file.empty()) {
+    try {
+      apply_config_file(config.config_file, *serve, *invoked);
+    } catch (const ConfigFileError& e) {
+      std::cerr << "authd: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (show_config->parsed()) {
+    std::cout << effective_config(*show_config);
+    return 0;
+  }
   if (!log::init(config.log_level)) return 2;
 
   try {
     init_crypto();
     if (serve->parsed()) return run_serve(config);
     if (migrate->parsed()) return run_migrate(config);
+    if (backup->parsed()) return run_backup(config, backup_path);
     if (chosen) return run_user_command(config, *chosen, account);
   } catch (const std::exception& e) {
     log::error("fatal", {{"error", e.what()}});

@@ -25,13 +25,17 @@ struct ApiRequest {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;                                          // JSON
+  std::string body;                                          // JSON unless content_type says
+  std::string content_type = "application/json";             // e.g. text/html for the reset page
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
   std::string_view route = "unmatched";                      // for logs and metrics
 };
 
+class Metrics;
+
 struct ApiContext {
   AuthContext& auth;
+  Metrics* metrics = nullptr;  // GET /metrics; requests are counted by the http layer
 };
 
 using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&);
@@ -41,5 +45,9 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
 
 // Every route authd serves, for documentation tests: "METHOD /path".
 std::vector<std::string> route_list();
+
+// The methods served on `path` ("GET, POST"), for CORS preflights; empty
+// when no route has that path. `route` is set to the route's label.
+std::string methods_of_path(std::string_view path, std::string_view& route);
 
 }  // namespace authd

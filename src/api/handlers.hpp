@@ -9,8 +9,14 @@ namespace authd {
 
 boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& request);
+// The reset page and its own script and style sheet (api/reset_page.cpp).
+boost::asio::awaitable<ApiResponse> handle_reset_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_reset_style(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 
 }  // namespace authd

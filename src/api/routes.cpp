@@ -19,9 +19,14 @@ struct Route {
 constexpr std::array kRoutes = {
     Route{"/login", "POST", true, &handle_login},
     Route{"/forgot", "POST", true, &handle_forgot},
+    Route{"/reset", "POST", true, &handle_reset},
+    Route{"/reset", "GET", false, &handle_reset_page},
+    Route{"/reset.js", "GET", false, &handle_reset_script},
+    Route{"/reset.css", "GET", false, &handle_reset_style},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
     Route{"/healthz", "GET", false, &handle_healthz},
+    Route{"/metrics", "GET", false, &handle_metrics},
 };
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -79,6 +84,17 @@ std::vector<std::string> route_list() {
     list.push_back(std::string(route.method) + " " + std::string(route.path));
   }
   return list;
+}
+
+std::string methods_of_path(std::string_view path, std::string_view& route) {
+  std::string methods;
+  for (const Route& r : kRoutes) {
+    if (r.path != path) continue;
+    if (!methods.empty()) methods += ", ";
+    methods += r.method;
+    route = r.path;
+  }
+  return methods;
 }
 
 }  // namespace authd

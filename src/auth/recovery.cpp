@@ -2,7 +2,12 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+
+#include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
+#include "core/wipe.hpp"
+#include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -12,6 +17,17 @@ namespace {
 Millis random_delay(Duration most) {
   if (most.count() <= 0) return 0;
   return randombytes_uniform(static_cast<std::uint32_t>(most.count()) + 1);
+}
+
+// The account a reset token may still be used for: the token is known, not
+// expired, and its account exists and is enabled.
+std::optional<UserRecord> account_of_live_token(Transaction& tx, const Sha256Digest& digest,
+                                                Millis now) {
+  auto record = tx.reset_token_by_digest(digest);
+  if (!record || record->expires_at <= now) return std::nullopt;
+  auto user = tx.user_by_id(record->user_id);
+  if (!user || user->disabled) return std::nullopt;
+  return user;
 }
 
 }  // namespace
@@ -62,6 +78,63 @@ std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord&
   std::string token = new_secret_token(kResetTokenPrefix);
   tx.replace_reset_token({sha256(token), user->id, now, now + lifetime.count()});
   return token;
+}
+
+boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
+                                                    std::string& password) {
+  WipeOnExit wipe_password(password);
+  const Sha256Digest digest = sha256(token);
+  ResetOutcome outcome;
+
+  // 1. The token, then the rules that need the account (7.2's order). Both
+  //    answers leave the token as it was.
+  std::optional<UserRecord> user;
+  auto find = [&](Transaction& tx) { user = account_of_live_token(tx, digest, now_millis()); };
+  StoreStatus status = co_await ctx.db.read(find);
+  if (status != StoreStatus::ok) co_return outcome;
+  if (!user) {
+    outcome.kind = ResetOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  if (auto problem = new_password_problem(password, user->email)) {
+    outcome.kind = ResetOutcome::Kind::bad_password;
+    outcome.problem = *problem;
+    co_return outcome;
+  }
+
+  // 2. The slow part, outside any transaction.
+  std::optional<std::string> phc = co_await ctx.hashing.hash(password);
+  if (!phc) {
+    outcome.kind = ResetOutcome::Kind::busy;
+    co_return outcome;
+  }
+
+  // 3. Check the token again: another reset may have used it, or the
+  //    account may have been disabled, while we were hashing.
+  auto apply = [&](Transaction& tx) {
+    Millis now = now_millis();
+    user = account_of_live_token(tx, digest, now);
+    if (!user) return;
+    now = std::max(now, user->updated_at + 1);  // updatedAt always moves forward (2.6)
+    user->password_hash = *phc;
+    if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
+    user->updated_at = now;
+    tx.update_user(*user);
+    tx.delete_reset_tokens_of_user(user->id);
+    tx.delete_sessions_of_user(user->id);
+    // The owner proved control of the address: lift a lockout that guesses
+    // by someone else put on it.
+    tx.delete_events(login_email_key(user->email));
+  };
+  StoreStatus applied = co_await ctx.db.write(apply);
+  if (applied != StoreStatus::ok) co_return outcome;
+  if (!user) {
+    outcome.kind = ResetOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  outcome.kind = ResetOutcome::Kind::ok;
+  outcome.user = std::move(*user);
+  co_return outcome;
 }
 
 }  // namespace authd

@@ -1,6 +1,6 @@
-// Password recovery (decisions.md 6 /forgot): the request, answered the same
-// way whether or not the account exists, and the reset token, minted only
-// when the outbox worker delivers the mail.
+// Password recovery (decisions.md 6 /forgot, 7.2): the request, answered the
+// same way whether or not the account exists; the reset token, minted only
+// when the outbox worker delivers the mail; and the reset itself.
 #pragma once
 
 #include <chrono>
@@ -35,5 +35,26 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
 // nothing when the account was disabled or deleted meanwhile.
 std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,
                                             Duration lifetime);
+
+struct ResetOutcome {
+  enum class Kind {
+    ok,
+    invalid_token,  // unknown, used, expired, or of a disabled account
+    bad_password,   // breaks a rule that needs the account (equal to the e-mail)
+    busy,           // the hashing pool is saturated
+    unavailable,
+  } kind = Kind::unavailable;
+  UserRecord user;      // ok
+  std::string problem;  // bad_password
+};
+
+// POST /reset after its body and the password's length were checked:
+// checks the token, then the account's password rules, hashes the new
+// password, then in one transaction (which checks the token again, as a
+// concurrent reset may have used it) sets the password, consumes every reset
+// token of the user, revokes every session and marks the e-mail verified.
+// A bad password never uses the token up. `password` is wiped.
+boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
+                                                    std::string& password);
 
 }  // namespace authd

@@ -11,6 +11,8 @@ namespace authd {
 
 int run_serve(const Config& config);
 int run_migrate(const Config& config);
+// Copies the SQLite database to `path` while the server may run.
+int run_backup(const Config& config, const std::string& path);
 
 enum class UserAction { add, show, disable, enable, set_password, verify_email, verify_phone };
 int run_user_command(const Config& config, UserAction action, const NewAccount& account);

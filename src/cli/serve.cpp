@@ -1,6 +1,7 @@
 // `authd serve`: wires the parts together, runs until SIGTERM or SIGINT, then
 // drains (decisions.md 9.3).
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <fstream>
@@ -12,12 +13,14 @@
 
 #include "api/api.hpp"
 #include "cli/commands.hpp"
+#include "config/config_file.hpp"
 #include "core/log.hpp"
 #include "core/periodic_thread.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
 #include "http/server.hpp"
 #include "mail/outbox_worker.hpp"
+#include "metrics/sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
 
@@ -48,6 +51,24 @@ HttpSettings http_settings_from(const Config& c) {
   return http;
 }
 
+// The mail transport named by --mail-transport, or nothing (and a logged
+// reason) when its settings cannot work.
+std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
+  if (c.mail_transport == "log") return make_log_transport(c.mail_dir);
+  if (c.smtp.url.empty()) {
+    log::error("bad_configuration",
+               {{"option", "--smtp-url"}, {"reason", "required with --mail-transport smtp"}});
+    return nullptr;
+  }
+  // A delivery still under way when its lease ends would be sent twice.
+  if (c.mail_claim_lease <= c.smtp.timeout) {
+    log::error("bad_configuration",
+               {{"option", "--mail-claim-lease"}, {"reason", "must exceed --smtp-timeout"}});
+    return nullptr;
+  }
+  return make_smtp_transport(c.smtp);
+}
+
 void write_port_file(const std::string& path, unsigned short port) {
   std::string temporary = path + ".tmp";
   {
@@ -65,6 +86,9 @@ int run_serve(const Config& config) {
     return 2;
   }
   raise_file_limit();
+  log::info("starting", {{"version", AUTHD_VERSION},
+                         {"pid", static_cast<long>(::getpid())},
+                         {"config_file", config.config_file}});
 
   std::unique_ptr<Store> store = open_store(config.database);
   int schema = store->migrate();
@@ -78,11 +102,13 @@ int run_serve(const Config& config) {
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
   Database db(*store, config.database_threads);
 
-  auto transport = make_log_transport(config.mail_dir);
+  auto transport = mail_transport_from(config);
+  if (!transport) return 2;
   OutboxWorker outbox(*store, *transport,
                       {.from = config.mail_from,
                        .public_url = config.public_url,
-                       .reset_token_lifetime = config.policy.reset_token_lifetime});
+                       .reset_token_lifetime = config.policy.reset_token_lifetime,
+                       .lease = config.mail_claim_lease});
   const AuthPolicy& policy = config.policy;
   PeriodicThread pruner(config.prune_interval, [&] {
     Millis now = now_millis();
@@ -97,17 +123,20 @@ int run_serve(const Config& config) {
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
   AuthContext auth{db, hashing, policy};
-  ApiContext api{auth};
+  Metrics metrics(route_labels());
+  add_server_sources(metrics, hashing, outbox);
+  ApiContext api{auth, &metrics};
   boost::asio::io_context io;
   Server server(io, http_settings_from(config), api);
   auto endpoint = server.listen();
   outbox.start();
+  log::info("outbox_worker_started", {{"transport", config.mail_transport}});
   pruner.start();
   if (!config.port_file.empty()) write_port_file(config.port_file, endpoint.port());
   log::info("listening", {{"address", endpoint.address().to_string()},
                           {"port", endpoint.port()},
                           {"schema_version", schema},
-                          {"database", config.database}});
+                          {"database", redact_url_secrets(config.database)}});
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
@@ -122,7 +151,9 @@ int run_serve(const Config& config) {
   io.run();
   for (auto& t : threads) t.join();
 
+  log::info("drained");
   outbox.stop();
+  log::info("outbox_worker_stopped", {{"sent", outbox.sent()}, {"failures", outbox.failures()}});
   pruner.stop();
   hashing.stop();
   db.stop();
@@ -133,7 +164,8 @@ int run_serve(const Config& config) {
 int run_migrate(const Config& config) {
   auto store = open_store(config.database);
   int version = store->migrate();
-  log::info("migrated", {{"schema_version", version}, {"database", config.database}});
+  log::info("migrated",
+            {{"schema_version", version}, {"database", redact_url_secrets(config.database)}});
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "config/config.hpp"
 
 #include <charconv>
+#include <regex>
 
 #include <CLI/CLI.hpp>
 
@@ -19,7 +20,8 @@ CLI::Option* add_duration(CLI::App& app, const std::string& name, Duration& targ
               throw CLI::ValidationError(name, "expected a duration such as 500ms, 10s, 15m, 24h");
             target = *parsed;
           },
-          help + " (default " + format_duration(target) + ")")
+          help)
+      ->default_str(format_duration(target))
       ->envname(env)
       ->type_name("DURATION");
 }
@@ -35,9 +37,25 @@ CLI::Option* add_limit(CLI::App& app, const std::string& name, RateLimit& target
             if (!parsed) throw CLI::ValidationError(name, "expected COUNT/DURATION such as 10/15m");
             target = *parsed;
           },
-          help + " (default " + format_rate_limit(target) + ")")
+          help)
+      ->default_str(format_rate_limit(target))
       ->envname(env)
       ->type_name("COUNT/DURATION");
+}
+
+// An origin is scheme://host[:port], nothing more: no wildcard (a token
+// that any site could use is what CORS exists to prevent), no path.
+CLI::Validator cors_origin_check() {
+  return CLI::Validator(
+      [](const std::string& origin) -> std::string {
+        static const std::regex kOrigin(
+            R"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?)");
+        if (origin == "*") return "a wildcard is not allowed: list each origin";
+        if (!std::regex_match(origin, kOrigin))
+          return "'" + origin + "' is not an origin such as https://app.example.com";
+        return std::string();
+      },
+      "ORIGIN");
 }
 
 }  // namespace
@@ -57,6 +75,11 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
 }
 
 void add_database_options(CLI::App& app, Config& c) {
+  app.add_option("--config", c.config_file,
+                 "TOML file of settings, keys named like the long flags (flags and environment "
+                 "win over it)")
+      ->envname("AUTHD_CONFIG")
+      ->check(CLI::ExistingFile);
   app.add_option("--database", c.database,
                  "Database: sqlite:PATH (created on first start, mode 0600)")
       ->envname("AUTHD_DATABASE")
@@ -115,6 +138,14 @@ void add_serve_options(CLI::App& app, Config& c) {
                "Idle keep-alive connections are closed after this");
   add_duration(app, "--drain-timeout", c.http.drain_timeout, "AUTHD_DRAIN_TIMEOUT",
                "On SIGTERM/SIGINT, longest wait for requests in flight");
+  app.add_option("--cors-origins", c.http.cors_origins,
+                 "Origins allowed to call authd from a browser, exactly as browsers send them "
+                 "(https://app.example.com), comma-separated; none: CORS off")
+      ->envname("AUTHD_CORS_ORIGINS")
+      ->delimiter(',')
+      ->check(cors_origin_check());
+  add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
+               "How long browsers may cache a CORS preflight answer");
   app.add_option("--database-threads", c.database_threads, "Threads running database transactions")
       ->envname("AUTHD_DATABASE_THREADS")
       ->check(CLI::Range(1, 64))
@@ -144,11 +175,50 @@ void add_serve_options(CLI::App& app, Config& c) {
             "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
   add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
             "AUTHD_RESET_MAIL_LIMIT_LONG", "Reset mails per e-mail, long window");
+  add_duration(app, "--reset-mail-delay", c.policy.reset_mail_jitter, "AUTHD_RESET_MAIL_DELAY",
+               "A reset mail is due after a random delay up to this (hides the worker's disk "
+               "writes from the timing of /forgot)");
   app.add_option("--mail-transport", c.mail_transport,
-                 "How mail leaves: log (one .eml file per message in --mail-dir)")
+                 "How mail leaves: log (one .eml file per message in --mail-dir) or smtp "
+                 "(--smtp-url)")
       ->envname("AUTHD_MAIL_TRANSPORT")
-      ->check(CLI::IsMember({"log"}))
+      ->check(CLI::IsMember({"log", "smtp"}))
       ->capture_default_str();
+  app.add_option("--smtp-url", c.smtp.url,
+                 "SMTP relay: smtp://host[:port] (STARTTLS) or smtps://host[:port] (implicit TLS)")
+      ->envname("AUTHD_SMTP_URL")
+      ->check([](const std::string& v) {
+        return v.rfind("smtp://", 0) == 0 || v.rfind("smtps://", 0) == 0
+                   ? std::string()
+                   : "must start with smtp:// or smtps://";
+      });
+  app.add_option("--smtp-username", c.smtp.username, "SMTP AUTH user name (none: no AUTH)")
+      ->envname("AUTHD_SMTP_USERNAME");
+  app.add_option("--smtp-password", c.smtp.password,
+                 "SMTP AUTH password (prefer the environment variable: argv is visible to "
+                 "other local users)")
+      ->envname("AUTHD_SMTP_PASSWORD");
+  app.add_option_function<std::string>(
+         "--smtp-starttls",
+         [&c](const std::string& v) {
+           using Mode = SmtpSettings::StartTls;
+           c.smtp.starttls = v == "required"        ? Mode::required
+                             : v == "opportunistic" ? Mode::opportunistic
+                             : v == "off"           ? Mode::off
+                                                    : Mode::automatic;
+         },
+         "STARTTLS on smtp:// URLs: auto (required, except opportunistic for a loopback "
+         "relay), required, opportunistic or off (default auto)")
+      ->envname("AUTHD_SMTP_STARTTLS")
+      ->check(CLI::IsMember({"auto", "required", "opportunistic", "off"}));
+  app.add_option("--smtp-ca-file", c.smtp.ca_file,
+                 "PEM file of CA certificates to trust for the relay (default: the system's)")
+      ->envname("AUTHD_SMTP_CA_FILE")
+      ->check(CLI::ExistingFile);
+  add_duration(app, "--smtp-timeout", c.smtp.timeout, "AUTHD_SMTP_TIMEOUT",
+               "Time-out of one SMTP delivery, connection included");
+  add_duration(app, "--mail-claim-lease", c.mail_claim_lease, "AUTHD_MAIL_CLAIM_LEASE",
+               "How long a delivery attempt holds a mail; must exceed --smtp-timeout");
   app.add_option("--mail-dir", c.mail_dir, "Directory of the log mail transport")
       ->envname("AUTHD_MAIL_DIR")
       ->capture_default_str();

@@ -10,6 +10,7 @@
 #include "auth/policy.hpp"
 #include "core/duration.hpp"
 #include "http/server.hpp"
+#include "mail/transport.hpp"
 
 namespace CLI {
 class App;
@@ -44,8 +45,16 @@ struct Config {
   std::string mail_transport = "log";
   std::string mail_dir = "mail";
   std::string mail_from = "authd <no-reply@localhost>";
+  SmtpSettings smtp;  // when mail_transport is "smtp"
+  // How long one delivery attempt may hold a mail before it is tried again
+  // (after a crash mid-delivery); longer than the SMTP time-out.
+  Duration mail_claim_lease = std::chrono::minutes(2);
 
   std::string log_level = "info";
+
+  // --config / AUTHD_CONFIG: a TOML file of the same settings, below flags
+  // and environment in precedence (config/config_file.hpp).
+  std::string config_file;
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;

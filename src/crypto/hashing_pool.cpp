@@ -6,19 +6,45 @@
 #include "core/wipe.hpp"
 
 namespace authd {
+namespace {
+
+// Counts a job as running while it runs, and frees its place in the pool
+// when it ends, however it ends.
+struct Release {
+  Release(std::atomic<std::size_t>& p, std::atomic<std::size_t>& b) : pending(p), busy(b) {
+    busy.fetch_add(1);
+  }
+  ~Release() {
+    busy.fetch_sub(1);
+    pending.fetch_sub(1);
+  }
+  std::atomic<std::size_t>& pending;
+  std::atomic<std::size_t>& busy;
+};
+
+}  // namespace
 
 HashingPool::HashingPool(const PasswordHasher& hasher, std::size_t workers,
                          std::size_t queue_capacity)
-    : hasher_(hasher), capacity_(workers + queue_capacity), pool_(workers) {}
+    : hasher_(hasher), workers_(workers), capacity_(workers + queue_capacity), pool_(workers) {}
 
 HashingPool::~HashingPool() { stop(); }
 
 void HashingPool::stop() { pool_.join(); }
 
+std::size_t HashingPool::queue_depth() const {
+  std::size_t pending = pending_.load(std::memory_order_relaxed);
+  std::size_t busy = busy_.load(std::memory_order_relaxed);
+  return pending > busy ? pending - busy : 0;
+}
+
 bool HashingPool::try_reserve() {
   std::size_t current = pending_.load();
   do {
-    if (current >= capacity_) return false;
+    if (current >= capacity_) {
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
   } while (!pending_.compare_exchange_weak(current, current + 1));
   return true;
 }
@@ -30,10 +56,7 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
     co_return std::nullopt;
   }
   auto job = [this, &password, &phc]() {
-    struct Release {
-      std::atomic<std::size_t>& pending;
-      ~Release() { pending.fetch_sub(1); }
-    } release{pending_};
+    Release release{pending_, busy_};
     VerifyResult result;
     if (phc) {
       result = hasher_.verify(password, *phc);
@@ -47,6 +70,20 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
   WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result = co_await run_on(pool_, job);
   co_return result;
+}
+
+boost::asio::awaitable<std::optional<std::string>> HashingPool::hash(std::string& password) {
+  if (!try_reserve()) {
+    wipe(password);
+    co_return std::nullopt;
+  }
+  auto job = [this, &password]() {
+    Release release{pending_, busy_};
+    return hasher_.hash(password);
+  };
+  WipeOnExit wipe_password(password);  // also when the job throws
+  std::string phc = co_await run_on(pool_, job);
+  co_return phc;
 }
 
 }  // namespace authd

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,14 +26,28 @@ class HashingPool {
   boost::asio::awaitable<std::optional<VerifyResult>> verify(std::string& password,
                                                              const std::optional<std::string>& phc);
 
+  // A new PHC string for `password`, or std::nullopt when the pool is
+  // saturated. `password` is wiped afterwards.
+  boost::asio::awaitable<std::optional<std::string>> hash(std::string& password);
+
   void stop();  // finishes queued work, then joins
+
+  // For GET /metrics: read without a lock, so only approximately in step.
+  std::size_t workers() const { return workers_; }
+  std::size_t queue_capacity() const { return capacity_ - workers_; }
+  std::size_t busy_workers() const { return busy_.load(std::memory_order_relaxed); }
+  std::size_t queue_depth() const;  // jobs waiting for a worker
+  std::uint64_t rejected() const { return rejected_.load(std::memory_order_relaxed); }
 
  private:
   bool try_reserve();
 
   const PasswordHasher& hasher_;
-  std::size_t capacity_;  // workers + queue length
-  std::atomic<std::size_t> pending_{0};
+  std::size_t workers_;
+  std::size_t capacity_;                 // workers + queue length
+  std::atomic<std::size_t> pending_{0};  // queued or running
+  std::atomic<std::size_t> busy_{0};     // running
+  std::atomic<std::uint64_t> rejected_{0};
   boost::asio::thread_pool pool_;
 };
 

@@ -24,8 +24,10 @@
 
 #include "api/errors.hpp"
 #include "core/log.hpp"
+#include "http/cors.hpp"
 #include "http/request_id.hpp"
 #include "http/wiping_allocator.hpp"
+#include "metrics/metrics.hpp"
 
 namespace authd {
 
@@ -150,6 +152,30 @@ bool has_unsupported_version(const ReadBuffer& buffer) {
          version[6] == '.' && digit(version[7]) && version != "HTTP/1.0" && version != "HTTP/1.1";
 }
 
+// Where the header section buffered in `raw` ends (just past its empty
+// line), or npos while it is incomplete. Empty lines before the request line
+// are skipped; a bare LF counts as a line end, so that such a header goes to
+// Beast (which refuses it) without waiting for more.
+std::size_t header_section_end(std::string_view raw) {
+  std::size_t start = raw.find_first_not_of("\r\n");
+  if (start == std::string_view::npos) return std::string_view::npos;
+  for (auto at = raw.find('\n', start); at != std::string_view::npos; at = raw.find('\n', at + 1)) {
+    if (at + 1 < raw.size() && raw[at + 1] == '\n') return at + 2;
+    if (at + 2 < raw.size() && raw[at + 1] == '\r' && raw[at + 2] == '\n') return at + 3;
+  }
+  return std::string_view::npos;
+}
+
+// obs-fold (RFC 9112 5.2): a line of the header section that starts with
+// white space, continuing the field before it.
+bool has_obs_fold(std::string_view header) {
+  for (auto at = header.find('\n'); at != std::string_view::npos && at + 1 < header.size();
+       at = header.find('\n', at + 1)) {
+    if (header[at + 1] == ' ' || header[at + 1] == '\t') return true;
+  }
+  return false;
+}
+
 // Checks that Beast leaves to the server, on a parsed header, in the order
 // of decisions.md 1.10: protocol (505, 414, 431, 400 framing) come first.
 std::optional<Rejection> check_header(const Parser& parser, std::size_t header_bytes,
@@ -260,11 +286,41 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     // limit is applied once the header has passed.
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     if (!header_deadline_set) stream.expires_after(settings.header_timeout);
-    std::size_t header_bytes = co_await http::async_read_header(
-        stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    // obs-fold is refused (400), not unfolded as Beast would silently do:
+    // an intermediary that reads the folded line otherwise would disagree
+    // with us on the request's fields (request smuggling). Beast consumes
+    // the header as it parses it, so the raw bytes are looked at first, once
+    // the whole header section is buffered (or too large to be: then Beast
+    // answers 414 or 431 as before).
+    bool folded = false;
+    while (true) {
+      auto data = buffer.data();
+      std::string_view raw(static_cast<const char*>(data.data()), data.size());
+      std::size_t end = header_section_end(raw);
+      if (end != std::string_view::npos) {
+        folded = has_obs_fold(raw.substr(0, end));
+        break;
+      }
+      if (raw.size() > settings.max_target + settings.max_header_section + 1024) break;
+      std::size_t n = co_await stream.async_read_some(
+          buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
+      buffer.commit(n);
+    }
+    if (ec) break;  // time-out, or the client went away mid-header
 
     std::optional<Rejection> rejection;
-    if (ec == http::error::header_limit) {
+    std::size_t header_bytes = 0;
+    if (folded) {
+      rejection = Rejection{400, "obsolete line folding"};
+    } else {
+      std::size_t read = co_await http::async_read_header(
+          stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+      header_bytes = read;
+    }
+    if (rejection) {
+      // refused on its raw bytes, above
+    } else if (ec == http::error::header_limit) {
       rejection = Rejection{classify_oversized_header(parser, settings.max_target), "header limit"};
     } else if (ec && is_quiet_disconnect(ec)) {
       break;
@@ -314,6 +370,8 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     bool keep_alive = false;
     std::string method(parser.get().method_string());
     unsigned version = parser.get().version() == 10 ? 10 : 11;
+    auto origin = allowed_origin(settings.cors_origins, values_of(parser.get(), "Origin"));
+    bool preflight = false;
     if (rejection) {
       request_id = choose_request_id(values_of(parser.get(), "X-Request-Id"));
       response = error_response(rejection->status);
@@ -328,9 +386,17 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       request.authorization = values_of(req, http::field::authorization);
       request.body = std::string_view(req.body().data(), req.body().size());
       request.client_address = client;
+      auto preflight_answer = answer_preflight({method, request.path, values_of(req, "Origin"),
+                                                req.count("Access-Control-Request-Method") > 0},
+                                               origin, settings.cors_max_age);
       try {
-        ApiResponse dispatched = co_await dispatch(api, request);
-        response = std::move(dispatched);
+        if (preflight_answer) {
+          preflight = true;
+          response = std::move(*preflight_answer);
+        } else {
+          ApiResponse dispatched = co_await dispatch(api, request);
+          response = std::move(dispatched);
+        }
       } catch (const std::exception& e) {
         log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
         response = error_response(500);
@@ -340,10 +406,11 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     // A rejected request may have left part of itself (a body, the rest of
     // a header, a body Beast did not frame) unread on the socket.
     request_unread = rejection.has_value();
+    add_cors_headers(response, !settings.cors_origins.empty(), origin, preflight);
 
     // 4. The response, with the headers every response carries.
     Response res{static_cast<http::status>(response.status), version};
-    res.set(http::field::content_type, "application/json");
+    if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
     res.set(http::field::cache_control, "no-store");
     res.set(http::field::date, http_date());
     res.set("X-Request-Id", request_id);
@@ -359,6 +426,8 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     res.keep_alive(keep_alive);
     res.body() = std::move(response.body);
     res.prepare_payload();
+    // RFC 9110 8.6: no Content-Length on a 204 (a CORS preflight's answer).
+    if (res.result() == http::status::no_content) res.erase(http::field::content_length);
     if (method == "HEAD") {
       // RFC 9110 9.3.2: the answer to HEAD has the headers the answer to GET
       // would have, but never a body; sending one would make the client
@@ -370,14 +439,16 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     stream.expires_after(settings.header_timeout);
     co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
 
-    auto latency =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+    auto elapsed = std::chrono::steady_clock::now() - started;
+    auto latency = std::chrono::duration<double, std::milli>(elapsed);
     log::info("request", {{"method", method},
                           {"route", response.route},
                           {"status", response.status},
                           {"latency_ms", std::round(latency.count() * 1000) / 1000},
                           {"request_id", request_id},
                           {"client", client}});
+    if (api.metrics != nullptr)
+      api.metrics->observe_request(response.route, response.status, elapsed);
     if (ec || !keep_alive) break;
     connection->idle = true;
   }

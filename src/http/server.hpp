@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,6 +26,10 @@ struct HttpSettings {
   Duration header_timeout = std::chrono::seconds(10);  // also bounds the body
   Duration idle_timeout = std::chrono::seconds(60);
   Duration drain_timeout = std::chrono::seconds(30);
+  // CORS (http/cors.hpp): exact origins allowed to call authd from a
+  // browser; none: CORS is off and no CORS header is ever sent.
+  std::vector<std::string> cors_origins;
+  Duration cors_max_age = std::chrono::minutes(10);
 };
 
 class Server {

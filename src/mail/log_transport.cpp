@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/wipe.hpp"
 #include "mail/transport.hpp"
 
 namespace authd {
@@ -25,6 +26,7 @@ class LogTransport final : public MailTransport {
 
   void send(const MailMessage& message) override {
     std::string text = render_rfc5322(message);
+    WipeOnExit wipe_text(text);  // it holds a live reset link
     // Unique and sortable: time, then a per-process sequence number (padded,
     // so that text order is delivery order within one millisecond too).
     std::string name = fmt::format("{:013}-{}-{:010}", message.date, ::getpid(), ++sequence_);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/wipe.hpp"
 #include "crypto/random.hpp"
 
 namespace authd {
@@ -34,6 +35,21 @@ std::string url_host(std::string_view url) {
   return url.empty() ? "authd.invalid" : std::string(url);
 }
 
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 // Text bodies: normalise line endings to CRLF as RFC 5322 requires.
 std::string crlf(std::string_view text) {
   std::string out;
@@ -47,11 +63,22 @@ std::string crlf(std::string_view text) {
 }  // namespace
 
 std::string render_rfc5322(const MailMessage& m) {
+  std::string head =
+      fmt::format("Date: {}\r\nFrom: {}\r\nTo: {}\r\nSubject: {}\r\nMessage-ID: {}\r\n"
+                  "MIME-Version: 1.0\r\n",
+                  rfc5322_date(m.date), m.from, m.to, m.subject, m.message_id);
+  constexpr std::string_view kText =
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n";
+  if (m.html_body.empty()) return fmt::format("{}{}\r\n{}", head, kText, crlf(m.text_body));
+  // A random boundary cannot occur in the bodies by chance.
+  std::string boundary = "=_authd_" + new_secret_token("");
   return fmt::format(
-      "Date: {}\r\nFrom: {}\r\nTo: {}\r\nSubject: {}\r\nMessage-ID: {}\r\n"
-      "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
-      "Content-Transfer-Encoding: 8bit\r\n\r\n{}",
-      rfc5322_date(m.date), m.from, m.to, m.subject, m.message_id, crlf(m.text_body));
+      "{}Content-Type: multipart/alternative; boundary=\"{}\"\r\n\r\n"
+      "--{}\r\n{}\r\n{}\r\n"
+      "--{}\r\nContent-Type: text/html; charset=utf-8\r\n"
+      "Content-Transfer-Encoding: 8bit\r\n\r\n{}\r\n"
+      "--{}--\r\n",
+      head, boundary, boundary, kText, crlf(m.text_body), boundary, crlf(m.html_body), boundary);
 }
 
 std::string reset_link(std::string_view public_url, std::string_view token) {
@@ -74,6 +101,17 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
       "The link works once. If you did not ask for this, ignore this message:\n"
       "your password stays as it is.\n",
       to, minutes, reset_link(public_url, token));
+  std::string link = html_escape(reset_link(public_url, token));
+  m.html_body = fmt::format(
+      "<!DOCTYPE html>\n<html><body>\n"
+      "<p>Someone asked to reset the password of the account for {}.</p>\n"
+      "<p>To choose a new password, open this link within {} minutes:</p>\n"
+      "<p><a href=\"{}\">Choose a new password</a></p>\n"
+      "<p>The link works once. If you did not ask for this, ignore this message: "
+      "your password stays as it is.</p>\n"
+      "</body></html>\n",
+      html_escape(to), minutes, link);
+  wipe(link);
   return m;
 }
 

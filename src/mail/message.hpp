@@ -13,11 +13,13 @@ struct MailMessage {
   std::string to;    // a bare address
   std::string subject;
   std::string text_body;
+  std::string html_body;   // optional alternative to text_body
   std::string message_id;  // "<...@host>"
   Millis date = 0;
 };
 
-// RFC 5322 text with CRLF line endings, ready for SMTP or a .eml file.
+// RFC 5322 text with CRLF line endings, ready for SMTP or a .eml file: plain
+// text, or multipart/alternative (text first) when there is an HTML body.
 std::string render_rfc5322(const MailMessage& message);
 
 // The reset link is {public_url}/reset#token=<token>: the fragment never

@@ -55,11 +55,13 @@ bool OutboxWorker::deliver_one() {
     error = e.what();
   }
   wipe(message.text_body);
+  wipe(message.html_body);
 
   Millis done = now_millis();
   if (error.empty()) {
     status =
         store_.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
+    sent_.fetch_add(1, std::memory_order_relaxed);
     log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
   } else {
     int attempts = mail->attempts + 1;
@@ -67,6 +69,7 @@ bool OutboxWorker::deliver_one() {
     status = store_.run(Store::Mode::write, [&](Transaction& tx) {
       tx.reschedule_mail(mail->id, attempts, next, error);
     });
+    failures_.fetch_add(1, std::memory_order_relaxed);
     log::warn("mail_failed", {{"mail_id", mail->id}, {"attempt", attempts}, {"error", error}});
   }
   return status == StoreStatus::ok;

@@ -4,6 +4,8 @@
 // so SMTP latency never reaches a request.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -36,6 +38,10 @@ class OutboxWorker {
   // One delivery attempt of the oldest due mail; false when none was due.
   bool deliver_one();
 
+  // Delivery attempts so far, for GET /metrics.
+  std::uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
+  std::uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }
+
   // Delay before attempt number `attempts + 1`.
   static Duration backoff(int attempts, Duration first, Duration max);
 
@@ -46,6 +52,8 @@ class OutboxWorker {
   MailTransport& transport_;
   OutboxSettings settings_;
   PeriodicThread thread_;
+  std::atomic<std::uint64_t> sent_{0};
+  std::atomic<std::uint64_t> failures_{0};
 };
 
 }  // namespace authd

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <string>
+
+#include "core/duration.hpp"
 
 #include "mail/message.hpp"
 
@@ -24,5 +27,20 @@ class MailTransport {
 // The default transport: one .eml file per message in `directory` (created
 // 0700; files 0600, as they hold live reset links), written atomically.
 std::unique_ptr<MailTransport> make_log_transport(std::filesystem::path directory);
+
+struct SmtpSettings {
+  std::string url;  // smtp://host[:port] (STARTTLS) or smtps://host[:port] (TLS from the start)
+  std::string username;  // empty: no AUTH
+  std::string password;
+  // STARTTLS on smtp:// URLs. `automatic`: required, except for a relay on
+  // a loopback address, where it is used when offered.
+  enum class StartTls { automatic, required, opportunistic, off } starttls = StartTls::automatic;
+  std::string ca_file;  // extra trust anchors (a private CA); empty: the system's
+  Duration timeout = std::chrono::seconds(30);  // connect, and the whole delivery
+};
+
+// SMTP through libcurl; a failure (refused, time-out, 4xx/5xx) throws
+// MailError and the outbox retries.
+std::unique_ptr<MailTransport> make_smtp_transport(SmtpSettings settings);
 
 }  // namespace authd

@@ -52,6 +52,8 @@ class Transaction {
   virtual std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) = 0;
   virtual bool delete_session(const Sha256Digest& digest) = 0;
   virtual void delete_sessions_of_user(std::string_view user_id) = 0;
+  // Sessions not yet expired at `now` (GET /metrics).
+  virtual std::int64_t live_session_count(Millis now) = 0;
 
   // Mail outbox
   virtual std::int64_t enqueue_mail(const OutboxRecord& mail) = 0;

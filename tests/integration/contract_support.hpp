@@ -29,6 +29,19 @@ inline std::string forgot_body(const std::string& email) {
   return nlohmann::json{{"email", email}}.dump();
 }
 
+// The reset token in a mail's link to the harness's public URL ("" when
+// there is none).
+inline std::string reset_token_in(const std::string& mail) {
+  std::smatch found;
+  static const std::regex link(R"(http://authd\.test/reset#token=([A-Za-z0-9_-]+))");
+  if (!std::regex_search(mail, found, link)) return "";
+  return found[1];
+}
+
+inline std::string reset_body(const std::string& token, const std::string& password) {
+  return nlohmann::json{{"token", token}, {"password", password}}.dump();
+}
+
 // Creates the test account and logs in twice: two live sessions.
 inline std::pair<std::string, std::string> user_with_two_sessions(const AuthdProcess& authd) {
   authd.add_user(kEmail, kPassword);
@@ -173,6 +186,15 @@ inline std::string emoji(std::size_t count) {
   std::string out;
   for (std::size_t i = 0; i < count; ++i) out += "\xF0\x9F\x98\x80";
   return out;
+}
+
+// Polls authd's log until it contains `text` (bounded); false if it never did.
+inline bool wait_for_log(const AuthdProcess& authd, const std::string& text) {
+  for (int i = 0; i < 750; ++i) {
+    if (authd.log_text().find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 // A Retry-After of integer seconds, above 0 and at most `most`.

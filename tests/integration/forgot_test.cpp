@@ -18,14 +18,6 @@ HttpResponse forgot(const AuthdProcess& authd, const std::string& email) {
   return post_json(authd.port(), "/forgot", forgot_body(email));
 }
 
-// The reset token in a mail's link ("" when there is none).
-std::string reset_token_in(const std::string& mail) {
-  std::smatch found;
-  static const std::regex link(R"(http://authd\.test/reset#token=([A-Za-z0-9_-]+))");
-  if (!std::regex_search(mail, found, link)) return "";
-  return found[1];
-}
-
 std::string recipient_of(const std::string& mail) {
   std::smatch found;
   static const std::regex to(R"((^|\r\n)To: ([^\r\n]*)\r\n)");

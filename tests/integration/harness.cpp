@@ -87,6 +87,31 @@ int exit_status(int status) {
   return -1;
 }
 
+// The contents of the .eml files of a directory, in name order.
+std::vector<std::string> eml_files_in(const std::string& directory) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    if (entry.path().extension() == ".eml") names.push_back(entry.path().string());
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> contents;
+  for (const auto& name : names) contents.push_back(read_file(name));
+  return contents;
+}
+
+std::string make_temporary_directory() {
+  char pattern[] = "/tmp/authd-test-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+void remove_unless_kept(const std::string& directory) {
+  if (std::getenv("AUTHD_KEEP_TEST_DIRS") != nullptr) return;
+  std::error_code ec;
+  std::filesystem::remove_all(directory, ec);
+}
+
 HttpResponse convert(http::response<http::string_body>& res) {
   HttpResponse out;
   out.status = static_cast<int>(res.result_int());
@@ -192,10 +217,7 @@ std::vector<std::string> fast_hashing() {
 }
 
 AuthdProcess::AuthdProcess(std::vector<std::string> extra_args)
-    : extra_args_(std::move(extra_args)) {
-  char pattern[] = "/tmp/authd-test-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
-  directory_ = pattern;
+    : extra_args_(std::move(extra_args)), directory_(make_temporary_directory()) {
   start();
 }
 
@@ -205,10 +227,7 @@ AuthdProcess::~AuthdProcess() {
     int status = 0;
     waitpid(pid_, &status, 0);
   }
-  if (std::getenv("AUTHD_KEEP_TEST_DIRS") == nullptr) {
-    std::error_code ec;
-    std::filesystem::remove_all(directory_, ec);
-  }
+  remove_unless_kept(directory_);
 }
 
 void AuthdProcess::start() {
@@ -317,17 +336,7 @@ std::string AuthdProcess::login(const std::string& email, const std::string& pas
   return value.rfind(prefix, 0) == 0 ? value.substr(prefix.size()) : "";
 }
 
-std::vector<std::string> AuthdProcess::mails() const {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(mail_directory(), ec)) {
-    if (entry.path().extension() == ".eml") names.push_back(entry.path().string());
-  }
-  std::sort(names.begin(), names.end());
-  std::vector<std::string> contents;
-  for (const auto& name : names) contents.push_back(read_file(name));
-  return contents;
-}
+std::vector<std::string> AuthdProcess::mails() const { return eml_files_in(mail_directory()); }
 
 std::vector<std::string> AuthdProcess::wait_for_mails(std::size_t count) const {
   poll([&] { return mails().size() >= count; });
@@ -341,6 +350,64 @@ std::string AuthdProcess::sql(const std::string& query) const {
   int status = 0;
   waitpid(pid, &status, 0);
   return read_file(output_path);
+}
+
+SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
+  std::string port_file = directory_ + "/port";
+  std::vector<std::string> args = {"/usr/bin/python3",
+                                   AUTHD_SOURCE_DIR "/tests/support/smtp_sink.py",
+                                   "--mail-dir",
+                                   directory_ + "/mail",
+                                   "--port-file",
+                                   port_file,
+                                   "--port",
+                                   std::to_string(options.port),
+                                   "--fail-first",
+                                   std::to_string(options.fail_first)};
+  if (!options.auth.empty()) args.insert(args.end(), {"--auth", options.auth});
+  if (!options.tls_cert.empty())
+    args.insert(args.end(), {"--tls-cert", options.tls_cert, "--tls-key", options.tls_key});
+  pid_ = spawn(args, directory_ + "/sink.log", -1, "");
+  bool ready = poll([&] {
+    std::string text = read_file(port_file);
+    if (text.empty() || text.back() != '\n') return false;
+    port_ = static_cast<unsigned short>(std::stoi(text));
+    return true;
+  });
+  if (!ready) {
+    stop();
+    throw std::runtime_error("the SMTP sink did not start:\n" + read_file(directory_ + "/sink.log"));
+  }
+}
+
+SmtpSink::~SmtpSink() {
+  stop();
+  remove_unless_kept(directory_);
+}
+
+void SmtpSink::stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+std::vector<std::string> SmtpSink::authd_args() const {
+  return {"--mail-transport", "smtp", "--smtp-url", url(), "--smtp-starttls", "off"};
+}
+
+std::vector<std::string> SmtpSink::mails() const { return eml_files_in(directory_ + "/mail"); }
+
+std::vector<std::string> SmtpSink::wait_for_mails(std::size_t count) const {
+  poll([&] { return mails().size() >= count; });
+  return mails();
+}
+
+unsigned short free_port() {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  return acceptor.local_endpoint().port();
 }
 
 }  // namespace authd::test

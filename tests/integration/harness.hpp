@@ -112,6 +112,42 @@ class AuthdProcess {
   unsigned short port_ = 0;
 };
 
+// An SMTP receiver (tests/support/smtp_sink.py on Debian's aiosmtpd) in its
+// own directory; every message it accepts becomes one .eml file there.
+class SmtpSink {
+ public:
+  struct Options {
+    unsigned short port = 0;  // 0: any free port
+    int fail_first = 0;       // answer 451 to this many deliveries first
+    std::string auth;         // "user:password": AUTH required
+    std::string tls_cert;     // PEM files: offer (and require) STARTTLS
+    std::string tls_key;
+  };
+  explicit SmtpSink(Options options);
+  SmtpSink() : SmtpSink(Options{}) {}
+  ~SmtpSink();
+  SmtpSink(const SmtpSink&) = delete;
+  SmtpSink& operator=(const SmtpSink&) = delete;
+
+  unsigned short port() const { return port_; }
+  std::string url() const { return "smtp://127.0.0.1:" + std::to_string(port_); }
+  // authd's arguments for delivering here (no STARTTLS: the sink has no TLS).
+  std::vector<std::string> authd_args() const;
+
+  std::vector<std::string> mails() const;  // oldest first
+  // Polls until at least `count` mails arrived (bounded); returns them.
+  std::vector<std::string> wait_for_mails(std::size_t count) const;
+  void stop();
+
+ private:
+  std::string directory_;
+  int pid_ = -1;
+  unsigned short port_ = 0;
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+unsigned short free_port();
+
 // Arguments that make hashing cheap, for tests that are not about hashing.
 std::vector<std::string> fast_hashing();
 

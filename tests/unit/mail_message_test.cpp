@@ -55,7 +55,9 @@ TEST(MailMessage, RendersRfc5322HeadersWithCrlf) {
                                std::regex(R"(^<[0-9a-f-]{36}@auth\.example\.com>$)")))
       << header_value(text, "Message-ID");
   EXPECT_NE(header_value(text, "MIME-Version"), "<absent>");
-  EXPECT_EQ(header_value(text, "Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_TRUE(std::regex_match(header_value(text, "Content-Type"),
+                               std::regex(R"(^multipart/alternative; boundary="=_authd_[A-Za-z0-9_-]{43}"$)")))
+      << header_value(text, "Content-Type");
 
   ASSERT_NE(text.find("\r\n\r\n"), std::string::npos);
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -84,6 +86,32 @@ TEST(MailMessage, ResetMailBodyHasTheLinkAndTheLifetime) {
   EXPECT_NE(body.find("30 minutes"), std::string::npos) << body;
   // The token appears only in the link, never in a header.
   EXPECT_EQ(text.substr(0, text.find("\r\n\r\n")).find(kToken), std::string::npos);
+}
+
+// The text part comes first, then an HTML part with the same link (escaped)
+// and the same facts; the parts are delimited by the declared boundary.
+TEST(MailMessage, ResetMailHasPlainTextThenHtmlAlternative) {
+  MailMessage m = password_reset_mail("authd <no-reply@example.com>", "o'brien&co@example.com",
+                                      "https://auth.example.com/", kToken, 30min, kAt);
+  std::string text = render_rfc5322(m);
+  std::smatch match;
+  std::string content_type = header_value(text, "Content-Type");
+  ASSERT_TRUE(std::regex_search(content_type, match, std::regex(R"re(boundary="([^"]+)")re")));
+  std::string delimiter = "\r\n--" + match[1].str();
+  auto text_part = text.find(delimiter + "\r\nContent-Type: text/plain; charset=utf-8\r\n");
+  auto html_part = text.find(delimiter + "\r\nContent-Type: text/html; charset=utf-8\r\n");
+  auto close = text.find(delimiter + "--\r\n");
+  ASSERT_NE(text_part, std::string::npos) << text;
+  ASSERT_NE(html_part, std::string::npos) << text;
+  ASSERT_NE(close, std::string::npos) << text;
+  EXPECT_LT(text_part, html_part);
+  EXPECT_LT(html_part, close);
+  std::string html = text.substr(html_part, close - html_part);
+  EXPECT_NE(html.find("<a href=\"https://auth.example.com/reset#token=" + kToken + "\">"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("o&#39;brien&amp;co@example.com"), std::string::npos) << html;
+  EXPECT_NE(html.find("30 minutes"), std::string::npos) << html;
 }
 
 // Every reset mail has its own Message-ID.

@@ -24,7 +24,10 @@ struct OpenApiOperation {
   std::string method;      // upper case, e.g. "POST"
   std::string path;        // e.g. "/login"
   std::set<int> statuses;  // documented response statuses
-  int line = 0;            // where the operation starts, for messages
+  // Media types given inline for the 200 response (`            text/html:`);
+  // empty when it only uses $ref.
+  std::set<std::string> success_media_types;
+  int line = 0;  // where the operation starts, for messages
 };
 
 // Operations keyed by "METHOD /path", the form of authd::route_list().
@@ -36,12 +39,14 @@ inline OpenApiOperations read_openapi_paths(std::istream& in) {
   static const std::regex kResponses(R"(^      responses:\s*$)");
   static const std::regex kStatus(R"(^        '?([1-5][0-9][0-9])'?:.*$)");
   static const std::regex kTopLevel(R"(^[^\s#].*$)");
+  static const std::regex kMediaType(R"(^            ([a-z]+/[A-Za-z0-9.+-]+):\s*$)");
 
   OpenApiOperations operations;
   bool in_paths = false;
   bool in_responses = false;
   std::string path;
   OpenApiOperation* current = nullptr;
+  int status = 0;  // the response being read
   std::string line;
   int number = 0;
   std::smatch m;
@@ -68,11 +73,15 @@ inline OpenApiOperations read_openapi_paths(std::istream& in) {
       op.line = number;
       current = &op;
       in_responses = false;
+      status = 0;
     } else if (current != nullptr && std::regex_match(line, kResponses)) {
       in_responses = true;
     } else if (current != nullptr && in_responses) {
       if (std::regex_match(line, m, kStatus)) {
-        current->statuses.insert(std::stoi(m[1]));
+        status = std::stoi(m[1]);
+        current->statuses.insert(status);
+      } else if (status == 200 && std::regex_match(line, m, kMediaType)) {
+        current->success_media_types.insert(m[1]);
       } else if (line.size() < 8 || line.compare(0, 8, "        ") != 0) {
         if (line.find_first_not_of(' ') != std::string::npos) in_responses = false;
       }

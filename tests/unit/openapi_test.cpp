@@ -25,6 +25,9 @@ TEST(OpenApiReader, FindsOperationsAndStatusesUnderPathsOnly) {
       "      responses:\n"
       "        '200':\n"
       "          description: ok\n"
+      "          content:\n"
+      "            application/json:\n"
+      "              schema: {}\n"
       "        '401':\n"
       "          $ref: '#/components/responses/Unauthorized'\n"
       "      tags: [auth]\n"
@@ -43,6 +46,8 @@ TEST(OpenApiReader, FindsOperationsAndStatusesUnderPathsOnly) {
   ASSERT_EQ(ops.count("GET /me"), 1u);
   EXPECT_EQ(ops["POST /login"].statuses, (std::set<int>{200, 401}));
   EXPECT_EQ(ops["GET /me"].statuses, (std::set<int>{200}));
+  EXPECT_EQ(ops["POST /login"].success_media_types, (std::set<std::string>{"application/json"}));
+  EXPECT_TRUE(ops["GET /me"].success_media_types.empty());
 }
 
 TEST(OpenApi, DocumentIsOpenApi303) {

@@ -138,6 +138,13 @@ class SqliteTransaction final : public Transaction {
     st.run();
   }
 
+  std::int64_t live_session_count(Millis now) override {
+    auto st = db_.prepare("SELECT count(*) FROM sessions WHERE expires_at > ?1");
+    st.bind(1, now);
+    st.step();
+    return st.integer(0);
+  }
+
   std::int64_t enqueue_mail(const OutboxRecord& m) override {
     auto st = db_.prepare(
         "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
@@ -336,6 +343,7 @@ int SqliteStore::migrate() {
   auto connection = acquire();
   connection->execute("BEGIN IMMEDIATE");
   int version = 0;
+  std::vector<const Migration*> applied;  // logged once committed
   try {
     connection->execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -353,6 +361,7 @@ int SqliteStore::migrate() {
       st.bind(1, static_cast<std::int64_t>(m.version)).bind(2, m.description).bind(3, now_millis());
       st.run();
       version = m.version;
+      applied.push_back(&m);
     }
     connection->execute("COMMIT");
   } catch (...) {
@@ -360,6 +369,8 @@ int SqliteStore::migrate() {
     throw;
   }
   release(std::move(connection));
+  for (const Migration* m : applied)
+    log::info("migration_applied", {{"version", m->version}, {"description", m->description}});
   return version;
 }
 

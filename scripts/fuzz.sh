@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in fuzz/ (clang 14, libc++, ASan + UBSan) into
+# ./build-fuzz and runs each for a bounded time. Fails on any crash, leak,
+# sanitizer report or time-out. CI runs it after the test suite.
+#
+#   FUZZ_SECONDS=60      run time of each target (default 60)
+#   FUZZ_TARGETS="..."   a subset of: request json_body bearer email
+#   FUZZ_JOBS=1          parallel targets (default: one per core, at most 2)
+#
+# A crash leaves its input as build-fuzz/artifacts/<target>/crash-*; replay
+# it with: build-fuzz/fuzz_<target> build-fuzz/artifacts/<target>/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${FUZZ_SECONDS:-60}"
+targets=(${FUZZ_TARGETS:-request json_body bearer email})
+jobs="${FUZZ_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}"
+
+bash scripts/install-deps.sh
+# clang 14 and libFuzzer; libc++ because clang 14 cannot compile coroutines
+# against GCC 12's libstdc++ (see fuzz/CMakeLists.txt).
+need=()
+for p in clang-14 libclang-rt-14-dev libc++-14-dev libc++abi-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+CXX=clang++-14 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+# One target: new inputs go to build-fuzz/corpus/<target> (the seed corpus
+# in fuzz/corpus stays as committed); -error_exitcode makes any finding a
+# failure, -timeout a hang one.
+run() {
+  local target="$1"
+  rm -rf "build-fuzz/artifacts/$target" "build-fuzz/failed-$target"
+  mkdir -p "build-fuzz/corpus/$target" "build-fuzz/artifacts/$target"
+  local log="build-fuzz/fuzz_$target.log"
+  local status=0
+  "build-fuzz/fuzz_$target" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -error_exitcode=77 \
+    -timeout_exitcode=78 -print_final_stats=1 -detect_leaks=1 \
+    -artifact_prefix="build-fuzz/artifacts/$target/" \
+    "build-fuzz/corpus/$target" "fuzz/corpus/$target" >"$log" 2>&1 || status=$?
+  local execs
+  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+  if [ "$status" -ne 0 ] || ls "build-fuzz/artifacts/$target"/* >/dev/null 2>&1; then
+    echo "fuzz: $target FAILED (exit $status); log: $log" >&2
+    tail -n 60 "$log" >&2
+    touch "build-fuzz/failed-$target"
+    return 1
+  fi
+  echo "fuzz: $target ok: ${execs:-?} inputs in ${seconds}s"
+}
+
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+  run "$target" &
+done
+wait
+failed=0
+for target in "${targets[@]}"; do
+  if [ -e "build-fuzz/failed-$target" ]; then failed=1; fi
+done
+exit "$failed"

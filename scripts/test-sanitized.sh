@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite (unit, integration, README walkthrough) built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (-DAUTHD_SANITIZE=ON) in
+# ./build-asan. Any sanitizer report fails the run: ASan aborts the process
+# (a server that aborts fails its integration tests, its log shows the
+# report), UBSan is built with -fno-sanitize-recover, and leaks are checked
+# at every exit.
+#
+#   BUILD_TYPE=Debug   the CMake build type (default Debug: quickest to build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_type="${BUILD_TYPE:-Debug}"
+bash scripts/install-deps.sh
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DAUTHD_SANITIZE=ON \
+  -DAUTHD_WERROR=ON >/dev/null
+cmake --build build-asan
+
+# Inherited by the test binaries and by every authd they start.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_init_order=1:check_initialization_order=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
+ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600

@@ -1,0 +1,44 @@
+#include "metrics/sources.hpp"
+
+#include <algorithm>
+
+#include "api/api.hpp"
+#include "crypto/hashing_pool.hpp"
+#include "mail/outbox_worker.hpp"
+
+namespace authd {
+
+void add_server_sources(Metrics& metrics, const HashingPool& hashing, const OutboxWorker& outbox) {
+  metrics.add_source([&hashing](std::vector<MetricReading>& out) {
+    out.push_back({"authd_hashing_workers", "argon2id worker threads (--hash-workers).", "gauge",
+                   static_cast<double>(hashing.workers())});
+    out.push_back({"authd_hashing_busy_workers", "argon2id workers computing a hash right now.",
+                   "gauge", static_cast<double>(hashing.busy_workers())});
+    out.push_back({"authd_hashing_queue_depth", "Hashing jobs waiting for a free worker.", "gauge",
+                   static_cast<double>(hashing.queue_depth())});
+    out.push_back({"authd_hashing_queue_capacity",
+                   "Hashing jobs that may wait (--hash-queue); beyond it requests get 503.",
+                   "gauge", static_cast<double>(hashing.queue_capacity())});
+    out.push_back({"authd_hashing_rejected_total",
+                   "Hashing jobs refused because workers and queue were full (answered 503).",
+                   "counter", static_cast<double>(hashing.rejected())});
+  });
+  metrics.add_source([&outbox](std::vector<MetricReading>& out) {
+    out.push_back({"authd_outbox_sent_total", "Mails the transport accepted.", "counter",
+                   static_cast<double>(outbox.sent())});
+    out.push_back({"authd_outbox_delivery_failures_total",
+                   "Delivery attempts that failed (each is retried with backoff).", "counter",
+                   static_cast<double>(outbox.failures())});
+  });
+}
+
+std::vector<std::string> route_labels() {
+  std::vector<std::string> labels;
+  for (const std::string& route : route_list()) {
+    std::string path = route.substr(route.find(' ') + 1);
+    if (std::find(labels.begin(), labels.end(), path) == labels.end()) labels.push_back(path);
+  }
+  return labels;
+}
+
+}  // namespace authd

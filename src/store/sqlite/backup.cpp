@@ -1,0 +1,136 @@
+#include "store/sqlite/backup.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "store/store.hpp"
+
+namespace authd::sqlite {
+namespace {
+
+struct CloseDb {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using Db = std::unique_ptr<sqlite3, CloseDb>;
+
+[[noreturn]] void fail(sqlite3* db, int code, const std::string& what) {
+  throw StoreError(what + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(code)));
+}
+
+Db open(const std::string& path, int flags, const std::string& what) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK) fail(raw, rc, what + " " + path);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, 10000);
+  return db;
+}
+
+void exec(sqlite3* db, const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    throw StoreError(std::string(sql) + ": " + message);
+  }
+}
+
+void sync_path(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) throw StoreError("cannot open " + path + ": " + std::strerror(errno));
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw StoreError("cannot sync " + path + ": " + std::strerror(errno));
+}
+
+// Removes the temporary copy (and any journal SQLite left) unless disarmed.
+struct RemoveOnFailure {
+  std::string path;
+  bool armed = true;
+  ~RemoveOnFailure() {
+    if (!armed) return;
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+  }
+};
+
+}  // namespace
+
+void backup_database(const std::string& source, const std::string& destination, int pages_per_step,
+                     const std::function<void(const BackupProgress&)>& progress) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(destination, ec) && fs::equivalent(source, destination, ec))
+    throw StoreError("the backup would overwrite the database itself");
+
+  // The source must exist: never create an empty database by mistake.
+  Db src = open(source, SQLITE_OPEN_READWRITE, "cannot open database");
+
+  // The temporary file, created 0600 before SQLite opens it.
+  std::string temporary = destination + ".tmp-XXXXXX";
+  int fd = ::mkstemp(temporary.data());
+  if (fd < 0)
+    throw StoreError("cannot create a file beside " + destination + ": " + std::strerror(errno));
+  ::fchmod(fd, 0600);
+  ::close(fd);
+  RemoveOnFailure cleanup{temporary};
+
+  {
+    Db dst = open(temporary, SQLITE_OPEN_READWRITE, "cannot open backup file");
+    // One read transaction around the whole copy: every chunk comes from
+    // the same snapshot, and the copy never restarts because the server
+    // wrote in between (in WAL mode, readers and the writer do not block
+    // each other).
+    exec(src.get(), "BEGIN");
+    exec(src.get(), "SELECT count(*) FROM sqlite_schema");  // starts the snapshot
+    sqlite3_backup* backup = sqlite3_backup_init(dst.get(), "main", src.get(), "main");
+    if (backup == nullptr) fail(dst.get(), SQLITE_ERROR, "cannot start the backup");
+    int rc = SQLITE_OK;
+    while (true) {
+      rc = sqlite3_backup_step(backup, pages_per_step);
+      if (progress) {
+        progress({sqlite3_backup_pagecount(backup) - sqlite3_backup_remaining(backup),
+                  sqlite3_backup_pagecount(backup)});
+      }
+      if (rc == SQLITE_OK) continue;
+      if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+        sqlite3_sleep(50);  // the destination is ours alone; should not happen
+        continue;
+      }
+      break;
+    }
+    sqlite3_backup_finish(backup);
+    exec(src.get(), "COMMIT");
+    if (rc != SQLITE_DONE) fail(dst.get(), rc, "backup failed");
+
+    // The copy keeps the source's WAL mode in its header; leave it as one
+    // self-contained file (no -wal beside it) and check it.
+    exec(dst.get(), "PRAGMA wal_checkpoint(TRUNCATE)");
+    sqlite3_stmt* check = nullptr;
+    if (sqlite3_prepare_v2(dst.get(), "PRAGMA quick_check", -1, &check, nullptr) != SQLITE_OK)
+      fail(dst.get(), SQLITE_ERROR, "cannot check the backup");
+    std::string verdict;
+    if (sqlite3_step(check) == SQLITE_ROW)
+      verdict = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
+    sqlite3_finalize(check);
+    if (verdict != "ok") throw StoreError("the backup failed its check: " + verdict);
+  }  // closed: SQLite removes its -wal and -shm files
+
+  sync_path(temporary, O_RDONLY);
+  if (::rename(temporary.c_str(), destination.c_str()) != 0)
+    throw StoreError("cannot rename the backup to " + destination + ": " + std::strerror(errno));
+  cleanup.armed = false;
+  std::string directory = fs::path(destination).parent_path().string();
+  sync_path(directory.empty() ? "." : directory, O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace authd::sqlite

@@ -1,0 +1,175 @@
+// decisions.md 7.4: GET /metrics in the Prometheus text format, checked with
+// a real parser of the format: the Prometheus project's own Python parser
+// (Debian python3-prometheus-client), through tests/integration/parse_metrics.py,
+// which also checks the histograms' structure.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+
+namespace authd::test {
+namespace {
+
+struct Scrape {
+  HttpResponse response;
+  nlohmann::json families;  // name -> {type, help, samples}
+};
+
+// Runs the parser on `text`; fails the test when it rejects it.
+nlohmann::json parse_with_prometheus_parser(const std::string& text, const std::string& dir) {
+  std::string input = dir + "/metrics.txt";
+  {
+    std::ofstream out(input, std::ios::binary | std::ios::trunc);
+    out << text;
+  }
+  std::string command = "/usr/bin/python3 " AUTHD_SOURCE_DIR
+                        "/tests/integration/parse_metrics.py < " +
+                        input + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  if (pipe == nullptr) return nullptr;
+  std::string output;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  int status = ::pclose(pipe);
+  EXPECT_EQ(status, 0) << "the Prometheus parser rejected /metrics: " << output << "\n" << text;
+  auto parsed = nlohmann::json::parse(output, nullptr, false);
+  EXPECT_FALSE(parsed.is_discarded()) << output;
+  if (parsed.is_discarded() || !parsed.contains("families")) return nlohmann::json::object();
+  return parsed["families"];
+}
+
+Scrape scrape(const AuthdProcess& authd) {
+  Scrape s;
+  s.response = send_request(authd.port(), "GET", "/metrics");
+  s.families = parse_with_prometheus_parser(s.response.body, authd.directory());
+  return s;
+}
+
+// The value of the sample `name` with exactly `labels` (-1 when absent).
+double sample(const Scrape& s, const std::string& family, const std::string& name,
+              const std::map<std::string, std::string>& labels = {}) {
+  if (!s.families.contains(family)) return -1;
+  for (const auto& item : s.families[family]["samples"]) {
+    if (item["name"] != name) continue;
+    std::map<std::string, std::string> have = item["labels"];
+    if (have == labels) return item["value"];
+  }
+  return -1;
+}
+
+// 7.4: the document is the text format, version 0.0.4, and a real parser
+// reads every family the contract names.
+TEST(Metrics, Decisions_7_4_ServedInPrometheusTextFormatThatARealParserAccepts) {
+  AuthdProcess authd(fast_hashing());
+  Scrape s = scrape(authd);
+  EXPECT_EQ(s.response.status, 200);
+  EXPECT_EQ(s.response.header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(s.response.header("cache-control"), "no-store");
+  const std::map<std::string, std::string> expected = {
+      {"authd_http_requests", "counter"},      {"authd_http_request_duration_seconds", "histogram"},
+      {"authd_hashing_queue_depth", "gauge"},  {"authd_hashing_busy_workers", "gauge"},
+      {"authd_hashing_workers", "gauge"},      {"authd_hashing_rejected", "counter"},
+      {"authd_outbox_pending_mails", "gauge"}, {"authd_outbox_delivery_failures", "counter"},
+      {"authd_sessions_live", "gauge"},        {"authd_store_up", "gauge"},
+  };
+  for (const auto& [family, type] : expected) {
+    ASSERT_TRUE(s.families.contains(family)) << family << " missing:\n" << s.response.body;
+    EXPECT_EQ(s.families[family]["type"], type) << family;
+  }
+  EXPECT_EQ(sample(s, "authd_store_up", "authd_store_up"), 1);
+}
+
+// 7.4: requests are counted by matched route and status; the route label
+// is the route, never the raw target (which a client chooses freely).
+TEST(Metrics, Decisions_7_4_RequestsCountedByMatchedRouteAndStatus) {
+  AuthdProcess authd(fast_hashing());
+  authd.add_user("ada@example.com", "correct horse battery");
+  EXPECT_EQ(
+      post_json(authd.port(), "/login", login_body("ada@example.com", "correct horse battery"))
+          .status,
+      200);
+  EXPECT_EQ(
+      post_json(authd.port(), "/login", login_body("ada@example.com", "wrong password!")).status,
+      401);
+  EXPECT_EQ(send_request(authd.port(), "GET", "/no-such-route-7f3a?q=1").status, 404);
+  EXPECT_EQ(send_request(authd.port(), "DELETE", "/login").status, 405);
+
+  Scrape s = scrape(authd);
+  const std::string total = "authd_http_requests_total";
+  EXPECT_EQ(sample(s, "authd_http_requests", total, {{"route", "/login"}, {"status", "200"}}), 1);
+  EXPECT_EQ(sample(s, "authd_http_requests", total, {{"route", "/login"}, {"status", "401"}}), 1);
+  EXPECT_EQ(sample(s, "authd_http_requests", total, {{"route", "/login"}, {"status", "405"}}), 1);
+  EXPECT_EQ(sample(s, "authd_http_requests", total, {{"route", "unmatched"}, {"status", "404"}}),
+            1);
+  EXPECT_EQ(s.response.body.find("no-such-route"), std::string::npos)
+      << "a raw target became a label value";
+  EXPECT_EQ(s.response.body.find("ada@"), std::string::npos);
+}
+
+// 7.4: a latency histogram per route, counting every answered request.
+TEST(Metrics, Decisions_7_4_LatencyHistogramPerRoute) {
+  AuthdProcess authd(fast_hashing());
+  for (int i = 0; i < 3; ++i) send_request(authd.port(), "GET", "/me");
+  Scrape s = scrape(authd);
+  const std::string family = "authd_http_request_duration_seconds";
+  EXPECT_EQ(sample(s, family, family + "_count", {{"route", "/me"}}), 3);
+  EXPECT_EQ(sample(s, family, family + "_bucket", {{"route", "/me"}, {"le", "+Inf"}}), 3);
+  EXPECT_GT(sample(s, family, family + "_sum", {{"route", "/me"}}), 0);
+  EXPECT_EQ(sample(s, family, family + "_count", {{"route", "/login"}}), 0);
+}
+
+// 7.4: live sessions follow logins and logouts.
+TEST(Metrics, Decisions_7_4_LiveSessionsFollowLoginAndLogout) {
+  AuthdProcess authd(fast_hashing());
+  authd.add_user("ada@example.com", "correct horse battery");
+  std::string first = authd.login("ada@example.com", "correct horse battery");
+  std::string second = authd.login("ada@example.com", "correct horse battery");
+  ASSERT_FALSE(first.empty());
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(sample(scrape(authd), "authd_sessions_live", "authd_sessions_live"), 2);
+  EXPECT_EQ(post_with_token(authd.port(), "/logout", first).status, 200);
+  EXPECT_EQ(sample(scrape(authd), "authd_sessions_live", "authd_sessions_live"), 1);
+}
+
+// 7.4: the hashing pool's size and load.
+TEST(Metrics, Decisions_7_4_HashingPoolSizeAndLoad) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--hash-workers", "3", "--hash-queue", "17"});
+  AuthdProcess authd(args);
+  Scrape s = scrape(authd);
+  EXPECT_EQ(sample(s, "authd_hashing_workers", "authd_hashing_workers"), 3);
+  EXPECT_EQ(sample(s, "authd_hashing_queue_capacity", "authd_hashing_queue_capacity"), 17);
+  EXPECT_EQ(sample(s, "authd_hashing_busy_workers", "authd_hashing_busy_workers"), 0);
+  EXPECT_EQ(sample(s, "authd_hashing_queue_depth", "authd_hashing_queue_depth"), 0);
+  EXPECT_EQ(sample(s, "authd_hashing_rejected", "authd_hashing_rejected_total"), 0);
+}
+
+// 7.4: the outbox backlog, and failed deliveries (a regular file where the
+// log transport's mail directory should be: every attempt fails and the
+// mail stays in the outbox).
+TEST(Metrics, Decisions_7_4_OutboxBacklogAndDeliveryFailures) {
+  AuthdProcess authd(fast_hashing());
+  std::filesystem::remove_all(authd.mail_directory());
+  std::ofstream(authd.mail_directory()) << "not a directory";
+  authd.add_user("ada@example.com", "correct horse battery");
+  EXPECT_EQ(post_json(authd.port(), "/forgot", R"({"email":"ada@example.com"})").status, 200);
+  Scrape s;
+  for (int i = 0; i < 750; ++i) {  // the mail is due after up to 2 s of jitter
+    s = scrape(authd);
+    if (sample(s, "authd_outbox_delivery_failures", "authd_outbox_delivery_failures_total") >= 1)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_GE(sample(s, "authd_outbox_delivery_failures", "authd_outbox_delivery_failures_total"), 1);
+  EXPECT_EQ(sample(s, "authd_outbox_pending_mails", "authd_outbox_pending_mails"), 1);
+  EXPECT_EQ(sample(s, "authd_outbox_sent", "authd_outbox_sent_total"), 0);
+}
+
+}  // namespace
+}  // namespace authd::test

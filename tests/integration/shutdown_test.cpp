@@ -1,0 +1,89 @@
+// Graceful shutdown (decisions.md 9.3; issue "Hardening" item 6): SIGTERM
+// stops accepting, lets what is in flight finish, then the process exits 0.
+//
+// operations_test.cpp's Lifecycle tests cover one in-flight login and an
+// idle keep-alive connection; this file covers several logins in flight at
+// once (one hashing, the others waiting in the hashing queue), and that new
+// connections are refused while those are still being served.
+#include <signal.h>
+
+#include <thread>
+
+#include "contract_support.hpp"
+#include "harness.hpp"
+
+namespace authd::test {
+namespace {
+
+// Complete log lines holding `event` (and `method`, when given).
+std::size_t count_log_events(const AuthdProcess& authd, const std::string& event,
+                             const std::string& method = "") {
+  std::size_t count = 0;
+  std::istringstream in(authd.log_text());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"event\":\"" + event + "\"") == std::string::npos) continue;
+    if (!method.empty() && line.find("\"method\":\"" + method + "\"") == std::string::npos)
+      continue;
+    ++count;
+  }
+  return count;
+}
+
+bool connection_refused(unsigned short port) {
+  try {
+    HttpConnection probe(port);
+    return false;
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
+// 9.3: SIGTERM with several logins in flight: new connections are refused
+// from the start of the drain, every login in flight (hashing or queued)
+// completes with 200 and a token, with Connection: close, and the process
+// exits with status 0.
+TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConnections) {
+  // Slow hashes on a single worker: the logins are still in flight (one
+  // hashing, the rest queued) when the signal arrives.
+  AuthdProcess authd({"--log-level", "debug", "--argon2-memory-kib", "65536", "--argon2-iterations",
+                      "4", "--hash-workers", "1", "--hash-queue", "8"});
+  authd.add_user(kEmail, kPassword);
+  constexpr std::size_t kLogins = 4;
+  std::string body = login_body(kEmail, kPassword);
+  std::vector<std::unique_ptr<HttpConnection>> in_flight;
+  for (std::size_t i = 0; i < kLogins; ++i) {
+    in_flight.push_back(std::make_unique<HttpConnection>(authd.port()));
+    in_flight.back()->send_raw(
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+  // Every login has been read by the server (not just sent).
+  ASSERT_TRUE(eventually([&] {
+    return count_log_events(authd, "request_started", "POST") >= kLogins;
+  })) << authd.log_text();
+
+  authd.signal(SIGTERM);
+  ASSERT_TRUE(eventually([&] { return count_log_events(authd, "draining") > 0; }));
+  // The listening socket is closed as the drain starts.
+  EXPECT_TRUE(eventually([&] { return connection_refused(authd.port()); }))
+      << "new connections were still accepted while draining";
+
+  for (std::size_t i = 0; i < kLogins; ++i) {
+    SCOPED_TRACE(i);
+    HttpResponse response = in_flight[i]->read_response();
+    EXPECT_EQ(response.status, 200) << response.body;
+    EXPECT_FALSE(token_of(response).empty());
+    EXPECT_FALSE(response.keep_alive);  // Connection: close while draining
+    EXPECT_TRUE(in_flight[i]->closed_by_server());
+  }
+  EXPECT_EQ(authd.wait_exit(), 0) << authd.log_text();
+  EXPECT_TRUE(connection_refused(authd.port()));
+  // The sessions of those logins were committed before the 200s.
+  EXPECT_EQ(without_trailing_newlines(authd.sql("select count(*) from sessions")),
+            std::to_string(kLogins));
+}
+
+}  // namespace
+}  // namespace authd::test

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""An SMTP receiver for authd's tests, built on Debian's python3-aiosmtpd.
+
+Listens on 127.0.0.1 (a free port unless --port is given), writes the port to
+--port-file once it accepts connections, and stores every accepted message as
+<mail-dir>/<n>.eml (written to a temporary name, then renamed), with the
+envelope in Return-Path and Delivered-To lines on top, as a mail delivery
+agent would. Optional: STARTTLS with a certificate, required AUTH, and a
+number of first deliveries answered 451 (a temporary failure) to exercise
+authd's retries. Runs until SIGTERM or SIGINT.
+
+Run it with /usr/bin/python3: that is the interpreter Debian's aiosmtpd is
+installed for.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import ssl
+
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
+
+
+class Mailbox:
+    def __init__(self, directory, temporary_failures):
+        self.directory = directory
+        self.temporary_failures = temporary_failures
+        self.count = 0
+
+    async def handle_DATA(self, server, session, envelope):
+        if self.temporary_failures > 0:
+            self.temporary_failures -= 1
+            return "451 4.3.0 Try again later (test sink)"
+        self.count += 1
+        head = "Return-Path: <{}>\r\n".format(envelope.mail_from)
+        head += "".join("Delivered-To: {}\r\n".format(r) for r in envelope.rcpt_tos)
+        data = head.encode() + envelope.original_content
+        name = os.path.join(self.directory, "{:06d}.eml".format(self.count))
+        with open(name + ".tmp", "wb") as out:
+            out.write(data)
+        os.rename(name + ".tmp", name)
+        return "250 2.0.0 OK"
+
+
+def authenticator_for(expected):
+    user, _, password = expected.partition(":")
+
+    def authenticate(server, session, envelope, mechanism, auth_data):
+        ok = (isinstance(auth_data, LoginPassword)
+              and auth_data.login.decode() == user
+              and auth_data.password.decode() == password)
+        return AuthResult(success=ok, handled=False)
+
+    return authenticate
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mail-dir", required=True)
+    parser.add_argument("--port-file", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls-cert", help="offer STARTTLS with this certificate")
+    parser.add_argument("--tls-key")
+    parser.add_argument("--auth", metavar="USER:PASSWORD", help="require this login")
+    parser.add_argument("--fail-first", type=int, default=0,
+                        help="answer 451 to this many deliveries first")
+    args = parser.parse_args()
+
+    os.makedirs(args.mail_dir, exist_ok=True)
+    mailbox = Mailbox(args.mail_dir, args.fail_first)
+    tls = None
+    if args.tls_cert:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(args.tls_cert, args.tls_key)
+    options = dict(tls_context=tls, require_starttls=tls is not None)
+    if args.auth:
+        options.update(authenticator=authenticator_for(args.auth), auth_required=True,
+                       auth_require_tls=tls is not None)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: SMTP(mailbox, **options), "127.0.0.1", args.port)
+    port = server.sockets[0].getsockname()[1]
+    with open(args.port_file + ".tmp", "w") as out:
+        out.write("{}\n".format(port))
+    os.rename(args.port_file + ".tmp", args.port_file)
+
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+    await server.wait_closed()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
