@@ -16,18 +16,9 @@ seconds="${FUZZ_SECONDS:-60}"
 targets=(${FUZZ_TARGETS:-request json_body bearer email})
 jobs="${FUZZ_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}"
 
+# clang 14, libFuzzer and libc++ come from here (libc++ because clang 14
+# cannot compile coroutines against GCC 12's libstdc++; see fuzz/CMakeLists.txt).
 bash scripts/install-deps.sh
-# clang 14 and libFuzzer; libc++ because clang 14 cannot compile coroutines
-# against GCC 12's libstdc++ (see fuzz/CMakeLists.txt).
-need=()
-for p in clang-14 libclang-rt-14-dev libc++-14-dev libc++abi-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
-fi
 
 CXX=clang++-14 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz

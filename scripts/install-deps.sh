@@ -15,6 +15,9 @@ packages=(
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
   dpkg-dev util-linux
+  # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, and libc++, because clang
+  # 14 cannot compile coroutines against GCC 12's libstdc++
+  clang-14 libclang-rt-14-dev libc++-14-dev libc++abi-14-dev
   # style tools named in the repo (.clang-format, .clang-tidy)
   clang-format clang-tidy
 )

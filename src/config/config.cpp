@@ -208,8 +208,9 @@ void add_serve_options(CLI::App& app, Config& c) {
                                                     : Mode::automatic;
          },
          "STARTTLS on smtp:// URLs: auto (required, except opportunistic for a loopback "
-         "relay), required, opportunistic or off (default auto)")
+         "relay), required, opportunistic or off")
       ->envname("AUTHD_SMTP_STARTTLS")
+      ->default_str("auto")
       ->check(CLI::IsMember({"auto", "required", "opportunistic", "off"}));
   app.add_option("--smtp-ca-file", c.smtp.ca_file,
                  "PEM file of CA certificates to trust for the relay (default: the system's)")
