@@ -39,12 +39,23 @@ std::string html_escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -63,10 +74,10 @@ std::string crlf(std::string_view text) {
 }  // namespace
 
 std::string render_rfc5322(const MailMessage& m) {
-  std::string head =
-      fmt::format("Date: {}\r\nFrom: {}\r\nTo: {}\r\nSubject: {}\r\nMessage-ID: {}\r\n"
-                  "MIME-Version: 1.0\r\n",
-                  rfc5322_date(m.date), m.from, m.to, m.subject, m.message_id);
+  std::string head = fmt::format(
+      "Date: {}\r\nFrom: {}\r\nTo: {}\r\nSubject: {}\r\nMessage-ID: {}\r\n"
+      "MIME-Version: 1.0\r\n",
+      rfc5322_date(m.date), m.from, m.to, m.subject, m.message_id);
   constexpr std::string_view kText =
       "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n";
   if (m.html_body.empty()) return fmt::format("{}{}\r\n{}", head, kText, crlf(m.text_body));

@@ -104,7 +104,8 @@ class SmtpTransport final : public MailTransport {
       long reply = 0;
       curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply);
       std::string reason = error[0] != '\0' ? error : curl_easy_strerror(result);
-      throw MailError("smtp: " + reason + (reply != 0 ? " (reply " + std::to_string(reply) + ")" : ""));
+      throw MailError("smtp: " + reason +
+                      (reply != 0 ? " (reply " + std::to_string(reply) + ")" : ""));
     }
   }
 

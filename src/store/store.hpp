@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -88,6 +90,29 @@ class Store {
   // Runs `work` in one transaction on the calling thread and commits it
   // durably (or rolls back if `work` throws). Thread-safe.
   virtual StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) = 0;
+
+  // Group commit. A backend with a single writer and an expensive durable
+  // commit (SQLite: one fsync per COMMIT) returns true, and then receives
+  // the server's concurrent writes in batches through `run_writes`: each
+  // unit runs in order as if in its own write transaction and is undone
+  // alone if it throws, but all share one durable commit, and none is
+  // reported done before that commit has returned. Other backends keep one
+  // transaction per write (the default below).
+  struct WriteUnit {
+    const std::function<void(Transaction&)>* work = nullptr;
+    StoreStatus status = StoreStatus::failed;
+    std::exception_ptr error;  // an exception other than StoreError, for the caller
+  };
+  virtual bool group_commit() const { return false; }
+  virtual void run_writes(std::span<WriteUnit> units) {
+    for (WriteUnit& unit : units) {
+      try {
+        unit.status = run(Mode::write, *unit.work);
+      } catch (...) {
+        unit.error = std::current_exception();
+      }
+    }
+  }
 
   // Applies pending schema migrations; returns the schema version.
   virtual int migrate() = 0;

@@ -354,16 +354,12 @@ std::string AuthdProcess::sql(const std::string& query) const {
 
 SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
   std::string port_file = directory_ + "/port";
-  std::vector<std::string> args = {"/usr/bin/python3",
-                                   AUTHD_SOURCE_DIR "/tests/support/smtp_sink.py",
-                                   "--mail-dir",
-                                   directory_ + "/mail",
-                                   "--port-file",
-                                   port_file,
-                                   "--port",
-                                   std::to_string(options.port),
-                                   "--fail-first",
-                                   std::to_string(options.fail_first)};
+  std::vector<std::string> args = {
+      "/usr/bin/python3", AUTHD_SOURCE_DIR "/tests/support/smtp_sink.py",
+      "--mail-dir",       directory_ + "/mail",
+      "--port-file",      port_file,
+      "--port",           std::to_string(options.port),
+      "--fail-first",     std::to_string(options.fail_first)};
   if (!options.auth.empty()) args.insert(args.end(), {"--auth", options.auth});
   if (!options.tls_cert.empty())
     args.insert(args.end(), {"--tls-cert", options.tls_cert, "--tls-key", options.tls_key});
@@ -376,7 +372,8 @@ SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
   });
   if (!ready) {
     stop();
-    throw std::runtime_error("the SMTP sink did not start:\n" + read_file(directory_ + "/sink.log"));
+    throw std::runtime_error("the SMTP sink did not start:\n" +
+                             read_file(directory_ + "/sink.log"));
   }
 }
 

@@ -109,9 +109,9 @@ TEST(Reset, Decisions_7_2_BodyAndLengthAre400BeforeTheToken) {
       R"({"token": "TOKEN", "token": "TOKEN", "password": "a brand new passphrase"})",
   };
   for (std::string body : bad_bodies) {
-    for (auto [name, value] : {std::pair{std::string("UNKNOWN"), unknown},
-                               std::pair{std::string("TOKEN"), token},
-                               std::pair{std::string("TOO_LONG"), emoji(256)}}) {
+    for (auto [name, value] :
+         {std::pair{std::string("UNKNOWN"), unknown}, std::pair{std::string("TOKEN"), token},
+          std::pair{std::string("TOO_LONG"), emoji(256)}}) {
       for (auto at = body.find(name); at != std::string::npos; at = body.find(name))
         body.replace(at, name.size(), value);
     }

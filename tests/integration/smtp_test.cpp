@@ -62,8 +62,9 @@ TEST(Smtp, Decisions_6_Forgot_3_ResetMailArrivesOverSmtp) {
   EXPECT_EQ(header_of(mail, "From"), "Example Accounts <accounts@example.com>");
   EXPECT_EQ(header_of(mail, "To"), kEmail);
   EXPECT_EQ(header_of(mail, "Subject"), "Reset your password");
-  EXPECT_TRUE(std::regex_match(header_of(mail, "Date"),
-                               std::regex(R"(^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$)")))
+  EXPECT_TRUE(std::regex_match(
+      header_of(mail, "Date"),
+      std::regex(R"(^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$)")))
       << header_of(mail, "Date");
   EXPECT_TRUE(std::regex_match(header_of(mail, "Message-ID"),
                                std::regex(R"(^<[0-9a-f-]{36}@authd\.test>$)")))
@@ -137,16 +138,17 @@ TEST(Smtp, Decisions_6_Forgot_4_TemporaryRejectionIsRetried) {
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
   EXPECT_EQ(outbox_state(authd), kEmail + "|1|1");
   EXPECT_TRUE(wait_for_log(authd, "451")) << authd.log_text();
-  EXPECT_EQ(post_json(authd.port(), "/reset", reset_body(reset_token_in(mails[0]), kNewPassword))
-                .status,
-            200);
+  EXPECT_EQ(
+      post_json(authd.port(), "/reset", reset_body(reset_token_in(mails[0]), kNewPassword)).status,
+      200);
 }
 
 // decisions.md 6 /forgot 4: a crash (kill -9) after the 200 and before the
 // delivery loses no mail: it is delivered after the restart.
 TEST(Smtp, Decisions_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {
   unsigned short port = free_port();  // no relay yet: the mail cannot leave
-  AuthdProcess authd(smtp_args(smtp_url(port), {"--smtp-timeout", "2s", "--mail-claim-lease", "5s"}));
+  AuthdProcess authd(
+      smtp_args(smtp_url(port), {"--smtp-timeout", "2s", "--mail-claim-lease", "5s"}));
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(forgot(authd, kEmail), 200);
   authd.kill_hard();
@@ -157,9 +159,9 @@ TEST(Smtp, Decisions_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {
   authd.start();
   auto mails = sink.wait_for_mails(1);
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
-  EXPECT_EQ(post_json(authd.port(), "/reset", reset_body(reset_token_in(mails[0]), kNewPassword))
-                .status,
-            200);
+  EXPECT_EQ(
+      post_json(authd.port(), "/reset", reset_body(reset_token_in(mails[0]), kNewPassword)).status,
+      200);
 }
 
 // SMTP AUTH: with the relay's credentials the mail is accepted; with wrong
@@ -186,15 +188,16 @@ TEST(Smtp, AuthenticatesWithConfiguredCredentials) {
 
 // A self-signed certificate for 127.0.0.1, made with Debian's openssl.
 struct TestCertificate {
-  std::string directory = std::filesystem::temp_directory_path() /
-                          ("authd-cert-" + std::to_string(::getpid()));
+  std::string directory =
+      std::filesystem::temp_directory_path() / ("authd-cert-" + std::to_string(::getpid()));
   std::string cert = directory + "/cert.pem";
   std::string key = directory + "/key.pem";
   TestCertificate() {
     std::filesystem::create_directories(directory);
-    std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1"
-                          " -addext subjectAltName=IP:127.0.0.1 -keyout " +
-                          key + " -out " + cert + " 2>/dev/null";
+    std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1"
+        " -addext subjectAltName=IP:127.0.0.1 -keyout " +
+        key + " -out " + cert + " 2>/dev/null";
     if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl failed");
   }
   ~TestCertificate() { std::filesystem::remove_all(directory); }
@@ -205,8 +208,8 @@ struct TestCertificate {
 TEST(Smtp, StartTlsWithAPrivateCa) {
   TestCertificate certificate;
   SmtpSink sink({.tls_cert = certificate.cert, .tls_key = certificate.key});
-  AuthdProcess authd(smtp_args(
-      sink.url(), {"--smtp-starttls", "required", "--smtp-ca-file", certificate.cert}));
+  AuthdProcess authd(
+      smtp_args(sink.url(), {"--smtp-starttls", "required", "--smtp-ca-file", certificate.cert}));
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(forgot(authd, kEmail), 200);
   auto mails = sink.wait_for_mails(1);

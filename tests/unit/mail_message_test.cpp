@@ -55,8 +55,9 @@ TEST(MailMessage, RendersRfc5322HeadersWithCrlf) {
                                std::regex(R"(^<[0-9a-f-]{36}@auth\.example\.com>$)")))
       << header_value(text, "Message-ID");
   EXPECT_NE(header_value(text, "MIME-Version"), "<absent>");
-  EXPECT_TRUE(std::regex_match(header_value(text, "Content-Type"),
-                               std::regex(R"(^multipart/alternative; boundary="=_authd_[A-Za-z0-9_-]{43}"$)")))
+  EXPECT_TRUE(std::regex_match(
+      header_value(text, "Content-Type"),
+      std::regex(R"(^multipart/alternative; boundary="=_authd_[A-Za-z0-9_-]{43}"$)")))
       << header_value(text, "Content-Type");
 
   ASSERT_NE(text.find("\r\n\r\n"), std::string::npos);

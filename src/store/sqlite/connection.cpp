@@ -147,4 +147,6 @@ std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_row
 
 int Connection::changes() const { return sqlite3_changes(db_); }
 
+bool Connection::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
 }  // namespace authd::sqlite

@@ -63,6 +63,7 @@ class Connection {
   void execute(const char* sql);  // one-off statements (pragmas, BEGIN, DDL)
   std::int64_t last_insert_id() const;
   int changes() const;
+  bool in_transaction() const;  // false once SQLite has rolled a transaction back by itself
 
  private:
   sqlite3* db_ = nullptr;

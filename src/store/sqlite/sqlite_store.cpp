@@ -339,6 +339,77 @@ StoreStatus SqliteStore::run(Mode mode, const std::function<void(Transaction&)>&
   return status;
 }
 
+namespace {
+
+// Undoes one unit of a group commit, or throws when SQLite has already
+// rolled the whole transaction back (an I/O error, a full disk).
+void undo_unit(Connection& connection) {
+  if (!connection.in_transaction()) throw StoreError("transaction rolled back by SQLite");
+  connection.prepare("ROLLBACK TO unit").run();
+  connection.prepare("RELEASE unit").run();
+}
+
+}  // namespace
+
+void SqliteStore::run_writes(std::span<WriteUnit> units) {
+  if (units.empty()) return;
+  std::unique_ptr<Connection> connection;
+  try {
+    connection = acquire();
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    for (WriteUnit& unit : units) unit.status = StoreStatus::unavailable;
+    return;
+  }
+  StoreStatus batch = StoreStatus::ok;
+  std::size_t ran = 0;  // units whose work has run: their fate is the COMMIT's
+  try {
+    connection->execute("BEGIN IMMEDIATE");
+    for (WriteUnit& unit : units) {
+      connection->prepare("SAVEPOINT unit").run();
+      try {
+        SqliteTransaction tx(*connection);
+        (*unit.work)(tx);
+        connection->prepare("RELEASE unit").run();
+        unit.status = StoreStatus::ok;
+      } catch (const BusyError& e) {
+        log::warn("store_busy", {{"error", e.what()}});
+        unit.status = StoreStatus::unavailable;
+        undo_unit(*connection);
+      } catch (const StoreError& e) {
+        log::error("store_error", {{"error", e.what()}});
+        unit.status = StoreStatus::failed;
+        undo_unit(*connection);
+      } catch (...) {
+        unit.error = std::current_exception();
+        undo_unit(*connection);
+      }
+      ++ran;
+    }
+    connection->execute("COMMIT");
+  } catch (const BusyError& e) {
+    log::warn("store_busy", {{"error", e.what()}});
+    batch = StoreStatus::unavailable;
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    batch = StoreStatus::failed;
+  }
+  if (batch != StoreStatus::ok) {
+    // Nothing of this batch is durable: no unit may report success.
+    if (connection->in_transaction()) {
+      try {
+        connection->execute("ROLLBACK");
+      } catch (const StoreError&) {
+        // SQLite may have rolled back already; nothing more to undo.
+      }
+    }
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (i >= ran || units[i].status == StoreStatus::ok) units[i].status = batch;
+    }
+  }
+  release(std::move(connection));
+}
+
 int SqliteStore::migrate() {
   auto connection = acquire();
   connection->execute("BEGIN IMMEDIATE");

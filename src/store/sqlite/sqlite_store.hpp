@@ -20,6 +20,10 @@ class SqliteStore final : public Store {
   ~SqliteStore() override;
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
+  // One BEGIN IMMEDIATE ... COMMIT (one fsync) for the whole batch, each
+  // unit inside its own SAVEPOINT.
+  bool group_commit() const override { return true; }
+  void run_writes(std::span<WriteUnit> units) override;
   int migrate() override;
   bool healthy() override;
 
