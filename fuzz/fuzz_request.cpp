@@ -1,7 +1,7 @@
 // Fuzz target: raw bytes on a real TCP connection to the real HTTP front end
 // (http/server.cpp: Beast parsing, limits, framing and smuggling checks,
-// X-Request-Id), the router (404/405/415) and every handler behind it, down
-// to the domain and a real SQLite store. One server lives for the whole run;
+// X-Request-Id, CORS and preflights, the request metrics), the router (404/405/415) and every handler behind it, down
+// to the domain and a real SQLite store (GET /metrics included). One server lives for the whole run;
 // each input is one connection: the bytes are written, the client half-closes
 // and reads every response until the server closes. ASan and UBSan watch the
 // server's code in this same process.
@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -30,6 +31,8 @@
 #include "crypto/hashing_pool.hpp"
 #include "crypto/password_hasher.hpp"
 #include "http/server.hpp"
+#include "metrics/metrics.hpp"
+#include "metrics/sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
 
@@ -59,12 +62,19 @@ struct Fixture {
         db(*store, 1),
         policy(make_policy()),
         auth{db, hashing, policy},
-        api{auth},
+        metrics(authd::route_labels()),
+        api{auth, &metrics},
         server(io, settings(), api) {
     store->migrate();
     std::string password = kPassword;
     authd::Accounts accounts(*store, hasher);
     accounts.create({.email = kEmail}, password);
+    // A reading source, as the real server has, so that a scrape renders
+    // one too.
+    metrics.add_source([this](std::vector<authd::MetricReading>& out) {
+      out.push_back({"authd_hashing_queue_depth", "Hashing jobs waiting.", "gauge",
+                     static_cast<double>(hashing.queue_depth())});
+    });
     port = server.listen().port();
   }
   ~Fixture() {
@@ -90,6 +100,9 @@ struct Fixture {
     // short anyway, so that a bug there costs seconds, not the whole run.
     s.header_timeout = std::chrono::seconds(2);
     s.idle_timeout = std::chrono::seconds(2);
+    // CORS on, so that preflights and the CORS headers are fuzzed too (the
+    // seed corpus sends this origin).
+    s.cors_origins = {"https://app.example"};
     return s;
   }
 
@@ -100,6 +113,7 @@ struct Fixture {
   authd::Database db;
   authd::AuthPolicy policy;
   authd::AuthContext auth;
+  authd::Metrics metrics;  // GET /metrics and the request counters
   authd::ApiContext api;
   asio::io_context io;
   authd::Server server;

@@ -15,6 +15,29 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 2
 fi
 
+# Never on a machine where authd is, or was, really installed: the clean-up
+# below purges the package and deletes /var/lib/authd (the accounts). CI
+# machines are fresh; anywhere else, refuse before touching anything.
+preexisting=()
+dpkg -s authd >/dev/null 2>&1 && preexisting+=("the authd package is installed")
+for path in /var/lib/authd /etc/authd /usr/bin/authd /usr/lib/systemd/system/authd.service; do
+  [ -e "$path" ] && preexisting+=("$path exists")
+done
+if [ ${#preexisting[@]} -gt 0 ]; then
+  {
+    echo "test-package: REFUSED: this machine already has authd:"
+    printf '  - %s\n' "${preexisting[@]}"
+    echo "test-package: it installs, then purges the package and deletes its state; run it on a"
+    echo "test-package: fresh machine or container (as CI does). Nothing was changed here."
+  } >&2
+  exit 2
+fi
+# The system user and group are created by the package's postinst; they are
+# removed at the end only if they did not exist before.
+user_existed=no; group_existed=no
+getent passwd authd >/dev/null && user_existed=yes
+getent group authd >/dev/null && group_existed=yes
+
 bash scripts/build.sh
 rm -f build/authd_*.deb
 (cd build && cpack -G DEB >/dev/null)
@@ -23,18 +46,25 @@ echo "test-package: built $deb"
 dpkg-deb --info "$deb" | sed -n '/Depends/p'
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq "./$deb" >/dev/null
-
 work=$(mktemp -d /tmp/authd-package-test-XXXXXX)
 server_pid=""
+# Removes what this run created, nothing else: the checks above made sure
+# that the package, /var/lib/authd and /etc/authd were not there before.
 cleanup() {
   if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null || true; fi
-  apt-get purge -y -qq authd >/dev/null 2>&1 || true
-  rm -rf "$work" /var/lib/authd
-  if getent passwd authd >/dev/null; then userdel authd 2>/dev/null || true; fi
-  getent group authd >/dev/null && groupdel authd 2>/dev/null || true
+  if dpkg -s authd >/dev/null 2>&1 || [ -e /var/lib/dpkg/info/authd.list ]; then
+    apt-get purge -y -qq authd >/dev/null 2>&1 || true
+  fi
+  rm -rf "$work" /var/lib/authd /etc/authd
+  if [ "$user_existed" = no ] && getent passwd authd >/dev/null; then
+    userdel authd 2>/dev/null || true
+  fi
+  if [ "$group_existed" = no ] && getent group authd >/dev/null; then
+    groupdel authd 2>/dev/null || true
+  fi
 }
 trap cleanup EXIT
+apt-get install -y -qq "./$deb" >/dev/null
 
 fail() {
   echo "test-package: FAILED: $*" >&2
@@ -47,7 +77,7 @@ test -x /usr/bin/authd || fail "no /usr/bin/authd"
 test -f /usr/lib/systemd/system/authd.service || fail "no unit"
 test -f /etc/authd/authd.toml || fail "no /etc/authd/authd.toml"
 getent passwd authd >/dev/null || fail "postinst did not create the authd user"
-[ "$(stat -c '%U:%G %a' /var/lib/authd)" = "authd:authd 750" ] || fail "state directory owner/mode"
+[ "$(stat -c '%U:%G %a' /var/lib/authd)" = "authd:authd 700" ] || fail "state directory owner/mode"
 [ "$(stat -c '%U:%G %a' /etc/authd/authd.toml)" = "root:authd 640" ] || fail "config owner/mode"
 grep -qx '/etc/authd/authd.toml' /var/lib/dpkg/info/authd.conffiles || fail "config is not a conffile"
 

@@ -1,7 +1,14 @@
 // GET /metrics (decisions.md 7.4): the Prometheus text format. The request
 // counters and the pools' readings are in memory; the outbox backlog and the
 // live sessions are counted by the store, on a database thread like any
-// other query, so that a scrape never blocks a connection thread.
+// other query, so that a scrape never blocks a connection thread. Those
+// counts are cached a few seconds, one query at a time
+// (metrics/store_readings_cache.hpp): /metrics needs no token, and a flood
+// of scrapes must not compete with logins for the database threads.
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "metrics/metrics.hpp"
 
 #include "api/errors.hpp"
@@ -10,22 +17,58 @@
 #include "store/database.hpp"
 
 namespace authd {
+namespace {
+
+// Clears the cache's refresh flag if the query throws.
+struct AbandonUnlessCompleted {
+  StoreReadingsCache& cache;
+  bool completed = false;
+  ~AbandonUnlessCompleted() {
+    if (!completed) cache.abandon();
+  }
+};
+
+}  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& /*request*/) {
   if (ctx.metrics == nullptr) co_return error_response(404);
-  std::int64_t pending_mails = 0;
-  std::int64_t live_sessions = 0;
-  auto count = [&](Transaction& tx) {
-    pending_mails = tx.pending_mail_count();
-    live_sessions = tx.live_session_count(now_millis());
-  };
-  StoreStatus status = co_await ctx.auth.db.read(count);
+  StoreReadingsCache& cache = ctx.metrics->store_readings();
+  StoreReadings store;
+  while (true) {
+    StoreReadingsCache::Ticket ticket = cache.begin();
+    if (ticket.action == StoreReadingsCache::Action::use) {
+      store = ticket.readings;
+      break;
+    }
+    if (ticket.action == StoreReadingsCache::Action::refresh) {
+      AbandonUnlessCompleted guard{cache};
+      std::int64_t pending_mails = 0;
+      std::int64_t live_sessions = 0;
+      auto count = [&](Transaction& tx) {
+        pending_mails = tx.pending_mail_count();
+        live_sessions = tx.live_session_count(now_millis());
+      };
+      StoreStatus status = co_await ctx.auth.db.read(count);
+      store.up = status == StoreStatus::ok;
+      store.pending_mails = pending_mails;
+      store.live_sessions = live_sessions;
+      cache.complete(store);
+      guard.completed = true;
+      break;
+    }
+    // Another scrape's first query is in flight: ask again shortly.
+    auto executor = co_await boost::asio::this_coro::executor;
+    boost::asio::steady_timer pause(executor, std::chrono::milliseconds(5));
+    co_await pause.async_wait(boost::asio::use_awaitable);
+  }
+  std::int64_t pending_mails = store.pending_mails;
+  std::int64_t live_sessions = store.live_sessions;
 
   std::vector<MetricReading> readings;
-  bool up = status == StoreStatus::ok;
+  bool up = store.up;
   readings.push_back({"authd_store_up",
-                      "1 when the store answered this scrape's queries, else 0 (and the store's "
-                      "readings are left out).",
+                      "1 when the store answered its last reading (taken at most 5 s ago), else "
+                      "0 (and the store's readings are left out).",
                       "gauge", up ? 1.0 : 0.0});
   if (up) {
     readings.push_back({"authd_outbox_pending_mails",

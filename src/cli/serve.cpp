@@ -66,6 +66,19 @@ std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
                {{"option", "--mail-claim-lease"}, {"reason", "must exceed --smtp-timeout"}});
     return nullptr;
   }
+  // Credentials never cross the network in clear: plain or opportunistic
+  // SMTP (which an attacker on the path can strip) with AUTH is refused
+  // unless the relay is on this machine.
+  using Mode = SmtpSettings::StartTls;
+  bool may_be_clear = c.smtp.url.rfind("smtp://", 0) == 0 &&
+                      (c.smtp.starttls == Mode::off || c.smtp.starttls == Mode::opportunistic);
+  if (!c.smtp.username.empty() && may_be_clear && !is_loopback_smtp_host(c.smtp.url)) {
+    log::error("bad_configuration",
+               {{"option", "--smtp-starttls"},
+                {"reason", "SMTP credentials would travel in clear to a remote relay; use "
+                           "required, or an smtps:// URL"}});
+    return nullptr;
+  }
   return make_smtp_transport(c.smtp);
 }
 

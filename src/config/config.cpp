@@ -1,5 +1,6 @@
 #include "config/config.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <regex>
 
@@ -44,15 +45,31 @@ CLI::Option* add_limit(CLI::App& app, const std::string& name, RateLimit& target
 }
 
 // An origin is scheme://host[:port], nothing more: no wildcard (a token
-// that any site could use is what CORS exists to prevent), no path.
+// that any site could use is what CORS exists to prevent), no path. It is
+// stored as browsers send it (RFC 6454 serialisation): scheme and host in
+// lower case, no port when it is the scheme's default, so that the exact
+// comparison in http/cors.cpp matches what the operator meant.
 CLI::Validator cors_origin_check() {
   return CLI::Validator(
-      [](const std::string& origin) -> std::string {
+      [](std::string& origin) -> std::string {
         static const std::regex kOrigin(
-            R"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?)");
+            R"((https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?)", std::regex::icase);
         if (origin == "*") return "a wildcard is not allowed: list each origin";
-        if (!std::regex_match(origin, kOrigin))
+        std::smatch parts;
+        if (!std::regex_match(origin, parts, kOrigin))
           return "'" + origin + "' is not an origin such as https://app.example.com";
+        auto lower = [](std::string text) {
+          for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          return text;
+        };
+        std::string scheme = lower(parts[1].str());
+        std::string normalised = scheme + "://" + lower(parts[2].str());
+        if (parts[4].matched) {
+          unsigned port = std::stoul(parts[4].str());
+          if (port == 0 || port > 65535) return "'" + origin + "' has no valid port (1 to 65535)";
+          if (port != (scheme == "https" ? 443u : 80u)) normalised += ":" + std::to_string(port);
+        }
+        origin = normalised;
         return std::string();
       },
       "ORIGIN");
@@ -143,7 +160,7 @@ void add_serve_options(CLI::App& app, Config& c) {
                  "(https://app.example.com), comma-separated; none: CORS off")
       ->envname("AUTHD_CORS_ORIGINS")
       ->delimiter(',')
-      ->check(cors_origin_check());
+      ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
   app.add_option("--database-threads", c.database_threads, "Threads running database transactions")

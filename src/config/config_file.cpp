@@ -121,6 +121,33 @@ std::vector<std::string> values_of(const CLI::Option& option, Kind kind) {
   return items;
 }
 
+// `text` after the option's validators that rewrite values (each item of a
+// list on its own, as CLI11 applies them).
+std::string as_transformed(CLI::Option& option, const std::string& text, Kind kind) {
+  std::vector<std::string> items;
+  if (kind == Kind::list) {
+    std::istringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) items.push_back(item);
+  } else {
+    items.push_back(text);
+  }
+  std::string joined;
+  for (std::string& item : items) {
+    for (int index = 0;; ++index) {
+      CLI::Validator* validator = nullptr;
+      try {
+        validator = option.get_validator(index);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+      (*validator)(item);  // already accepted by default_val()
+    }
+    joined += (joined.empty() ? "" : ",") + item;
+  }
+  return joined;
+}
+
 }  // namespace
 
 bool is_secret_key(std::string_view key) {
@@ -130,18 +157,21 @@ bool is_secret_key(std::string_view key) {
 
 std::string redact_url_secrets(std::string_view value) {
   std::string text(value);
-  // scheme://user:password@host...
+  // scheme://user:password@host... The password may hold '/', '?', '#' or
+  // '@' unencoded (people paste them so), so the authority cannot be cut at
+  // the first of those: when the user name (up to the first ':') is a plain
+  // name, everything from that ':' to the LAST '@' is redacted. This may
+  // hide more than the password (an '@' later in the path or query), never
+  // less.
   auto scheme = text.find("://");
   if (scheme != std::string::npos) {
     auto authority_start = scheme + 3;
-    auto authority_end = text.find_first_of("/?#", authority_start);
-    if (authority_end == std::string::npos) authority_end = text.size();
-    auto at = text.rfind('@', authority_end);
-    if (at != std::string::npos && at >= authority_start) {
-      auto colon = text.find(':', authority_start);
-      if (colon != std::string::npos && colon < at)
-        text.replace(colon + 1, at - colon - 1, kRedacted);
-    }
+    auto colon = text.find(':', authority_start);
+    auto delimiter = text.find_first_of("/?#@", authority_start);
+    auto at = text.rfind('@');
+    if (colon != std::string::npos && at != std::string::npos && colon < at &&
+        (delimiter == std::string::npos || colon < delimiter))
+      text.replace(colon + 1, at - colon - 1, kRedacted);
   }
   // password=... as a URL query parameter or a libpq keyword/value pair.
   static const std::regex kPasswordParameter(R"(((^|[?&;\s])[a-z_]*password=)('[^']*'|[^&;\s]*))",
@@ -184,6 +214,9 @@ void apply_config_file(const std::string& path, const CLI::App& known, CLI::App&
     try {
       target->run_callback_for_default();
       target->default_val(*text);
+      // `authd config` shows the value as the option stored it: a transform
+      // (such as the origins' normalisation) may have rewritten it.
+      target->default_str(as_transformed(*target, *text, kind));
     } catch (const CLI::Error& e) {
       throw ConfigFileError(path + ": key '" + key + "': " + e.what());
     }

@@ -9,7 +9,8 @@ std::optional<std::string> allowed_origin(const std::vector<std::string>& allowe
   if (allowed.empty() || origins.size() != 1) return std::nullopt;
   for (const std::string& origin : allowed) {
     // Origins are compared exactly: browsers send them in lower case with
-    // the port only when it is not the scheme's default.
+    // the port only when it is not the scheme's default, and the
+    // configuration normalises the listed ones to that form (config.cpp).
     if (origin == origins.front()) return origin;
   }
   return std::nullopt;
@@ -42,7 +43,9 @@ void add_cors_headers(ApiResponse& response, bool cors_enabled,
   response.headers.emplace_back("Vary", "Origin");
   if (!origin || preflight) return;
   response.headers.emplace_back("Access-Control-Allow-Origin", *origin);
-  response.headers.emplace_back("Access-Control-Expose-Headers", "Authorization, X-Request-Id");
+  // The token (Authorization), the request id, and what a page needs to
+  // react to a 401 (WWW-Authenticate) or to a 429/503 (Retry-After).
+  response.headers.emplace_back("Access-Control-Expose-Headers", kCorsExposedHeaders);
 }
 
 }  // namespace authd

@@ -9,7 +9,8 @@
 //   plain OPTIONS, or a preflight from an origin not allowed, still gets 405
 //   with a correct Allow header, and an unknown path 404.
 // - Every other response to an allowed origin carries its
-//   Access-Control-Allow-Origin and exposes Authorization and X-Request-Id.
+//   Access-Control-Allow-Origin and exposes Authorization, X-Request-Id,
+//   WWW-Authenticate (401) and Retry-After (429, 503).
 //   Origins not allowed get no CORS header at all.
 // - When CORS is on, every response says `Vary: Origin`: a cache between
 //   the browser and authd must not serve one origin's answer to another.
@@ -25,11 +26,14 @@
 
 namespace authd {
 
+// The response headers a page from an allowed origin may read.
+inline constexpr const char* kCorsExposedHeaders =
+    "Authorization, X-Request-Id, WWW-Authenticate, Retry-After";
+
 struct CorsRequest {
   std::string_view method;
-  std::string_view path;                  // as routed (no query, no base path)
-  std::vector<std::string_view> origins;  // every Origin field value
-  bool asks_method = false;               // has Access-Control-Request-Method
+  std::string_view path;     // as routed (no query, no base path)
+  bool asks_method = false;  // has Access-Control-Request-Method
 };
 
 // The allowed origin a request comes from; nothing when CORS is off, the

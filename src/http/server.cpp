@@ -11,6 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -152,29 +154,143 @@ bool has_unsupported_version(const ReadBuffer& buffer) {
          version[6] == '.' && digit(version[7]) && version != "HTTP/1.0" && version != "HTTP/1.1";
 }
 
-// Where the header section buffered in `raw` ends (just past its empty
-// line), or npos while it is incomplete. Empty lines before the request line
-// are skipped; a bare LF counts as a line end, so that such a header goes to
-// Beast (which refuses it) without waiting for more.
-std::size_t header_section_end(std::string_view raw) {
-  std::size_t start = raw.find_first_not_of("\r\n");
-  if (start == std::string_view::npos) return std::string_view::npos;
-  for (auto at = raw.find('\n', start); at != std::string_view::npos; at = raw.find('\n', at + 1)) {
-    if (at + 1 < raw.size() && raw[at + 1] == '\n') return at + 2;
-    if (at + 2 < raw.size() && raw[at + 1] == '\r' && raw[at + 2] == '\n') return at + 3;
+// Beast's verdict on a request line, without keeping any of it: a parser
+// that stores nothing and is only ever given the bytes up to the end of the
+// request line (or the first bytes of one).
+class RequestLineProbe : public http::basic_parser<true> {
+  void on_request_impl(http::verb, beast::string_view, beast::string_view, int,
+                       error_code&) override {}
+  void on_response_impl(int, beast::string_view, int, error_code&) override {}
+  void on_field_impl(http::field, beast::string_view, beast::string_view, error_code&) override {}
+  void on_header_impl(error_code&) override {}
+  void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
+  std::size_t on_body_impl(beast::string_view, error_code&) override { return 0; }
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code&) override {}
+  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view, error_code&) override {
+    return 0;
   }
-  return std::string_view::npos;
+  void on_finish_impl(error_code&) override {}
+};
+
+// True when Beast, given `bytes` (the start of a request, no further than
+// the end of its request line), refuses them (400, 505 or 414 follow).
+bool beast_refuses_request_line(std::string_view bytes, std::uint32_t header_limit) {
+  RequestLineProbe probe;
+  probe.header_limit(header_limit);
+  error_code ec;
+  probe.put(asio::buffer(bytes.data(), bytes.size()), ec);
+  return ec && ec != http::error::need_more;
 }
 
-// obs-fold (RFC 9112 5.2): a line of the header section that starts with
-// white space, continuing the field before it.
-bool has_obs_fold(std::string_view header) {
-  for (auto at = header.find('\n'); at != std::string_view::npos && at + 1 < header.size();
-       at = header.find('\n', at + 1)) {
-    if (header[at + 1] == ' ' || header[at + 1] == '\t') return true;
+// obs-fold (RFC 9112 5.2) is refused (400), not unfolded as Beast would
+// silently do: an intermediary that reads the folded line otherwise would
+// disagree with us on the request's fields (request smuggling). Beast
+// consumes the header as it parses it, so the raw bytes are looked at
+// first, as they arrive, until the empty line that ends the header section.
+//
+// The scan resumes where it stopped on each new read, so that a header
+// dripped a byte at a time costs time linear in its size (decisions.md 1.8:
+// no client can hold a thread). It does not delay Beast's answers either:
+// a request line that Beast refuses (bad method, target or version, bare
+// LF, stray CR) is handed to Beast as soon as it is complete, or at once
+// when the first bytes already show it, for the same 400/505/414 as without
+// the scan (a bare LF right after the version, which Beast would refuse
+// only once one more byte came, is answered 400 here); only a well-formed
+// request line waits for the header's end.
+class HeaderPrescan {
+ public:
+  enum class Verdict {
+    need_more,  // read more, then scan again
+    folded,     // a line starts with white space: 400
+    bare_lf,    // the request line ends with LF alone: 400
+    beast,      // let Beast parse what is there now
+  };
+
+  explicit HeaderPrescan(std::uint32_t header_limit) : header_limit_(header_limit) {}
+
+  // `raw`: everything buffered for this request so far; it only grows
+  // between calls.
+  Verdict scan(std::string_view raw) {
+    bool first_look = std::exchange(first_look_, false);
+    if (!request_line_done_) {
+      // Empty lines before the request line are skipped.
+      if (request_line_start_ == npos) {
+        request_line_start_ = raw.find_first_not_of("\r\n", search_);
+        if (request_line_start_ == npos) {
+          search_ = raw.size();
+          return Verdict::need_more;
+        }
+        search_ = request_line_start_;
+      }
+      // The request line ends at CRLF, or at a bare LF (Beast refuses
+      // that); a CR alone, which no request line may hold, shows it bad.
+      while (true) {
+        std::size_t end = raw.find_first_of("\r\n", search_);
+        bool crlf = false;
+        if (end != npos && raw[end] == '\r' && end + 1 < raw.size()) {
+          if (raw[end + 1] == '\n') {
+            ++end;
+            crlf = true;
+          } else {
+            if (beast_refuses_request_line(raw.substr(0, end + 2), header_limit_))
+              return Verdict::beast;
+            search_ = end + 1;
+            continue;
+          }
+        } else if (end == npos || raw[end] == '\r') {
+          // Incomplete: on the first look, Beast may already see it bad
+          // (a bad method, say), as it did before there was a scan.
+          search_ = end == npos ? raw.size() : end;
+          return first_look && beast_refuses_request_line(raw, header_limit_) ? Verdict::beast
+                                                                              : Verdict::need_more;
+        }
+        if (beast_refuses_request_line(raw.substr(0, end + 1), header_limit_))
+          return Verdict::beast;
+        // Right after the version, Beast needs one more byte to refuse a
+        // bare LF, which may never come: the answer is the same 400.
+        if (!crlf) return Verdict::bare_lf;
+        line_end_ = end;
+        break;
+      }
+      request_line_done_ = true;
+      line_start_checked_ = false;
+    }
+    while (true) {
+      if (!line_start_checked_) {
+        // The line after the '\n' at line_end_: empty (the end of the
+        // header section), folded, or a field line.
+        std::size_t at = line_end_ + 1;
+        if (at >= raw.size()) return Verdict::need_more;
+        char c = raw[at];
+        if (c == ' ' || c == '\t') return Verdict::folded;
+        if (c == '\n') return Verdict::beast;
+        if (c == '\r') {
+          if (at + 1 >= raw.size()) return Verdict::need_more;
+          if (raw[at + 1] == '\n') return Verdict::beast;
+        }
+        line_start_checked_ = true;
+        search_ = at;
+      }
+      std::size_t end = raw.find('\n', search_);
+      if (end == npos) {
+        search_ = raw.size();
+        return Verdict::need_more;
+      }
+      line_end_ = end;
+      line_start_checked_ = false;
+    }
   }
-  return false;
-}
+
+ private:
+  static constexpr std::size_t npos = std::string_view::npos;
+  std::uint32_t header_limit_;
+  bool first_look_ = true;
+  bool request_line_done_ = false;
+  std::size_t request_line_start_ = npos;
+  std::size_t search_ = 0;           // where the search for the next '\n' resumes
+  std::size_t line_end_ = 0;         // the '\n' that ends the last complete line
+  bool line_start_checked_ = false;  // the line after line_end_ has been classified
+};
 
 // Checks that Beast leaves to the server, on a parsed header, in the order
 // of decisions.md 1.10: protocol (505, 414, 431, 400 framing) come first.
@@ -278,30 +394,29 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     auto started = std::chrono::steady_clock::now();
 
     Parser parser;
-    parser.header_limit(
-        static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024));
+    const auto header_limit =
+        static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024);
+    parser.header_limit(header_limit);
     // No body limit while the header is read: Beast would report a declared
     // Content-Length over the limit before the header checks below, and a
     // malformed request must win over 413 (decisions.md 1.10). The real
     // limit is applied once the header has passed.
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     if (!header_deadline_set) stream.expires_after(settings.header_timeout);
-    // obs-fold is refused (400), not unfolded as Beast would silently do:
-    // an intermediary that reads the folded line otherwise would disagree
-    // with us on the request's fields (request smuggling). Beast consumes
-    // the header as it parses it, so the raw bytes are looked at first, once
-    // the whole header section is buffered (or too large to be: then Beast
-    // answers 414 or 431 as before).
-    bool folded = false;
+    // obs-fold: see HeaderPrescan. Past the parser's limit, Beast answers
+    // 414 or 431 as before.
+    std::optional<Rejection> rejection;
+    HeaderPrescan prescan(header_limit);
     while (true) {
       auto data = buffer.data();
       std::string_view raw(static_cast<const char*>(data.data()), data.size());
-      std::size_t end = header_section_end(raw);
-      if (end != std::string_view::npos) {
-        folded = has_obs_fold(raw.substr(0, end));
-        break;
-      }
-      if (raw.size() > settings.max_target + settings.max_header_section + 1024) break;
+      HeaderPrescan::Verdict verdict = prescan.scan(raw);
+      if (verdict == HeaderPrescan::Verdict::folded)
+        rejection = Rejection{400, "obsolete line folding"};
+      if (verdict == HeaderPrescan::Verdict::bare_lf)
+        rejection = Rejection{400, "bare LF in the request line"};
+      if (verdict != HeaderPrescan::Verdict::need_more) break;
+      if (raw.size() > header_limit) break;
       std::size_t n = co_await stream.async_read_some(
           buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
@@ -309,11 +424,8 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     }
     if (ec) break;  // time-out, or the client went away mid-header
 
-    std::optional<Rejection> rejection;
     std::size_t header_bytes = 0;
-    if (folded) {
-      rejection = Rejection{400, "obsolete line folding"};
-    } else {
+    if (!rejection) {
       std::size_t read = co_await http::async_read_header(
           stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
       header_bytes = read;
@@ -386,9 +498,9 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       request.authorization = values_of(req, http::field::authorization);
       request.body = std::string_view(req.body().data(), req.body().size());
       request.client_address = client;
-      auto preflight_answer = answer_preflight({method, request.path, values_of(req, "Origin"),
-                                                req.count("Access-Control-Request-Method") > 0},
-                                               origin, settings.cors_max_age);
+      auto preflight_answer =
+          answer_preflight({method, request.path, req.count("Access-Control-Request-Method") > 0},
+                           origin, settings.cors_max_age);
       try {
         if (preflight_answer) {
           preflight = true;

@@ -1,6 +1,7 @@
 // SMTP delivery through libcurl (smtp:// with STARTTLS, or smtps://). One
 // connection per message: reset mails are rare, and a fresh connection never
 // inherits a half-broken session from an earlier failure.
+#include <arpa/inet.h>
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -21,20 +22,6 @@ std::string envelope_address(std::string_view mailbox) {
   if (open != std::string_view::npos && close != std::string_view::npos && open < close)
     mailbox = mailbox.substr(open + 1, close - open - 1);
   return "<" + std::string(mailbox) + ">";
-}
-
-bool is_loopback_host(std::string_view url) {
-  auto scheme_end = url.find("://");
-  if (scheme_end != std::string_view::npos) url.remove_prefix(scheme_end + 3);
-  auto at = url.find('@');  // credentials in the URL
-  if (at != std::string_view::npos && at < url.find('/')) url.remove_prefix(at + 1);
-  std::string_view host;
-  if (!url.empty() && url.front() == '[') {
-    host = url.substr(1, url.find(']') - 1);
-  } else {
-    host = url.substr(0, url.find_first_of(":/"));
-  }
-  return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
 }
 
 // libcurl pulls the message through this callback.
@@ -123,7 +110,7 @@ class SmtpTransport final : public MailTransport {
         break;
     }
     // A relay on this machine cannot be listened to on the network.
-    return is_loopback_host(settings_.url) ? CURLUSESSL_TRY : CURLUSESSL_ALL;
+    return is_loopback_smtp_host(settings_.url) ? CURLUSESSL_TRY : CURLUSESSL_ALL;
   }
 
   SmtpSettings settings_;
@@ -131,6 +118,30 @@ class SmtpTransport final : public MailTransport {
 };
 
 }  // namespace
+
+bool is_loopback_smtp_host(std::string_view url) {
+  auto scheme_end = url.find("://");
+  if (scheme_end != std::string_view::npos) url.remove_prefix(scheme_end + 3);
+  url = url.substr(0, url.find_first_of("/?#"));  // the authority
+  auto at = url.rfind('@');                       // credentials in the URL
+  if (at != std::string_view::npos) url.remove_prefix(at + 1);
+  std::string host;
+  if (!url.empty() && url.front() == '[') {
+    auto close = url.find(']');
+    if (close == std::string_view::npos) return false;
+    host = std::string(url.substr(1, close - 1));
+  } else {
+    host = std::string(url.substr(0, url.find(':')));
+  }
+  // Numeric addresses are judged by value, so that a name such as
+  // "127.mail.example" is not taken for a loopback address.
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return host == "localhost";
+}
 
 std::unique_ptr<MailTransport> make_smtp_transport(SmtpSettings settings) {
   return std::make_unique<SmtpTransport>(std::move(settings));

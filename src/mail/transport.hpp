@@ -39,6 +39,10 @@ struct SmtpSettings {
   Duration timeout = std::chrono::seconds(30);  // connect, and the whole delivery
 };
 
+// True when the relay of an smtp:// or smtps:// URL is this machine: a
+// numeric loopback address (127.0.0.0/8, ::1) or the name "localhost".
+bool is_loopback_smtp_host(std::string_view url);
+
 // SMTP through libcurl; a failure (refused, time-out, 4xx/5xx) throws
 // MailError and the outbox retries.
 std::unique_ptr<MailTransport> make_smtp_transport(SmtpSettings settings);

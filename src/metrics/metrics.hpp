@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/store_readings_cache.hpp"
+
 namespace authd {
 
 inline constexpr std::string_view kPrometheusContentType =
@@ -50,6 +52,10 @@ class Metrics {
   // itself (the store's counts, read asynchronously).
   std::string render(const std::vector<MetricReading>& extra = {}) const;
 
+  // The store's readings (outbox backlog, live sessions), cached a few
+  // seconds for GET /metrics (metrics/store_readings_cache.hpp).
+  StoreReadingsCache& store_readings() { return store_readings_; }
+
   // Upper bounds of the latency histogram buckets, in seconds.
   static constexpr std::array<double, 14> kLatencyBuckets = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
@@ -60,6 +66,7 @@ class Metrics {
 
   std::vector<std::unique_ptr<Route>> routes_;  // fixed after construction
   std::vector<std::function<void(std::vector<MetricReading>&)>> sources_;  // set before serving
+  StoreReadingsCache store_readings_;
 };
 
 }  // namespace authd

@@ -9,6 +9,7 @@
 // two Content-Lengths, 414/431/505) are in http_protocol_test.cpp; this file
 // adds the slow, massive and smuggling variants.
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 
@@ -63,6 +64,9 @@ class RawClient {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
       throw std::runtime_error("connect failed");
+    // Each send() leaves at once, so that dripped bytes are not coalesced.
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
   ~RawClient() {
     if (fd_ >= 0) ::close(fd_);
@@ -381,6 +385,104 @@ TEST(Abuse, Rule1_8_MalformedRequestInAPipelineStopsIt) {
   EXPECT_EQ(count_of(client.received(), "HTTP/1.1 200 OK\r\n"), 2u) << client.received();
   EXPECT_EQ(count_of(client.received(), "HTTP/1.1 400 Bad Request\r\n"), 1u) << client.received();
   EXPECT_EQ(session_count(*authd), "1");  // the normal client's only
+}
+
+// ------------------------------------------------ the obs-fold scan
+//
+// The server looks at the raw header for obs-fold before Beast parses it
+// (http/server.cpp, HeaderPrescan). The tests below hold it to three things:
+// it must not hold back the answer to a bad request line, it must still
+// refuse obs-fold however the bytes arrive, and a header that arrives in
+// pieces must still be served.
+
+// 1.8: a malformed request line is answered (400, or 505 for an HTTP
+// version this server does not speak) and the connection closed as soon as
+// the line is complete, although the rest of the header never comes. The
+// header time-out is 60 s, longer than the 30 s that wait_closed() waits:
+// a server that waited for the end of the header to answer fails here.
+TEST(Abuse, Rule1_8_MalformedRequestLineIsAnsweredWithoutWaitingForTheHeader) {
+  auto authd = abuse_server("60s");
+  struct Case {
+    std::vector<std::string> pieces;  // sent one after another
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {{"GET /healthz HTTP/2.0\r\n"}, 505},
+      {{"GET /healthz HTT", "P/2.0\r\n"}, 505},
+      {{"BAD LINE\r\n"}, 400},
+      {{"BAD LI", "NE\r\n"}, 400},
+      {{"GET /healthz HTTP/1.1\n"}, 400},                       // bare LF
+      {{"GET /healthz HTTP/1.1", "\nHost: 127.0.0.1\n"}, 400},  // bare LF, later
+      {{"GET /healthz HTTP/1.1", "\rHost: 127.0.0.1"}, 400},    // a CR alone
+      {{"GE(T /healthz HTTP/1.1"}, 400},                        // no line end at all
+      {{"GET /hea", "lthz HTTP/1.1 extra\r\n"}, 400},
+  };
+  for (const Case& c : cases) {
+    std::string trace;
+    for (const std::string& piece : c.pieces) trace += "[" + piece + "]";
+    SCOPED_TRACE(trace);
+    RawClient client(authd->port());
+    ASSERT_TRUE(client.send(c.pieces.front()));
+    // Served meanwhile; it also gives the server time to read the first
+    // piece on its own.
+    expect_normal_client_served(*authd);
+    for (std::size_t i = 1; i < c.pieces.size(); ++i) ASSERT_TRUE(client.send(c.pieces[i]));
+    EXPECT_TRUE(client.wait_closed());
+    EXPECT_EQ(client.first_status(), c.status) << client.received();
+    EXPECT_EQ(count_of(client.received(), "HTTP/1."), 1u) << client.received();
+  }
+}
+
+// RFC 9112 5.2 (part of 1.8's "malformed"): obs-fold is 400 wherever the
+// folded line is and however the header arrives: whole, or dripped one
+// byte per write (so that the server sees the fold across many reads).
+TEST(Abuse, Rule1_8_ObsFoldIs400WholeOrDripped) {
+  auto authd = abuse_server("10s");
+  const std::vector<std::string> folded = {
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n b\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n\tb\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\n Host: 127.0.0.1\r\n\r\n",  // right after the request line
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\n b\n\n",
+  };
+  for (const std::string& bytes : folded) {
+    for (bool drip : {false, true}) {
+      SCOPED_TRACE(testing::Message() << (drip ? "dripped: " : "whole: ") << bytes);
+      RawClient client(authd->port());
+      if (drip) {
+        for (char byte : bytes) ASSERT_TRUE(client.send(std::string(1, byte)));
+      } else {
+        ASSERT_TRUE(client.send(bytes));
+      }
+      expect_normal_client_served(*authd);
+      EXPECT_TRUE(client.wait_closed());
+      EXPECT_EQ(client.first_status(), 400) << client.received();
+      EXPECT_EQ(count_of(client.received(), "HTTP/1."), 1u) << client.received();
+    }
+  }
+}
+
+// 1.8: a well-formed request whose header arrives one byte per write (but
+// within the header time-out) is served like any other, keep-alive
+// included: the second request on the connection is dripped too.
+TEST(Abuse, Rule1_8_HeaderDrippedInSmallWritesIsServed) {
+  auto authd = abuse_server("10s");
+  std::string login = raw_request("POST", "/login", {{"Content-Type", "application/json"}},
+                                  login_body(kNormalEmail, kNormalPassword));
+  std::string healthz =
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + std::string(5000, 'v') +
+      "\r\nX-Empty:\r\n\r\n";
+  RawClient client(authd->port());
+  for (const std::string& request : {login, healthz}) {
+    for (char byte : request) ASSERT_TRUE(client.send(std::string(1, byte)));
+  }
+  expect_normal_client_served(*authd);
+  ASSERT_TRUE(eventually([&] {
+    client.poll_closed(milliseconds(10));
+    return count_of(client.received(), "HTTP/1.1 200 OK\r\n") >= 2;
+  })) << client.received();
+  EXPECT_EQ(count_of(client.received(), "HTTP/1."), 2u) << client.received();
+  EXPECT_NE(client.received().find("Authorization: Bearer "), std::string::npos)
+      << client.received();
 }
 
 }  // namespace

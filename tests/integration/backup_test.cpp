@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "contract_support.hpp"
 #include "harness.hpp"
 #include "run_authd.hpp"
 
@@ -35,14 +36,24 @@ TEST(Backup, CopyTakenUnderWritesRestoresAndLogsIn) {
         writes += 2;
     }
   });
-  while (writes < 10) std::this_thread::yield();  // the load is running
+  // Stops the load on every way out, a failed ASSERT included.
+  struct StopLoad {
+    std::atomic<bool>& stop;
+    std::thread& load;
+    ~StopLoad() {
+      stop = true;
+      if (load.joinable()) load.join();
+    }
+  } stop_load{stop, load};
+  ASSERT_TRUE(eventually([&] { return writes >= 10; })) << "the load never ran";
 
   std::string copy = authd.directory() + "/backup/authd-copy.db";
   std::filesystem::create_directories(authd.directory() + "/backup");
   std::string output;
   int code = authd.cli({"backup", copy}, "", &output);
   int writes_during = writes;
-  while (writes < writes_during + 10) std::this_thread::yield();  // and still runs after
+  ASSERT_TRUE(eventually([&] { return writes >= writes_during + 10; }))
+      << "the server stopped writing after the backup";
   stop = true;
   load.join();
   ASSERT_EQ(code, 0) << output;

@@ -56,6 +56,17 @@ TEST_F(ConfigFile, ValuesFromTheFileApply) {
   EXPECT_EQ(value_of(r.output, "hash-workers"), "0") << "a default";
 }
 
+// A value the option rewrites (CORS origins normalised to the form browsers
+// send, decisions.md 5.2) is applied, and shown, rewritten when it comes
+// from the file too.
+TEST_F(ConfigFile, OriginsFromTheFileAreNormalisedLikeTheFlag) {
+  std::string path =
+      write("cors-origins = [\"HTTPS://App.Example:443\", \"http://LocalHost:8080\"]\n");
+  CommandResult r = run_authd({"config", "--config", path});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(value_of(r.output, "cors-origins"), "['https://app.example', 'http://localhost:8080']");
+}
+
 TEST_F(ConfigFile, AuthdConfigEnvironmentVariableNamesTheFile) {
   std::string path = write("hash-queue = 9\n");
   CommandResult r = run_authd({"config"}, {"AUTHD_CONFIG=" + path});

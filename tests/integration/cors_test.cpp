@@ -68,13 +68,46 @@ TEST(Cors, Decisions_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
                 {{"Origin", kApp}});
   ASSERT_EQ(res.status, 200);
   EXPECT_EQ(res.header("access-control-allow-origin"), kApp);
-  EXPECT_EQ(res.header("access-control-expose-headers"), "Authorization, X-Request-Id");
+  EXPECT_EQ(res.header("access-control-expose-headers"),
+            "Authorization, X-Request-Id, WWW-Authenticate, Retry-After");
   EXPECT_EQ(res.header("vary"), "Origin");
   EXPECT_EQ(res.header("authorization").rfind("Bearer ", 0), 0u);
   // Errors too, so that a page can read them.
   HttpResponse error = post_json(authd.port(), "/login", "{}", {{"Origin", kApp}});
   EXPECT_EQ(error.status, 400);
   EXPECT_EQ(error.header("access-control-allow-origin"), kApp);
+}
+
+// A page must be able to react to a refusal: the 401's WWW-Authenticate
+// (decisions.md 5.2 with 6 /me) and the Retry-After of a 429 or 503 are
+// exposed along with the token's header.
+TEST(Cors, Decisions_5_2_ChallengeAndRetryAfterAreExposed) {
+  AuthdProcess authd(cors_args());
+  HttpResponse res = send_request(authd.port(), "GET", "/me", {{"Origin", kApp}});
+  ASSERT_EQ(res.status, 401);
+  EXPECT_FALSE(res.header("www-authenticate").empty());
+  std::string exposed = res.header("access-control-expose-headers");
+  for (const char* name : {"Authorization", "X-Request-Id", "WWW-Authenticate", "Retry-After"})
+    EXPECT_NE(exposed.find(name), std::string::npos) << name << " not in: " << exposed;
+}
+
+// A configured origin is normalised to the form browsers send (lower-case
+// scheme and host, no default port): written any other way it would
+// silently never match.
+TEST(Cors, Decisions_5_2_ConfiguredOriginIsNormalisedToTheBrowsersForm) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--cors-origins",
+                           "HTTPS://App.Example:443,http://LocalHost:80,"
+                           "http://localhost:03000"});
+  AuthdProcess authd(args);
+  for (const char* origin : {"https://app.example", "http://localhost", "http://localhost:3000"}) {
+    HttpResponse pre = preflight(authd.port(), "/login", origin);
+    EXPECT_EQ(pre.status, 204) << origin;
+    EXPECT_EQ(pre.header("access-control-allow-origin"), origin);
+  }
+  CommandResult r = run_authd({"config", "--cors-origins", "HTTPS://App.Example:443"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cors-origins = ['https://app.example']"), std::string::npos) << r.output;
 }
 
 // Other origins get no CORS header at all; their preflight is an ordinary
@@ -122,7 +155,9 @@ TEST(Cors, OffByDefault) {
 
 // Exact origins only: a wildcard, a path or a bare host is refused at start.
 TEST(Cors, WildcardOrMalformedOriginIsRejectedNamingTheOption) {
-  for (const char* value : {"*", "https://app.example/", "app.example", "https://*.example"}) {
+  for (const char* value :
+       {"*", "https://app.example/", "app.example", "https://*.example", "https://app.example:0",
+        "https://app.example:65536", "ftp://app.example"}) {
     CommandResult r = run_authd({"config", "--cors-origins", value});
     EXPECT_NE(r.exit_code, 0) << value;
     EXPECT_NE(r.output.find("--cors-origins"), std::string::npos) << r.output;

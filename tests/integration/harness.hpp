@@ -145,8 +145,23 @@ class SmtpSink {
   unsigned short port_ = 0;
 };
 
-// A TCP port on 127.0.0.1 that nothing listens on right now.
-unsigned short free_port();
+// A TCP port on 127.0.0.1 held by a socket that is bound but not listening:
+// connections to it are refused, and no other process can take it until
+// release(), which is called just before a server is started on it.
+class ReservedPort {
+ public:
+  ReservedPort();
+  ~ReservedPort() { release(); }
+  ReservedPort(const ReservedPort&) = delete;
+  ReservedPort& operator=(const ReservedPort&) = delete;
+
+  unsigned short port() const { return port_; }
+  void release();
+
+ private:
+  int fd_ = -1;
+  unsigned short port_ = 0;
+};
 
 // Arguments that make hashing cheap, for tests that are not about hashing.
 std::vector<std::string> fast_hashing();

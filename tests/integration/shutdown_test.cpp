@@ -3,8 +3,9 @@
 //
 // operations_test.cpp's Lifecycle tests cover one in-flight login and an
 // idle keep-alive connection; this file covers several logins in flight at
-// once (one hashing, the others waiting in the hashing queue), and that new
-// connections are refused while those are still being served.
+// once (one hashing, the others waiting in the hashing queue, two more
+// still uploading their body), and that new connections are refused while
+// those are still being served.
 #include <signal.h>
 
 #include <thread>
@@ -40,26 +41,39 @@ bool connection_refused(unsigned short port) {
 }
 
 // 9.3: SIGTERM with several logins in flight: new connections are refused
-// from the start of the drain, every login in flight (hashing or queued)
-// completes with 200 and a token, with Connection: close, and the process
-// exits with status 0.
+// from the start of the drain, every login in flight (hashing, queued, or
+// still being uploaded) completes with 200 and a token, the responses
+// decided after the drain began carry Connection: close, every connection
+// is then closed, and the process exits with status 0.
+//
+// Which responses must say Connection: close: the server decides it when
+// the response is ready, so a login whose hash ended before the signal
+// landed may rightly be keep-alive (the first one could, on a fast machine:
+// asserting on it would be a race). The "late" logins below cannot: their
+// last body byte is sent only once the listening socket is seen closed,
+// which drain() does after it has set the draining flag, so their responses
+// are decided after the drain began, whatever the timing.
 TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConnections) {
   // Slow hashes on a single worker: the logins are still in flight (one
   // hashing, the rest queued) when the signal arrives.
   AuthdProcess authd({"--log-level", "debug", "--argon2-memory-kib", "65536", "--argon2-iterations",
                       "4", "--hash-workers", "1", "--hash-queue", "8"});
   authd.add_user(kEmail, kPassword);
-  constexpr std::size_t kLogins = 4;
+  constexpr std::size_t kInFlight = 3;  // whole requests sent before the signal
+  constexpr std::size_t kLate = 2;      // all but the last body byte before it
+  constexpr std::size_t kLogins = kInFlight + kLate;
   std::string body = login_body(kEmail, kPassword);
-  std::vector<std::unique_ptr<HttpConnection>> in_flight;
+  std::string request =
+      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::vector<std::unique_ptr<HttpConnection>> connections;
   for (std::size_t i = 0; i < kLogins; ++i) {
-    in_flight.push_back(std::make_unique<HttpConnection>(authd.port()));
-    in_flight.back()->send_raw(
-        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        "Content-Length: " +
-        std::to_string(body.size()) + "\r\n\r\n" + body);
+    connections.push_back(std::make_unique<HttpConnection>(authd.port()));
+    connections.back()->send_raw(i < kInFlight ? request : request.substr(0, request.size() - 1));
   }
-  // Every login has been read by the server (not just sent).
+  // Every header has been read by the server (not just sent): no connection
+  // is idle, so the drain waits for each of them.
   ASSERT_TRUE(eventually([&] {
     return count_log_events(authd, "request_started", "POST") >= kLogins;
   })) << authd.log_text();
@@ -67,16 +81,20 @@ TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
   authd.signal(SIGTERM);
   ASSERT_TRUE(eventually([&] { return count_log_events(authd, "draining") > 0; }));
   // The listening socket is closed as the drain starts.
-  EXPECT_TRUE(eventually([&] { return connection_refused(authd.port()); }))
+  ASSERT_TRUE(eventually([&] { return connection_refused(authd.port()); }))
       << "new connections were still accepted while draining";
+  for (std::size_t i = kInFlight; i < kLogins; ++i)
+    connections[i]->send_raw(request.substr(request.size() - 1));
 
   for (std::size_t i = 0; i < kLogins; ++i) {
     SCOPED_TRACE(i);
-    HttpResponse response = in_flight[i]->read_response();
+    HttpResponse response = connections[i]->read_response();
     EXPECT_EQ(response.status, 200) << response.body;
     EXPECT_FALSE(token_of(response).empty());
-    EXPECT_FALSE(response.keep_alive);  // Connection: close while draining
-    EXPECT_TRUE(in_flight[i]->closed_by_server());
+    if (i >= kInFlight) {
+      EXPECT_FALSE(response.keep_alive);  // Connection: close while draining
+    }
+    EXPECT_TRUE(connections[i]->closed_by_server());
   }
   EXPECT_EQ(authd.wait_exit(), 0) << authd.log_text();
   EXPECT_TRUE(connection_refused(authd.port()));

@@ -110,13 +110,14 @@ TEST(Smtp, Decisions_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
 // retries, and the mail arrives once the relay is up. The token delivered
 // is the only live one: the failed attempt's token was replaced.
 TEST(Smtp, Decisions_6_Forgot_4_RelayDownThenUpDeliversOnRetry) {
-  unsigned short port = free_port();
-  AuthdProcess authd(smtp_args(smtp_url(port)));
+  ReservedPort relay;  // refuses connections until the sink starts on it
+  AuthdProcess authd(smtp_args(smtp_url(relay.port())));
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(forgot(authd, kEmail), 200);
   ASSERT_TRUE(wait_for_log(authd, "\"event\":\"mail_failed\"")) << authd.log_text();
 
-  SmtpSink sink({.port = port});
+  relay.release();
+  SmtpSink sink({.port = relay.port()});
   auto mails = sink.wait_for_mails(1);
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
   std::string token = reset_token_in(mails[0]);
@@ -146,16 +147,17 @@ TEST(Smtp, Decisions_6_Forgot_4_TemporaryRejectionIsRetried) {
 // decisions.md 6 /forgot 4: a crash (kill -9) after the 200 and before the
 // delivery loses no mail: it is delivered after the restart.
 TEST(Smtp, Decisions_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {
-  unsigned short port = free_port();  // no relay yet: the mail cannot leave
+  ReservedPort relay;  // no relay yet: the mail cannot leave
   AuthdProcess authd(
-      smtp_args(smtp_url(port), {"--smtp-timeout", "2s", "--mail-claim-lease", "5s"}));
+      smtp_args(smtp_url(relay.port()), {"--smtp-timeout", "2s", "--mail-claim-lease", "5s"}));
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(forgot(authd, kEmail), 200);
   authd.kill_hard();
   EXPECT_EQ(lines(authd.sql("select count(*) from outbox where sent_at is null")),
             std::vector<std::string>{"1"});
 
-  SmtpSink sink({.port = port});
+  relay.release();
+  SmtpSink sink({.port = relay.port()});
   authd.start();
   auto mails = sink.wait_for_mails(1);
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
@@ -239,6 +241,13 @@ TEST(Smtp, BadSmtpConfigurationStopsTheStart) {
                std::runtime_error);
   EXPECT_THROW(AuthdProcess({"--mail-transport", "smtp", "--smtp-url", "http://127.0.0.1:25"}),
                std::runtime_error);
+  // Credentials that could travel in clear to a remote relay.
+  for (const char* mode : {"off", "opportunistic"}) {
+    EXPECT_THROW(AuthdProcess({"--mail-transport", "smtp", "--smtp-url", "smtp://mail.example.com",
+                               "--smtp-username", "u", "--smtp-starttls", mode}),
+                 std::runtime_error)
+        << mode;
+  }
 }
 
 }  // namespace

@@ -47,9 +47,13 @@ void expect_indistinguishable(const std::string& what, double a, double b) {
 
 // 6 /login 2 and 6 /forgot 2, in one run over four interleaved cases.
 TEST(Timing, Decisions_6_Login_2_And_Forgot_2_OutcomesCannotBeToldApartByTime) {
-  // Default argon2id parameters; throttling out of the way of 100+ requests.
+  // Default argon2id parameters; throttling out of the way of 100+ requests,
+  // the reset-mail limits included: otherwise only the first /forgot of the
+  // existing address would enqueue a mail, and every later sample would
+  // compare two throttled no-ops (checked at the end: one mail each).
   AuthdProcess authd({"--login-email-limit", "1000000/1m", "--login-client-limit", "1000000/1m",
-                      "--forgot-client-limit", "1000000/1m"});
+                      "--forgot-client-limit", "1000000/1m", "--reset-mail-limit-short",
+                      "1000000/1m", "--reset-mail-limit-long", "1000000/1h"});
   authd.add_user(kEmail, kPassword);  // hashed with the same default cost
 
   const std::string unknown_login = login_body("nobody@example.com", "a wrong password");
@@ -83,6 +87,15 @@ TEST(Timing, Decisions_6_Login_2_And_Forgot_2_OutcomesCannotBeToldApartByTime) {
       if (round >= kWarmUp) samples[static_cast<std::size_t>(which)].push_back(ms);
     }
   }
+
+  // Every /forgot of the existing address really enqueued its mail (sent
+  // after a random delay of up to 2 s, hence the bounded wait); nothing
+  // went to the unknown one.
+  const std::size_t forgot_existing_sent = kWarmUp + kRounds;
+  std::vector<std::string> mails = authd.wait_for_mails(forgot_existing_sent);
+  EXPECT_EQ(mails.size(), forgot_existing_sent);
+  for (const std::string& mail : mails)
+    EXPECT_EQ(mail.find("nobody@example.com"), std::string::npos);
 
   double login_unknown = median(samples[0]);
   double login_wrong = median(samples[1]);

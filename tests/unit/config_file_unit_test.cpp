@@ -28,8 +28,21 @@ TEST(ConfigRedaction, PasswordsInDatabaseUrlsAreRedacted) {
       {"host=db password='x y z' dbname=d", "host=db password=<redacted> dbname=d"},
       {"smtp://mailer:pw@smtp.example:587", "smtp://mailer:<redacted>@smtp.example:587"},
       {"http://example.com/a@b", "http://example.com/a@b"},
+      // Unencoded '/', '?', '#' and '@' in the password: all of it hidden.
+      {"postgresql://alice:p/ss@db/authd", "postgresql://alice:<redacted>@db/authd"},
+      {"postgresql://alice:p?ss@db/authd", "postgresql://alice:<redacted>@db/authd"},
+      {"postgresql://alice:p#ss@db/authd", "postgresql://alice:<redacted>@db/authd"},
+      {"postgresql://alice:a/b?c#d@e@db:5432/authd?sslmode=require",
+       "postgresql://alice:<redacted>@db:5432/authd?sslmode=require"},
+      {"postgresql://alice:/?#@db/authd", "postgresql://alice:<redacted>@db/authd"},
   };
   for (const auto& c : cases) EXPECT_EQ(redact_url_secrets(c.in), c.out) << c.in;
+  // Whatever else happens, no character of such a password survives.
+  for (const char* password : {"s3/cr?et#x@y", "/?#@", "a@b/c", "x#y?z/w"}) {
+    std::string url = std::string("postgresql://alice:") + password + "@db.example/authd";
+    std::string shown = redact_url_secrets(url);
+    EXPECT_EQ(shown, "postgresql://alice:<redacted>@db.example/authd") << url;
+  }
 }
 
 TEST(ConfigRedaction, KeysNamingAPasswordOrSecretAreSecret) {

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 #include "store/store.hpp"
@@ -94,22 +96,46 @@ void backup_database(const std::string& source, const std::string& destination, 
     exec(src.get(), "SELECT count(*) FROM sqlite_schema");  // starts the snapshot
     sqlite3_backup* backup = sqlite3_backup_init(dst.get(), "main", src.get(), "main");
     if (backup == nullptr) fail(dst.get(), SQLITE_ERROR, "cannot start the backup");
+    // The destination is ours alone, so SQLITE_BUSY/LOCKED should not
+    // happen; if something else holds a lock on it anyway, retry for a
+    // bounded time (kBusyLimit without progress), then give up with a clear
+    // message rather than hang `authd backup`.
+    constexpr auto kBusyLimit = std::chrono::seconds(10);
+    std::optional<std::chrono::steady_clock::time_point> busy_since;
+    bool busy_too_long = false;
     int rc = SQLITE_OK;
     while (true) {
+      // A busy step may itself wait for the busy time-out: count from its start.
+      auto step_started = std::chrono::steady_clock::now();
       rc = sqlite3_backup_step(backup, pages_per_step);
       if (progress) {
         progress({sqlite3_backup_pagecount(backup) - sqlite3_backup_remaining(backup),
                   sqlite3_backup_pagecount(backup)});
       }
-      if (rc == SQLITE_OK) continue;
+      if (rc == SQLITE_OK) {
+        busy_since.reset();
+        continue;
+      }
       if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
-        sqlite3_sleep(50);  // the destination is ours alone; should not happen
+        auto now = std::chrono::steady_clock::now();
+        if (!busy_since) busy_since = step_started;
+        if (now - *busy_since >= kBusyLimit) {
+          busy_too_long = true;
+          break;
+        }
+        sqlite3_sleep(50);
         continue;
       }
       break;
     }
     sqlite3_backup_finish(backup);
     exec(src.get(), "COMMIT");
+    if (busy_too_long) {
+      throw StoreError(
+          "backup failed: the database or the backup file stayed locked by another process for "
+          "more than 10 s (nothing was written to " +
+          destination + ")");
+    }
     if (rc != SQLITE_DONE) fail(dst.get(), rc, "backup failed");
 
     // The copy keeps the source's WAL mode in its header; leave it as one

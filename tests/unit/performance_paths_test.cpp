@@ -1,0 +1,247 @@
+// The two fast paths of docs/performance.md, checked for correctness (never
+// for speed):
+// - group commit (store/database.hpp, SqliteStore::run_writes): concurrent
+//   writes share one durable commit, a unit that throws is undone alone, and
+//   no writer resumes before its commit (decisions.md 8.3: a 200 means
+//   durable);
+// - argon2id hashes stay standard PHC strings both ways (decisions.md 4.1):
+//   authd's hashes verify with an independent implementation (the reference
+//   argon2 library through python3-argon2), and that implementation's hashes
+//   verify in authd.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "crypto/password_hasher.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+
+namespace authd {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GroupCommit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "authd-unit-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = (dir_ / "authd.db").string();
+    sqlite::SqliteStore(path_).migrate();
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  static UserRecord user(std::string email) {
+    UserRecord u;
+    u.id = new_uuid_v7(1'000);
+    u.email = std::move(email);
+    u.created_at = 1'000;
+    u.updated_at = 1'000;
+    return u;
+  }
+
+  // Read through another store, i.e. another connection: sees only what was committed.
+  bool committed(const std::string& email) {
+    sqlite::SqliteStore other(path_);
+    bool found = false;
+    other.run(Store::Mode::read,
+              [&](Transaction& tx) { found = tx.user_by_email(email).has_value(); });
+    return found;
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+// decisions.md 8.3: every unit of a batch is committed (durably, visible to
+// another connection) and reported ok; a unit that throws is undone alone and
+// its exception goes back to its own caller.
+TEST_F(GroupCommit, Decisions_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
+  sqlite::SqliteStore store(path_);
+  ASSERT_TRUE(store.group_commit());
+  std::function<void(Transaction&)> first = [](Transaction& tx) { tx.insert_user(user("a@b.c")); };
+  std::function<void(Transaction&)> throws = [](Transaction& tx) {
+    tx.insert_user(user("b@b.c"));
+    throw std::runtime_error("bug in a handler");
+  };
+  std::function<void(Transaction&)> store_error = [](Transaction& tx) {
+    tx.insert_user(user("c@b.c"));
+    // No such user: the foreign key fails, a StoreError.
+    tx.insert_session(SessionRecord{sha256("t"), "no-such-user", 0, 10});
+  };
+  std::function<void(Transaction&)> last = [](Transaction& tx) {
+    // Sees the first unit's write, as a later transaction would.
+    ASSERT_TRUE(tx.user_by_email("a@b.c").has_value());
+    tx.insert_user(user("d@b.c"));
+  };
+  std::vector<Store::WriteUnit> units(4);
+  units[0].work = &first;
+  units[1].work = &throws;
+  units[2].work = &store_error;
+  units[3].work = &last;
+  store.run_writes(units);
+
+  EXPECT_EQ(units[0].status, StoreStatus::ok);
+  EXPECT_TRUE(units[1].error != nullptr);
+  EXPECT_EQ(units[2].status, StoreStatus::failed);
+  EXPECT_TRUE(units[2].error == nullptr);
+  EXPECT_EQ(units[3].status, StoreStatus::ok);
+  EXPECT_TRUE(committed("a@b.c"));
+  EXPECT_FALSE(committed("b@b.c"));
+  EXPECT_FALSE(committed("c@b.c"));
+  EXPECT_TRUE(committed("d@b.c"));
+}
+
+// decisions.md 8.3: through Database (the server's path), many concurrent
+// writes all succeed, and each coroutine resumes only once its write is
+// committed: another connection already sees it.
+TEST_F(GroupCommit, Decisions_8_3_AWriterResumesOnlyAfterItsCommit) {
+  sqlite::SqliteStore store(path_);
+  Database db(store, 2);
+  boost::asio::io_context io;
+  constexpr int kWriters = 40;
+  int seen_after_resume = 0;
+  int ok = 0;
+  for (int i = 0; i < kWriters; ++i) {
+    auto writer = [&, i]() -> boost::asio::awaitable<void> {
+      std::string email = "user" + std::to_string(i) + "@b.c";
+      auto work = [&](Transaction& tx) { tx.insert_user(user(email)); };
+      StoreStatus status = co_await db.write(work);
+      if (status == StoreStatus::ok) ++ok;
+      if (committed(email)) ++seen_after_resume;
+    };
+    boost::asio::co_spawn(io, writer, boost::asio::detached);
+  }
+  io.run();  // single-threaded: the counters need no lock
+  db.stop();
+  EXPECT_EQ(ok, kWriters);
+  EXPECT_EQ(seen_after_resume, kWriters);
+}
+
+// Runs python3 with `script`, feeding `input` on stdin (secrets stay out of
+// argv); returns its exit status and stdout.
+std::pair<int, std::string> python(const std::string& script, const std::string& input) {
+  fs::path file = fs::temp_directory_path() / ("authd-argon2-" + std::to_string(::getpid()));
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    std::fputs(input.c_str(), f);
+    std::fclose(f);
+  }
+  // Debian's interpreter, where python3-argon2 is installed (not a pyenv shim).
+  std::string command = "/usr/bin/python3 -c '" + script + "' < " + file.string();
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[512];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  int status = pipe ? ::pclose(pipe) : -1;
+  fs::remove(file);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// Reads "password\nphc" on stdin; exits 0 when the reference argon2 library
+// verifies it, 1 when it does not, 3 when python3-argon2 is missing.
+const char* kVerifyScript =
+    "import sys\n"
+    "try:\n"
+    "    import argon2\n"
+    "except ImportError:\n"
+    "    sys.exit(3)\n"
+    "password, phc = sys.stdin.read().split(\"\\n\")[:2]\n"
+    "try:\n"
+    "    argon2.PasswordHasher().verify(phc, password)\n"
+    "except argon2.exceptions.VerificationError:\n"
+    "    sys.exit(1)\n";
+
+// Reads "m t password" on stdin; prints the reference library's PHC string.
+const char* kHashScript =
+    "import sys\n"
+    "try:\n"
+    "    import argon2\n"
+    "except ImportError:\n"
+    "    sys.exit(3)\n"
+    "m, t, password = sys.stdin.read().split(\" \", 2)\n"
+    "print(argon2.PasswordHasher(time_cost=int(t), memory_cost=int(m), parallelism=1,\n"
+    "      hash_len=32, salt_len=16, type=argon2.Type.ID).hash(password))\n";
+
+class Argon2Interop : public ::testing::TestWithParam<Argon2Params> {};
+
+// Runs `fn` on a thread that reuses its argon2 memory, as the hashing pool's
+// workers do, so that every hash after the first runs in memory dirtied by
+// the one before.
+template <class Fn>
+void on_hashing_worker(Fn fn) {
+  std::thread worker([&] {
+    reuse_argon2_memory_on_this_thread();
+    fn();
+  });
+  worker.join();
+}
+
+// decisions.md 4.1: authd's PHC strings are standard argon2id: another
+// implementation verifies them (and refuses a wrong password), including
+// those made in a hashing worker's reused memory.
+TEST_P(Argon2Interop, Decisions_4_1_AuthdHashesVerifyWithTheReferenceImplementation) {
+  PasswordHasher hasher(GetParam());
+  std::vector<std::string> hashes;
+  hashes.push_back(hasher.hash("correct horse battery staple"));  // fresh memory
+  on_hashing_worker([&] {
+    for (int i = 0; i < 3; ++i) hashes.push_back(hasher.hash("correct horse battery staple"));
+  });
+  for (const std::string& phc : hashes) {
+    auto [status, out] = python(kVerifyScript, "correct horse battery staple\n" + phc);
+    ASSERT_NE(status, 3) << "python3-argon2 is missing (apt-get install python3-argon2)";
+    EXPECT_EQ(status, 0) << phc << " " << out;
+  }
+  auto [wrong, ignored] = python(kVerifyScript, "Correct horse battery staple\n" + hashes.back());
+  EXPECT_EQ(wrong, 1);
+}
+
+// decisions.md 4.1: standard argon2id PHC strings made elsewhere verify in
+// authd, on a fresh thread and in a hashing worker's reused memory, and a hash
+// made with authd's own parameters needs no upgrade.
+TEST_P(Argon2Interop, Decisions_4_1_ReferenceHashesVerifyInAuthd) {
+  const Argon2Params& p = GetParam();
+  auto [status, phc] = python(kHashScript, std::to_string(p.memory_kib) + " " +
+                                               std::to_string(p.iterations) +
+                                               " correct horse battery staple");
+  ASSERT_NE(status, 3) << "python3-argon2 is missing (apt-get install python3-argon2)";
+  ASSERT_EQ(status, 0) << phc;
+  ASSERT_EQ(phc.rfind("$argon2id$v=19$", 0), 0u) << phc;
+  PasswordHasher hasher(p);
+  VerifyResult right = hasher.verify("correct horse battery staple", phc);
+  EXPECT_TRUE(right.matches);
+  EXPECT_TRUE(right.upgraded_hash.empty()) << "same parameters: no re-hash expected";
+  EXPECT_FALSE(hasher.verify("correct horse battery stapler", phc).matches);
+  on_hashing_worker([&] {
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_TRUE(hasher.verify("correct horse battery staple", phc).matches);
+      EXPECT_FALSE(hasher.verify("correct horse battery stapler", phc).matches);
+    }
+  });
+}
+
+// A small cost, and the server's default (m = 19456 KiB, t = 2): the path
+// the hashing pool takes in production.
+INSTANTIATE_TEST_SUITE_P(Params, Argon2Interop,
+                         ::testing::Values(Argon2Params{1024, 2}, Argon2Params{19456, 2}));
+
+}  // namespace
+}  // namespace authd
