@@ -75,8 +75,9 @@ std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
   if (!c.smtp.username.empty() && may_be_clear && !is_loopback_smtp_host(c.smtp.url)) {
     log::error("bad_configuration",
                {{"option", "--smtp-starttls"},
-                {"reason", "SMTP credentials would travel in clear to a remote relay; use "
-                           "required, or an smtps:// URL"}});
+                {"reason",
+                 "SMTP credentials would travel in clear to a remote relay; use "
+                 "required, or an smtps:// URL"}});
     return nullptr;
   }
   return make_smtp_transport(c.smtp);

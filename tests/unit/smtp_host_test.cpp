@@ -17,8 +17,8 @@ TEST(SmtpHost, NumericLoopbackAddressesAndLocalhostAreLoopback) {
 TEST(SmtpHost, NamesThatLookLikeLoopbackAreNot) {
   for (const char* url :
        {"smtp://127.mail.example:25", "smtp://localhost.example.com", "smtp://mail.example.com",
-        "smtp://128.0.0.1", "smtp://[::2]:25", "smtp://127.0.0.1@mail.example.com",
-        "smtp://[::1", "smtp://10.0.0.1:25/127.0.0.1"})
+        "smtp://128.0.0.1", "smtp://[::2]:25", "smtp://127.0.0.1@mail.example.com", "smtp://[::1",
+        "smtp://10.0.0.1:25/127.0.0.1"})
     EXPECT_FALSE(is_loopback_smtp_host(url)) << url;
 }
 
