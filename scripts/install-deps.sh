@@ -13,6 +13,8 @@ packages=(
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
+  # an independent argon2id implementation for the PHC interoperability test
+  python3-argon2
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
   dpkg-dev util-linux
   # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, and libc++, because clang

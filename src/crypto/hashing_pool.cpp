@@ -1,5 +1,9 @@
 #include "crypto/hashing_pool.hpp"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <sodium.h>
 
 #include "core/offload.hpp"
@@ -21,6 +25,25 @@ struct Release {
   std::atomic<std::size_t>& pending;
   std::atomic<std::size_t>& busy;
 };
+
+// Once per worker thread: keep its argon2 memory warm across hashes, and let
+// every other thread of the server run first when they compete for a core.
+// A hash is 10 to 20 ms of pure computation; a GET /me or a logout needs a
+// core for well under a millisecond. As SCHED_BATCH threads with nice 10,
+// the workers still get every idle cycle (the login throughput does not
+// change when cores are free), but a connection thread that wakes up
+// preempts them at once instead of waiting for their time slice: this is
+// what keeps GET /me fast while logins saturate the pool
+// (docs/performance.md). Best effort: failures change nothing else.
+void prepare_worker_thread() {
+  thread_local bool prepared = false;
+  if (prepared) return;
+  prepared = true;
+  reuse_argon2_memory_on_this_thread();
+  sched_param param{};
+  sched_setscheduler(0, SCHED_BATCH, &param);  // 0: this thread
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+}
 
 }  // namespace
 
@@ -57,6 +80,7 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
   }
   auto job = [this, &password, &phc]() {
     Release release{pending_, busy_};
+    prepare_worker_thread();
     VerifyResult result;
     if (phc) {
       result = hasher_.verify(password, *phc);
@@ -79,6 +103,7 @@ boost::asio::awaitable<std::optional<std::string>> HashingPool::hash(std::string
   }
   auto job = [this, &password]() {
     Release release{pending_, busy_};
+    prepare_worker_thread();
     return hasher_.hash(password);
   };
   WipeOnExit wipe_password(password);  // also when the job throws

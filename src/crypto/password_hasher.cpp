@@ -1,5 +1,10 @@
 #include "crypto/password_hasher.hpp"
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -7,7 +12,118 @@
 
 #include "crypto/random.hpp"
 
+// Warm argon2 memory.
+//
+// libsodium maps the argon2 working memory (19 MiB by default) with
+// mmap(MAP_POPULATE) at the start of every hash and unmaps it at the end. The
+// kernel then has to fault in and zero 4,864 fresh pages per hash, which on a
+// virtual machine costs about as much system time as the hash's own
+// computation (docs/performance.md). libsodium offers no allocator hook, and
+// decisions.md 4.1 keeps libsodium, so authd interposes the two calls, for
+// the hashing pool's threads only and only while they are inside libsodium's
+// argon2 (`Argon2Call` below): the anonymous private mapping libsodium asks
+// for is the thread's kept mapping, and its munmap wipes the memory
+// (libsodium relies on munmap for that) instead of returning it. Every other
+// mmap and munmap of the process, and these two calls on any other thread,
+// go straight to the kernel. argon2 overwrites every block before reading it,
+// so reusing memory changes no result (tests/unit/performance_paths_test.cpp
+// checks the hashes against the reference implementation).
+//
+// Not under the sanitizers: their runtimes intercept mmap themselves.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define AUTHD_WARM_ARGON2 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define AUTHD_WARM_ARGON2 0
+#endif
+#endif
+#ifndef AUTHD_WARM_ARGON2
+#define AUTHD_WARM_ARGON2 1
+#endif
+
 namespace authd {
+namespace {
+
+// Trivially constructed and destroyed, so that the interposed mmap may read
+// it from any thread at any time (even before or after C++ thread-local
+// constructors run).
+struct WarmMemory {
+  bool enabled = false;  // this thread reuses its mapping
+  bool inside = false;   // inside a libsodium argon2 call
+  void* base = nullptr;
+  std::size_t size = 0;
+};
+constinit thread_local WarmMemory t_warm{};
+
+[[maybe_unused]] void* kernel_mmap(void* addr, std::size_t len, int prot, int flags, int fd,
+                                   off_t offset) {
+  return reinterpret_cast<void*>(::syscall(SYS_mmap, addr, len, prot, flags, fd, offset));
+}
+
+[[maybe_unused]] int kernel_munmap(void* addr, std::size_t len) {
+  return static_cast<int>(::syscall(SYS_munmap, addr, len));
+}
+
+// Unmaps the thread's kept mapping when the thread ends.
+struct WarmMemoryRelease {
+  ~WarmMemoryRelease() {
+    if (t_warm.base != nullptr) kernel_munmap(t_warm.base, t_warm.size);
+    t_warm = WarmMemory{};
+  }
+};
+
+// Marks the span of one libsodium argon2 call on this thread.
+class Argon2Call {
+ public:
+  Argon2Call() { t_warm.inside = t_warm.enabled; }
+  ~Argon2Call() { t_warm.inside = false; }
+  Argon2Call(const Argon2Call&) = delete;
+  Argon2Call& operator=(const Argon2Call&) = delete;
+};
+
+}  // namespace
+}  // namespace authd
+
+#if AUTHD_WARM_ARGON2
+extern "C" void* mmap(void* addr, std::size_t len, int prot, int flags, int fd,
+                      off_t offset) noexcept {
+  authd::WarmMemory& warm = authd::t_warm;
+  bool argon2_memory = warm.inside && addr == nullptr && fd == -1 && (flags & MAP_ANONYMOUS) != 0 &&
+                       (flags & MAP_PRIVATE) != 0;
+  if (!argon2_memory) return authd::kernel_mmap(addr, len, prot, flags, fd, offset);
+  if (warm.base != nullptr && warm.size != len) {  // other parameters: remap
+    authd::kernel_munmap(warm.base, warm.size);
+    warm.base = nullptr;
+  }
+  if (warm.base == nullptr) {
+    void* base = authd::kernel_mmap(nullptr, len, prot, flags, fd, offset);
+    if (base == MAP_FAILED) return base;
+    warm.base = base;
+    warm.size = len;
+  }
+  return warm.base;
+}
+
+extern "C" int munmap(void* addr, std::size_t len) noexcept {
+  authd::WarmMemory& warm = authd::t_warm;
+  if (warm.inside && addr == warm.base && len == warm.size) {
+    sodium_memzero(addr, len);  // what returning the pages to the kernel did
+    return 0;
+  }
+  return authd::kernel_munmap(addr, len);
+}
+#endif
+
+namespace authd {
+
+void reuse_argon2_memory_on_this_thread() {
+  if (!AUTHD_WARM_ARGON2 || t_warm.enabled) return;
+  thread_local WarmMemoryRelease release;  // constructed once per thread
+  (void)release;
+  t_warm.enabled = true;
+}
+
 namespace {
 
 // libsodium wants NUL-terminated PHC strings; they are short and not secret.
@@ -25,6 +141,7 @@ PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
 
 std::string PasswordHasher::hash(std::string_view password) const {
   char out[crypto_pwhash_argon2id_STRBYTES];
+  Argon2Call call;
   if (crypto_pwhash_argon2id_str(out, password.data(), password.size(), params_.iterations,
                                  params_.memory_kib * 1024) != 0) {
     throw std::runtime_error("argon2id hashing failed (out of memory?)");
@@ -36,6 +153,7 @@ VerifyResult PasswordHasher::verify(std::string_view password, std::string_view 
   VerifyResult result;
   std::string stored = terminated(phc);
   // crypto_pwhash_str_verify dispatches on the PHC prefix (argon2id or argon2i).
+  Argon2Call call;
   result.matches = crypto_pwhash_str_verify(stored.c_str(), password.data(), password.size()) == 0;
   if (result.matches && needs_rehash(stored)) result.upgraded_hash = hash(password);
   return result;
@@ -43,6 +161,7 @@ VerifyResult PasswordHasher::verify(std::string_view password, std::string_view 
 
 void PasswordHasher::verify_dummy(std::string_view password) const {
   // The outcome is irrelevant (it never matches); only the cost matters.
+  Argon2Call call;
   [[maybe_unused]] int ignored =
       crypto_pwhash_str_verify(dummy_hash_.c_str(), password.data(), password.size());
 }

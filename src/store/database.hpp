@@ -125,7 +125,7 @@ class Database {
       writer_->submit(GroupCommitWriter::Job{
           [&work](Transaction& tx) { work(tx); },
           [caller, shared](StoreStatus status, std::exception_ptr error) {
-            asio::post(caller, [shared, status, error] { std::move(*shared)(error, status); });
+            asio::post(caller, [shared, status, error] { std::move (*shared)(error, status); });
           }});
     };
     StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),

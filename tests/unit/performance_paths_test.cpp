@@ -219,9 +219,9 @@ TEST_P(Argon2Interop, Decisions_4_1_AuthdHashesVerifyWithTheReferenceImplementat
 // made with authd's own parameters needs no upgrade.
 TEST_P(Argon2Interop, Decisions_4_1_ReferenceHashesVerifyInAuthd) {
   const Argon2Params& p = GetParam();
-  auto [status, phc] = python(kHashScript, std::to_string(p.memory_kib) + " " +
-                                               std::to_string(p.iterations) +
-                                               " correct horse battery staple");
+  auto [status, phc] =
+      python(kHashScript, std::to_string(p.memory_kib) + " " + std::to_string(p.iterations) +
+                              " correct horse battery staple");
   ASSERT_NE(status, 3) << "python3-argon2 is missing (apt-get install python3-argon2)";
   ASSERT_EQ(status, 0) << phc;
   ASSERT_EQ(phc.rfind("$argon2id$v=19$", 0), 0u) << phc;
@@ -241,7 +241,11 @@ TEST_P(Argon2Interop, Decisions_4_1_ReferenceHashesVerifyInAuthd) {
 // A small cost, and the server's default (m = 19456 KiB, t = 2): the path
 // the hashing pool takes in production.
 INSTANTIATE_TEST_SUITE_P(Params, Argon2Interop,
-                         ::testing::Values(Argon2Params{1024, 2}, Argon2Params{19456, 2}));
+                         ::testing::Values(Argon2Params{1024, 2}, Argon2Params{19456, 2}),
+                         [](const ::testing::TestParamInfo<Argon2Params>& param_info) {
+                           return "m" + std::to_string(param_info.param.memory_kib) + "_t" +
+                                  std::to_string(param_info.param.iterations);
+                         });
 
 }  // namespace
 }  // namespace authd

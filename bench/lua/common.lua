@@ -1,0 +1,61 @@
+-- Shared by every scenario: counts statuses per thread and, at the end,
+-- prints one machine-readable line that bench/run.sh parses:
+--   RESULT requests=.. duration_s=.. rps=.. p50_ms=.. p99_ms=.. errors=.. statuses=200:..,503:..
+-- `errors` = socket errors (connect, read, write, timeout) + responses whose
+-- status is not in the scenario's `allowed` set (env BENCH_ALLOWED, e.g. "200,503").
+
+local threads = {}
+local counter = 0
+
+function setup(thread)
+  thread:set("thread_index", counter)
+  counter = counter + 1
+  table.insert(threads, thread)
+end
+
+statuses = {}
+
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  if on_response then on_response(status, headers, body) end
+end
+
+-- Reads one value per line.
+function read_lines(path)
+  local lines = {}
+  for line in io.lines(path) do
+    if #line > 0 then lines[#lines + 1] = line end
+  end
+  return lines
+end
+
+function done(summary, latency, requests)
+  local allowed = {}
+  for s in string.gmatch(os.getenv("BENCH_ALLOWED") or "200", "%d+") do
+    allowed[tonumber(s)] = true
+  end
+  local merged = {}
+  for _, t in ipairs(threads) do
+    local st = t:get("statuses")
+    if st then
+      for k, v in pairs(st) do merged[k] = (merged[k] or 0) + v end
+    end
+  end
+  local bad = 0
+  local parts = {}
+  local keys = {}
+  for k, _ in pairs(merged) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    parts[#parts + 1] = k .. ":" .. merged[k]
+    if not allowed[k] then bad = bad + merged[k] end
+  end
+  local e = summary.errors
+  local socket_errors = e.connect + e.read + e.write + e.timeout
+  local seconds = summary.duration / 1e6
+  io.write(string.format(
+    "RESULT requests=%d duration_s=%.2f rps=%.1f p50_ms=%.3f p99_ms=%.3f errors=%d " ..
+    "socket_errors=%d statuses=%s\n",
+    summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, bad + socket_errors, socket_errors, table.concat(parts, ",")))
+end
