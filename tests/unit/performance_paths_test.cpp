@@ -28,6 +28,7 @@
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 #include "store/sqlite/sqlite_store.hpp"
+#include "temp_directory.hpp"
 
 namespace authd {
 namespace {
@@ -36,17 +37,7 @@ namespace fs = std::filesystem;
 
 class GroupCommit : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "authd-unit-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = (dir_ / "authd.db").string();
-    sqlite::SqliteStore(path_).migrate();
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
+  void SetUp() override { sqlite::SqliteStore(path_).migrate(); }
 
   static UserRecord user(std::string email) {
     UserRecord u;
@@ -66,8 +57,8 @@ class GroupCommit : public ::testing::Test {
     return found;
   }
 
-  fs::path dir_;
-  std::string path_;
+  test::TempDirectory dir_;
+  std::string path_ = dir_.file("authd.db");
 };
 
 // decisions.md 8.3: every unit of a batch is committed (durably, visible to

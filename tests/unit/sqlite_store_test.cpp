@@ -13,6 +13,7 @@
 
 #include "crypto/random.hpp"
 #include "store/sqlite/sqlite_store.hpp"
+#include "temp_directory.hpp"
 
 namespace authd {
 namespace {
@@ -21,17 +22,6 @@ namespace fs = std::filesystem;
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "authd-unit-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = (dir_ / "authd.db").string();
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
   static UserRecord user(std::string email, Millis at = 1'000) {
     UserRecord u;
     u.id = new_uuid_v7(at);
@@ -46,8 +36,8 @@ class SqliteStoreTest : public ::testing::Test {
     return SessionRecord{sha256(token), user_id, 0, expires};
   }
 
-  fs::path dir_;
-  std::string path_;
+  test::TempDirectory dir_;
+  std::string path_ = dir_.file("authd.db");
 };
 
 // decisions.md 8.4: migrations are versioned; running them again changes nothing.
@@ -284,22 +274,13 @@ namespace {
 
 class ResetTokenStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "authd-unit-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::filesystem::path dir_;
+  test::TempDirectory dir_;
 };
 
 // decisions.md 6 /forgot 3: reset tokens are stored only as digests, and a
 // new one voids any older one of the same user.
 TEST_F(ResetTokenStoreTest, NewResetTokenVoidsTheOlderOneAndIsFoundByDigest) {
-  sqlite::SqliteStore store((dir_ / "authd.db").string());
+  sqlite::SqliteStore store(dir_.file("authd.db"));
   store.migrate();
   UserRecord user;
   user.id = new_uuid_v7(1'000);
