@@ -8,11 +8,14 @@ packages=(
   build-essential cmake ninja-build pkg-config
   # libraries (see docs/architecture.md for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
-  libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev
+  libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev libpq-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
+  # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
+  # (scripts/with-postgres.sh) and psql to look at what is stored
+  postgresql-15 postgresql-client-15
   # an independent argon2id implementation for the PHC interoperability test
   python3-argon2
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)

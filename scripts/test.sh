@@ -2,13 +2,22 @@
 # The README's second command (and what CI runs): install what is missing,
 # build, and run every test: unit tests, integration tests against the real
 # binary (with an SMTP receiver), the browser test of the reset page, the
-# README walkthrough, then the Debian package installed and run.
+# README walkthrough; then the integration tests again on PostgreSQL 15; then
+# the Debian package installed and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 # playwright-core (exact version from package-lock.json) drives Debian's Chromium.
 npm ci --no-audit --no-fund --loglevel=error
 ctest --test-dir build --output-on-failure --parallel 2
+# The integration tests again, each server on a fresh database of a
+# throw-away PostgreSQL 15 cluster (scripts/with-postgres.sh), which also
+# runs the multi-instance tests. The restart tests stop and start their
+# cluster, so they get one of their own and run alone.
+bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
+  -R '^integration\.' -E '^integration\.ScaleOutRestart\.'
+bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
+  -R '^integration\.ScaleOutRestart\.'
 # The .deb: built with CPack, installed with apt, a login served from the
 # installed paths, then removed.
 bash scripts/test-package.sh

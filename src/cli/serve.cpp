@@ -104,7 +104,7 @@ int run_serve(const Config& config) {
                          {"pid", static_cast<long>(::getpid())},
                          {"config_file", config.config_file}});
 
-  std::unique_ptr<Store> store = open_store(config.database);
+  std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
@@ -176,7 +176,7 @@ int run_serve(const Config& config) {
 }
 
 int run_migrate(const Config& config) {
-  auto store = open_store(config.database);
+  auto store = open_store(config.database, config.store_options());
   int version = store->migrate();
   log::info("migrated",
             {{"schema_version", version}, {"database", redact_url_secrets(config.database)}});

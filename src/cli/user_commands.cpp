@@ -33,7 +33,7 @@ int report(const AccountResult& result) {
 }  // namespace
 
 int run_user_command(const Config& config, UserAction action, const NewAccount& account) {
-  auto store = open_store(config.database);
+  auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
   Accounts accounts(*store, hasher);

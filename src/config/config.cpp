@@ -91,6 +91,10 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
   return std::make_pair(host, static_cast<unsigned short>(port));
 }
 
+StoreOptions Config::store_options() const {
+  return {database_pool_size != 0 ? database_pool_size : database_threads + 2, database_timeout};
+}
+
 void add_database_options(CLI::App& app, Config& c) {
   app.add_option("--config", c.config_file,
                  "TOML file of settings, keys named like the long flags (flags and environment "
@@ -98,9 +102,17 @@ void add_database_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_CONFIG")
       ->check(CLI::ExistingFile);
   app.add_option("--database", c.database,
-                 "Database: sqlite:PATH (created on first start, mode 0600)")
+                 "Database: sqlite:PATH (created on first start, mode 0600) or "
+                 "postgresql://USER@HOST:PORT/DB (shared by several instances)")
       ->envname("AUTHD_DATABASE")
       ->capture_default_str();
+  app.add_option("--database-pool-size", c.database_pool_size,
+                 "PostgreSQL connections per process (0: database threads + 2)")
+      ->envname("AUTHD_DATABASE_POOL_SIZE")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  add_duration(app, "--database-timeout", c.database_timeout, "AUTHD_DATABASE_TIMEOUT",
+               "PostgreSQL: longest wait for a connect or a round trip before answering 503");
   app.add_option("--log-level", c.log_level, "Log level: debug, info, warn or error")
       ->envname("AUTHD_LOG_LEVEL")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))

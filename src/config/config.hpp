@@ -11,6 +11,7 @@
 #include "core/duration.hpp"
 #include "http/server.hpp"
 #include "mail/transport.hpp"
+#include "store/open_store.hpp"
 
 namespace CLI {
 class App;
@@ -30,6 +31,10 @@ struct Config {
   // Storage
   std::string database = "sqlite:authd.db";
   std::size_t database_threads = 4;
+  // PostgreSQL only: connections per process (0: database threads + 2, for
+  // the outbox worker and the pruner) and the deadline of each round trip.
+  std::size_t database_pool_size = 0;
+  Duration database_timeout = std::chrono::seconds(5);
   Duration prune_interval = std::chrono::minutes(5);
 
   // Passwords
@@ -55,6 +60,8 @@ struct Config {
   // --config / AUTHD_CONFIG: a TOML file of the same settings, below flags
   // and environment in precedence (config/config_file.hpp).
   std::string config_file;
+
+  StoreOptions store_options() const;
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;

@@ -22,6 +22,7 @@ namespace {
 // holds the accounts made before the backup, and a second authd started on
 // it logs them in.
 TEST(Backup, CopyTakenUnderWritesRestoresAndLogsIn) {
+  AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   authd.add_user("ada@example.com", "correct horse battery");
   authd.add_user("grace@example.com", "hopper compiler 1952");
@@ -81,6 +82,7 @@ TEST(Backup, CopyTakenUnderWritesRestoresAndLogsIn) {
 
 // The copy replaces an older backup at PATH atomically.
 TEST(Backup, ReplacesAnOlderBackup) {
+  AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   std::string copy = authd.directory() + "/copy.db";
   std::ofstream(copy) << "an old backup";
@@ -111,6 +113,7 @@ TEST(Backup, RefusesANonSqliteDatabaseWithAClearMessage) {
 
 // A missing database is an error, not a new empty database and backup.
 TEST(Backup, MissingDatabaseIsAnErrorAndCreatesNothing) {
+  AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   std::string missing = authd.directory() + "/missing.db";
   std::string copy = authd.directory() + "/copy.db";

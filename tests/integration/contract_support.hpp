@@ -94,7 +94,7 @@ inline std::string without_trailing_newlines(std::string text) {
   return text;
 }
 
-// Non-empty lines of a sqlite3 CLI output.
+// Non-empty lines of a sqlite3 or psql output.
 inline std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

@@ -60,19 +60,44 @@ HttpResponse post_with_token(unsigned short port, const std::string& target,
                              const std::string& token);
 std::string login_body(const std::string& email, const std::string& password);
 
+// The backend the integration tests run against. By default each server gets
+// a fresh SQLite file; when AUTHD_TEST_POSTGRES names a PostgreSQL server
+// (scripts/with-postgres.sh), each gets a fresh database there instead.
+bool on_postgres();
+// A fresh, empty PostgreSQL database on that server; its URL.
+std::string fresh_postgres_database();
+// Runs AUTHD_TEST_POSTGRES_CONTROL (pg_ctl) with `args`, e.g. {"restart",
+// "-m", "immediate"}; fails the test when it fails.
+void control_postgres(const std::vector<std::string>& args);
+
+// First line of a test about the SQLite file itself (its mode, WAL, the
+// backup command): skipped, with the reason, in the PostgreSQL run.
+#define AUTHD_SQLITE_ONLY()         \
+  if (::authd::test::on_postgres()) \
+  GTEST_SKIP() << "about the SQLite file: not applicable on PostgreSQL"
+
+// First line of a test that needs PostgreSQL (several instances on one
+// database): skipped, with the reason, in the SQLite run.
+#define AUTHD_POSTGRES_ONLY()        \
+  if (!::authd::test::on_postgres()) \
+  GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)"
+
 // A running `authd serve` with its own directory, database and mail folder.
 class AuthdProcess {
  public:
   // `extra_args` are appended to `authd serve ...`; tests lower the argon2
   // cost only where the test is about something else than hashing.
   explicit AuthdProcess(std::vector<std::string> extra_args = {});
+  // A server on an existing database (a second instance beside another).
+  AuthdProcess(std::vector<std::string> extra_args, std::string database_url);
   ~AuthdProcess();
   AuthdProcess(const AuthdProcess&) = delete;
   AuthdProcess& operator=(const AuthdProcess&) = delete;
 
   unsigned short port() const { return port_; }
   const std::string& directory() const { return directory_; }
-  std::string database_path() const { return directory_ + "/authd.db"; }
+  std::string database_path() const { return directory_ + "/authd.db"; }  // SQLite only
+  const std::string& database_url() const { return database_url_; }
   std::string mail_directory() const { return directory_ + "/mail"; }
   std::string log_text() const;  // everything authd wrote to stderr/stdout
 
@@ -83,7 +108,7 @@ class AuthdProcess {
   int wait_exit();  // waits for the process; returns its exit status
   bool running() const { return pid_ > 0; }
 
-  // Runs `authd <args> --database sqlite:<db>` with `input` on stdin;
+  // Runs `authd <args> --database <this server's database>` with `input` on stdin;
   // returns the exit code; stdout goes to `output` when given.
   int cli(std::vector<std::string> args, const std::string& input = "",
           std::string* output = nullptr) const;
@@ -99,8 +124,10 @@ class AuthdProcess {
   // Polls until at least `count` mails exist (bounded); returns them.
   std::vector<std::string> wait_for_mails(std::size_t count) const;
 
-  // A one-off SQL query on the database file (sqlite3 CLI), for checking
-  // what is stored at rest. Returns its output.
+  // A one-off SQL query on the database (sqlite3 or psql, unaligned, "|"
+  // between columns), for checking what is stored at rest. Returns its
+  // output. Keep queries in the SQL both dialects share; hex(BLOB) works on
+  // both (the test databases on PostgreSQL get a hex(bytea) function).
   std::string sql(const std::string& query) const;
 
  private:
@@ -108,6 +135,7 @@ class AuthdProcess {
 
   std::vector<std::string> extra_args_;
   std::string directory_;
+  std::string database_url_;
   int pid_ = -1;
   unsigned short port_ = 0;
 };

@@ -54,6 +54,7 @@ bool wait_for_log_event(const AuthdProcess& authd, const std::string& event,
 
 // 8.1: created on first start, and not readable by other users.
 TEST(Storage, DatabaseFileIsCreatedOnFirstStartWithMode0600) {
+  AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   struct stat info {};
   ASSERT_EQ(::stat(authd.database_path().c_str(), &info), 0);
@@ -62,6 +63,7 @@ TEST(Storage, DatabaseFileIsCreatedOnFirstStartWithMode0600) {
 
 // 8.3: WAL with synchronous=FULL is set per connection; WAL shows on disk.
 TEST(Storage, DatabaseRunsInWalMode) {
+  AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   EXPECT_EQ(authd.sql("PRAGMA journal_mode;"), "wal\n");
 }

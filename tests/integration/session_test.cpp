@@ -216,7 +216,7 @@ TEST(Session, Decisions_5_3_ExpiredTokenIsRefused) {
   }
   // Expired rows are pruned in the background.
   EXPECT_TRUE(eventually([&] {
-    return lines(authd.sql("select count(*) from sessions where token_digest = x'" +
+    return lines(authd.sql("select count(*) from sessions where hex(token_digest) = '" +
                            sha256_hex(token) + "'")) == std::vector<std::string>{"0"};
   }));
   // A fresh login works again.

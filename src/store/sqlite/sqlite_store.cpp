@@ -9,7 +9,7 @@
 
 #include "core/log.hpp"
 #include "store/sqlite/connection.hpp"
-#include "store/sqlite/migrations.hpp"
+#include "store/migrations.hpp"
 
 namespace authd::sqlite {
 namespace {
@@ -426,7 +426,7 @@ int SqliteStore::migrate() {
     }
     for (const Migration& m : migrations()) {
       if (m.version <= version) continue;
-      connection->execute(m.sql);
+      connection->execute(m.sqlite_sql);
       auto st = connection->prepare(
           "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?1, ?2, ?3)");
       st.bind(1, static_cast<std::int64_t>(m.version)).bind(2, m.description).bind(3, now_millis());

@@ -1,0 +1,121 @@
+#include "store/migrations.hpp"
+
+namespace authd {
+namespace {
+
+// Times are integer milliseconds since the Unix epoch (UTC) in both dialects;
+// token digests are raw SHA-256 bytes (BLOB, BYTEA).
+constexpr Migration kMigrations[] = {
+    {1, "users, sessions, throttling events, mail outbox, reset tokens", R"sql(
+CREATE TABLE users (
+  id                TEXT PRIMARY KEY,
+  email             TEXT NOT NULL UNIQUE,
+  password_hash     TEXT,
+  phone             TEXT,
+  photo_url         TEXT,
+  display_name      TEXT,
+  email_verified_at INTEGER,
+  phone_verified_at INTEGER,
+  disabled          INTEGER NOT NULL DEFAULT 0,
+  created_at        INTEGER NOT NULL,
+  updated_at        INTEGER NOT NULL
+);
+
+CREATE TABLE sessions (
+  token_digest BLOB PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sessions_by_user ON sessions(user_id);
+CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+
+CREATE TABLE throttle_events (
+  id  INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  at  INTEGER NOT NULL
+);
+CREATE INDEX throttle_events_by_key ON throttle_events(key, at);
+CREATE INDEX throttle_events_by_time ON throttle_events(at);
+
+CREATE TABLE outbox (
+  id              INTEGER PRIMARY KEY,
+  kind            TEXT NOT NULL,
+  user_id         TEXT NOT NULL,
+  email           TEXT NOT NULL,
+  created_at      INTEGER NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  claimed_until   INTEGER,
+  sent_at         INTEGER,
+  last_error      TEXT
+);
+CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE sent_at IS NULL;
+
+CREATE TABLE reset_tokens (
+  token_digest BLOB PRIMARY KEY,
+  user_id      TEXT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+  created_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
+     R"sql(
+CREATE TABLE users (
+  id                TEXT PRIMARY KEY,
+  email             TEXT NOT NULL UNIQUE,
+  password_hash     TEXT,
+  phone             TEXT,
+  photo_url         TEXT,
+  display_name      TEXT,
+  email_verified_at BIGINT,
+  phone_verified_at BIGINT,
+  disabled          BOOLEAN NOT NULL DEFAULT false,
+  created_at        BIGINT NOT NULL,
+  updated_at        BIGINT NOT NULL
+);
+
+CREATE TABLE sessions (
+  token_digest BYTEA PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at   BIGINT NOT NULL,
+  expires_at   BIGINT NOT NULL
+);
+CREATE INDEX sessions_by_user ON sessions(user_id);
+CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+
+CREATE TABLE throttle_events (
+  id  BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key TEXT NOT NULL,
+  at  BIGINT NOT NULL
+);
+CREATE INDEX throttle_events_by_key ON throttle_events(key, at);
+CREATE INDEX throttle_events_by_time ON throttle_events(at);
+
+CREATE TABLE outbox (
+  id              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  kind            TEXT NOT NULL,
+  user_id         TEXT NOT NULL,
+  email           TEXT NOT NULL,
+  created_at      BIGINT NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  claimed_until   BIGINT,
+  sent_at         BIGINT,
+  last_error      TEXT
+);
+CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE sent_at IS NULL;
+
+CREATE TABLE reset_tokens (
+  token_digest BYTEA PRIMARY KEY,
+  user_id      TEXT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+  created_at   BIGINT NOT NULL,
+  expires_at   BIGINT NOT NULL
+);
+)sql"},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() { return kMigrations; }
+
+}  // namespace authd

@@ -1,0 +1,21 @@
+// The versioned schema, one list for every backend. Each migration has one
+// version and description and its SQL in each backend's dialect, so both
+// stores always stand at the same schema version with the same meaning. A
+// migration is never edited once released: a change is a new entry at the
+// end, written for both backends.
+#pragma once
+
+#include <span>
+
+namespace authd {
+
+struct Migration {
+  int version;
+  const char* description;
+  const char* sqlite_sql;
+  const char* postgres_sql;
+};
+
+std::span<const Migration> migrations();
+
+}  // namespace authd

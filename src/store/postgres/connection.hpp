@@ -1,0 +1,107 @@
+// A thin RAII layer over libpq: one Connection per database thread,
+// statements prepared once per connection and run with bound parameters.
+//
+// Every round trip has a deadline. libpq's asynchronous calls are driven by
+// poll() on the connection's socket, so a database that stops answering
+// costs at most the deadline, after which the connection is dropped (the
+// server rolls back what it held) and the caller gets a BusyError: 503, not
+// a hang.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "crypto/random.hpp"
+
+struct pg_conn;
+struct pg_result;
+
+namespace authd::postgres {
+
+// The parameters of one statement ($1, $2, ... in the order added).
+class Params {
+ public:
+  Params& text(std::string_view value);
+  Params& text(const std::string& value) { return text(std::string_view(value)); }
+  Params& text(const char* value) { return text(std::string_view(value)); }
+  Params& text(const std::optional<std::string>& value);
+  Params& integer(std::int64_t value);
+  Params& integer(const std::optional<std::int64_t>& value);
+  Params& boolean(bool value);
+  Params& digest(const Sha256Digest& value);  // BYTEA, sent in binary
+
+  int count() const { return static_cast<int>(values_.size()); }
+  // The arrays libpq's PQsendQueryPrepared takes.
+  std::vector<const char*> pointers() const;
+  const int* lengths() const { return lengths_.data(); }
+  const int* formats() const { return formats_.data(); }
+
+ private:
+  Params& add(std::optional<std::string> value, int format);
+
+  std::vector<std::optional<std::string>> values_;
+  std::vector<int> lengths_;
+  std::vector<int> formats_;  // 0 text, 1 binary
+};
+
+// The rows of one statement, in libpq's text format.
+class Result {
+ public:
+  explicit Result(pg_result* result) : result_(result) {}
+  Result(Result&& other) noexcept : result_(other.result_) { other.result_ = nullptr; }
+  Result(const Result&) = delete;
+  Result& operator=(const Result&) = delete;
+  ~Result();
+
+  int rows() const;
+  std::int64_t affected() const;  // rows changed by INSERT, UPDATE or DELETE
+
+  std::string text(int row, int column) const;
+  std::optional<std::string> optional_text(int row, int column) const;
+  std::int64_t integer(int row, int column) const;
+  std::optional<std::int64_t> optional_integer(int row, int column) const;
+  bool boolean(int row, int column) const;
+  Sha256Digest digest(int row, int column) const;
+
+ private:
+  bool is_null(int row, int column) const;
+  pg_result* result_;
+};
+
+class Connection {
+ public:
+  // Connects to `url` (postgresql://...), waiting at most `timeout`.
+  // Throws BusyError when the server cannot be reached.
+  Connection(const std::string& url, std::chrono::milliseconds timeout);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Runs a prepared statement. `sql` must be a string literal: statements
+  // are prepared once per connection, keyed by the literal's address.
+  Result run(const char* sql, const Params& params = {});
+  // One-off SQL without parameters (BEGIN, COMMIT, migrations).
+  void execute(const char* sql);
+
+  // False once the connection failed at the protocol level (server gone,
+  // deadline passed): it must be dropped, not reused.
+  bool usable() const { return !broken_; }
+
+ private:
+  Result await_result(std::string_view what);
+  void wait_socket(short events, std::chrono::steady_clock::time_point deadline,
+                   std::string_view what);
+  [[noreturn]] void lost(std::string_view what);
+
+  pg_conn* conn_ = nullptr;
+  std::chrono::milliseconds timeout_;
+  bool broken_ = false;
+  std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
+};
+
+}  // namespace authd::postgres

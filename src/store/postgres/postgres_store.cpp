@@ -1,0 +1,478 @@
+#include "store/postgres/postgres_store.hpp"
+
+#include <utility>
+
+#include "core/log.hpp"
+#include "store/migrations.hpp"
+#include "store/postgres/connection.hpp"
+
+namespace authd::postgres {
+namespace {
+
+// Refused without trying, right after a failed connect: the failure that
+// started it was logged, so these are logged at debug level only (a client
+// retrying in a loop would otherwise flood the log during an outage).
+class StillDownError : public BusyError {
+ public:
+  StillDownError() : BusyError("database unreachable a moment ago; not retrying yet") {}
+};
+
+// A macro so that it concatenates into string literals: the connection
+// prepares statements keyed by the literal's address.
+#define AUTHD_USER_COLUMNS                                                        \
+  "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
+  "phone_verified_at, disabled, created_at, updated_at"
+
+UserRecord read_user(const Result& row) {
+  UserRecord user;
+  user.id = row.text(0, 0);
+  user.email = row.text(0, 1);
+  user.password_hash = row.optional_text(0, 2);
+  user.phone = row.optional_text(0, 3);
+  user.photo_url = row.optional_text(0, 4);
+  user.display_name = row.optional_text(0, 5);
+  user.email_verified_at = row.optional_integer(0, 6);
+  user.phone_verified_at = row.optional_integer(0, 7);
+  user.disabled = row.boolean(0, 8);
+  user.created_at = row.integer(0, 9);
+  user.updated_at = row.integer(0, 10);
+  return user;
+}
+
+// Parameters $2 to $9: the columns that an update may change.
+Params& add_user_fields(Params& params, const UserRecord& u) {
+  return params.text(u.email)
+      .text(u.password_hash)
+      .text(u.phone)
+      .text(u.photo_url)
+      .text(u.display_name)
+      .integer(u.email_verified_at)
+      .integer(u.phone_verified_at)
+      .boolean(u.disabled);
+}
+
+// How the write transactions keep the domain's read-then-write steps
+// atomic across instances (READ COMMITTED, no retry loop needed):
+// - the rows a write transaction reads in order to change them (a user, a
+//   reset token) are read FOR UPDATE: a concurrent writer waits, then sees
+//   the committed result (the second of two resets with one token finds
+//   no token);
+// - a throttling key is locked with a transaction-scoped advisory lock
+//   before its events are counted, so two instances cannot both count 9
+//   and both let a 10th guess through;
+// - the outbox is claimed with FOR UPDATE SKIP LOCKED.
+class PostgresTransaction final : public Transaction {
+ public:
+  PostgresTransaction(Connection& db, Store::Mode mode)
+      : db_(db), locking_(mode == Store::Mode::write) {}
+
+  std::optional<UserRecord> user_by_email(std::string_view email) override {
+    Params params;
+    params.text(email);
+    Result rows =
+        locking_ ? db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1 FOR UPDATE",
+                           params)
+                 : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1", params);
+    if (rows.rows() == 0) return std::nullopt;
+    return read_user(rows);
+  }
+
+  std::optional<UserRecord> user_by_id(std::string_view id) override {
+    Params params;
+    params.text(id);
+    Result rows =
+        locking_
+            ? db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = $1 FOR UPDATE", params)
+            : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = $1", params);
+    if (rows.rows() == 0) return std::nullopt;
+    return read_user(rows);
+  }
+
+  bool insert_user(const UserRecord& u) override {
+    Params params;
+    params.text(u.id);
+    add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
+    return db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
+                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                   "ON CONFLICT (email) DO NOTHING",
+                   params)
+               .affected() == 1;
+  }
+
+  void update_user(const UserRecord& u) override {
+    Params params;
+    params.text(u.id);
+    add_user_fields(params, u).integer(u.updated_at);
+    db_.run(
+        "UPDATE users SET email = $2, password_hash = $3, phone = $4, photo_url = $5, "
+        "display_name = $6, email_verified_at = $7, phone_verified_at = $8, disabled = $9, "
+        "updated_at = $10 WHERE id = $1",
+        params);
+  }
+
+  void replace_password_hash(std::string_view user_id, std::string_view phc) override {
+    Params params;
+    params.text(user_id).text(phc);
+    db_.run("UPDATE users SET password_hash = $2 WHERE id = $1", params);
+  }
+
+  std::vector<Millis> event_times(std::string_view key, Millis after) override {
+    Params params;
+    params.text(key);
+    // A separate statement: a READ COMMITTED statement sees what was
+    // committed when it started, so the count must start after the lock.
+    if (locking_) db_.run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
+    params.integer(after);
+    Result rows =
+        db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at", params);
+    std::vector<Millis> times;
+    times.reserve(static_cast<std::size_t>(rows.rows()));
+    for (int i = 0; i < rows.rows(); ++i) times.push_back(rows.integer(i, 0));
+    return times;
+  }
+
+  std::int64_t insert_event(std::string_view key, Millis at) override {
+    Params params;
+    params.text(key).integer(at);
+    return db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
+        .integer(0, 0);
+  }
+
+  void delete_event(std::int64_t event_id) override {
+    Params params;
+    params.integer(event_id);
+    db_.run("DELETE FROM throttle_events WHERE id = $1", params);
+  }
+
+  void delete_events(std::string_view key) override {
+    Params params;
+    params.text(key);
+    db_.run("DELETE FROM throttle_events WHERE key = $1", params);
+  }
+
+  void insert_session(const SessionRecord& s) override {
+    Params params;
+    params.digest(s.token_digest).text(s.user_id).integer(s.created_at).integer(s.expires_at);
+    db_.run(
+        "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
+        "VALUES ($1, $2, $3, $4)",
+        params);
+  }
+
+  std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) override {
+    Params params;
+    params.digest(digest);
+    Result rows = db_.run(
+        "SELECT token_digest, user_id, created_at, expires_at FROM sessions "
+        "WHERE token_digest = $1",
+        params);
+    if (rows.rows() == 0) return std::nullopt;
+    return SessionRecord{rows.digest(0, 0), rows.text(0, 1), rows.integer(0, 2),
+                         rows.integer(0, 3)};
+  }
+
+  bool delete_session(const Sha256Digest& digest) override {
+    Params params;
+    params.digest(digest);
+    return db_.run("DELETE FROM sessions WHERE token_digest = $1", params).affected() == 1;
+  }
+
+  void delete_sessions_of_user(std::string_view user_id) override {
+    Params params;
+    params.text(user_id);
+    db_.run("DELETE FROM sessions WHERE user_id = $1", params);
+  }
+
+  std::int64_t live_session_count(Millis now) override {
+    Params params;
+    params.integer(now);
+    return db_.run("SELECT count(*) FROM sessions WHERE expires_at > $1", params).integer(0, 0);
+  }
+
+  std::int64_t enqueue_mail(const OutboxRecord& m) override {
+    Params params;
+    params.text(m.kind).text(m.user_id).text(m.email).integer(m.created_at);
+    params.integer(static_cast<std::int64_t>(m.attempts)).integer(m.next_attempt_at);
+    return db_
+        .run(
+            "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            params)
+        .integer(0, 0);
+  }
+
+  std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) override {
+    // SKIP LOCKED: a mail another instance is claiming right now is passed
+    // over, not waited for; one statement finds, locks and leases it.
+    Params params;
+    params.integer(now).integer(lease_until);
+    Result rows = db_.run(
+        "UPDATE outbox SET claimed_until = $2 WHERE id = ("
+        " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $1"
+        " AND (claimed_until IS NULL OR claimed_until <= $1)"
+        " ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "RETURNING id, kind, user_id, email, created_at, attempts, next_attempt_at",
+        params);
+    if (rows.rows() == 0) return std::nullopt;
+    return OutboxRecord{rows.integer(0, 0), rows.text(0, 1),
+                        rows.text(0, 2),    rows.text(0, 3),
+                        rows.integer(0, 4), static_cast<int>(rows.integer(0, 5)),
+                        rows.integer(0, 6)};
+  }
+
+  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+    Params params;
+    params.integer(mail_id).integer(at);
+    db_.run("UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL WHERE id = $1",
+            params);
+  }
+
+  void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                       std::string_view last_error) override {
+    Params params;
+    params.integer(mail_id).integer(static_cast<std::int64_t>(attempts)).integer(next_attempt_at);
+    params.text(last_error);
+    db_.run(
+        "UPDATE outbox SET attempts = $2, next_attempt_at = $3, claimed_until = NULL, "
+        "last_error = $4 WHERE id = $1",
+        params);
+  }
+
+  void delete_mail(std::int64_t mail_id) override {
+    Params params;
+    params.integer(mail_id);
+    db_.run("DELETE FROM outbox WHERE id = $1", params);
+  }
+
+  std::int64_t pending_mail_count() override {
+    return db_.run("SELECT count(*) FROM outbox WHERE sent_at IS NULL").integer(0, 0);
+  }
+
+  void replace_reset_token(const ResetTokenRecord& t) override {
+    // One statement, so that two workers minting for one user at once
+    // cannot both pass a DELETE and then collide on the INSERT.
+    Params params;
+    params.digest(t.token_digest).text(t.user_id).integer(t.created_at).integer(t.expires_at);
+    db_.run(
+        "INSERT INTO reset_tokens (token_digest, user_id, created_at, expires_at) "
+        "VALUES ($1, $2, $3, $4) ON CONFLICT (user_id) DO UPDATE SET "
+        "token_digest = EXCLUDED.token_digest, created_at = EXCLUDED.created_at, "
+        "expires_at = EXCLUDED.expires_at",
+        params);
+  }
+
+  std::optional<ResetTokenRecord> reset_token_by_digest(const Sha256Digest& digest) override {
+    Params params;
+    params.digest(digest);
+    Result rows = locking_ ? db_.run(
+                                 "SELECT token_digest, user_id, created_at, expires_at "
+                                 "FROM reset_tokens WHERE token_digest = $1 FOR UPDATE",
+                                 params)
+                           : db_.run(
+                                 "SELECT token_digest, user_id, created_at, expires_at "
+                                 "FROM reset_tokens WHERE token_digest = $1",
+                                 params);
+    if (rows.rows() == 0) return std::nullopt;
+    return ResetTokenRecord{rows.digest(0, 0), rows.text(0, 1), rows.integer(0, 2),
+                            rows.integer(0, 3)};
+  }
+
+  void delete_reset_tokens_of_user(std::string_view user_id) override {
+    Params params;
+    params.text(user_id);
+    db_.run("DELETE FROM reset_tokens WHERE user_id = $1", params);
+  }
+
+  std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) override {
+    const std::pair<const char*, Millis> deletions[] = {
+        {"DELETE FROM sessions WHERE expires_at <= $1", now},
+        {"DELETE FROM reset_tokens WHERE expires_at <= $1", now},
+        {"DELETE FROM throttle_events WHERE at <= $1", event_horizon},
+        {"DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= $1", sent_mail_horizon},
+    };
+    std::int64_t removed = 0;
+    for (const auto& [sql, horizon] : deletions) {
+      Params params;
+      params.integer(horizon);
+      removed += db_.run(sql, params).affected();
+    }
+    return removed;
+  }
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+void rollback_quietly(Connection& connection) {
+  if (!connection.usable()) return;  // the server rolls back a dropped session
+  try {
+    connection.execute("ROLLBACK");
+  } catch (const StoreError&) {
+    // The connection is marked unusable and will be dropped.
+  }
+}
+
+}  // namespace
+
+// A connection taken from the pool; goes back (or is dropped, when broken)
+// at the end of its scope.
+class PostgresStore::Lease {
+ public:
+  Lease(PostgresStore& store, std::unique_ptr<Connection> connection, bool reused)
+      : store_(store), connection_(std::move(connection)), reused_(reused) {}
+  Lease(Lease&& other) noexcept
+      : store_(other.store_), connection_(std::move(other.connection_)), reused_(other.reused_) {}
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  ~Lease() {
+    if (connection_) store_.release(std::move(connection_));
+  }
+  Connection& operator*() { return *connection_; }
+  Connection* operator->() { return connection_.get(); }
+  bool reused() const { return reused_; }
+
+ private:
+  PostgresStore& store_;
+  std::unique_ptr<Connection> connection_;
+  bool reused_;
+};
+
+PostgresStore::PostgresStore(std::string url, std::size_t pool_size,
+                             std::chrono::milliseconds timeout)
+    : url_(std::move(url)), pool_size_(std::max<std::size_t>(pool_size, 1)), timeout_(timeout) {
+  acquire();  // connect once now; the lease returns it to the pool
+}
+
+PostgresStore::~PostgresStore() = default;
+
+std::unique_ptr<Connection> PostgresStore::connect() {
+  try {
+    return std::make_unique<Connection>(url_, timeout_);
+  } catch (const StoreError&) {
+    std::lock_guard lock(mutex_);
+    --open_;
+    reconnect_after_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+    available_.notify_one();
+    throw;
+  }
+}
+
+PostgresStore::Lease PostgresStore::acquire() {
+  {
+    std::unique_lock lock(mutex_);
+    if (!available_.wait_for(lock, timeout_, [&] { return !idle_.empty() || open_ < pool_size_; }))
+      throw BusyError("every database connection stayed in use");
+    if (!idle_.empty()) {
+      std::unique_ptr<Connection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(connection), true);
+    }
+    if (std::chrono::steady_clock::now() < reconnect_after_) throw StillDownError();
+    ++open_;
+  }
+  return Lease(*this, connect(), false);
+}
+
+void PostgresStore::release(std::unique_ptr<Connection> connection) {
+  std::lock_guard lock(mutex_);
+  if (connection->usable()) {
+    idle_.push_back(std::move(connection));
+  } else {
+    --open_;
+  }
+  available_.notify_one();
+}
+
+void PostgresStore::drop_idle() {
+  std::vector<std::unique_ptr<Connection>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    open_ -= idle_.size();
+    dropped.swap(idle_);
+    available_.notify_all();
+  }
+}
+
+PostgresStore::Lease PostgresStore::begin(Mode mode) {
+  const char* begin_sql = mode == Mode::write ? "BEGIN" : "BEGIN READ ONLY";
+  Lease connection = acquire();
+  try {
+    connection->execute(begin_sql);
+    return connection;
+  } catch (const BusyError&) {
+    // A pooled connection that died while idle: the server restarted or
+    // dropped us, and the other idle ones went the same way. Nothing has
+    // run yet, so start over once on a fresh connection.
+    if (!connection.reused() || connection->usable()) throw;
+  }
+  drop_idle();
+  Lease fresh = acquire();
+  fresh->execute(begin_sql);
+  return fresh;
+}
+
+StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
+  try {
+    Lease connection = begin(mode);
+    try {
+      PostgresTransaction tx(*connection, mode);
+      work(tx);
+      connection->execute("COMMIT");  // durable when it returns (synchronous_commit)
+    } catch (...) {
+      rollback_quietly(*connection);
+      throw;
+    }
+    return StoreStatus::ok;
+  } catch (const StillDownError& e) {
+    log::debug("store_busy", {{"error", e.what()}});
+    return StoreStatus::unavailable;
+  } catch (const BusyError& e) {
+    log::warn("store_busy", {{"error", e.what()}});
+    return StoreStatus::unavailable;
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    return StoreStatus::failed;
+  }
+}
+
+int PostgresStore::migrate() {
+  Lease connection = acquire();
+  connection->execute("BEGIN");
+  int version = 0;
+  std::vector<const Migration*> applied;  // logged once committed
+  try {
+    // Instances starting together migrate one after the other; the lock
+    // comes before the table exists, so it is an advisory one.
+    connection->execute("SELECT pg_advisory_xact_lock(hashtextextended('authd migrations', 0))");
+    connection->execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+    version = static_cast<int>(
+        connection->run("SELECT coalesce(max(version), 0) FROM schema_migrations").integer(0, 0));
+    for (const Migration& m : migrations()) {
+      if (m.version <= version) continue;
+      connection->execute(m.postgres_sql);
+      Params params;
+      params.integer(m.version).text(m.description).integer(now_millis());
+      connection->run(
+          "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
+          params);
+      version = m.version;
+      applied.push_back(&m);
+    }
+    connection->execute("COMMIT");
+  } catch (...) {
+    rollback_quietly(*connection);
+    throw;
+  }
+  for (const Migration* m : applied)
+    log::info("migration_applied", {{"version", m->version}, {"description", m->description}});
+  return version;
+}
+
+bool PostgresStore::healthy() {
+  return run(Mode::read, [](Transaction& tx) { tx.pending_mail_count(); }) == StoreStatus::ok;
+}
+
+}  // namespace authd::postgres

@@ -1,0 +1,59 @@
+// The scale-out store: PostgreSQL through libpq, shared by any number of
+// authd instances. A bounded pool of connections, every statement prepared
+// with bound parameters, every round trip bounded by a deadline.
+//
+// SQLite serialises writers; PostgreSQL runs them concurrently at READ
+// COMMITTED. Where the domain reads then writes and two instances could
+// interleave, the write transactions take row or advisory locks (see
+// postgres_store.cpp), so the rules hold across instances exactly as they
+// do within one.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace authd::postgres {
+
+class Connection;
+
+class PostgresStore final : public Store {
+ public:
+  // Connects once, so that a wrong URL or an unreachable server fails at
+  // start. `pool_size` bounds the connections this process opens;
+  // `timeout` bounds each connect and each round trip.
+  PostgresStore(std::string url, std::size_t pool_size, std::chrono::milliseconds timeout);
+  ~PostgresStore() override;
+
+  StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
+  int migrate() override;
+  bool healthy() override;
+
+ private:
+  class Lease;
+  Lease acquire();
+  std::unique_ptr<Connection> connect();
+  void release(std::unique_ptr<Connection> connection);
+  void drop_idle();
+  Lease begin(Mode mode);
+
+  std::string url_;
+  std::size_t pool_size_;
+  std::chrono::milliseconds timeout_;
+
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  std::size_t open_ = 0;  // idle plus leased
+  // After a failed connect, requests fail at once for a short while instead
+  // of each waiting for its own connect to fail.
+  std::chrono::steady_clock::time_point reconnect_after_{};
+};
+
+}  // namespace authd::postgres
