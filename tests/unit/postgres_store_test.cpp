@@ -1,0 +1,269 @@
+// store/postgres in process: what only shows with concurrent writers on one
+// PostgreSQL database. Two PostgresStore objects stand for two authd
+// instances. Skipped unless AUTHD_TEST_POSTGRES names a server
+// (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// (decisions.md 6 /login 4 exact limits, 6 /forgot 4 each mail sent once,
+// 7.2 one reset per token, 8.2 several instances on one database.)
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <latch>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crypto/random.hpp"
+#include "store/postgres/postgres_store.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A fresh database on the test server; its URL.
+std::string fresh_database() {
+  const std::string server = std::getenv("AUTHD_TEST_POSTGRES");
+  static std::atomic<int> counter{0};
+  std::string name = "unittest_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) +
+                     "_" +
+                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  PGconn* admin = PQconnectdb((server + "/postgres").c_str());
+  PGresult* result = PQexec(admin, ("CREATE DATABASE " + name).c_str());
+  bool created = PQresultStatus(result) == PGRES_COMMAND_OK;
+  std::string error = PQerrorMessage(admin);
+  PQclear(result);
+  PQfinish(admin);
+  if (!created) throw std::runtime_error("CREATE DATABASE failed: " + error);
+  return server + "/" + name;
+}
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* server = std::getenv("AUTHD_TEST_POSTGRES");
+    if (server == nullptr || *server == '\0')
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = fresh_database();
+    a_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
+    b_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
+    a_->migrate();
+    b_->migrate();  // the second instance finds nothing to do
+  }
+
+  UserRecord add_user(const std::string& email) {
+    UserRecord u;
+    u.id = new_uuid_v7(1'000);
+    u.email = email;
+    u.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA";
+    u.created_at = u.updated_at = 1'000;
+    EXPECT_EQ(a_->run(Store::Mode::write, [&](Transaction& tx) { EXPECT_TRUE(tx.insert_user(u)); }),
+              StoreStatus::ok);
+    return u;
+  }
+
+  // Runs `each(store, i)` on `count` threads, half on each store, all
+  // released at once.
+  template <class Each>
+  void race(int count, Each each) {
+    std::latch start(count);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < count; ++i) {
+      threads.emplace_back([&, i] {
+        Store& store = i % 2 == 0 ? *a_ : *b_;
+        start.arrive_and_wait();
+        each(store, i);
+      });
+    }
+    for (auto& thread : threads) thread.join();
+  }
+
+  std::string url_;
+  std::unique_ptr<postgres::PostgresStore> a_;
+  std::unique_ptr<postgres::PostgresStore> b_;
+};
+
+// 8.4 on PostgreSQL: one schema version, whichever instance migrated.
+TEST_F(PostgresStoreTest, MigrationsRunOnceAcrossInstances) {
+  EXPECT_EQ(a_->migrate(), 1);
+  EXPECT_EQ(b_->migrate(), 1);
+  EXPECT_TRUE(a_->healthy());
+}
+
+// 6 /login 4: a limit of 10 holds exactly when 16 instances' worth of
+// transactions count and add at the same moment (the advisory lock on the
+// key; without it several would see 9 and all add).
+TEST_F(PostgresStoreTest, ThrottleCountIsExactUnderConcurrentWriters) {
+  constexpr int kWriters = 16;
+  std::atomic<int> allowed{0};
+  race(kWriters, [&](Store& store, int) {
+    StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
+      if (tx.event_times("login:email:a@example.com", 0).size() >= 10) return;
+      tx.insert_event("login:email:a@example.com", now_millis());
+      ++allowed;
+    });
+    EXPECT_EQ(status, StoreStatus::ok);
+  });
+  EXPECT_EQ(allowed, 10);
+  std::size_t stored = 0;
+  a_->run(Store::Mode::read,
+          [&](Transaction& tx) { stored = tx.event_times("login:email:a@example.com", 0).size(); });
+  EXPECT_EQ(stored, 10u);
+}
+
+// Sessions of this test's database waiting for a lock held by another.
+int lock_waiters(const std::string& url) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  PGresult* result = PQexec(conn,
+                            "SELECT count(*) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND wait_event_type = 'Lock'");
+  int waiters =
+      PQresultStatus(result) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(result, 0, 0)) : -1;
+  PQclear(result);
+  PQfinish(conn);
+  return waiters;
+}
+
+// 7.2: two uses of one reset token, on two instances, interleaved the worst
+// way: the second reads while the first has read and not yet committed.
+// Exactly one finds the token: the row is read FOR UPDATE, so the second
+// waits (seen in pg_stat_activity), then finds it gone.
+TEST_F(PostgresStoreTest, OneWinnerAmongConcurrentUsesOfAResetToken) {
+  UserRecord u = add_user("ada@example.com");
+  Sha256Digest digest = sha256("authdrt_example");
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.replace_reset_token({digest, u.id, 1'000, now_millis() + 60'000});
+                    }),
+            StoreStatus::ok);
+  std::atomic<int> winners{0};
+  auto use_token = [&](Transaction& tx) {
+    auto token = tx.reset_token_by_digest(digest);
+    if (!token) return;
+    tx.delete_reset_tokens_of_user(token->user_id);
+    ++winners;
+  };
+  std::latch first_has_read(1);
+  std::latch first_may_commit(1);
+  std::atomic<bool> second_has_read{false};
+  std::thread first([&] {
+    a_->run(Store::Mode::write, [&](Transaction& tx) {
+      use_token(tx);
+      first_has_read.count_down();
+      first_may_commit.wait();
+    });
+  });
+  first_has_read.wait();
+  std::thread second([&] {
+    b_->run(Store::Mode::write, [&](Transaction& tx) { use_token(tx); });
+    second_has_read = true;
+  });
+  // The second either blocks on the row lock or (were the read unlocked)
+  // runs through; poll for either, then let the first commit.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!second_has_read && lock_waiters(url_) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  first_may_commit.count_down();
+  first.join();
+  second.join();
+  EXPECT_EQ(winners, 1);
+}
+
+// 6 /forgot 4 and 8.2: workers of both instances claiming at once take
+// each due mail exactly once (FOR UPDATE SKIP LOCKED).
+TEST_F(PostgresStoreTest, ConcurrentWorkersClaimEachMailOnce) {
+  UserRecord u = add_user("grace@example.com");
+  constexpr int kMails = 60;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      for (int i = 0; i < kMails; ++i)
+                        tx.enqueue_mail({0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
+                    }),
+            StoreStatus::ok);
+  std::mutex mutex;
+  std::multiset<std::int64_t> claimed;
+  race(6, [&](Store& store, int) {
+    for (;;) {
+      std::optional<OutboxRecord> mail;
+      ASSERT_EQ(store.run(Store::Mode::write,
+                          [&](Transaction& tx) { mail = tx.claim_due_mail(2'000, 999'999); }),
+                StoreStatus::ok);
+      if (!mail) return;
+      std::lock_guard lock(mutex);
+      claimed.insert(mail->id);
+    }
+  });
+  EXPECT_EQ(claimed.size(), static_cast<std::size_t>(kMails));
+  EXPECT_EQ(std::set<std::int64_t>(claimed.begin(), claimed.end()).size(),
+            static_cast<std::size_t>(kMails));
+}
+
+// Minting reset tokens for one user from both instances at once leaves one
+// live token, never a unique-key error (the upsert).
+TEST_F(PostgresStoreTest, ConcurrentMintsLeaveOneLiveToken) {
+  UserRecord u = add_user("mint@example.com");
+  race(8, [&](Store& store, int i) {
+    Sha256Digest digest = sha256("authdrt_" + std::to_string(i));
+    EXPECT_EQ(store.run(Store::Mode::write,
+                        [&](Transaction& tx) {
+                          tx.replace_reset_token({digest, u.id, 1'000, 999'999});
+                        }),
+              StoreStatus::ok);
+  });
+  int live = 0;
+  for (int i = 0; i < 8; ++i) {
+    a_->run(Store::Mode::read, [&](Transaction& tx) {
+      if (tx.reset_token_by_digest(sha256("authdrt_" + std::to_string(i)))) ++live;
+    });
+  }
+  EXPECT_EQ(live, 1);
+}
+
+// A transaction stuck behind a lock gives up at the deadline (unavailable,
+// a 503 for the request, never a hang), and the store works again at once
+// after, on a fresh connection.
+TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecovers) {
+  UserRecord u = add_user("lock@example.com");
+  postgres::PostgresStore impatient(url_, 2, 300ms);
+  std::latch locked(1);
+  std::latch release(1);
+  std::thread holder([&] {
+    a_->run(Store::Mode::write, [&](Transaction& tx) {
+      tx.user_by_id(u.id);  // FOR UPDATE: holds the row
+      locked.count_down();
+      release.wait();
+    });
+  });
+  locked.wait();
+  StoreStatus waited =
+      impatient.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(u.id); });
+  release.count_down();
+  holder.join();
+  EXPECT_EQ(waited, StoreStatus::unavailable);
+
+  std::optional<UserRecord> found;
+  EXPECT_EQ(
+      impatient.run(Store::Mode::write, [&](Transaction& tx) { found = tx.user_by_id(u.id); }),
+      StoreStatus::ok);
+  EXPECT_TRUE(found.has_value());
+}
+
+// An unreachable server fails at start with a BusyError, the URL's password
+// nowhere in the message.
+TEST(PostgresStoreStart, UnreachableServerFailsAtStartWithoutThePassword) {
+  // Port 1 on loopback: nothing listens there, the connect is refused.
+  try {
+    postgres::PostgresStore store("postgresql://authd:pw-s3cret@127.0.0.1:1/authd", 1, 2s);
+    FAIL() << "connected to nothing";
+  } catch (const BusyError& e) {
+    EXPECT_EQ(std::string(e.what()).find("pw-s3cret"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace authd
