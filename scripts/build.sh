@@ -3,5 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTHD_WERROR=ON >/dev/null
+# Line tables only (-g1): backtraces keep file:line, and on 2 cores the build
+# is about a quarter quicker than with full debug information.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DAUTHD_WERROR=ON >/dev/null
 cmake --build build "$@"

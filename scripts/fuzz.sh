@@ -20,7 +20,8 @@ jobs="${FUZZ_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}"
 # cannot compile coroutines against GCC 12's libstdc++; see fuzz/CMakeLists.txt).
 bash scripts/install-deps.sh
 
-CXX=clang++-14 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+CXX=clang++-14 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" >/dev/null
 cmake --build build-fuzz
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
