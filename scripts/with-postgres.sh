@@ -9,8 +9,10 @@
 #                                authentication, local only); tests create
 #                                their own databases on it
 #   AUTHD_TEST_POSTGRES_CONTROL  a script taking pg_ctl's verbs: stop, start,
-#                                restart (with pg_ctl's -m MODE), so that tests
-#                                can take the database away and bring it back
+#                                restart (with pg_ctl's -m MODE), and freeze /
+#                                thaw (the server stops answering, then
+#                                resumes), so that tests can take the database
+#                                away and bring it back
 #
 # Usage: scripts/with-postgres.sh COMMAND [ARGS...]
 set -euo pipefail
@@ -30,13 +32,22 @@ port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0
 
 cat >"$directory/control" <<CONTROL
 #!/usr/bin/env bash
-# pg_ctl for the cluster of scripts/with-postgres.sh: control stop|start|restart [-m MODE]
+# pg_ctl for the cluster of scripts/with-postgres.sh: control stop|start|restart [-m MODE];
+# also freeze|thaw: SIGSTOP/SIGCONT the server and its backends (a hung database).
+case "\${1:-}" in
+  freeze|thaw)
+    signal=\$([ "\$1" = freeze ] && echo STOP || echo CONT)
+    postmaster=\$(head -1 "$directory/data/postmaster.pid")
+    kill -\$signal "\$postmaster" && pkill -\$signal -P "\$postmaster"
+    exit 0 ;;
+esac
 exec ${run_as_owner[*]} $PG_BIN/pg_ctl -D "$directory/data" -l "$directory/server.log" -w -t 60 \\
   -o "-p $port -k $directory -c listen_addresses=127.0.0.1 -c max_connections=300" "\$@"
 CONTROL
 chmod 755 "$directory/control"
 
 cleanup() {
+  "$directory/control" thaw >/dev/null 2>&1 || true  # a test may have left it frozen
   "$directory/control" stop -m immediate >/dev/null 2>&1 || true
   rm -rf "$directory"
 }

@@ -253,6 +253,54 @@ TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecove
   EXPECT_TRUE(found.has_value());
 }
 
+// Two writers that lock a user's row and its reset token (a reset using
+// the token, a worker minting a new one) interleaved the worst way: the
+// reset has read the token when the mint locks the user. Both commit: the
+// reset locks the user before the token, as the mint does, so neither waits
+// on the other in a cycle (a deadlock would fail one with 503).
+TEST_F(PostgresStoreTest, ResetAndMintForOneUserDoNotDeadlock) {
+  UserRecord u = add_user("cycle@example.com");
+  Sha256Digest old_token = sha256("authdrt_old");
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.replace_reset_token({old_token, u.id, 1'000, now_millis() + 60'000});
+                    }),
+            StoreStatus::ok);
+  std::latch reset_has_read(1);
+  std::latch reset_may_go_on(1);
+  std::atomic<bool> mint_has_user{false};
+  StoreStatus reset_status = StoreStatus::failed;
+  StoreStatus mint_status = StoreStatus::failed;
+  std::thread reset([&] {
+    reset_status = a_->run(Store::Mode::write, [&](Transaction& tx) {
+      auto token = tx.reset_token_by_digest(old_token);
+      reset_has_read.count_down();
+      reset_may_go_on.wait();
+      if (!token) return;
+      tx.user_by_id(token->user_id);
+      tx.delete_reset_tokens_of_user(token->user_id);
+    });
+  });
+  reset_has_read.wait();
+  std::thread mint([&] {
+    mint_status = b_->run(Store::Mode::write, [&](Transaction& tx) {
+      tx.user_by_id(u.id);
+      mint_has_user = true;
+      tx.replace_reset_token({sha256("authdrt_new"), u.id, 2'000, now_millis() + 60'000});
+    });
+  });
+  // The mint either waits for the user's row or (were the lock order
+  // reversed) holds it and waits for the token's; poll for either.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!mint_has_user && lock_waiters(url_) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  reset_may_go_on.count_down();
+  reset.join();
+  mint.join();
+  EXPECT_EQ(reset_status, StoreStatus::ok);
+  EXPECT_EQ(mint_status, StoreStatus::ok);
+}
+
 // An unreachable server fails at start with a BusyError, the URL's password
 // nowhere in the message.
 TEST(PostgresStoreStart, UnreachableServerFailsAtStartWithoutThePassword) {
@@ -262,6 +310,22 @@ TEST(PostgresStoreStart, UnreachableServerFailsAtStartWithoutThePassword) {
     FAIL() << "connected to nothing";
   } catch (const BusyError& e) {
     EXPECT_EQ(std::string(e.what()).find("pw-s3cret"), std::string::npos) << e.what();
+  }
+}
+
+// A URL that libpq cannot parse is a configuration error, and libpq's
+// message, which quotes the URL, is not passed on.
+TEST(PostgresStoreStart, MalformedUrlIsAnErrorThatDoesNotQuoteThePassword) {
+  for (const char* url : {"postgresql://authd:pw-s3cret@[::1]x/authd",
+                          "postgresql://authd:pw-s3cret%zz@127.0.0.1/authd"}) {
+    try {
+      postgres::PostgresStore store(url, 1, 2s);
+      ADD_FAILURE() << "accepted " << url;
+    } catch (const StoreError& e) {
+      std::string message = e.what();
+      EXPECT_EQ(message.find("pw-s3cret"), std::string::npos) << message;
+      EXPECT_NE(message.find("could not be parsed"), std::string::npos) << message;
+    }
   }
 }
 

@@ -14,16 +14,29 @@
 namespace authd::postgres {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // SQLSTATEs that say "not now" rather than "wrong": the request gets a 503
 // and may be retried. Classes 08 (connection), 53 (resources) and 57P
 // (server shutting down or starting), serialization failures and
-// deadlocks, a cancelled statement, and a read-only server (a standby
-// after a failover).
+// deadlocks, a statement cancelled by statement_timeout, a lock not granted
+// within lock_timeout, a session ended by idle_in_transaction_session_timeout,
+// and a read-only server (a standby after a failover).
 bool is_transient(std::string_view state) {
   return state.starts_with("08") || state.starts_with("53") || state.starts_with("57P") ||
-         state == "40001" || state == "40P01" || state == "57014" || state == "25006";
+         state == "40001" || state == "40P01" || state == "57014" || state == "55P03" ||
+         state == "25P03" || state == "25006";
+}
+
+// The session's server-side limits, in libpq's "options" form. The lock
+// wait gives up a little before the client's deadline, so that a request
+// stuck behind a lock gets a clean error on a connection that stays usable.
+std::string server_limits(std::chrono::milliseconds timeout) {
+  auto ms = [](std::chrono::milliseconds d) {
+    return std::to_string(std::max<long>(d.count(), 1));
+  };
+  return "-c statement_timeout=" + ms(timeout) + " -c lock_timeout=" + ms(timeout * 9 / 10) +
+         " -c idle_in_transaction_session_timeout=" + ms(timeout) +
+         // Result::digest reads BYTEA in the hex format, whatever the server's default.
+         " -c bytea_output=hex";
 }
 
 // The server's notices ("relation already exists, skipping") go to the log
@@ -74,6 +87,15 @@ std::vector<const char*> Params::pointers() const {
 
 Result::~Result() {
   if (result_) PQclear(result_);
+}
+
+Result& Result::operator=(Result&& other) noexcept {
+  if (this != &other) {
+    if (result_) PQclear(result_);
+    result_ = other.result_;
+    other.result_ = nullptr;
+  }
+  return *this;
 }
 
 int Result::rows() const { return PQntuples(result_); }
@@ -129,20 +151,28 @@ Sha256Digest Result::digest(int row, int column) const {
 
 // --- Connection
 
-Connection::Connection(const std::string& url, std::chrono::milliseconds timeout)
-    : timeout_(timeout) {
+Connection::Connection(const std::string& url, std::chrono::milliseconds timeout,
+                       Clock::time_point deadline)
+    : deadline_(deadline) {
   // Defaults first: settings in the URL itself win over them.
-  const char* keys[] = {"application_name", "client_encoding", "dbname", nullptr};
-  const char* values[] = {"authd", "UTF8", url.c_str(), nullptr};
+  std::string options = server_limits(timeout);
+  const char* keys[] = {"application_name", "client_encoding", "options", "dbname", nullptr};
+  const char* values[] = {"authd", "UTF8", options.c_str(), url.c_str(), nullptr};
   conn_ = PQconnectStartParams(keys, values, /*expand_dbname=*/1);
   if (!conn_) throw BusyError("database connection: out of memory");
   try {
-    if (PQstatus(conn_) == CONNECTION_BAD) lost("connect");
-    auto deadline = Clock::now() + timeout_;
+    if (PQstatus(conn_) == CONNECTION_BAD) {
+      // Failing before any network step means libpq could not parse the
+      // URL, and its message may quote the URL, password included.
+      throw StoreError(
+          "the --database URL could not be parsed (libpq's message is not shown: it may "
+          "quote the password)");
+    }
+    PQsetErrorVerbosity(conn_, PQERRORS_TERSE);  // no DETAIL in PQerrorMessage
     PostgresPollingStatusType state = PGRES_POLLING_WRITING;
     while (state != PGRES_POLLING_OK) {
       if (state == PGRES_POLLING_FAILED) lost("connect");
-      wait_socket(state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline, "connect");
+      wait_socket(state == PGRES_POLLING_READING ? POLLIN : POLLOUT, "connect");
       state = PQconnectPoll(conn_);
     }
     if (PQsetnonblocking(conn_, 1) != 0) lost("connect");
@@ -160,14 +190,14 @@ void Connection::lost(std::string_view what) {
   throw BusyError(std::string(what) + ": " + trimmed(PQerrorMessage(conn_)));
 }
 
-void Connection::wait_socket(short events, Clock::time_point deadline, std::string_view what) {
+void Connection::wait_socket(short events, std::string_view what) {
   for (;;) {
     int fd = PQsocket(conn_);
     if (fd < 0) lost(what);
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
     if (left.count() <= 0) {
       broken_ = true;  // the server may still be working on it: never reuse
-      throw BusyError(std::string(what) + ": no answer from the database in time");
+      throw TimedOutError(std::string(what) + ": no answer from the database in time");
     }
     pollfd descriptor{fd, events, 0};
     int ready = ::poll(&descriptor, 1, static_cast<int>(left.count()));
@@ -177,36 +207,33 @@ void Connection::wait_socket(short events, Clock::time_point deadline, std::stri
 }
 
 Result Connection::await_result(std::string_view what) {
-  auto deadline = Clock::now() + timeout_;
   for (;;) {  // send what libpq has buffered
     int flushed = PQflush(conn_);
     if (flushed == 0) break;
     if (flushed < 0) lost(what);
-    wait_socket(POLLIN | POLLOUT, deadline, what);
+    wait_socket(POLLIN | POLLOUT, what);
     if (!PQconsumeInput(conn_)) lost(what);
   }
   // Read every result of the command; keep the first error, else the last.
+  // Owned by a Result at once, so that a throw while waiting frees it.
+  Result owner(nullptr);
   PGresult* kept = nullptr;
   for (;;) {
     while (PQisBusy(conn_)) {
-      wait_socket(POLLIN, deadline, what);
-      if (!PQconsumeInput(conn_)) {
-        if (kept) PQclear(kept);
-        lost(what);
-      }
+      wait_socket(POLLIN, what);
+      if (!PQconsumeInput(conn_)) lost(what);
     }
     PGresult* next = PQgetResult(conn_);
     if (!next) break;
     if (kept && PQresultStatus(kept) == PGRES_FATAL_ERROR) {
       PQclear(next);
     } else {
-      if (kept) PQclear(kept);
+      owner = Result(next);
       kept = next;
     }
   }
   if (!kept) lost(what);
-  Result result(kept);
-  if (PQresultStatus(kept) != PGRES_FATAL_ERROR) return result;
+  if (PQresultStatus(kept) != PGRES_FATAL_ERROR) return owner;
 
   // Only the SQLSTATE and the primary message: the detail may quote the
   // row's values (an e-mail), which must not reach a log.

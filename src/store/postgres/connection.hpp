@@ -1,11 +1,15 @@
 // A thin RAII layer over libpq: one Connection per database thread,
 // statements prepared once per connection and run with bound parameters.
 //
-// Every round trip has a deadline. libpq's asynchronous calls are driven by
-// poll() on the connection's socket, so a database that stops answering
-// costs at most the deadline, after which the connection is dropped (the
-// server rolls back what it held) and the caller gets a BusyError: 503, not
-// a hang.
+// Every wait has a deadline, set by the store once per transaction, so a
+// database that stops answering costs a request at most that deadline:
+// libpq's asynchronous calls are driven by poll() on the connection's socket,
+// and when the deadline passes the connection is dropped and the caller gets
+// a TimedOutError (a BusyError: 503, not a hang). The server is told the
+// same limits at connect (statement_timeout, lock_timeout and
+// idle_in_transaction_session_timeout), so that it ends, by itself, the work
+// and the locks of a client that went away mid-transaction instead of
+// holding them until TCP notices.
 #pragma once
 
 #include <chrono>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "store/store.hpp"
 
 struct pg_conn;
 struct pg_result;
@@ -56,6 +61,7 @@ class Result {
   Result(Result&& other) noexcept : result_(other.result_) { other.result_ = nullptr; }
   Result(const Result&) = delete;
   Result& operator=(const Result&) = delete;
+  Result& operator=(Result&& other) noexcept;
   ~Result();
 
   int rows() const;
@@ -73,11 +79,21 @@ class Result {
   pg_result* result_;
 };
 
+// A wait on the database that ran past its deadline.
+class TimedOutError : public BusyError {
+ public:
+  using BusyError::BusyError;
+};
+
 class Connection {
  public:
-  // Connects to `url` (postgresql://...), waiting at most `timeout`.
-  // Throws BusyError when the server cannot be reached.
-  Connection(const std::string& url, std::chrono::milliseconds timeout);
+  using Clock = std::chrono::steady_clock;
+
+  // Connects to `url` (postgresql://...) by `deadline`; `timeout` becomes
+  // the server-side limits of the session. Throws BusyError when the server
+  // cannot be reached (TimedOutError when it did not answer in time), and
+  // StoreError for a URL libpq cannot parse; no message quotes the URL.
+  Connection(const std::string& url, std::chrono::milliseconds timeout, Clock::time_point deadline);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
@@ -88,18 +104,20 @@ class Connection {
   // One-off SQL without parameters (BEGIN, COMMIT, migrations).
   void execute(const char* sql);
 
+  // The time by which every following round trip must have its answer.
+  void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
+
   // False once the connection failed at the protocol level (server gone,
   // deadline passed): it must be dropped, not reused.
   bool usable() const { return !broken_; }
 
  private:
   Result await_result(std::string_view what);
-  void wait_socket(short events, std::chrono::steady_clock::time_point deadline,
-                   std::string_view what);
+  void wait_socket(short events, std::string_view what);
   [[noreturn]] void lost(std::string_view what);
 
   pg_conn* conn_ = nullptr;
-  std::chrono::milliseconds timeout_;
+  Clock::time_point deadline_;
   bool broken_ = false;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
 };

@@ -56,7 +56,8 @@ Params& add_user_fields(Params& params, const UserRecord& u) {
 // - the rows a write transaction reads in order to change them (a user, a
 //   reset token) are read FOR UPDATE: a concurrent writer waits, then sees
 //   the committed result (the second of two resets with one token finds
-//   no token);
+//   no token). Always a user's row before its token's, never the reverse,
+//   so writers cannot deadlock;
 // - a throttling key is locked with a transaction-scoped advisory lock
 //   before its events are counted, so two instances cannot both count 9
 //   and both let a 10th guess through;
@@ -264,6 +265,17 @@ class PostgresTransaction final : public Transaction {
   std::optional<ResetTokenRecord> reset_token_by_digest(const Sha256Digest& digest) override {
     Params params;
     params.digest(digest);
+    if (locking_) {
+      // Lock order: the user's row, then the token's, as every other writer
+      // of tokens does (minting, set-password), so that no two writers can
+      // wait on each other in a cycle. After the wait the token is read
+      // again: a concurrent reset may have used it meanwhile.
+      Result owner = db_.run("SELECT user_id FROM reset_tokens WHERE token_digest = $1", params);
+      if (owner.rows() == 0) return std::nullopt;
+      Params user;
+      user.text(owner.text(0, 0));
+      db_.run("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", user);
+    }
     Result rows = locking_ ? db_.run(
                                  "SELECT token_digest, user_id, created_at, expires_at "
                                  "FROM reset_tokens WHERE token_digest = $1 FOR UPDATE",
@@ -328,6 +340,9 @@ class PostgresStore::Lease {
   ~Lease() {
     if (connection_) store_.release(std::move(connection_));
   }
+  void give_back() {
+    if (connection_) store_.release(std::move(connection_));
+  }
   Connection& operator*() { return *connection_; }
   Connection* operator->() { return connection_.get(); }
   bool reused() const { return reused_; }
@@ -341,37 +356,47 @@ class PostgresStore::Lease {
 PostgresStore::PostgresStore(std::string url, std::size_t pool_size,
                              std::chrono::milliseconds timeout)
     : url_(std::move(url)), pool_size_(std::max<std::size_t>(pool_size, 1)), timeout_(timeout) {
-  acquire();  // connect once now; the lease returns it to the pool
+  acquire(Clock::now() + timeout_);  // connect once now; the lease returns it to the pool
 }
 
 PostgresStore::~PostgresStore() = default;
 
-std::unique_ptr<Connection> PostgresStore::connect() {
-  try {
-    return std::make_unique<Connection>(url_, timeout_);
-  } catch (const StoreError&) {
+std::unique_ptr<Connection> PostgresStore::connect(Clock::time_point deadline) {
+  auto give_slot_back = [this](bool timed_out) {
     std::lock_guard lock(mutex_);
     --open_;
-    reconnect_after_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+    // A refused connection costs nothing to try again; a server that does
+    // not answer would cost every request its whole deadline.
+    if (timed_out) reconnect_after_ = Clock::now() + std::chrono::milliseconds(250);
     available_.notify_one();
+  };
+  try {
+    return std::make_unique<Connection>(url_, timeout_, deadline);
+  } catch (const TimedOutError&) {
+    give_slot_back(true);
+    throw;
+  } catch (...) {
+    give_slot_back(false);
     throw;
   }
 }
 
-PostgresStore::Lease PostgresStore::acquire() {
+PostgresStore::Lease PostgresStore::acquire(Clock::time_point deadline) {
   {
     std::unique_lock lock(mutex_);
-    if (!available_.wait_for(lock, timeout_, [&] { return !idle_.empty() || open_ < pool_size_; }))
-      throw BusyError("every database connection stayed in use");
+    if (!available_.wait_until(lock, deadline,
+                               [&] { return !idle_.empty() || open_ < pool_size_; }))
+      throw TimedOutError("every database connection stayed in use");
     if (!idle_.empty()) {
       std::unique_ptr<Connection> connection = std::move(idle_.back());
       idle_.pop_back();
+      connection->set_deadline(deadline);
       return Lease(*this, std::move(connection), true);
     }
-    if (std::chrono::steady_clock::now() < reconnect_after_) throw StillDownError();
+    if (Clock::now() < reconnect_after_) throw StillDownError();
     ++open_;
   }
-  return Lease(*this, connect(), false);
+  return Lease(*this, connect(deadline), false);
 }
 
 void PostgresStore::release(std::unique_ptr<Connection> connection) {
@@ -385,36 +410,38 @@ void PostgresStore::release(std::unique_ptr<Connection> connection) {
 }
 
 void PostgresStore::drop_idle() {
-  std::vector<std::unique_ptr<Connection>> dropped;
-  {
-    std::lock_guard lock(mutex_);
-    open_ -= idle_.size();
-    dropped.swap(idle_);
-    available_.notify_all();
-  }
+  std::vector<std::unique_ptr<Connection>> dropped;  // closed outside the lock
+  std::lock_guard lock(mutex_);
+  open_ -= idle_.size();
+  dropped.swap(idle_);
+  available_.notify_all();
 }
 
-PostgresStore::Lease PostgresStore::begin(Mode mode) {
+PostgresStore::Lease PostgresStore::begin(Mode mode, Clock::time_point deadline) {
   const char* begin_sql = mode == Mode::write ? "BEGIN" : "BEGIN READ ONLY";
-  Lease connection = acquire();
+  Lease connection = acquire(deadline);
   try {
     connection->execute(begin_sql);
     return connection;
   } catch (const BusyError&) {
     // A pooled connection that died while idle: the server restarted or
     // dropped us, and the other idle ones went the same way. Nothing has
-    // run yet, so start over once on a fresh connection.
+    // run yet, so start over once on a fresh connection, after handing the
+    // dead one back (a pool of one has no other slot).
     if (!connection.reused() || connection->usable()) throw;
   }
+  connection.give_back();
   drop_idle();
-  Lease fresh = acquire();
+  Lease fresh = acquire(deadline);
   fresh->execute(begin_sql);
   return fresh;
 }
 
 StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
   try {
-    Lease connection = begin(mode);
+    // One deadline for the whole transaction: waiting for a connection,
+    // connecting, every statement and the COMMIT.
+    Lease connection = begin(mode, Clock::now() + timeout_);
     try {
       PostgresTransaction tx(*connection, mode);
       work(tx);
@@ -437,8 +464,13 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
 }
 
 int PostgresStore::migrate() {
-  Lease connection = acquire();
+  Lease connection = acquire(Clock::now() + timeout_);
+  // A migration may wait for another instance's, and a future one may
+  // build an index on a large table: no request-sized limits here.
+  connection->set_deadline(Clock::now() + std::chrono::minutes(30));
   connection->execute("BEGIN");
+  connection->execute("SET LOCAL statement_timeout = 0");
+  connection->execute("SET LOCAL lock_timeout = 0");
   int version = 0;
   std::vector<const Migration*> applied;  // logged once committed
   try {

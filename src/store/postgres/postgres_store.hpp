@@ -27,7 +27,8 @@ class PostgresStore final : public Store {
  public:
   // Connects once, so that a wrong URL or an unreachable server fails at
   // start. `pool_size` bounds the connections this process opens;
-  // `timeout` bounds each connect and each round trip.
+  // `timeout` bounds each transaction, from waiting for a connection to its
+  // COMMIT.
   PostgresStore(std::string url, std::size_t pool_size, std::chrono::milliseconds timeout);
   ~PostgresStore() override;
 
@@ -36,12 +37,14 @@ class PostgresStore final : public Store {
   bool healthy() override;
 
  private:
+  using Clock = std::chrono::steady_clock;
   class Lease;
-  Lease acquire();
-  std::unique_ptr<Connection> connect();
+  // Each waits at most until `deadline` (TimedOutError after).
+  Lease acquire(Clock::time_point deadline);
+  std::unique_ptr<Connection> connect(Clock::time_point deadline);
+  Lease begin(Mode mode, Clock::time_point deadline);
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
-  Lease begin(Mode mode);
 
   std::string url_;
   std::size_t pool_size_;
@@ -51,8 +54,8 @@ class PostgresStore final : public Store {
   std::condition_variable available_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::size_t open_ = 0;  // idle plus leased
-  // After a failed connect, requests fail at once for a short while instead
-  // of each waiting for its own connect to fail.
+  // After a connect that timed out, requests fail at once for a short while
+  // instead of each waiting out its own deadline.
   std::chrono::steady_clock::time_point reconnect_after_{};
 };
 
