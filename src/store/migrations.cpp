@@ -1,5 +1,7 @@
 #include "store/migrations.hpp"
 
+#include "core/log.hpp"
+
 namespace authd {
 namespace {
 
@@ -117,5 +119,10 @@ CREATE TABLE reset_tokens (
 }  // namespace
 
 std::span<const Migration> migrations() { return kMigrations; }
+
+void log_applied(std::span<const Migration* const> applied) {
+  for (const Migration* m : applied)
+    log::info("migration_applied", {{"version", m->version}, {"description", m->description}});
+}
 
 }  // namespace authd

@@ -18,4 +18,7 @@ struct Migration {
 
 std::span<const Migration> migrations();
 
+// Logs one migration_applied event per migration, once they are committed.
+void log_applied(std::span<const Migration* const> applied);
+
 }  // namespace authd

@@ -117,8 +117,10 @@ class Store {
   // Applies pending schema migrations; returns the schema version.
   virtual int migrate() = 0;
 
-  // True when the database answers a trivial query.
-  virtual bool healthy() = 0;
+  // True when the database answers a trivial query (a read transaction).
+  virtual bool healthy() {
+    return run(Mode::read, [](Transaction& tx) { tx.pending_mail_count(); }) == StoreStatus::ok;
+  }
 };
 
 }  // namespace authd

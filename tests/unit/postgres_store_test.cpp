@@ -67,6 +67,17 @@ class PostgresStoreTest : public ::testing::Test {
     return u;
   }
 
+  // A live reset token for `user`; its digest.
+  Sha256Digest add_reset_token(const UserRecord& user, std::string_view token) {
+    Sha256Digest digest = sha256(token);
+    EXPECT_EQ(a_->run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.replace_reset_token({digest, user.id, 1'000, now_millis() + 60'000});
+                      }),
+              StoreStatus::ok);
+    return digest;
+  }
+
   // Runs `each(store, i)` on `count` threads, half on each store, all
   // released at once.
   template <class Each>
@@ -135,12 +146,7 @@ int lock_waiters(const std::string& url) {
 // waits (seen in pg_stat_activity), then finds it gone.
 TEST_F(PostgresStoreTest, OneWinnerAmongConcurrentUsesOfAResetToken) {
   UserRecord u = add_user("ada@example.com");
-  Sha256Digest digest = sha256("authdrt_example");
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.replace_reset_token({digest, u.id, 1'000, now_millis() + 60'000});
-                    }),
-            StoreStatus::ok);
+  Sha256Digest digest = add_reset_token(u, "authdrt_example");
   std::atomic<int> winners{0};
   auto use_token = [&](Transaction& tx) {
     auto token = tx.reset_token_by_digest(digest);
@@ -260,12 +266,7 @@ TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecove
 // on the other in a cycle (a deadlock would fail one with 503).
 TEST_F(PostgresStoreTest, ResetAndMintForOneUserDoNotDeadlock) {
   UserRecord u = add_user("cycle@example.com");
-  Sha256Digest old_token = sha256("authdrt_old");
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.replace_reset_token({old_token, u.id, 1'000, now_millis() + 60'000});
-                    }),
-            StoreStatus::ok);
+  Sha256Digest old_token = add_reset_token(u, "authdrt_old");
   std::latch reset_has_read(1);
   std::latch reset_may_go_on(1);
   std::atomic<bool> mint_has_user{false};

@@ -498,13 +498,8 @@ int PostgresStore::migrate() {
     rollback_quietly(*connection);
     throw;
   }
-  for (const Migration* m : applied)
-    log::info("migration_applied", {{"version", m->version}, {"description", m->description}});
+  log_applied(applied);
   return version;
-}
-
-bool PostgresStore::healthy() {
-  return run(Mode::read, [](Transaction& tx) { tx.pending_mail_count(); }) == StoreStatus::ok;
 }
 
 }  // namespace authd::postgres

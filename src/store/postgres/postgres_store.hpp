@@ -34,7 +34,6 @@ class PostgresStore final : public Store {
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
   int migrate() override;
-  bool healthy() override;
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -8,8 +8,8 @@
 #include <system_error>
 
 #include "core/log.hpp"
-#include "store/sqlite/connection.hpp"
 #include "store/migrations.hpp"
+#include "store/sqlite/connection.hpp"
 
 namespace authd::sqlite {
 namespace {
@@ -440,13 +440,8 @@ int SqliteStore::migrate() {
     throw;
   }
   release(std::move(connection));
-  for (const Migration* m : applied)
-    log::info("migration_applied", {{"version", m->version}, {"description", m->description}});
+  log_applied(applied);
   return version;
-}
-
-bool SqliteStore::healthy() {
-  return run(Mode::read, [](Transaction& tx) { tx.pending_mail_count(); }) == StoreStatus::ok;
 }
 
 }  // namespace authd::sqlite

@@ -25,7 +25,6 @@ class SqliteStore final : public Store {
   bool group_commit() const override { return true; }
   void run_writes(std::span<WriteUnit> units) override;
   int migrate() override;
-  bool healthy() override;
 
  private:
   std::unique_ptr<Connection> acquire();
