@@ -24,6 +24,8 @@ namespace authd::test {
 // The account most tests use.
 const std::string kEmail = "alice@example.com";
 const std::string kPassword = "correct horse battery staple";
+// A password set by a reset.
+const std::string kNewPassword = "a brand new passphrase";
 
 inline std::string forgot_body(const std::string& email) {
   return nlohmann::json{{"email", email}}.dump();

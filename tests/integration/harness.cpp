@@ -333,6 +333,18 @@ void AuthdProcess::wait_until_ready() {
 
 std::string AuthdProcess::log_text() const { return read_file(directory_ + "/authd.log"); }
 
+std::vector<nlohmann::json> log_lines(const AuthdProcess& authd) {
+  std::vector<nlohmann::json> lines;
+  std::string text = authd.log_text();
+  text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));  // every line is JSON
+  }
+  return lines;
+}
+
 void AuthdProcess::kill_hard() {
   signal(SIGKILL);
   wait_exit();

@@ -191,6 +191,10 @@ class ReservedPort {
   unsigned short port_ = 0;
 };
 
+// Every complete line of a server's log, parsed (each must be JSON). A last
+// line still being written (no newline yet) is left for the next read.
+std::vector<nlohmann::json> log_lines(const AuthdProcess& authd);
+
 // Arguments that make hashing cheap, for tests that are not about hashing.
 std::vector<std::string> fast_hashing();
 

@@ -12,10 +12,6 @@ namespace {
 
 using namespace http_contract;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
-std::string unknown_login() { return login_body("nobody@example.com", "whatever"); }
-
 // ---------------------------------------------------------------- 1.1
 
 // 1.1: HTTP/1.1 keep-alive: several requests on one connection, errors too.

@@ -20,6 +20,11 @@
 
 namespace authd::test::http_contract {
 
+inline const Headers kJson = {{"Content-Type", "application/json"}};
+
+// A well-formed login for an account that does not exist.
+inline std::string unknown_login() { return login_body("nobody@example.com", "whatever"); }
+
 // The message of every error status (decisions.md 1.3), exactly.
 inline std::string expected_message(int status) {
   switch (status) {

@@ -13,10 +13,6 @@ namespace {
 
 using namespace http_contract;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
-std::string unknown_login() { return login_body("nobody@example.com", "whatever"); }
-
 // Sends `bytes`, expects `status` and then the connection closed by the
 // server (1.8: a malformed request ends the connection).
 void expect_refused_and_closed(unsigned short port, const std::string& bytes, int status) {

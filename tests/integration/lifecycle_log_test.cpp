@@ -12,16 +12,6 @@
 namespace authd::test {
 namespace {
 
-std::vector<nlohmann::json> log_lines(const AuthdProcess& authd) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(authd.log_text());
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));  // every line is JSON
-  }
-  return lines;
-}
-
 std::vector<std::string> events(const std::vector<nlohmann::json>& lines) {
   std::vector<std::string> names;
   for (const auto& line : lines) names.push_back(line.value("event", ""));

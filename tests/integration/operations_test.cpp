@@ -15,20 +15,6 @@
 namespace authd::test {
 namespace {
 
-// Every complete line of the log, parsed (each must be JSON). A last line
-// still being written (no newline yet) is left for the next read.
-std::vector<nlohmann::json> log_lines(const AuthdProcess& authd) {
-  std::vector<nlohmann::json> lines;
-  std::string text = authd.log_text();
-  text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));  // every line is JSON
-  }
-  return lines;
-}
-
 std::vector<nlohmann::json> request_lines(const AuthdProcess& authd) {
   std::vector<nlohmann::json> requests;
   for (auto& line : log_lines(authd)) {

@@ -11,8 +11,6 @@
 namespace authd::test {
 namespace {
 
-const std::string kNewPassword = "a brand new passphrase";
-
 // Mails become due at once, so tests wait only for the worker's poll.
 std::vector<std::string> reset_args(std::vector<std::string> more = {}) {
   std::vector<std::string> args = fast_hashing();

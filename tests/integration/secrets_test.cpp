@@ -22,7 +22,7 @@ namespace {
 const std::string kOldPassword = "Old-Secret-Passphrase-1";
 const std::string kWrongPassword = "Wrong-Guess-Passphrase-2";
 const std::string kShortPassword = "Short-3";  // under 8: refused by /reset
-const std::string kNewPassword = "New-Secret-Passphrase-4";
+const std::string kSecretNewPassword = "New-Secret-Passphrase-4";
 const std::string kBogusToken = "authd_BogusTokenThatNeverExisted0123456789abcdefgh";
 
 std::string lower(std::string text) {
@@ -122,7 +122,7 @@ TEST(Secrets, Decisions_9_2_NoSecretInLogsResponsesOrMailsAtDebugLevel) {
       nlohmann::json{{"token", reset_token}, {"password", kShortPassword}}.dump();
   EXPECT_EQ(keep(post_json(authd.port(), "/reset", reset_with_short)).status, 400);
   std::string reset_body =
-      nlohmann::json{{"token", reset_token}, {"password", kNewPassword}}.dump();
+      nlohmann::json{{"token", reset_token}, {"password", kSecretNewPassword}}.dump();
   HttpResponse reset = keep(post_json(authd.port(), "/reset", reset_body));
   EXPECT_EQ(reset.status, 200) << reset.body;
   hashes.push_back(without_trailing_newlines(authd.sql("select password_hash from users")));
@@ -130,7 +130,8 @@ TEST(Secrets, Decisions_9_2_NoSecretInLogsResponsesOrMailsAtDebugLevel) {
 
   // The reset revoked both sessions; a new login, then logout.
   EXPECT_EQ(keep(get_with_token(authd.port(), "/me", token1)).status, 401);
-  HttpResponse third = keep(post_json(authd.port(), "/login", login_body(kEmail, kNewPassword)));
+  HttpResponse third =
+      keep(post_json(authd.port(), "/login", login_body(kEmail, kSecretNewPassword)));
   ASSERT_EQ(third.status, 200) << third.body;
   std::string token3 = token_of(third);
   for (const std::string& digest : stored_digests(authd, "sessions"))
@@ -148,7 +149,7 @@ TEST(Secrets, Decisions_9_2_NoSecretInLogsResponsesOrMailsAtDebugLevel) {
   Secrets secrets = {{"old password", kOldPassword},
                      {"wrong password", kWrongPassword},
                      {"short password", kShortPassword},
-                     {"new password", kNewPassword},
+                     {"new password", kSecretNewPassword},
                      {"token 1", token1},
                      {"token 2", token2},
                      {"token 3", token3},

@@ -12,8 +12,6 @@
 namespace authd::test {
 namespace {
 
-const std::string kNewPassword = "a brand new passphrase";
-
 // authd delivering to `smtp_url`, mails due at once; `more` appended.
 std::vector<std::string> smtp_args(const std::string& smtp_url,
                                    std::vector<std::string> more = {}) {
