@@ -13,6 +13,7 @@
 #include <optional>
 #include <system_error>
 
+#include "store/sqlite/connection.hpp"  // fail()
 #include "store/store.hpp"
 
 namespace authd::sqlite {
@@ -22,10 +23,6 @@ struct CloseDb {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
 using Db = std::unique_ptr<sqlite3, CloseDb>;
-
-[[noreturn]] void fail(sqlite3* db, int code, const std::string& what) {
-  throw StoreError(what + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(code)));
-}
 
 Db open(const std::string& path, int flags, const std::string& what) {
   sqlite3* raw = nullptr;
