@@ -3,7 +3,7 @@
 # ./build-fuzz and runs each for a bounded time. Fails on any crash, leak,
 # sanitizer report or time-out. CI runs it after the test suite.
 #
-#   FUZZ_SECONDS=60      run time of each target (default 60)
+#   FUZZ_SECONDS=30      run time of each target (default 30, what CI runs)
 #   FUZZ_TARGETS="..."   a subset of: request json_body bearer email
 #   FUZZ_JOBS=1          parallel targets (default: one per core, at most 2)
 #
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-30}"
 targets=(${FUZZ_TARGETS:-request json_body bearer email})
 jobs="${FUZZ_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}"
 
