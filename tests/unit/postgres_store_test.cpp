@@ -100,7 +100,7 @@ class PostgresStoreTest : public ::testing::Test {
 };
 
 // 8.4 on PostgreSQL: one schema version, whichever instance migrated.
-TEST_F(PostgresStoreTest, MigrationsRunOnceAcrossInstances) {
+TEST_F(PostgresStoreTest, Decisions_8_4_MigrationsRunOnceAcrossInstances) {
   EXPECT_EQ(a_->migrate(), 1);
   EXPECT_EQ(b_->migrate(), 1);
   EXPECT_TRUE(a_->healthy());
@@ -109,7 +109,7 @@ TEST_F(PostgresStoreTest, MigrationsRunOnceAcrossInstances) {
 // 6 /login 4: a limit of 10 holds exactly when 16 instances' worth of
 // transactions count and add at the same moment (the advisory lock on the
 // key; without it several would see 9 and all add).
-TEST_F(PostgresStoreTest, ThrottleCountIsExactUnderConcurrentWriters) {
+TEST_F(PostgresStoreTest, Decisions_6_Login_4_ThrottleCountIsExactUnderConcurrentWriters) {
   constexpr int kWriters = 16;
   std::atomic<int> allowed{0};
   race(kWriters, [&](Store& store, int) {
@@ -144,7 +144,7 @@ int lock_waiters(const std::string& url) {
 // way: the second reads while the first has read and not yet committed.
 // Exactly one finds the token: the row is read FOR UPDATE, so the second
 // waits (seen in pg_stat_activity), then finds it gone.
-TEST_F(PostgresStoreTest, OneWinnerAmongConcurrentUsesOfAResetToken) {
+TEST_F(PostgresStoreTest, Decisions_7_2_OneWinnerAmongConcurrentUsesOfAResetToken) {
   UserRecord u = add_user("ada@example.com");
   Sha256Digest digest = add_reset_token(u, "authdrt_example");
   std::atomic<int> winners{0};
@@ -182,7 +182,7 @@ TEST_F(PostgresStoreTest, OneWinnerAmongConcurrentUsesOfAResetToken) {
 
 // 6 /forgot 4 and 8.2: workers of both instances claiming at once take
 // each due mail exactly once (FOR UPDATE SKIP LOCKED).
-TEST_F(PostgresStoreTest, ConcurrentWorkersClaimEachMailOnce) {
+TEST_F(PostgresStoreTest, Decisions_8_2_ConcurrentWorkersClaimEachMailOnce) {
   UserRecord u = add_user("grace@example.com");
   constexpr int kMails = 60;
   ASSERT_EQ(a_->run(Store::Mode::write,
