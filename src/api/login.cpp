@@ -28,7 +28,7 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, request.client_address);
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
-      ApiResponse response = json_response(200, dump_json(user_json(outcome.user)));
+      ApiResponse response = json_response(200, user_body(outcome.user));
       response.headers.emplace_back("Authorization", "Bearer " + outcome.token);
       co_return response;
     }

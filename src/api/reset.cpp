@@ -29,7 +29,7 @@ boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& re
   ResetOutcome outcome = co_await reset_password(ctx.auth, *token, *password);
   switch (outcome.kind) {
     case ResetOutcome::Kind::ok:
-      co_return json_response(200, dump_json(user_json(outcome.user)));
+      co_return json_response(200, user_body(outcome.user));
     case ResetOutcome::Kind::invalid_token:
       co_return error_response(401);
     case ResetOutcome::Kind::bad_password:

@@ -36,7 +36,7 @@ std::optional<ApiResponse> credentials_problem(const BearerCredentials& credenti
 ApiResponse session_response(const SessionOutcome& outcome) {
   switch (outcome.kind) {
     case SessionOutcome::Kind::ok:
-      return json_response(200, dump_json(user_json(outcome.user)));
+      return json_response(200, user_body(outcome.user));
     case SessionOutcome::Kind::invalid_token:
       return unauthorized(R"(Bearer error="invalid_token")");
     case SessionOutcome::Kind::unavailable:

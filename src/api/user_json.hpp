@@ -1,13 +1,20 @@
 // The User resource of the seed interface (decisions.md section 2).
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "store/records.hpp"
 
 namespace authd {
 
-// All ten fields; absent values are null; `password` is always null.
+// The User as a response body: all ten fields, absent values null,
+// `password` always null, keys in alphabetical order. Written directly
+// rather than through a json object: it is most of the work of a GET /me.
+std::string user_body(const UserRecord& user);
+
+// The same as a json value (the CLI adds to it).
 nlohmann::json user_json(const UserRecord& user);
 
 // Serialises a response body; never throws on odd bytes in stored data.

@@ -15,6 +15,16 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   const std::string client_key = login_client_key(client_address);
   LoginOutcome outcome;
 
+  // 0. A place in the hashing pool first: a login the pool cannot take is
+  //    answered 503 before it costs a database write. Under a login flood
+  //    most logins are these, and they then hold no memory and no fsync
+  //    while they wait for nothing (docs/performance.md).
+  std::optional<HashingPool::Place> place = ctx.hashing.reserve();
+  if (!place) {
+    outcome.kind = LoginOutcome::Kind::busy;
+    co_return outcome;
+  }
+
   // 1. Throttle, and count this attempt as a failure up front. Reserving the
   //    failure before hashing keeps the limit exact even when an attacker
   //    sends many guesses at once; it is released if the password matches.
@@ -43,21 +53,14 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   //    e-mail, so both failures cost the same time.
   std::optional<std::string> stored_hash;
   if (user) stored_hash = user->password_hash;
-  std::optional<VerifyResult> verified = co_await ctx.hashing.verify(password, stored_hash);
+  VerifyResult verified = co_await ctx.hashing.verify(*place, password, stored_hash);
 
-  // Un-counts this attempt only (the 503 and 403 cases are not failures).
+  // Un-counts this attempt only (a 403 is not a failed guess).
   auto release = [&](Transaction& tx) {
     tx.delete_event(email_event);
     tx.delete_event(client_event);
   };
-  if (!verified) {
-    // Not an attempt at all: the pool refused it. Release, then say busy.
-    StoreStatus released = co_await ctx.db.write(release);
-    outcome.kind =
-        released == StoreStatus::ok ? LoginOutcome::Kind::busy : LoginOutcome::Kind::unavailable;
-    co_return outcome;
-  }
-  if (!user || !verified->matches) {
+  if (!user || !verified.matches) {
     outcome.kind = LoginOutcome::Kind::invalid_credentials;  // the reservation stays
     co_return outcome;
   }
@@ -92,8 +95,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       return;
     }
     // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
-    if (!verified->upgraded_hash.empty() && !hash_changed)
-      tx.replace_password_hash(user->id, verified->upgraded_hash);
+    if (!verified.upgraded_hash.empty() && !hash_changed)
+      tx.replace_password_hash(user->id, verified.upgraded_hash);
     tx.insert_session(session.record);
     user = std::move(current);
   };

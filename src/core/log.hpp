@@ -15,6 +15,18 @@ bool init(std::string_view level);
 
 void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields);
 
+// The line every answered request writes (event "request"), formatted
+// without a json object: it is on every request's path.
+struct RequestLine {
+  std::string_view method;
+  std::string_view route;
+  int status = 0;
+  double latency_ms = 0;
+  std::string_view request_id;
+  std::string_view client;
+};
+void request(const RequestLine& request);
+
 inline void debug(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
   write(spdlog::level::debug, event, fields);
 }

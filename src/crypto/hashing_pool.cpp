@@ -12,18 +12,18 @@
 namespace authd {
 namespace {
 
-// Counts a job as running while it runs, and frees its place in the pool
-// when it ends, however it ends.
-struct Release {
-  Release(std::atomic<std::size_t>& p, std::atomic<std::size_t>& b) : pending(p), busy(b) {
+// Counts a job as running while it runs, and gives its place in the pool
+// back when it ends, however it ends.
+struct Running {
+  Running(std::atomic<std::size_t>& b, HashingPool::Place& p) : busy(b), place(p) {
     busy.fetch_add(1);
   }
-  ~Release() {
+  ~Running() {
     busy.fetch_sub(1);
-    pending.fetch_sub(1);
+    place.give_back();
   }
-  std::atomic<std::size_t>& pending;
   std::atomic<std::size_t>& busy;
+  HashingPool::Place& place;
 };
 
 // Once per worker thread: keep its argon2 memory warm across hashes, and let
@@ -61,25 +61,21 @@ std::size_t HashingPool::queue_depth() const {
   return pending > busy ? pending - busy : 0;
 }
 
-bool HashingPool::try_reserve() {
+std::optional<HashingPool::Place> HashingPool::reserve() {
   std::size_t current = pending_.load();
   do {
     if (current >= capacity_) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
-      return false;
+      return std::nullopt;
     }
   } while (!pending_.compare_exchange_weak(current, current + 1));
-  return true;
+  return Place(pending_);
 }
 
-boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
-    std::string& password, const std::optional<std::string>& phc) {
-  if (!try_reserve()) {
-    wipe(password);
-    co_return std::nullopt;
-  }
-  auto job = [this, &password, &phc]() {
-    Release release{pending_, busy_};
+boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::string& password,
+                                                         const std::optional<std::string>& phc) {
+  auto job = [this, &place, &password, &phc]() {
+    Running running{busy_, place};
     prepare_worker_thread();
     VerifyResult result;
     if (phc) {
@@ -89,20 +85,21 @@ boost::asio::awaitable<std::optional<VerifyResult>> HashingPool::verify(
     }
     return result;
   };
-  // The caller's `password` and `phc` outlive this suspended coroutine, so
-  // the job may borrow them.
+  // The caller's `place`, `password` and `phc` outlive this suspended
+  // coroutine, so the job may borrow them.
   WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result = co_await run_on(pool_, job);
   co_return result;
 }
 
 boost::asio::awaitable<std::optional<std::string>> HashingPool::hash(std::string& password) {
-  if (!try_reserve()) {
+  std::optional<Place> place = reserve();
+  if (!place) {
     wipe(password);
     co_return std::nullopt;
   }
-  auto job = [this, &password]() {
-    Release release{pending_, busy_};
+  auto job = [this, &place, &password]() {
+    Running running{busy_, *place};
     prepare_worker_thread();
     return hasher_.hash(password);
   };

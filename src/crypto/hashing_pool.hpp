@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -21,10 +22,32 @@ class HashingPool {
   HashingPool(const PasswordHasher& hasher, std::size_t workers, std::size_t queue_capacity);
   ~HashingPool();
 
-  // std::nullopt when the pool is saturated. A null `phc` verifies against
-  // the dummy hash and never matches. `password` is wiped afterwards.
-  boost::asio::awaitable<std::optional<VerifyResult>> verify(std::string& password,
-                                                             const std::optional<std::string>& phc);
+  // A place in the pool (running or queued), taken before the work that
+  // leads to a hash: a login takes its place before its database round trip,
+  // so that a login the pool cannot take is refused before it costs anything
+  // else. Given back when the hash ends, or when the place is dropped unused.
+  class Place {
+   public:
+    Place(Place&& other) noexcept : pending_(std::exchange(other.pending_, nullptr)) {}
+    Place& operator=(Place&&) = delete;
+    ~Place() { give_back(); }
+    void give_back() {
+      if (pending_ != nullptr) std::exchange(pending_, nullptr)->fetch_sub(1);
+    }
+
+   private:
+    friend class HashingPool;
+    explicit Place(std::atomic<std::size_t>& pending) : pending_(&pending) {}
+    std::atomic<std::size_t>* pending_;
+  };
+
+  // std::nullopt when the pool is saturated (counted as rejected).
+  std::optional<Place> reserve();
+
+  // Verifies on the reserved `place`. A null `phc` verifies against the
+  // dummy hash and never matches. `password` is wiped afterwards.
+  boost::asio::awaitable<VerifyResult> verify(Place& place, std::string& password,
+                                              const std::optional<std::string>& phc);
 
   // A new PHC string for `password`, or std::nullopt when the pool is
   // saturated. `password` is wiped afterwards.
@@ -40,8 +63,6 @@ class HashingPool {
   std::uint64_t rejected() const { return rejected_.load(std::memory_order_relaxed); }
 
  private:
-  bool try_reserve();
-
   const PasswordHasher& hasher_;
   std::size_t workers_;
   std::size_t capacity_;                 // workers + queue length

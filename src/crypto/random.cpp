@@ -1,8 +1,8 @@
 #include "crypto/random.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
-#include <fmt/format.h>
 #include <sodium.h>
 
 namespace authd {
@@ -34,18 +34,29 @@ std::string new_secret_token(std::string_view prefix) {
   return token;
 }
 
-std::string new_uuid_v7(std::int64_t unix_millis) {
+std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random) {
   std::array<std::uint8_t, 16> b{};
-  randombytes_buf(b.data() + 6, 10);
+  std::copy(random.begin(), random.end(), b.begin() + 6);
   auto ms = static_cast<std::uint64_t>(unix_millis);
   for (int i = 0; i < 6; ++i) b[i] = static_cast<std::uint8_t>(ms >> (8 * (5 - i)));
   b[6] = static_cast<std::uint8_t>(0x70 | (b[6] & 0x0F));  // version 7
   b[8] = static_cast<std::uint8_t>(0x80 | (b[8] & 0x3F));  // RFC 9562 variant
-  return fmt::format(
-      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-"
-      "{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-      b[15]);
+  // 8-4-4-4-12 lowercase hex digits
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  text.reserve(36);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    text += kHex[b[i] >> 4];
+    text += kHex[b[i] & 0x0F];
+  }
+  return text;
+}
+
+std::string new_uuid_v7(std::int64_t unix_millis) {
+  UuidRandomBits random{};
+  randombytes_buf(random.data(), random.size());
+  return uuid_v7(unix_millis, random);
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

@@ -26,6 +26,10 @@ std::string new_secret_token(std::string_view prefix);
 // A UUID version 7 (RFC 9562): 48-bit Unix milliseconds, then random bits.
 std::string new_uuid_v7(std::int64_t unix_millis);
 
+// The same from random bits the caller drew (80 bits, of which 74 are kept).
+using UuidRandomBits = std::array<std::uint8_t, 10>;
+std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random);
+
 // Constant-time equality for secrets of equal length.
 bool constant_time_equal(std::string_view a, std::string_view b);
 

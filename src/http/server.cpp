@@ -48,6 +48,9 @@ using RequestBody = http::basic_string_body<char, std::char_traits<char>, Wiping
 using Parser = http::request_parser<RequestBody>;
 using Response = http::response<http::string_body>;
 
+// The first read of each request (see serve()).
+constexpr std::size_t kFirstRead = 1024;
+
 // Beast 1.74 speaks boost::string_view.
 std::string_view to_std(beast::string_view s) { return {s.data(), s.size()}; }
 
@@ -76,13 +79,20 @@ std::vector<std::string_view> values_of(const Fields& fields, std::string_view n
   return values;
 }
 
-// "Sat, 21 Nov 2026 09:30:00 GMT" (RFC 9110 IMF-fixdate)
-std::string http_date() {
+// "Sat, 21 Nov 2026 09:30:00 GMT" (RFC 9110 IMF-fixdate), formatted once a
+// second per thread.
+const std::string& http_date() {
+  thread_local std::time_t formatted_at = -1;
+  thread_local std::string text;
   std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[40];
-  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (now != formatted_at) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[40];
+    std::strftime(buffer, sizeof buffer, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    text = buffer;
+    formatted_at = now;
+  }
   return text;
 }
 
@@ -342,6 +352,28 @@ bool is_quiet_disconnect(const error_code& ec) {
          ec == asio::error::broken_pipe || ec == asio::error::bad_descriptor;
 }
 
+// Lingering close (RFC 9112 9.6): the client may still be sending the
+// request we refused (a 413 body, a huge header). Closing a socket with
+// unread data makes the kernel answer with a reset, which can destroy our
+// response before the client reads it. So read and discard what still
+// comes, bounded in time and in size, until the client closes. A coroutine
+// of its own, so that its buffer is in no connection's frame but the few
+// that linger.
+asio::awaitable<void> discard_until_closed(beast::tcp_stream& stream, Duration timeout) {
+  static constexpr std::size_t kMaxDiscard = 1024 * 1024;
+  std::array<char, 4096> sink;
+  std::size_t discarded = 0;
+  error_code ec;
+  stream.expires_after(timeout);
+  while (discarded < kMaxDiscard) {
+    std::size_t n = co_await stream.async_read_some(asio::buffer(sink),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    discarded += n;
+  }
+  sodium_memzero(sink.data(), sink.size());  // it may have held a password
+}
+
 }  // namespace
 
 void Server::State::forget(const std::shared_ptr<Connection>& connection) {
@@ -384,8 +416,11 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       buffer.shrink_to_fit();  // wipes what the last request left behind
       stream.expires_after(first_request ? settings.header_timeout : settings.idle_timeout);
       header_deadline_set = first_request;
+      // A small first read: an idle keep-alive connection holds this buffer
+      // for as long as it waits, and most requests fit in it; a longer one
+      // is read on by the loops below.
       std::size_t n = co_await stream.async_read_some(
-          buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
+          buffer.prepare(kFirstRead), asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
       buffer.commit(n);
     }
@@ -553,12 +588,12 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
 
     auto elapsed = std::chrono::steady_clock::now() - started;
     auto latency = std::chrono::duration<double, std::milli>(elapsed);
-    log::info("request", {{"method", method},
-                          {"route", response.route},
-                          {"status", response.status},
-                          {"latency_ms", std::round(latency.count() * 1000) / 1000},
-                          {"request_id", request_id},
-                          {"client", client}});
+    log::request({.method = method,
+                  .route = response.route,
+                  .status = response.status,
+                  .latency_ms = std::round(latency.count() * 1000) / 1000,
+                  .request_id = request_id,
+                  .client = client});
     if (api.metrics != nullptr)
       api.metrics->observe_request(response.route, response.status, elapsed);
     if (ec || !keep_alive) break;
@@ -566,24 +601,7 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
   }
 
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  if (request_unread) {
-    // Lingering close (RFC 9112 9.6): the client may still be sending the
-    // request we refused (a 413 body, a huge header). Closing a socket with
-    // unread data makes the kernel answer with a reset, which can destroy
-    // our response before the client reads it. So read and discard what
-    // still comes, bounded in time and in size, until the client closes.
-    static constexpr std::size_t kMaxDiscard = 1024 * 1024;
-    std::array<char, 4096> sink;
-    std::size_t discarded = 0;
-    stream.expires_after(settings.header_timeout);
-    while (discarded < kMaxDiscard) {
-      std::size_t n = co_await stream.async_read_some(
-          asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) break;
-      discarded += n;
-    }
-    sodium_memzero(sink.data(), sink.size());  // it may have held a password
-  }
+  if (request_unread) co_await discard_until_closed(stream, settings.header_timeout);
   stream.close();
 }
 

@@ -3,6 +3,8 @@
 // generated one).
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,18 @@ TEST(RequestId, OtherwiseAFreshIdIsGenerated) {
     for (auto v : values) EXPECT_NE(id, v);
   }
   EXPECT_NE(choose_request_id({}), choose_request_id({}));
+}
+
+// Generated ids come from a per-thread pool of CSPRNG bytes refilled every
+// few hundred ids: across several refills they stay distinct UUIDv7s.
+TEST(RequestId, GeneratedIdsStayUniqueAcrossPoolRefills) {
+  const std::regex uuid_v7("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  std::set<std::string> seen;
+  for (int i = 0; i < 5000; ++i) {
+    std::string id = choose_request_id({});
+    ASSERT_TRUE(std::regex_match(id, uuid_v7)) << id;
+    ASSERT_TRUE(seen.insert(id).second) << "repeated after " << i << " ids: " << id;
+  }
 }
 
 }  // namespace
