@@ -60,7 +60,8 @@ TEST(UserBody, MatchesTheJsonObjectForEveryField) {
 TEST(UserBody, EscapesLikeNlohmannAndReplacesBadUtf8) {
   const std::vector<std::string> awkward = {
       "",
-      "quote \" and backslash \\",
+      "a quote \" alone",
+      "a backslash \\ alone",
       "control \x01 \x1f tab\t newline\n",
       "delete \x7f",
       "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80",
