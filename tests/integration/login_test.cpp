@@ -125,13 +125,18 @@ TEST(Login, Decisions_4_3_FullHashingQueueGives503WithRetryAfter) {
     }
   }
   EXPECT_TRUE(saw_503) << "no 503 in 5 rounds of " << kClients << " concurrent logins";
+  int failures = 0;
   for (const HttpResponse& res : all) {
     EXPECT_TRUE(res.status == 401 || res.status == 503) << res.status << " " << res.body;
+    if (res.status == 401) ++failures;
     if (res.status == 503) {
       EXPECT_EQ(res.body, R"({"code":503,"message":"Service Unavailable"})");
       expect_retry_after(res, 3600);
     }
   }
+  // decisions.md 6 /login 4: a 503 is not a failed attempt. Each 401 left
+  // its two throttling events (its e-mail's and its client's); no 503 did.
+  EXPECT_EQ(std::stoi(authd.sql("select count(*) from throttle_events")), 2 * failures);
   // The pool recovers: a login goes through once the burst is over.
   authd.add_user(kEmail, kPassword);
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
