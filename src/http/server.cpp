@@ -119,8 +119,13 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   std::mutex mutex;
   std::set<std::shared_ptr<Connection>> connections;
 
+  // What a request leaves its connection to do next.
+  enum class After { next_request, close, close_lingering };
+
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> serve(tcp::socket socket);
+  asio::awaitable<After> serve_request(Connection& connection, ReadBuffer& buffer,
+                                       const std::string& client, bool header_deadline_set);
   void drain();
   void forget(const std::shared_ptr<Connection>& connection);
 };
@@ -382,6 +387,193 @@ void Server::State::forget(const std::shared_ptr<Connection>& connection) {
   if (draining && connections.empty()) drain_timer.cancel();
 }
 
+// One request on a connection, from its first bytes (already in `buffer`)
+// to its answer and log line. Its state (parser, response, handler) lives
+// in this frame only while a request is handled, not in the connection's
+// frame for as long as an idle keep-alive connection waits.
+asio::awaitable<Server::State::After> Server::State::serve_request(Connection& connection,
+                                                                   ReadBuffer& buffer,
+                                                                   const std::string& client,
+                                                                   bool header_deadline_set) {
+  beast::tcp_stream& stream = connection.stream;
+  error_code ec;
+  // Set when we answer before the whole request was read: see the
+  // lingering close in serve().
+  bool request_unread = false;
+  auto started = std::chrono::steady_clock::now();
+
+  Parser parser;
+  const auto header_limit =
+      static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024);
+  parser.header_limit(header_limit);
+  // No body limit while the header is read: Beast would report a declared
+  // Content-Length over the limit before the header checks below, and a
+  // malformed request must win over 413 (decisions.md 1.10). The real
+  // limit is applied once the header has passed.
+  parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+  if (!header_deadline_set) stream.expires_after(settings.header_timeout);
+  // obs-fold: see HeaderPrescan. Past the parser's limit, Beast answers
+  // 414 or 431 as before.
+  std::optional<Rejection> rejection;
+  HeaderPrescan prescan(header_limit);
+  while (true) {
+    auto data = buffer.data();
+    std::string_view raw(static_cast<const char*>(data.data()), data.size());
+    HeaderPrescan::Verdict verdict = prescan.scan(raw);
+    if (verdict == HeaderPrescan::Verdict::folded)
+      rejection = Rejection{400, "obsolete line folding"};
+    if (verdict == HeaderPrescan::Verdict::bare_lf)
+      rejection = Rejection{400, "bare LF in the request line"};
+    if (verdict != HeaderPrescan::Verdict::need_more) break;
+    if (raw.size() > header_limit) break;
+    std::size_t n = co_await stream.async_read_some(buffer.prepare(4096),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    buffer.commit(n);
+  }
+  if (ec) co_return After::close;  // time-out, or the client went away mid-header
+
+  std::size_t header_bytes = 0;
+  if (!rejection) {
+    std::size_t read = co_await http::async_read_header(
+        stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    header_bytes = read;
+  }
+  if (rejection) {
+    // refused on its raw bytes, above
+  } else if (ec == http::error::header_limit) {
+    rejection = Rejection{classify_oversized_header(parser, settings.max_target), "header limit"};
+  } else if (ec && is_quiet_disconnect(ec)) {
+    co_return After::close;
+  } else if (ec == http::error::bad_version && has_unsupported_version(buffer)) {
+    rejection = Rejection{505, "unsupported HTTP version"};
+  } else if (ec) {
+    rejection = Rejection{400, "malformed request"};
+  } else {
+    rejection = check_header(parser, header_bytes, settings);
+  }
+  // 413 for a declared length comes right after the header checks, before
+  // any byte of the body is read (and before any 100 Continue).
+  if (!rejection && parser.content_length().value_or(0) > settings.max_body) {
+    rejection = Rejection{413, "declared body too large"};
+  }
+
+  // 2. The body, bounded in size (413 before any parsing) and in time.
+  if (!rejection) {
+    parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
+    log::debug("request_started",
+               {{"method", to_std(parser.get().method_string())}, {"client", client}});
+    const auto& req = parser.get();
+    // Only an HTTP/1.1 client may be sent 100 Continue (RFC 9110 10.1.1).
+    if (req.version() == 11 && iequals(to_std(req[http::field::expect]), "100-continue") &&
+        !parser.is_done()) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      co_await asio::async_write(stream, asio::buffer(kContinue),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return After::close;
+    }
+    if (!parser.is_done()) {
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (ec == http::error::body_limit) {
+      rejection = Rejection{413, "body too large"};
+    } else if (ec && is_quiet_disconnect(ec)) {
+      co_return After::close;
+    } else if (ec) {
+      rejection = Rejection{400, "malformed body framing"};
+    }
+  }
+
+  // 3. Route and handle, or answer the rejection.
+  std::string request_id;
+  ApiResponse response;
+  bool keep_alive = false;
+  std::string method(parser.get().method_string());
+  unsigned version = parser.get().version() == 10 ? 10 : 11;
+  auto origin = allowed_origin(settings.cors_origins, values_of(parser.get(), "Origin"));
+  bool preflight = false;
+  if (rejection) {
+    request_id = choose_request_id(values_of(parser.get(), "X-Request-Id"));
+    response = error_response(rejection->status);
+    log::debug("request_rejected", {{"reason", rejection->reason}, {"request_id", request_id}});
+  } else {
+    auto& req = parser.get();
+    request_id = choose_request_id(values_of(req, "X-Request-Id"));
+    ApiRequest request;
+    request.method = method;
+    request.path = route_path(to_std(req.target()), settings.base_path);
+    request.content_types = values_of(req, http::field::content_type);
+    request.authorization = values_of(req, http::field::authorization);
+    request.body = std::string_view(req.body().data(), req.body().size());
+    request.client_address = client;
+    auto preflight_answer =
+        answer_preflight({method, request.path, req.count("Access-Control-Request-Method") > 0},
+                         origin, settings.cors_max_age);
+    try {
+      if (preflight_answer) {
+        preflight = true;
+        response = std::move(*preflight_answer);
+      } else {
+        ApiResponse dispatched = co_await dispatch(api, request);
+        response = std::move(dispatched);
+      }
+    } catch (const std::exception& e) {
+      log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
+      response = error_response(500);
+    }
+    keep_alive = req.keep_alive() && !draining;
+  }
+  // A rejected request may have left part of itself (a body, the rest of
+  // a header, a body Beast did not frame) unread on the socket.
+  request_unread = rejection.has_value();
+  add_cors_headers(response, !settings.cors_origins.empty(), origin, preflight);
+
+  // 4. The response, with the headers every response carries.
+  Response res{static_cast<http::status>(response.status), version};
+  if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
+  res.set(http::field::cache_control, "no-store");
+  res.set(http::field::date, http_date());
+  res.set("X-Request-Id", request_id);
+  for (auto& [name, value] : response.headers) {
+    // A handler that answers with something else than JSON (an HTML page)
+    // replaces the common Content-Type instead of adding a second one.
+    if (iequals(name, "Content-Type") || iequals(name, "Cache-Control")) {
+      res.set(name, value);
+    } else {
+      res.insert(name, value);
+    }
+  }
+  res.keep_alive(keep_alive);
+  res.body() = std::move(response.body);
+  res.prepare_payload();
+  // RFC 9110 8.6: no Content-Length on a 204 (a CORS preflight's answer).
+  if (res.result() == http::status::no_content) res.erase(http::field::content_length);
+  if (method == "HEAD") {
+    // RFC 9110 9.3.2: the answer to HEAD has the headers the answer to GET
+    // would have, but never a body; sending one would make the client
+    // read it as the start of the next response on this connection.
+    std::size_t length = res.body().size();
+    res.body().clear();
+    res.content_length(length);
+  }
+  stream.expires_after(settings.header_timeout);
+  co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  auto latency = std::chrono::duration<double, std::milli>(elapsed);
+  log::request({.method = method,
+                .route = response.route,
+                .status = response.status,
+                .latency_ms = std::round(latency.count() * 1000) / 1000,
+                .request_id = request_id,
+                .client = client});
+  if (api.metrics != nullptr)
+    api.metrics->observe_request(response.route, response.status, elapsed);
+  if (ec || !keep_alive) co_return request_unread ? After::close_lingering : After::close;
+  co_return After::next_request;
+}
+
 asio::awaitable<void> Server::State::serve(tcp::socket socket) {
   auto self = shared_from_this();  // keeps the state alive while we run
   error_code ec;
@@ -418,7 +610,7 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       header_deadline_set = first_request;
       // A small first read: an idle keep-alive connection holds this buffer
       // for as long as it waits, and most requests fit in it; a longer one
-      // is read on by the loops below.
+      // is read on by serve_request.
       std::size_t n = co_await stream.async_read_some(
           buffer.prepare(kFirstRead), asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
@@ -426,177 +618,10 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     }
     connection->idle = false;
     first_request = false;
-    auto started = std::chrono::steady_clock::now();
-
-    Parser parser;
-    const auto header_limit =
-        static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024);
-    parser.header_limit(header_limit);
-    // No body limit while the header is read: Beast would report a declared
-    // Content-Length over the limit before the header checks below, and a
-    // malformed request must win over 413 (decisions.md 1.10). The real
-    // limit is applied once the header has passed.
-    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-    if (!header_deadline_set) stream.expires_after(settings.header_timeout);
-    // obs-fold: see HeaderPrescan. Past the parser's limit, Beast answers
-    // 414 or 431 as before.
-    std::optional<Rejection> rejection;
-    HeaderPrescan prescan(header_limit);
-    while (true) {
-      auto data = buffer.data();
-      std::string_view raw(static_cast<const char*>(data.data()), data.size());
-      HeaderPrescan::Verdict verdict = prescan.scan(raw);
-      if (verdict == HeaderPrescan::Verdict::folded)
-        rejection = Rejection{400, "obsolete line folding"};
-      if (verdict == HeaderPrescan::Verdict::bare_lf)
-        rejection = Rejection{400, "bare LF in the request line"};
-      if (verdict != HeaderPrescan::Verdict::need_more) break;
-      if (raw.size() > header_limit) break;
-      std::size_t n = co_await stream.async_read_some(
-          buffer.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) break;
-      buffer.commit(n);
-    }
-    if (ec) break;  // time-out, or the client went away mid-header
-
-    std::size_t header_bytes = 0;
-    if (!rejection) {
-      std::size_t read = co_await http::async_read_header(
-          stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-      header_bytes = read;
-    }
-    if (rejection) {
-      // refused on its raw bytes, above
-    } else if (ec == http::error::header_limit) {
-      rejection = Rejection{classify_oversized_header(parser, settings.max_target), "header limit"};
-    } else if (ec && is_quiet_disconnect(ec)) {
-      break;
-    } else if (ec == http::error::bad_version && has_unsupported_version(buffer)) {
-      rejection = Rejection{505, "unsupported HTTP version"};
-    } else if (ec) {
-      rejection = Rejection{400, "malformed request"};
-    } else {
-      rejection = check_header(parser, header_bytes, settings);
-    }
-    // 413 for a declared length comes right after the header checks, before
-    // any byte of the body is read (and before any 100 Continue).
-    if (!rejection && parser.content_length().value_or(0) > settings.max_body) {
-      rejection = Rejection{413, "declared body too large"};
-    }
-
-    // 2. The body, bounded in size (413 before any parsing) and in time.
-    if (!rejection) {
-      parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
-      log::debug("request_started",
-                 {{"method", to_std(parser.get().method_string())}, {"client", client}});
-      const auto& req = parser.get();
-      // Only an HTTP/1.1 client may be sent 100 Continue (RFC 9110 10.1.1).
-      if (req.version() == 11 && iequals(to_std(req[http::field::expect]), "100-continue") &&
-          !parser.is_done()) {
-        static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-        co_await asio::async_write(stream, asio::buffer(kContinue),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) break;
-      }
-      if (!parser.is_done()) {
-        co_await http::async_read(stream, buffer, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
-      }
-      if (ec == http::error::body_limit) {
-        rejection = Rejection{413, "body too large"};
-      } else if (ec && is_quiet_disconnect(ec)) {
-        break;
-      } else if (ec) {
-        rejection = Rejection{400, "malformed body framing"};
-      }
-    }
-
-    // 3. Route and handle, or answer the rejection.
-    std::string request_id;
-    ApiResponse response;
-    bool keep_alive = false;
-    std::string method(parser.get().method_string());
-    unsigned version = parser.get().version() == 10 ? 10 : 11;
-    auto origin = allowed_origin(settings.cors_origins, values_of(parser.get(), "Origin"));
-    bool preflight = false;
-    if (rejection) {
-      request_id = choose_request_id(values_of(parser.get(), "X-Request-Id"));
-      response = error_response(rejection->status);
-      log::debug("request_rejected", {{"reason", rejection->reason}, {"request_id", request_id}});
-    } else {
-      auto& req = parser.get();
-      request_id = choose_request_id(values_of(req, "X-Request-Id"));
-      ApiRequest request;
-      request.method = method;
-      request.path = route_path(to_std(req.target()), settings.base_path);
-      request.content_types = values_of(req, http::field::content_type);
-      request.authorization = values_of(req, http::field::authorization);
-      request.body = std::string_view(req.body().data(), req.body().size());
-      request.client_address = client;
-      auto preflight_answer =
-          answer_preflight({method, request.path, req.count("Access-Control-Request-Method") > 0},
-                           origin, settings.cors_max_age);
-      try {
-        if (preflight_answer) {
-          preflight = true;
-          response = std::move(*preflight_answer);
-        } else {
-          ApiResponse dispatched = co_await dispatch(api, request);
-          response = std::move(dispatched);
-        }
-      } catch (const std::exception& e) {
-        log::error("handler_failed", {{"error", e.what()}, {"request_id", request_id}});
-        response = error_response(500);
-      }
-      keep_alive = req.keep_alive() && !draining;
-    }
-    // A rejected request may have left part of itself (a body, the rest of
-    // a header, a body Beast did not frame) unread on the socket.
-    request_unread = rejection.has_value();
-    add_cors_headers(response, !settings.cors_origins.empty(), origin, preflight);
-
-    // 4. The response, with the headers every response carries.
-    Response res{static_cast<http::status>(response.status), version};
-    if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
-    res.set(http::field::cache_control, "no-store");
-    res.set(http::field::date, http_date());
-    res.set("X-Request-Id", request_id);
-    for (auto& [name, value] : response.headers) {
-      // A handler that answers with something else than JSON (an HTML page)
-      // replaces the common Content-Type instead of adding a second one.
-      if (iequals(name, "Content-Type") || iequals(name, "Cache-Control")) {
-        res.set(name, value);
-      } else {
-        res.insert(name, value);
-      }
-    }
-    res.keep_alive(keep_alive);
-    res.body() = std::move(response.body);
-    res.prepare_payload();
-    // RFC 9110 8.6: no Content-Length on a 204 (a CORS preflight's answer).
-    if (res.result() == http::status::no_content) res.erase(http::field::content_length);
-    if (method == "HEAD") {
-      // RFC 9110 9.3.2: the answer to HEAD has the headers the answer to GET
-      // would have, but never a body; sending one would make the client
-      // read it as the start of the next response on this connection.
-      std::size_t length = res.body().size();
-      res.body().clear();
-      res.content_length(length);
-    }
-    stream.expires_after(settings.header_timeout);
-    co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
-
-    auto elapsed = std::chrono::steady_clock::now() - started;
-    auto latency = std::chrono::duration<double, std::milli>(elapsed);
-    log::request({.method = method,
-                  .route = response.route,
-                  .status = response.status,
-                  .latency_ms = std::round(latency.count() * 1000) / 1000,
-                  .request_id = request_id,
-                  .client = client});
-    if (api.metrics != nullptr)
-      api.metrics->observe_request(response.route, response.status, elapsed);
-    if (ec || !keep_alive) break;
+    // 2. to 4.: the request itself.
+    After after = co_await serve_request(*connection, buffer, client, header_deadline_set);
+    if (after == After::close_lingering) request_unread = true;
+    if (after != After::next_request) break;
     connection->idle = true;
   }
 
