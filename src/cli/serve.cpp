@@ -114,7 +114,7 @@ int run_serve(const Config& config) {
                                         {"owasp_minimum", "m=19456 KiB, t=2"}});
   }
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
-  Database db(*store, config.database_threads);
+  Database db(*store, config.database_thread_count());
 
   auto transport = mail_transport_from(config);
   if (!transport) return 2;

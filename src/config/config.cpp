@@ -1,8 +1,10 @@
 #include "config/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <regex>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -92,7 +94,15 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
 }
 
 StoreOptions Config::store_options() const {
-  return {database_pool_size != 0 ? database_pool_size : database_threads + 2, database_timeout};
+  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 2,
+          database_timeout};
+}
+
+std::size_t Config::database_thread_count() const {
+  if (database_threads != 0) return database_threads;
+  if (database.rfind("sqlite:", 0) == 0)
+    return std::max(1u, std::thread::hardware_concurrency() / 2);
+  return 4;
 }
 
 void add_database_options(CLI::App& app, Config& c) {
@@ -175,9 +185,11 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
-  app.add_option("--database-threads", c.database_threads, "Threads running database transactions")
+  app.add_option("--database-threads", c.database_threads,
+                 "Threads running database transactions (0: one per two cores on SQLite, 4 on "
+                 "PostgreSQL)")
       ->envname("AUTHD_DATABASE_THREADS")
-      ->check(CLI::Range(1, 64))
+      ->check(CLI::Range(0, 64))
       ->capture_default_str();
   add_duration(app, "--prune-interval", c.prune_interval, "AUTHD_PRUNE_INTERVAL",
                "How often expired sessions, tokens and old counters are deleted");

@@ -30,7 +30,8 @@ struct Config {
 
   // Storage
   std::string database = "sqlite:authd.db";
-  std::size_t database_threads = 4;
+  // 0: automatic, see database_thread_count().
+  std::size_t database_threads = 0;
   // PostgreSQL only: connections per process (0: database threads + 2, for
   // the outbox worker and the pruner) and the deadline of each round trip.
   std::size_t database_pool_size = 0;
@@ -62,6 +63,12 @@ struct Config {
   std::string config_file;
 
   StoreOptions store_options() const;
+  // The database pool's threads. Automatic on SQLite: one per two cores,
+  // since the pool only runs reads there (writes go to the group-commit
+  // writer) and each thread more costs every request context switches
+  // (docs/performance.md). On PostgreSQL: 4, as each thread waits out a
+  // network round trip.
+  std::size_t database_thread_count() const;
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;

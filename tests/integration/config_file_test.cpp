@@ -83,7 +83,7 @@ TEST_F(ConfigFile, PrecedenceIsFlagsThenEnvironmentThenFileThenDefaults) {
   EXPECT_EQ(value_of(r.output, "io-threads"), "8") << "the flag beats environment and file";
   EXPECT_EQ(value_of(r.output, "hash-workers"), "4") << "the environment beats the file";
   EXPECT_EQ(value_of(r.output, "hash-queue"), "7") << "the file beats the default";
-  EXPECT_EQ(value_of(r.output, "database-threads"), "4") << "the default";
+  EXPECT_EQ(value_of(r.output, "database-threads"), "0") << "the default (automatic)";
 }
 
 TEST_F(ConfigFile, UnknownKeyIsAnErrorThatNamesTheKey) {
