@@ -66,8 +66,9 @@ struct Config {
   // The database pool's threads. Automatic on SQLite: one per two cores,
   // since the pool only runs reads there (writes go to the group-commit
   // writer) and each thread more costs every request context switches
-  // (docs/performance.md). On PostgreSQL: 4, as each thread waits out a
-  // network round trip.
+  // (docs/performance.md); at least two, so that a slow read (the live
+  // session count of a /metrics refresh) never holds up all the others. On
+  // PostgreSQL: 4, as each thread waits out a network round trip.
   std::size_t database_thread_count() const;
 
   // "host:port" split; nothing when malformed.
