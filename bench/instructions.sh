@@ -64,18 +64,15 @@ measure() { # script tokens server-command...
   echo "$requests $(sed -n 's/^summary: *//p' "$dump")"
 }
 
-authd_serve() { # fresh copy of the seeded database each time
-  cp "$WORK/seed.db" "$WORK/authd.db"
-  printf '%s\n' "$AUTHD_BIN" serve --database "sqlite:$WORK/authd.db" --listen "127.0.0.1:$PORT" \
-    --io-threads 1 --database-threads 1 --hash-workers 1 --mail-dir "$WORK/mail" \
-    --public-url "http://127.0.0.1:$PORT"
-}
+AUTHD_CMD=("$AUTHD_BIN" serve --database "sqlite:$WORK/authd.db" --listen "127.0.0.1:$PORT"
+  --io-threads 1 --database-threads 1 --hash-workers 1 --mail-dir "$WORK/mail"
+  --public-url "http://127.0.0.1:$PORT")
 
 read -r trivial_requests trivial_ir < <(measure "$ROOT/bench/lua/trivial.lua" "" "$TRIVIAL_BIN" "$PORT" 1)
-mapfile -t me_cmd < <(authd_serve)
-read -r me_requests me_ir < <(measure "$ROOT/bench/lua/me.lua" "$WORK/me_tokens.txt" "${me_cmd[@]}")
-mapfile -t logout_cmd < <(authd_serve)
-read -r logout_requests logout_ir < <(measure "$ROOT/bench/lua/logout.lua" "$WORK/logout_tokens.txt" "${logout_cmd[@]}")
+cp "$WORK/seed.db" "$WORK/authd.db" # a fresh copy for each scenario
+read -r me_requests me_ir < <(measure "$ROOT/bench/lua/me.lua" "$WORK/me_tokens.txt" "${AUTHD_CMD[@]}")
+cp "$WORK/seed.db" "$WORK/authd.db"
+read -r logout_requests logout_ir < <(measure "$ROOT/bench/lua/logout.lua" "$WORK/logout_tokens.txt" "${AUTHD_CMD[@]}")
 
 python3 - "$trivial_requests" "$trivial_ir" "$me_requests" "$me_ir" "$logout_requests" "$logout_ir" <<'EOF'
 import sys

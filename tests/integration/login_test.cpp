@@ -98,7 +98,7 @@ TEST(Login, Decisions_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
 
 // decisions.md 4.3: when the hashing pool and its queue are full, logins get
 // 503 with Retry-After (never 500), and the server keeps serving.
-TEST(Login, Decisions_4_3_FullHashingQueueGives503WithRetryAfter) {
+TEST(Login, Decisions_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAndCountsNothing) {
   AuthdProcess authd(
       {"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit", "100000/15m"});
   constexpr int kClients = 24;

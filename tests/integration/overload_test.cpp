@@ -5,7 +5,7 @@
 // service is back to normal: every login succeeds, on new connections and on
 // the very connections that got 503.
 //
-// Login_test.cpp's Decisions_4_3_FullHashingQueueGives503WithRetryAfter
+// login_test.cpp's Decisions_4_3_And_6_Login_4_FullHashingQueueGives503...
 // checks the 503 of a single burst; this file checks the sustained load
 // around it and the recovery.
 #include <atomic>
