@@ -6,12 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "crypto/random.hpp"
+#include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "temp_directory.hpp"
 
@@ -264,6 +268,72 @@ TEST_F(SqliteStoreTest, SessionsAreKeyedByDigest) {
   EXPECT_EQ(found->expires_at, 9'000);
   EXPECT_TRUE(deleted_first);
   EXPECT_FALSE(deleted_again);
+}
+
+// Frames in the WAL file beside `db` (its 32-byte header, then frames of a
+// 24-byte header and one page). The file is reused, not shrunk, after a
+// checkpoint: this is its high-water mark.
+std::uintmax_t wal_frames(const std::string& db) {
+  std::error_code ec;
+  std::uintmax_t size = fs::file_size(db + "-wal", ec);
+  return ec || size < 32 ? 0 : (size - 32) / (24 + 4096);
+}
+
+// Inserts `count` sessions of `user_id` in one commit.
+void insert_sessions(sqlite::SqliteStore& store, const std::string& user_id, int count) {
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        for (int i = 0; i < count; ++i)
+                          tx.insert_session(SessionRecord{sha256(new_secret_token("t")), user_id, 0,
+                                                          9'000'000'000'000});
+                      }),
+            StoreStatus::ok);
+}
+
+// decisions.md 8.3 with group commit: a commit that takes the WAL past
+// SQLite's checkpoint threshold returns without copying the WAL back into
+// the database; the background checkpointer does it (checkpointer.hpp).
+TEST_F(SqliteStoreTest, Decisions_8_3_WalCheckpointRunsOffTheCommittingThread) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) { tx.insert_user(u); }),
+            StoreStatus::ok);
+  // Past the background threshold, well short of the foreground one.
+  std::int64_t inserted = 0;
+  while (wal_frames(path_) < sqlite::Checkpointer::kBackgroundFrames + 100) {
+    insert_sessions(store, u.id, 50);
+    inserted += 50;
+  }
+  ASSERT_LT(wal_frames(path_), sqlite::Checkpointer::kForegroundFrames);
+
+  for (int i = 0; i < 1000 && store.background_checkpoints() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GE(store.background_checkpoints(), 1u);
+
+  // Everything committed is there for a new store on the file.
+  sqlite::SqliteStore reopened(path_);
+  std::int64_t sessions = 0;
+  ASSERT_EQ(reopened.run(Store::Mode::read,
+                         [&](Transaction& tx) { sessions = tx.live_session_count(0); }),
+            StoreStatus::ok);
+  EXPECT_EQ(sessions, inserted);
+}
+
+// The WAL stays bounded while commits never pause: past the foreground
+// threshold the committing connection checkpoints, as SQLite would.
+TEST_F(SqliteStoreTest, WalStaysBoundedUnderContinuousCommits) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) { tx.insert_user(u); }),
+            StoreStatus::ok);
+  std::uintmax_t highest = 0;
+  for (int i = 0; i < 300; ++i) {
+    insert_sessions(store, u.id, 100);
+    highest = std::max(highest, wal_frames(path_));
+  }
+  EXPECT_LE(highest, 2u * sqlite::Checkpointer::kForegroundFrames);
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ class Connection {
   std::int64_t last_insert_id() const;
   int changes() const;
   bool in_transaction() const;  // false once SQLite has rolled a transaction back by itself
+  sqlite3* handle() const { return db_; }
 
  private:
   sqlite3* db_ = nullptr;

@@ -9,6 +9,7 @@
 
 #include "core/log.hpp"
 #include "store/migrations.hpp"
+#include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
 
 namespace authd::sqlite {
@@ -281,6 +282,7 @@ void create_private_file(const std::string& path) {
 
 SqliteStore::SqliteStore(std::string path) : path_(std::move(path)) {
   create_private_file(path_);
+  checkpointer_ = std::make_unique<Checkpointer>(path_);
   release(acquire());  // open once now, so that a bad path fails at start
 }
 
@@ -295,8 +297,12 @@ std::unique_ptr<Connection> SqliteStore::acquire() {
       return connection;
     }
   }
-  return std::make_unique<Connection>(path_);
+  auto connection = std::make_unique<Connection>(path_);
+  checkpointer_->attach(connection->handle());
+  return connection;
 }
+
+std::uint64_t SqliteStore::background_checkpoints() const { return checkpointer_->completed(); }
 
 void SqliteStore::release(std::unique_ptr<Connection> connection) {
   std::lock_guard lock(mutex_);

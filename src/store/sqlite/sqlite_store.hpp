@@ -2,6 +2,7 @@
 // database thread, every statement prepared with bound parameters.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 
 namespace authd::sqlite {
 
+class Checkpointer;
 class Connection;
 
 class SqliteStore final : public Store {
@@ -26,11 +28,16 @@ class SqliteStore final : public Store {
   void run_writes(std::span<WriteUnit> units) override;
   int migrate() override;
 
+  // WAL checkpoints that the background thread ran to completion
+  // (checkpointer.hpp).
+  std::uint64_t background_checkpoints() const;
+
  private:
   std::unique_ptr<Connection> acquire();
   void release(std::unique_ptr<Connection> connection);
 
   std::string path_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // outlives every pooled connection
   std::mutex mutex_;
   std::vector<std::unique_ptr<Connection>> idle_;
 };

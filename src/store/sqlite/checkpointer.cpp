@@ -1,0 +1,67 @@
+#include "store/sqlite/checkpointer.hpp"
+
+#include <sqlite3.h>
+
+#include "core/log.hpp"
+#include "store/sqlite/connection.hpp"
+
+namespace authd::sqlite {
+
+Checkpointer::Checkpointer(const std::string& path)
+    : connection_(std::make_unique<Connection>(path)), thread_([this] { loop(); }) {}
+
+Checkpointer::~Checkpointer() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void Checkpointer::attach(sqlite3* db) { sqlite3_wal_hook(db, &Checkpointer::on_commit, this); }
+
+std::uint64_t Checkpointer::completed() const {
+  std::lock_guard lock(mutex_);
+  return completed_;
+}
+
+// Runs in the committing thread, after its COMMIT is durable, with `frames`
+// the WAL's length.
+int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int frames) {
+  if (frames >= kForegroundFrames) {
+    // SQLITE_BUSY while the background checkpoint runs: it is copying anyway.
+    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  } else if (frames >= kBackgroundFrames) {
+    auto* checkpointer = static_cast<Checkpointer*>(self);
+    {
+      std::lock_guard lock(checkpointer->mutex_);
+      checkpointer->requested_ = true;
+    }
+    checkpointer->wake_.notify_one();
+  }
+  return SQLITE_OK;
+}
+
+void Checkpointer::loop() {
+  sqlite3* db = connection_->handle();
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return requested_ || stopping_; });
+      if (stopping_) return;
+      requested_ = false;
+    }
+    int wal_frames = 0;
+    int copied = 0;
+    int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_frames, &copied);
+    if (rc == SQLITE_OK && copied == wal_frames) {
+      std::lock_guard lock(mutex_);
+      ++completed_;
+    } else if (rc != SQLITE_OK && (rc & 0xFF) != SQLITE_BUSY) {
+      log::warn("checkpoint_failed", {{"error", sqlite3_errmsg(db)}});
+    }
+  }
+}
+
+}  // namespace authd::sqlite
