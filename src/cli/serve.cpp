@@ -16,6 +16,7 @@
 #include "config/config_file.hpp"
 #include "core/log.hpp"
 #include "core/periodic_thread.hpp"
+#include "core/scheduling.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
 #include "http/server.hpp"
@@ -100,6 +101,7 @@ int run_serve(const Config& config) {
     return 2;
   }
   raise_file_limit();
+  prefer_short_time_slices();  // before any other thread starts: they inherit it
   log::info("starting", {{"version", AUTHD_VERSION},
                          {"pid", static_cast<long>(::getpid())},
                          {"config_file", config.config_file}});

@@ -1,12 +1,9 @@
 #include "crypto/hashing_pool.hpp"
 
-#include <sched.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <sodium.h>
 
 #include "core/offload.hpp"
+#include "core/scheduling.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
@@ -27,22 +24,14 @@ struct Running {
 };
 
 // Once per worker thread: keep its argon2 memory warm across hashes, and let
-// every other thread of the server run first when they compete for a core.
-// A hash is 10 to 20 ms of pure computation; a GET /me or a logout needs a
-// core for well under a millisecond. As SCHED_BATCH threads with nice 10,
-// the workers still get every idle cycle (the login throughput does not
-// change when cores are free), but a connection thread that wakes up
-// preempts them at once instead of waiting for their time slice: this is
-// what keeps GET /me fast while logins saturate the pool
-// (docs/performance.md). Best effort: failures change nothing else.
+// every other thread of the server run first when they compete for a core
+// (core/scheduling.hpp).
 void prepare_worker_thread() {
   thread_local bool prepared = false;
   if (prepared) return;
   prepared = true;
   reuse_argon2_memory_on_this_thread();
-  sched_param param{};
-  sched_setscheduler(0, SCHED_BATCH, &param);  // 0: this thread
-  setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+  yield_to_other_threads();
 }
 
 }  // namespace
