@@ -120,7 +120,9 @@ int run_serve(const Config& config) {
 
   auto transport = mail_transport_from(config);
   if (!transport) return 2;
-  OutboxWorker outbox(*store, *transport,
+  // Background threads write through the group writer's queue (QueuedWriteStore).
+  Store& background_store = db.for_background_threads();
+  OutboxWorker outbox(background_store, *transport,
                       {.from = config.mail_from,
                        .public_url = config.public_url,
                        .reset_token_lifetime = config.policy.reset_token_lifetime,
@@ -129,7 +131,7 @@ int run_serve(const Config& config) {
   PeriodicThread pruner(config.prune_interval, [&] {
     Millis now = now_millis();
     std::int64_t removed = 0;
-    store->run(Store::Mode::write, [&](Transaction& tx) {
+    background_store.run(Store::Mode::write, [&](Transaction& tx) {
       removed = tx.prune(now, now - policy.longest_window().count(),
                          now - std::chrono::milliseconds(std::chrono::hours(24)).count());
     });

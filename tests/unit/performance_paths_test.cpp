@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -124,6 +125,47 @@ TEST_F(GroupCommit, Decisions_8_3_AWriterResumesOnlyAfterItsCommit) {
   db.stop();
   EXPECT_EQ(ok, kWriters);
   EXPECT_EQ(seen_after_resume, kWriters);
+}
+
+// The outbox worker and the pruner block on Store::run from threads of
+// their own. With group commit their writes run on the writer's thread, in
+// its queue, instead of racing it for SQLite's write lock (QueuedWriteStore).
+TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
+  sqlite::SqliteStore store(path_);
+  Database db(store, 2);
+  Store& background = db.for_background_threads();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<std::thread::id> first_ran;
+  std::thread::id holder_id, second_ran_on;
+  StoreStatus first = StoreStatus::failed, second = StoreStatus::failed;
+
+  std::thread holder([&] {
+    holder_id = std::this_thread::get_id();
+    first = background.run(Store::Mode::write, [&](Transaction& tx) {
+      tx.insert_user(user("first@b.c"));
+      first_ran.set_value(std::this_thread::get_id());
+      released.wait();  // holds the writer, and SQLite's write lock
+    });
+  });
+  std::thread::id writer_thread = first_ran.get_future().get();
+  std::thread other([&] {
+    second = background.run(Store::Mode::write, [&](Transaction& tx) {
+      second_ran_on = std::this_thread::get_id();
+      tx.insert_user(user("second@b.c"));
+    });
+  });
+  release.set_value();
+  holder.join();
+  other.join();
+  db.stop();
+
+  EXPECT_NE(writer_thread, holder_id);
+  EXPECT_EQ(second_ran_on, writer_thread);
+  EXPECT_EQ(first, StoreStatus::ok);
+  EXPECT_EQ(second, StoreStatus::ok);
+  EXPECT_TRUE(committed("first@b.c"));
+  EXPECT_TRUE(committed("second@b.c"));
 }
 
 // Runs python3 with `script`, feeding `input` on stdin (secrets stay out of

@@ -54,7 +54,8 @@ void Checkpointer::loop() {
     }
     int wal_frames = 0;
     int copied = 0;
-    int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_frames, &copied);
+    int rc =
+        sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_frames, &copied);
     if (rc == SQLITE_OK && copied == wal_frames) {
       std::lock_guard lock(mutex_);
       ++completed_;
