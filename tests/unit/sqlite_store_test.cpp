@@ -290,19 +290,28 @@ void insert_sessions(sqlite::SqliteStore& store, const std::string& user_id, int
             StoreStatus::ok);
 }
 
-// decisions.md 8.3 with group commit: a commit that takes the WAL past
-// SQLite's checkpoint threshold returns without copying the WAL back into
-// the database; the background checkpointer does it (checkpointer.hpp).
+// Migrates the store's file and adds one user; returns the user's id.
+std::string migrate_and_add_user(sqlite::SqliteStore& store) {
+  store.migrate();
+  UserRecord u;
+  u.id = new_uuid_v7(1'000);
+  u.email = "alice@example.com";
+  u.created_at = u.updated_at = 1'000;
+  EXPECT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) { tx.insert_user(u); }),
+            StoreStatus::ok);
+  return u.id;
+}
+
+// decisions.md 8.3 with group commit: a commit that takes the WAL past the
+// checkpoint threshold returns without copying the WAL back into the
+// database; the background checkpointer does it (checkpointer.hpp).
 TEST_F(SqliteStoreTest, Decisions_8_3_WalCheckpointRunsOffTheCommittingThread) {
   sqlite::SqliteStore store(path_);
-  store.migrate();
-  UserRecord u = user("alice@example.com");
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) { tx.insert_user(u); }),
-            StoreStatus::ok);
+  std::string user_id = migrate_and_add_user(store);
   // Past the background threshold, well short of the foreground one.
   std::int64_t inserted = 0;
   while (wal_frames(path_) < sqlite::Checkpointer::kBackgroundFrames + 100) {
-    insert_sessions(store, u.id, 50);
+    insert_sessions(store, user_id, 50);
     inserted += 50;
   }
   ASSERT_LT(wal_frames(path_), sqlite::Checkpointer::kForegroundFrames);
@@ -324,13 +333,10 @@ TEST_F(SqliteStoreTest, Decisions_8_3_WalCheckpointRunsOffTheCommittingThread) {
 // threshold the committing connection checkpoints, as SQLite would.
 TEST_F(SqliteStoreTest, WalStaysBoundedUnderContinuousCommits) {
   sqlite::SqliteStore store(path_);
-  store.migrate();
-  UserRecord u = user("alice@example.com");
-  ASSERT_EQ(store.run(Store::Mode::write, [&](Transaction& tx) { tx.insert_user(u); }),
-            StoreStatus::ok);
+  std::string user_id = migrate_and_add_user(store);
   std::uintmax_t highest = 0;
   for (int i = 0; i < 300; ++i) {
-    insert_sessions(store, u.id, 100);
+    insert_sessions(store, user_id, 100);
     highest = std::max(highest, wal_frames(path_));
   }
   EXPECT_LE(highest, 2u * sqlite::Checkpointer::kForegroundFrames);
