@@ -1,8 +1,11 @@
 #include "core/scheduling.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 namespace authd {
 namespace {
@@ -23,24 +26,50 @@ struct SchedAttr {
 static_assert(sizeof(SchedAttr) == 48);
 
 constexpr std::uint64_t kShortSliceNs = 100'000;  // the kernel's minimum
+constexpr int kWorkerNice = 10;
+constexpr std::uint64_t kResetOnFork = 0x01;  // SCHED_FLAG_RESET_ON_FORK, <linux/sched.h>
 
-void set_this_thread(std::uint32_t policy, int nice, std::uint64_t slice_ns) {
-  SchedAttr attr;
-  attr.sched_policy = policy;
-  attr.sched_nice = nice;
-  attr.sched_runtime = slice_ns;
-  ::syscall(SYS_sched_setattr, 0, &attr, 0U);  // 0: this thread; best effort
+bool get_this_thread(SchedAttr& attr) {
+  return ::syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0U) == 0;
+}
+
+bool set_this_thread(SchedAttr attr) {
+  attr.size = sizeof attr;
+  attr.sched_flags &= kResetOnFork;  // the only flag that applies here
+  return ::syscall(SYS_sched_setattr, 0, &attr, 0U) == 0;
 }
 
 }  // namespace
 
-void prefer_short_time_slices() { set_this_thread(SCHED_OTHER, 0, kShortSliceNs); }
+// Only the slice changes: a policy or nice value the operator set (systemd's
+// Nice=, CPUSchedulingPolicy=) stays, and a real-time policy is left alone.
+void prefer_short_time_slices() {
+  SchedAttr attr;
+  if (!get_this_thread(attr)) return;
+  if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SCHED_BATCH) return;
+  attr.sched_runtime = kShortSliceNs;
+  set_this_thread(attr);
+}
 
-void yield_to_other_threads() { set_this_thread(SCHED_BATCH, 10, 0); }
+// Never raises the thread's priority: nice is at least 10, or more if the
+// operator set more. Kernels without sched_setattr still get the policy
+// and the nice value.
+void yield_to_other_threads() {
+  SchedAttr attr;
+  if (!get_this_thread(attr)) attr = SchedAttr{};
+  attr.sched_policy = SCHED_BATCH;
+  attr.sched_priority = 0;
+  attr.sched_nice = std::max(attr.sched_nice, kWorkerNice);
+  attr.sched_runtime = 0;  // the kernel's default slice, not the inherited short one
+  if (set_this_thread(attr)) return;
+  sched_param param{};
+  sched_setscheduler(0, SCHED_BATCH, &param);  // 0: this thread
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), attr.sched_nice);
+}
 
 ThreadScheduling current_thread_scheduling() {
   SchedAttr attr;
-  if (::syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0U) != 0) return {};
+  if (!get_this_thread(attr)) return {};
   return {attr.sched_policy, attr.sched_nice, attr.sched_runtime};
 }
 

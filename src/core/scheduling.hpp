@@ -4,7 +4,8 @@
 // GET /me wakes three threads in turn (connection, database, connection).
 // Each wake-up that has to wait for a hash's time slice adds milliseconds to
 // its latency. Two hints, both best effort (a kernel that does not know one
-// ignores it, and nothing else changes):
+// ignores it), and neither raises a thread's priority above what the
+// operator gave the process:
 //  - the hashing workers run as SCHED_BATCH with nice 10: they still take
 //    every idle cycle, but every other thread runs first;
 //  - every other thread asks for a 0.1 ms time slice (EEVDF's latency hint,
@@ -18,11 +19,12 @@
 
 namespace authd {
 
-// For the calling thread; threads it starts afterwards inherit it.
+// For the calling thread; threads it starts afterwards inherit it. Only the
+// slice changes (policy and nice stay; a real-time policy is left alone).
 void prefer_short_time_slices();
 
-// For a hashing worker (calling thread only): SCHED_BATCH, nice 10, the
-// kernel's default slice.
+// For a hashing worker (calling thread only): SCHED_BATCH, nice 10 or the
+// thread's own if higher, the kernel's default slice.
 void yield_to_other_threads();
 
 struct ThreadScheduling {

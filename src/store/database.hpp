@@ -50,12 +50,18 @@ class GroupCommitWriter {
   explicit GroupCommitWriter(Store& store) : store_(store), thread_([this] { loop(); }) {}
   ~GroupCommitWriter() { stop(); }
 
+  // Once stop() has begun, a new job is refused at once (unavailable)
+  // rather than queued where no thread would run it.
   void submit(Job job) {
     {
       std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(job));
+      if (!stopping_) {
+        queue_.push_back(std::move(job));
+        wake_.notify_one();
+        return;
+      }
     }
-    wake_.notify_one();
+    job.done(StoreStatus::unavailable, nullptr);
   }
 
   // Runs what is queued, then joins.
@@ -101,9 +107,10 @@ class GroupCommitWriter {
 // The store as the server's background threads (outbox worker, pruner) see
 // it: they block, so they call Store::run, but with group commit their
 // writes join the writer's queue instead of competing with it for SQLite's
-// write lock. Competing, they could lose for the whole busy timeout while
-// requests kept the writer busy (bench: `store_busy` warnings during the
-// /forgot scenarios, each a mail claim that had to wait for the next poll).
+// write lock. Never call it from a write's own work: that runs on the
+// writer's thread, which would wait for itself. Competing, they could lose for the whole busy
+// timeout while requests kept the writer busy (bench: `store_busy` warnings during the /forgot
+// scenarios, each a mail claim that had to wait for the next poll).
 class QueuedWriteStore final : public Store {
  public:
   QueuedWriteStore(Store& store, GroupCommitWriter* writer) : store_(store), writer_(writer) {}

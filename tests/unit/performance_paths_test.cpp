@@ -129,7 +129,9 @@ TEST_F(GroupCommit, Decisions_8_3_AWriterResumesOnlyAfterItsCommit) {
 
 // The outbox worker and the pruner block on Store::run from threads of
 // their own. With group commit their writes run on the writer's thread, in
-// its queue, instead of racing it for SQLite's write lock (QueuedWriteStore).
+// its queue, instead of racing it for SQLite's write lock (QueuedWriteStore):
+// checked by the thread each write ran on. Once the writer is stopping, a
+// write is refused at once instead of waiting for ever.
 TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   sqlite::SqliteStore store(path_);
   Database db(store, 2);
@@ -166,6 +168,11 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   EXPECT_EQ(second, StoreStatus::ok);
   EXPECT_TRUE(committed("first@b.c"));
   EXPECT_TRUE(committed("second@b.c"));
+
+  StoreStatus after_stop =
+      background.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("late@b.c")); });
+  EXPECT_EQ(after_stop, StoreStatus::unavailable);
+  EXPECT_FALSE(committed("late@b.c"));
 }
 
 // Runs python3 with `script`, feeding `input` on stdin (secrets stay out of

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -51,6 +53,26 @@ TEST(Scheduling, HashingWorkersYieldAndDropTheInheritedShortSlice) {
   EXPECT_EQ(worker.policy, static_cast<std::uint32_t>(SCHED_BATCH));
   EXPECT_EQ(worker.nice, 10);
   EXPECT_NE(worker.slice_ns, 100'000u);
+}
+
+// An operator's nice value (systemd's Nice=) survives both hints, and a
+// worker never ends up with a higher priority than it had.
+TEST(Scheduling, TheOperatorsNiceValueIsKept) {
+  ThreadScheduling connection, worker;
+  on_new_thread([&] {
+    ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 5), 0);
+    prefer_short_time_slices();
+    connection = current_thread_scheduling();
+  });
+  on_new_thread([&] {
+    ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 12), 0);
+    yield_to_other_threads();
+    worker = current_thread_scheduling();
+  });
+  EXPECT_EQ(connection.policy, static_cast<std::uint32_t>(SCHED_OTHER));
+  EXPECT_EQ(connection.nice, 5);
+  EXPECT_EQ(worker.policy, static_cast<std::uint32_t>(SCHED_BATCH));
+  EXPECT_EQ(worker.nice, 12);
 }
 
 }  // namespace
