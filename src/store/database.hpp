@@ -107,10 +107,11 @@ class GroupCommitWriter {
 // The store as the server's background threads (outbox worker, pruner) see
 // it: they block, so they call Store::run, but with group commit their
 // writes join the writer's queue instead of competing with it for SQLite's
-// write lock. Never call it from a write's own work: that runs on the
-// writer's thread, which would wait for itself. Competing, they could lose for the whole busy
-// timeout while requests kept the writer busy (bench: `store_busy` warnings during the /forgot
-// scenarios, each a mail claim that had to wait for the next poll).
+// write lock. Competing, they could lose for the whole busy timeout while
+// requests kept the writer busy (bench: `store_busy` warnings during the
+// /forgot scenarios, each a mail claim that had to wait for the next poll).
+// Never call it from a write's own work: that runs on the writer's thread,
+// which would wait for itself.
 class QueuedWriteStore final : public Store {
  public:
   QueuedWriteStore(Store& store, GroupCommitWriter* writer) : store_(store), writer_(writer) {}
@@ -144,10 +145,10 @@ class Database {
     if (store_.group_commit()) writer_ = std::make_unique<GroupCommitWriter>(store_);
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
+  ~Database() { stop(); }
 
   // For threads that are not coroutines and may block (QueuedWriteStore).
   Store& for_background_threads() { return *background_; }
-  ~Database() { stop(); }
 
   // `work(Transaction&)` runs on a database thread while the caller's
   // coroutine is suspended, so it may capture the caller's locals by
