@@ -45,7 +45,7 @@ boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::stri
   std::optional<UserRecord> user;
   auto work = [&](Transaction& tx) {
     user = live_session_user(tx, digest, now);
-    if (user) tx.delete_session(digest);
+    if (user) tx.revoke_session(digest, now);
   };
   StoreStatus status = co_await ctx.db.write(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};

@@ -114,6 +114,13 @@ CREATE TABLE reset_tokens (
   expires_at   BIGINT NOT NULL
 );
 )sql"},
+    // Logout marks the session instead of deleting it. SQLite (one instance)
+    // marks from this release on; PostgreSQL keeps deleting, so that instances
+    // of the previous release, which do not read the column, stay correct
+    // during a rolling upgrade (add now, use in a later release).
+    {2, "sessions.revoked_at: a logged-out session is marked, then pruned at its expiry",
+     "ALTER TABLE sessions ADD COLUMN revoked_at INTEGER;",
+     "ALTER TABLE sessions ADD COLUMN revoked_at BIGINT;"},
 };
 
 }  // namespace

@@ -49,12 +49,14 @@ class Transaction {
   virtual void delete_event(std::int64_t event_id) = 0;
   virtual void delete_events(std::string_view key) = 0;
 
-  // Sessions
+  // Sessions. A revoked session is never found again; it stays in storage
+  // until the pruner removes it with the expired ones.
   virtual void insert_session(const SessionRecord& session) = 0;
   virtual std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) = 0;
-  virtual bool delete_session(const Sha256Digest& digest) = 0;
+  // POST /logout. False when no unrevoked session has that digest.
+  virtual bool revoke_session(const Sha256Digest& digest, Millis now) = 0;
   virtual void delete_sessions_of_user(std::string_view user_id) = 0;
-  // Sessions not yet expired at `now` (GET /metrics).
+  // Sessions neither revoked nor expired at `now` (GET /metrics).
   virtual std::int64_t live_session_count(Millis now) = 0;
 
   // Mail outbox

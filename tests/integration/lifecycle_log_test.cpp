@@ -57,7 +57,9 @@ TEST(Logging, MigrationIsLoggedOnceWhenApplied) {
   authd.start();
   ASSERT_EQ(authd.stop(), 0);
   auto names = events(log_lines(authd));
-  EXPECT_EQ(std::count(names.begin(), names.end(), "migration_applied"), 1);
+  const std::string applied = authd.sql("SELECT count(*) FROM schema_migrations;");
+  EXPECT_EQ(std::to_string(std::count(names.begin(), names.end(), "migration_applied")) + "\n",
+            applied);
   EXPECT_EQ(std::count(names.begin(), names.end(), "starting"), 2);
 }
 

@@ -58,11 +58,14 @@ TEST(Storage, DatabaseRunsInWalMode) {
 // idempotent.
 TEST(Storage, MigrationsAreVersionedAndIdempotent) {
   AuthdProcess authd(fast_hashing());
-  EXPECT_EQ(authd.sql("SELECT max(version) FROM schema_migrations;"), "1\n");
+  // Versions 1 to N, each once.
+  const std::string applied = authd.sql("SELECT count(*) FROM schema_migrations;");
+  EXPECT_NE(applied, "0\n");
+  EXPECT_EQ(authd.sql("SELECT max(version) FROM schema_migrations;"), applied);
   std::string output;
   EXPECT_EQ(authd.cli({"migrate"}, "", &output), 0) << output;
   EXPECT_EQ(authd.cli({"migrate"}, "", &output), 0) << output;
-  EXPECT_EQ(authd.sql("SELECT count(*) FROM schema_migrations;"), "1\n");
+  EXPECT_EQ(authd.sql("SELECT count(*) FROM schema_migrations;"), applied);
 }
 
 // 9.1: every option is documented by `authd serve --help`, with its

@@ -133,7 +133,7 @@ TEST(Session, Decisions_6_Logout_4_RevokesThisSessionOnly) {
   EXPECT_EQ(again.header("WWW-Authenticate"), R"(Bearer error="invalid_token")");
   EXPECT_EQ(get_with_token(authd.port(), "/me", first).status, 401);
   EXPECT_EQ(get_with_token(authd.port(), "/me", second).status, 200);
-  EXPECT_EQ(lines(authd.sql("select hex(token_digest) from sessions")),
+  EXPECT_EQ(lines(authd.sql("select hex(token_digest) from sessions where revoked_at is null")),
             std::vector<std::string>{sha256_hex(second)});
 }
 

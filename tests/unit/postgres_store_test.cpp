@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "store/migrations.hpp"
 #include "store/postgres/postgres_store.hpp"
 
 namespace authd {
@@ -101,9 +102,40 @@ class PostgresStoreTest : public ::testing::Test {
 
 // 8.4 on PostgreSQL: one schema version, whichever instance migrated.
 TEST_F(PostgresStoreTest, Decisions_8_4_MigrationsRunOnceAcrossInstances) {
-  EXPECT_EQ(a_->migrate(), 1);
-  EXPECT_EQ(b_->migrate(), 1);
+  const int latest = migrations().back().version;
+  EXPECT_EQ(a_->migrate(), latest);
+  EXPECT_EQ(b_->migrate(), latest);
   EXPECT_TRUE(a_->healthy());
+}
+
+// 6 /logout 4 on PostgreSQL: a revoked session is found by neither
+// instance, cannot be revoked twice, and no longer counts as live.
+TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInstance) {
+  UserRecord u = add_user("alice@example.com");
+  Millis expires = now_millis() + 60'000;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.insert_session({sha256("tok"), u.id, 1'000, expires});
+                      tx.insert_session({sha256("other"), u.id, 1'000, expires});
+                    }),
+            StoreStatus::ok);
+  bool revoked_first = false, revoked_again = true, found_by_b = true;
+  std::int64_t live = 0;
+  ASSERT_EQ(
+      a_->run(Store::Mode::write,
+              [&](Transaction& tx) { revoked_first = tx.revoke_session(sha256("tok"), 2'000); }),
+      StoreStatus::ok);
+  ASSERT_EQ(b_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      found_by_b = tx.session_by_digest(sha256("tok")).has_value();
+                      revoked_again = tx.revoke_session(sha256("tok"), 3'000);
+                      live = tx.live_session_count(2'000);
+                    }),
+            StoreStatus::ok);
+  EXPECT_TRUE(revoked_first);
+  EXPECT_FALSE(found_by_b);
+  EXPECT_FALSE(revoked_again);
+  EXPECT_EQ(live, 1);
 }
 
 // 6 /login 4: a limit of 10 holds exactly when 16 instances' worth of

@@ -15,7 +15,9 @@
 #include <thread>
 
 #include "crypto/random.hpp"
+#include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"
+#include "store/sqlite/connection.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "temp_directory.hpp"
 
@@ -63,6 +65,26 @@ TEST_F(SqliteStoreTest, MigrateIsIdempotentAndReturnsTheVersion) {
                          [&](Transaction& tx) { found = tx.user_by_email("a@b.c").has_value(); }),
             StoreStatus::ok);
   EXPECT_TRUE(found);
+}
+
+// A database migrated by a newer release is refused, not misread (an
+// older binary would, for one, accept tokens that were logged out).
+TEST_F(SqliteStoreTest, ASchemaNewerThanTheBinaryIsRefused) {
+  {
+    sqlite::SqliteStore store(path_);
+    store.migrate();
+  }
+  {
+    sqlite::Connection newer(path_);
+    newer.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', 0)");
+  }
+  sqlite::SqliteStore store(path_);
+  try {
+    store.migrate();
+    ADD_FAILURE() << "migrate() accepted schema version 999";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer than this authd"), std::string::npos) << e.what();
+  }
 }
 
 // ENGINEERING.md security habits: the database file is created 0600, even
@@ -246,28 +268,95 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   EXPECT_EQ(events, 1u);
 }
 
-// decisions.md 5.1: sessions are found by the digest only, and delete once.
-TEST_F(SqliteStoreTest, SessionsAreKeyedByDigest) {
+// decisions.md 5.1 and 6 /logout 4: sessions are found by the digest only;
+// a revoked one is never found again, nor revoked twice, and no longer
+// counts as live.
+TEST_F(SqliteStoreTest, SessionsAreKeyedByDigestAndRevokedOnce) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   UserRecord u = user("alice@example.com");
-  bool deleted_first = false, deleted_again = true;
-  std::optional<SessionRecord> found;
+  bool revoked_first = false, revoked_again = true;
+  std::optional<SessionRecord> found, found_after_revoke;
+  std::int64_t live_before = 0, live_after = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
                         tx.insert_user(u);
                         tx.insert_session(session(u.id, "tok", 9'000));
+                        tx.insert_session(session(u.id, "other", 9'000));
                         found = tx.session_by_digest(sha256("tok"));
-                        deleted_first = tx.delete_session(sha256("tok"));
-                        deleted_again = tx.delete_session(sha256("tok"));
+                        live_before = tx.live_session_count(1'000);
+                        revoked_first = tx.revoke_session(sha256("tok"), 1'000);
+                        revoked_again = tx.revoke_session(sha256("tok"), 1'001);
+                        found_after_revoke = tx.session_by_digest(sha256("tok"));
+                        live_after = tx.live_session_count(1'000);
                       }),
             StoreStatus::ok);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->user_id, u.id);
   EXPECT_EQ(found->token_digest, sha256("tok"));
   EXPECT_EQ(found->expires_at, 9'000);
-  EXPECT_TRUE(deleted_first);
-  EXPECT_FALSE(deleted_again);
+  EXPECT_TRUE(revoked_first);
+  EXPECT_FALSE(revoked_again);
+  EXPECT_FALSE(found_after_revoke.has_value());
+  EXPECT_EQ(live_before, 2);
+  EXPECT_EQ(live_after, 1);
+}
+
+// 5.3: a revoked session stays stored until its expiry, then the pruner
+// removes it with the expired ones (and only then).
+TEST_F(SqliteStoreTest, RevokedSessionsArePrunedAtTheirExpiry) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord u = user("alice@example.com");
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_user(u);
+                        tx.insert_session(session(u.id, "tok", 9'000));
+                        tx.revoke_session(sha256("tok"), 1'000);
+                      }),
+            StoreStatus::ok);
+  std::int64_t removed_early = -1, removed_at_expiry = -1;
+  auto prune_at = [&](Millis now, std::int64_t& removed) {
+    ASSERT_EQ(
+        store.run(Store::Mode::write, [&](Transaction& tx) { removed = tx.prune(now, 0, 0); }),
+        StoreStatus::ok);
+  };
+  prune_at(8'999, removed_early);
+  prune_at(9'000, removed_at_expiry);
+  EXPECT_EQ(removed_early, 0);
+  EXPECT_EQ(removed_at_expiry, 1);
+}
+
+// Migration 2 on a database of the previous release: its sessions stay
+// live, and log out like new ones.
+TEST_F(SqliteStoreTest, SessionsOfTheFirstSchemaSurviveMigrationTwo) {
+  {
+    sqlite::Connection first(path_);
+    first.execute(migrations()[0].sqlite_sql);
+    first.execute(
+        "CREATE TABLE schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+        "INSERT INTO schema_migrations VALUES (1, 'first', 0);"
+        "INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'a@b.c', 0, 0);");
+    auto st = first.prepare(
+        "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
+        "VALUES (?1, 'u1', 0, 9000)");
+    st.bind(1, sha256("old"));
+    st.run();
+  }
+  sqlite::SqliteStore store(path_);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  bool found = false, revoked = false, found_after = true;
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        found = tx.session_by_digest(sha256("old")).has_value();
+                        revoked = tx.revoke_session(sha256("old"), 1'000);
+                        found_after = tx.session_by_digest(sha256("old")).has_value();
+                      }),
+            StoreStatus::ok);
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(revoked);
+  EXPECT_FALSE(found_after);
 }
 
 // Frames in the WAL file beside `db` (its 32-byte header, then frames of a

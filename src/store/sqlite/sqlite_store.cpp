@@ -120,15 +120,19 @@ class SqliteTransaction final : public Transaction {
   std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) override {
     auto st = db_.prepare(
         "SELECT token_digest, user_id, created_at, expires_at FROM sessions "
-        "WHERE token_digest = ?1");
+        "WHERE token_digest = ?1 AND revoked_at IS NULL");
     st.bind(1, digest);
     if (!st.step()) return std::nullopt;
     return SessionRecord{st.digest(0), st.text(1), st.integer(2), st.integer(3)};
   }
 
-  bool delete_session(const Sha256Digest& digest) override {
-    auto st = db_.prepare("DELETE FROM sessions WHERE token_digest = ?1");
-    st.bind(1, digest);
+  // A mark, not a DELETE: it rewrites one b-tree page where a DELETE also
+  // rewrites a page of each of the two session indexes, and the single writer
+  // appends every dirty page to the WAL (docs/performance.md, section 10).
+  bool revoke_session(const Sha256Digest& digest, Millis now) override {
+    auto st = db_.prepare(
+        "UPDATE sessions SET revoked_at = ?2 WHERE token_digest = ?1 AND revoked_at IS NULL");
+    st.bind(1, digest).bind(2, now);
     st.run();
     return db_.changes() == 1;
   }
@@ -140,7 +144,8 @@ class SqliteTransaction final : public Transaction {
   }
 
   std::int64_t live_session_count(Millis now) override {
-    auto st = db_.prepare("SELECT count(*) FROM sessions WHERE expires_at > ?1");
+    auto st =
+        db_.prepare("SELECT count(*) FROM sessions WHERE expires_at > ?1 AND revoked_at IS NULL");
     st.bind(1, now);
     st.step();
     return st.integer(0);
@@ -432,6 +437,15 @@ int SqliteStore::migrate() {
       st.step();
       version = static_cast<int>(st.integer(0));
     }
+    // One instance owns an SQLite file, so a newer schema means a downgrade,
+    // and an older release would misread it (since migration 2 it would
+    // accept logged-out tokens). PostgreSQL has no such check: there the
+    // previous release keeps running during a rolling upgrade.
+    if (int known = migrations().back().version; version > known)
+      throw StoreError("the database is at schema version " + std::to_string(version) +
+                       ", newer than this authd's " + std::to_string(known) +
+                       ": downgrading is not supported; restore the backup taken before the "
+                       "upgrade");
     for (const Migration& m : migrations()) {
       if (m.version <= version) continue;
       connection->execute(m.sqlite_sql);
