@@ -1,7 +1,8 @@
 // GET /metrics (decisions.md 7.4): the Prometheus text format. The request
 // counters and the pools' readings are in memory; the outbox backlog and the
-// live sessions are counted by the store, on a database thread like any
-// other query, so that a scrape never blocks a connection thread. Those
+// live sessions are counted by the store, on a database thread of their own
+// (Database::read_aside), so that a scrape blocks neither a connection
+// thread nor the requests queued for the database. Those
 // counts are cached a few seconds, one query at a time
 // (metrics/store_readings_cache.hpp): /metrics needs no token, and a flood
 // of scrapes must not compete with logins for the database threads.
@@ -48,7 +49,7 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
         pending_mails = tx.pending_mail_count();
         live_sessions = tx.live_session_count(now_millis());
       };
-      StoreStatus status = co_await ctx.auth.db.read(count);
+      StoreStatus status = co_await ctx.auth.db.read_aside(count);
       store.up = status == StoreStatus::ok;
       store.pending_mails = pending_mails;
       store.live_sessions = live_sessions;

@@ -94,14 +94,14 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
 }
 
 StoreOptions Config::store_options() const {
-  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 2,
+  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 3,
           database_timeout};
 }
 
 std::size_t Config::database_thread_count() const {
   if (database_threads != 0) return database_threads;
   if (database.rfind("sqlite:", 0) == 0)
-    return std::max(2u, std::thread::hardware_concurrency() / 2);
+    return std::max(1u, std::thread::hardware_concurrency() / 2);
   return 4;
 }
 
@@ -117,7 +117,7 @@ void add_database_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_DATABASE")
       ->capture_default_str();
   app.add_option("--database-pool-size", c.database_pool_size,
-                 "PostgreSQL connections per process (0: database threads + 2)")
+                 "PostgreSQL connections per process (0: database threads + 3)")
       ->envname("AUTHD_DATABASE_POOL_SIZE")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
@@ -186,8 +186,8 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
   app.add_option("--database-threads", c.database_threads,
-                 "Threads running database transactions (0: one per two cores, at least 2, on "
-                 "SQLite; 4 on PostgreSQL)")
+                 "Threads running database transactions (0: one per two cores on SQLite; 4 on "
+                 "PostgreSQL)")
       ->envname("AUTHD_DATABASE_THREADS")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();

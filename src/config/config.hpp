@@ -32,8 +32,9 @@ struct Config {
   std::string database = "sqlite:authd.db";
   // 0: automatic, see database_thread_count().
   std::size_t database_threads = 0;
-  // PostgreSQL only: connections per process (0: database threads + 2, for
-  // the outbox worker and the pruner) and the deadline of each round trip.
+  // PostgreSQL only: connections per process (0: database threads + 3, for
+  // the outbox worker, the pruner and /metrics' counts) and the deadline of
+  // each round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
   Duration prune_interval = std::chrono::minutes(5);
@@ -66,9 +67,9 @@ struct Config {
   // The database pool's threads. Automatic on SQLite: one per two cores,
   // since the pool only runs reads there (writes go to the group-commit
   // writer) and each thread more costs every request context switches
-  // (docs/performance.md); at least two, so that a slow read (the live
-  // session count of a /metrics refresh) never holds up all the others. On
-  // PostgreSQL: 4, as each thread waits out a network round trip.
+  // (docs/performance.md); at least one. The slow reads of a /metrics
+  // refresh run beside the pool (Database::read_aside). On PostgreSQL: 4, as
+  // each thread waits out a network round trip.
   std::size_t database_thread_count() const;
 
   // "host:port" split; nothing when malformed.

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -173,6 +174,43 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
       background.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("late@b.c")); });
   EXPECT_EQ(after_stop, StoreStatus::unavailable);
   EXPECT_FALSE(committed("late@b.c"));
+}
+
+// GET /metrics' counts run beside the database pool (Database::read_aside):
+// with the pool's only thread held by a slow read, the counts still run,
+// and a request's read waits only for the pool.
+TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForThePool) {
+  sqlite::SqliteStore store(path_);
+  Database db(store, 1);
+  boost::asio::io_context io;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  bool aside_done = false, pool_read_done_before_aside = false, pool_read_done = false;
+
+  auto holder = [&]() -> boost::asio::awaitable<void> {
+    // Bounded, so that a read_aside queued behind it fails the test instead
+    // of hanging it.
+    auto hold = [&](Transaction&) { released.wait_for(std::chrono::seconds(20)); };
+    co_await db.read(hold);
+    pool_read_done = true;
+  };
+  auto aside = [&]() -> boost::asio::awaitable<void> {
+    std::int64_t sessions = -1;
+    auto count = [&](Transaction& tx) { sessions = tx.live_session_count(0); };
+    StoreStatus status = co_await db.read_aside(count);
+    EXPECT_EQ(status, StoreStatus::ok);
+    EXPECT_EQ(sessions, 0);
+    pool_read_done_before_aside = pool_read_done;
+    aside_done = true;
+    release.set_value();  // only now does the pool's thread go free
+  };
+  boost::asio::co_spawn(io, holder, boost::asio::detached);
+  boost::asio::co_spawn(io, aside, boost::asio::detached);
+  io.run();
+  db.stop();
+  EXPECT_TRUE(aside_done);
+  EXPECT_FALSE(pool_read_done_before_aside);
+  EXPECT_TRUE(pool_read_done);
 }
 
 // Runs python3 with `script`, feeding `input` on stdin (secrets stay out of
