@@ -96,7 +96,24 @@ Sha256Digest Statement::digest(int column) const {
   return out;
 }
 
+namespace {
+
+// Process-wide settings, before SQLite initialises itself (the first open).
+// Without memory statistics, sqlite3_malloc takes no process-wide mutex:
+// authd never reads the statistics, and the database threads, the writer
+// and the checkpointer would otherwise contend for that one lock.
+void configure_sqlite_once() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  (void)configured;
+}
+
+}  // namespace
+
 Connection::Connection(const std::string& path) {
+  configure_sqlite_once();
   int rc =
       sqlite3_open_v2(path.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
