@@ -28,6 +28,7 @@
 #include "core/log.hpp"
 #include "http/cors.hpp"
 #include "http/request_id.hpp"
+#include "http/response_wire.hpp"
 #include "http/wiping_allocator.hpp"
 #include "metrics/metrics.hpp"
 
@@ -558,7 +559,9 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
     res.content_length(length);
   }
   stream.expires_after(settings.header_timeout);
-  co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+  std::string wire = response_wire(res);
+  co_await asio::async_write(stream, asio::buffer(wire),
+                             asio::redirect_error(asio::use_awaitable, ec));
 
   auto elapsed = std::chrono::steady_clock::now() - started;
   auto latency = std::chrono::duration<double, std::milli>(elapsed);
