@@ -56,6 +56,8 @@ void emit(spdlog::level::level_enum level, const std::string& line) {
 
 }  // namespace
 
+bool debug_enabled() { return spdlog::should_log(spdlog::level::debug); }
+
 void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields) {
   if (!spdlog::should_log(level)) return;
   std::string line = line_start(level, event);

@@ -27,6 +27,10 @@ struct RequestLine {
 };
 void request(const RequestLine& request);
 
+// Whether debug lines are written: a call site on every request's path asks
+// first, so that it builds no json object for a line that is dropped.
+bool debug_enabled();
+
 inline void debug(std::string_view event, const nlohmann::json& fields = nlohmann::json::object()) {
   write(spdlog::level::debug, event, fields);
 }

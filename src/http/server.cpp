@@ -462,8 +462,9 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   // 2. The body, bounded in size (413 before any parsing) and in time.
   if (!rejection) {
     parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
-    log::debug("request_started",
-               {{"method", to_std(parser.get().method_string())}, {"client", client}});
+    if (log::debug_enabled())
+      log::debug("request_started",
+                 {{"method", to_std(parser.get().method_string())}, {"client", client}});
     const auto& req = parser.get();
     // Only an HTTP/1.1 client may be sent 100 Continue (RFC 9110 10.1.1).
     if (req.version() == 11 && iequals(to_std(req[http::field::expect]), "100-continue") &&
