@@ -227,7 +227,8 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   EXPECT_EQ(retried->attempts, 1);
 }
 
-// decisions.md 5.3: expired sessions are pruned; live ones stay.
+// decisions.md 5.3: expired sessions are pruned; live ones stay, and so
+// does a logged-out one until its expiry.
 TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   sqlite::SqliteStore store(path_);
   store.migrate();
@@ -238,6 +239,8 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
                         tx.insert_session(session(u.id, "expired", 1'000));
                         tx.insert_session(session(u.id, "just-expired", 5'000));
                         tx.insert_session(session(u.id, "live", 5'001));
+                        tx.insert_session(session(u.id, "logged-out", 9'000));
+                        tx.revoke_session(sha256("logged-out"), 2'000);
                         tx.insert_event("login:email:alice@example.com", 100);
                         tx.insert_event("login:email:alice@example.com", 4'000);
                       }),
@@ -250,7 +253,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
                             tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0);
                       }),
             StoreStatus::ok);
-  EXPECT_EQ(removed, 3);  // two sessions, one event
+  EXPECT_EQ(removed, 3);  // two sessions, one event: not the logged-out one
 
   bool expired = true, just_expired = true, live = false;
   std::size_t events = 0;
@@ -266,6 +269,12 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   EXPECT_FALSE(just_expired);
   EXPECT_TRUE(live);
   EXPECT_EQ(events, 1u);
+
+  std::int64_t removed_later = 0;
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) { removed_later = tx.prune(9'000, 0, 0); }),
+            StoreStatus::ok);
+  EXPECT_EQ(removed_later, 2);  // "live" and "logged-out", both expired by now
 }
 
 // decisions.md 5.1 and 6 /logout 4: sessions are found by the digest only;
@@ -300,31 +309,6 @@ TEST_F(SqliteStoreTest, SessionsAreKeyedByDigestAndRevokedOnce) {
   EXPECT_FALSE(found_after_revoke.has_value());
   EXPECT_EQ(live_before, 2);
   EXPECT_EQ(live_after, 1);
-}
-
-// 5.3: a revoked session stays stored until its expiry, then the pruner
-// removes it with the expired ones (and only then).
-TEST_F(SqliteStoreTest, RevokedSessionsArePrunedAtTheirExpiry) {
-  sqlite::SqliteStore store(path_);
-  store.migrate();
-  UserRecord u = user("alice@example.com");
-  ASSERT_EQ(store.run(Store::Mode::write,
-                      [&](Transaction& tx) {
-                        tx.insert_user(u);
-                        tx.insert_session(session(u.id, "tok", 9'000));
-                        tx.revoke_session(sha256("tok"), 1'000);
-                      }),
-            StoreStatus::ok);
-  std::int64_t removed_early = -1, removed_at_expiry = -1;
-  auto prune_at = [&](Millis now, std::int64_t& removed) {
-    ASSERT_EQ(
-        store.run(Store::Mode::write, [&](Transaction& tx) { removed = tx.prune(now, 0, 0); }),
-        StoreStatus::ok);
-  };
-  prune_at(8'999, removed_early);
-  prune_at(9'000, removed_at_expiry);
-  EXPECT_EQ(removed_early, 0);
-  EXPECT_EQ(removed_at_expiry, 1);
 }
 
 // Migration 2 on a database of the previous release: its sessions stay
