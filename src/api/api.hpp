@@ -25,8 +25,9 @@ struct ApiRequest {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;                                          // JSON unless content_type says
-  std::string content_type = "application/json";             // e.g. text/html for the reset page
+  std::string body;  // JSON unless content_type says
+  // A string literal (no allocation per response); e.g. text/html for the reset page.
+  std::string_view content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
   std::string_view route = "unmatched";                      // for logs and metrics
 };

@@ -80,7 +80,7 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
   }
   ApiResponse response;
   response.status = 200;
-  response.content_type = std::string(kPrometheusContentType);
+  response.content_type = kPrometheusContentType;
   response.body = ctx.metrics->render(readings);
   co_return response;
 }

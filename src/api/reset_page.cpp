@@ -16,12 +16,13 @@ constexpr std::string_view kPageSecurityPolicy =
     "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; "
     "require-trusted-types-for 'script'";
 
+// `content_type`: a string literal (ApiResponse keeps the view).
 ApiResponse asset_response(std::string_view name, std::string_view content_type) {
   std::optional<std::string_view> content = web::asset(name);
   if (!content) return error_response(500);  // the build embeds every file: cannot happen
   ApiResponse response;
   response.body = std::string(*content);
-  response.content_type = std::string(content_type);
+  response.content_type = content_type;
   response.headers = {
       {"X-Content-Type-Options", "nosniff"},
       {"Referrer-Policy", "no-referrer"},

@@ -21,21 +21,35 @@ void append_field(std::string& out, std::string_view key, const std::optional<st
   out += ',';
 }
 
+void append_time_field(std::string& out, std::string_view key, std::optional<Millis> at) {
+  out += '"';
+  out += key;
+  out += "\":";
+  if (at) {
+    out += '"';
+    append_rfc3339(out, *at);  // digits, '-', ':', '.', 'T', 'Z': nothing to escape
+    out += '"';
+  } else {
+    out += "null";
+  }
+  out += ',';
+}
+
 }  // namespace
 
 std::string user_body(const UserRecord& user) {
   std::string out = "{";
   out.reserve(384);
-  append_field(out, "createdAt", format_rfc3339(user.created_at));
+  append_time_field(out, "createdAt", user.created_at);
   append_field(out, "displayName", user.display_name);
   append_field(out, "email", user.email);
-  append_field(out, "emailVerifiedAt", format_rfc3339(user.email_verified_at));
+  append_time_field(out, "emailVerifiedAt", user.email_verified_at);
   append_field(out, "id", user.id);
   append_field(out, "password", std::nullopt);  // the hash never leaves the server
   append_field(out, "phone", user.phone);
-  append_field(out, "phoneVerifiedAt", format_rfc3339(user.phone_verified_at));
+  append_time_field(out, "phoneVerifiedAt", user.phone_verified_at);
   append_field(out, "photoUrl", user.photo_url);
-  append_field(out, "updatedAt", format_rfc3339(user.updated_at));
+  append_time_field(out, "updatedAt", user.updated_at);
   out.back() = '}';  // replaces the last field's comma
   return out;
 }

@@ -18,6 +18,8 @@ inline Millis now_millis() {
 
 // "2026-11-21T09:30:00.123Z"
 std::string format_rfc3339(Millis at);
+// The same, appended to `out` (no string of its own: a User body has four).
+void append_rfc3339(std::string& out, Millis at);
 
 inline std::optional<std::string> format_rfc3339(std::optional<Millis> at) {
   if (!at) return std::nullopt;

@@ -25,7 +25,7 @@ std::optional<ApiResponse> answer_preflight(const CorsRequest& request,
   if (methods.empty()) return std::nullopt;  // unknown path: 404 from the router
   ApiResponse response;
   response.status = 204;
-  response.content_type.clear();  // no body
+  response.content_type = {};  // no body
   response.route = route;
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(max_age).count();
   response.headers = {

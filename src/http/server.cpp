@@ -533,7 +533,9 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
 
   // 4. The response, with the headers every response carries.
   Response res{static_cast<http::status>(response.status), version};
-  if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
+  if (!response.content_type.empty())
+    res.set(http::field::content_type,
+            beast::string_view(response.content_type.data(), response.content_type.size()));
   res.set(http::field::cache_control, "no-store");
   res.set(http::field::date, http_date());
   res.set("X-Request-Id", request_id);

@@ -30,6 +30,15 @@ TEST(Time, FormatsInstantsBefore1970) {
   EXPECT_EQ(format_rfc3339(-14'182'940'000), "1969-07-20T20:17:40.000Z");
 }
 
+// Appending keeps what was there and writes the same text after it.
+TEST(Time, AppendWritesAfterWhatIsThere) {
+  std::string out = R"({"createdAt":")";
+  append_rfc3339(out, 1'795'253'400'123);
+  EXPECT_EQ(out, R"({"createdAt":"2026-11-21T09:30:00.123Z)");
+  append_rfc3339(out, -1);
+  EXPECT_EQ(out, R"({"createdAt":"2026-11-21T09:30:00.123Z1969-12-31T23:59:59.999Z)");
+}
+
 // decisions.md 2.4: the shape holds for the present too.
 TEST(Time, NowHasTheRfc3339Shape) {
   std::regex shape(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$)");
