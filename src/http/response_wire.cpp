@@ -1,39 +1,57 @@
 #include "http/response_wire.hpp"
 
-#include <string_view>
-
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
 
 namespace authd {
+namespace {
 
-std::string response_wire(
-    const boost::beast::http::response<boost::beast::http::string_body>& res) {
+void append_field(std::string& wire, std::string_view name, std::string_view value) {
+  wire += name;
+  wire += ": ";
+  wire += value;
+  wire += "\r\n";
+}
+
+}  // namespace
+
+std::string response_wire(const ApiResponse& response, const ResponseFrame& frame) {
   namespace http = boost::beast::http;
-  auto view = [](boost::beast::string_view s) { return std::string_view(s.data(), s.size()); };
-  std::string_view reason = view(res.reason());
-  if (reason.empty()) reason = view(http::obsolete_reason(res.result()));
+  auto status = static_cast<http::status>(response.status);
+  auto reason_view = http::obsolete_reason(status);
+  std::string_view reason(reason_view.data(), reason_view.size());
+  bool own_type = false, own_cache = false;
+  std::size_t size = 160 + response.body.size() + response.content_type.size();
+  for (const auto& [name, value] : response.headers) {
+    own_type = own_type || boost::beast::iequals(name, "Content-Type");
+    own_cache = own_cache || boost::beast::iequals(name, "Cache-Control");
+    size += name.size() + value.size() + 4;
+  }
 
-  std::size_t size = 32 + reason.size() + res.body().size();
-  for (const auto& field : res) size += field.name_string().size() + field.value().size() + 4;
   std::string wire;
   wire.reserve(size);
   wire += "HTTP/";
-  wire += static_cast<char>('0' + res.version() / 10);
+  wire += static_cast<char>('0' + frame.version / 10);
   wire += '.';
-  wire += static_cast<char>('0' + res.version() % 10);
+  wire += static_cast<char>('0' + frame.version % 10);
   wire += ' ';
-  wire += std::to_string(res.result_int());
+  wire += std::to_string(response.status);
   wire += ' ';
   wire += reason;
   wire += "\r\n";
-  for (const auto& field : res) {
-    wire += view(field.name_string());
-    wire += ": ";
-    wire += view(field.value());
-    wire += "\r\n";
-  }
+  if (!own_type && !response.content_type.empty())
+    append_field(wire, "Content-Type", response.content_type);
+  if (!own_cache) append_field(wire, "Cache-Control", "no-store");
+  append_field(wire, "Date", frame.date);
+  append_field(wire, "X-Request-Id", frame.request_id);
+  for (const auto& [name, value] : response.headers) append_field(wire, name, value);
+  if (frame.version == 11 && !frame.keep_alive) append_field(wire, "Connection", "close");
+  if (frame.version == 10 && frame.keep_alive) append_field(wire, "Connection", "keep-alive");
+  bool bodiless_status =
+      response.status / 100 == 1 || response.status == 204 || response.status == 304;
+  if (!bodiless_status) append_field(wire, "Content-Length", std::to_string(response.body.size()));
   wire += "\r\n";
-  wire += res.body();
+  if (!frame.head && !bodiless_status) wire += response.body;
   return wire;
 }
 

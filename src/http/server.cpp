@@ -47,7 +47,6 @@ using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
 // behind when a chunked body grows, is wiped when it is freed.
 using RequestBody = http::basic_string_body<char, std::char_traits<char>, WipingAllocator<char>>;
 using Parser = http::request_parser<RequestBody>;
-using Response = http::response<http::string_body>;
 
 // The first read of each request (see serve()).
 constexpr std::size_t kFirstRead = 1024;
@@ -531,38 +530,17 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   request_unread = rejection.has_value();
   add_cors_headers(response, !settings.cors_origins.empty(), origin, preflight);
 
-  // 4. The response, with the headers every response carries.
-  Response res{static_cast<http::status>(response.status), version};
-  if (!response.content_type.empty())
-    res.set(http::field::content_type,
-            beast::string_view(response.content_type.data(), response.content_type.size()));
-  res.set(http::field::cache_control, "no-store");
-  res.set(http::field::date, http_date());
-  res.set("X-Request-Id", request_id);
-  for (auto& [name, value] : response.headers) {
-    // A handler that answers with something else than JSON (an HTML page)
-    // replaces the common Content-Type instead of adding a second one.
-    if (iequals(name, "Content-Type") || iequals(name, "Cache-Control")) {
-      res.set(name, value);
-    } else {
-      res.insert(name, value);
-    }
-  }
-  res.keep_alive(keep_alive);
-  res.body() = std::move(response.body);
-  res.prepare_payload();
-  // RFC 9110 8.6: no Content-Length on a 204 (a CORS preflight's answer).
-  if (res.result() == http::status::no_content) res.erase(http::field::content_length);
-  if (method == "HEAD") {
-    // RFC 9110 9.3.2: the answer to HEAD has the headers the answer to GET
-    // would have, but never a body; sending one would make the client
-    // read it as the start of the next response on this connection.
-    std::size_t length = res.body().size();
-    res.body().clear();
-    res.content_length(length);
-  }
+  // 4. The response, with the headers every response carries
+  // (http/response_wire.hpp). RFC 9110 9.3.2: the answer to HEAD has the
+  // headers the answer to GET would have, but never a body; sending one
+  // would make the client read it as the start of the next response.
+  ResponseFrame frame{.version = version,
+                      .keep_alive = keep_alive,
+                      .head = method == "HEAD",
+                      .date = http_date(),
+                      .request_id = request_id};
+  std::string wire = response_wire(response, frame);
   stream.expires_after(settings.header_timeout);
-  std::string wire = response_wire(res);
   co_await asio::async_write(stream, asio::buffer(wire),
                              asio::redirect_error(asio::use_awaitable, ec));
 

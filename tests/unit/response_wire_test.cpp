@@ -1,12 +1,10 @@
 // http/response_wire: the flat bytes the server sends are exactly what
-// Beast's own serializer writes for the same response.
+// Beast's message and serializer wrote for the same answer, the way the
+// server assembled it before (kept here as the reference).
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include <boost/asio/buffers_iterator.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/ostream.hpp>
 #include <boost/beast/http.hpp>
 
 #include "http/response_wire.hpp"
@@ -17,8 +15,42 @@ namespace {
 namespace http = boost::beast::http;
 using Response = http::response<http::string_body>;
 
+boost::beast::string_view bsv(std::string_view s) { return {s.data(), s.size()}; }
+
+bool iequal(std::string_view a, std::string_view b) {
+  return boost::beast::iequals(bsv(a), bsv(b));
+}
+
+// The server's former response assembly on Beast's message.
+Response beast_message(const ApiResponse& response, const ResponseFrame& frame) {
+  Response res{static_cast<http::status>(response.status), frame.version};
+  if (!response.content_type.empty())
+    res.set(http::field::content_type, bsv(response.content_type));
+  res.set(http::field::cache_control, "no-store");
+  res.set(http::field::date, bsv(frame.date));
+  res.set("X-Request-Id", bsv(frame.request_id));
+  for (const auto& [name, value] : response.headers) {
+    if (iequal(name, "Content-Type") || iequal(name, "Cache-Control")) {
+      res.set(name, value);
+    } else {
+      res.insert(name, value);
+    }
+  }
+  res.keep_alive(frame.keep_alive);
+  res.body() = response.body;
+  res.prepare_payload();
+  if (res.result() == http::status::no_content) res.erase(http::field::content_length);
+  if (frame.head) {
+    std::size_t length = res.body().size();
+    res.body().clear();
+    res.content_length(length);
+  }
+  return res;
+}
+
 // Beast's serializer, run to completion into a string.
-std::string beast_wire(Response& res) {
+std::string beast_wire(const ApiResponse& response, const ResponseFrame& frame) {
+  Response res = beast_message(response, frame);
   http::serializer<false, http::string_body> serializer(res);
   std::string out;
   boost::beast::error_code ec;
@@ -37,55 +69,70 @@ std::string beast_wire(Response& res) {
   return out;
 }
 
-void expect_same_bytes(Response res) {
-  std::string ours = response_wire(res);
-  EXPECT_EQ(ours, beast_wire(res));
+ResponseFrame frame(unsigned version = 11, bool keep_alive = true, bool head = false) {
+  return {.version = version,
+          .keep_alive = keep_alive,
+          .head = head,
+          .date = "Sat, 21 Nov 2026 22:00:00 GMT",
+          .request_id = "0123456789abcdef0123456789abcdef"};
 }
 
-TEST(ResponseWire, AJsonAnswerWithKeepAlive) {
-  Response res{http::status::ok, 11};
-  res.set(http::field::content_type, "application/json");
-  res.set(http::field::cache_control, "no-store");
-  res.set("X-Request-Id", "0123456789abcdef");
-  res.keep_alive(true);
-  res.body() = R"({"id":"u1","email":"a@b.c"})";
-  res.prepare_payload();
-  expect_same_bytes(res);
-  EXPECT_TRUE(response_wire(res).starts_with("HTTP/1.1 200 OK\r\n"));
+void expect_same_bytes(const ApiResponse& response, const ResponseFrame& f) {
+  std::string ours = response_wire(response, f);
+  EXPECT_EQ(ours, beast_wire(response, f));
 }
 
-TEST(ResponseWire, AnErrorThatClosesAndRepeatedFields) {
-  Response res{http::status::unauthorized, 11};
-  res.insert("WWW-Authenticate", R"(Bearer error="invalid_token")");
-  res.insert("Vary", "Origin");
-  res.insert("Vary", "Access-Control-Request-Method");
-  res.keep_alive(false);
-  res.body() = R"({"code":401})";
-  res.prepare_payload();
-  expect_same_bytes(res);
+TEST(ResponseWire, AJsonAnswerKeptAlive) {
+  ApiResponse ok;
+  ok.body = R"({"id":"u1","email":"a@b.c"})";
+  expect_same_bytes(ok, frame());
+  EXPECT_TRUE(response_wire(ok, frame()).starts_with("HTTP/1.1 200 OK\r\n"));
 }
 
-TEST(ResponseWire, NoContentAndHeadAnswersHaveNoBody) {
-  Response no_content{http::status::no_content, 11};
-  no_content.set("Access-Control-Allow-Origin", "https://app.example");
-  no_content.prepare_payload();
-  no_content.erase(http::field::content_length);
-  expect_same_bytes(no_content);
-
-  Response head{http::status::ok, 11};
-  head.content_length(42);  // what GET would carry, without the body
-  expect_same_bytes(head);
+TEST(ResponseWire, AnErrorThatClosesWithRepeatedHeaders) {
+  ApiResponse unauthorized;
+  unauthorized.status = 401;
+  unauthorized.body = R"({"code":401})";
+  unauthorized.headers = {{"WWW-Authenticate", R"(Bearer error="invalid_token")"},
+                          {"Vary", "Origin"},
+                          {"Vary", "Access-Control-Request-Method"}};
+  expect_same_bytes(unauthorized, frame(11, false));
 }
 
-TEST(ResponseWire, Http10AndACustomReason) {
-  Response res{http::status::service_unavailable, 10};
-  res.keep_alive(true);  // HTTP/1.0 needs "Connection: keep-alive" spelled out
-  res.reason("Busy");
-  res.set(http::field::retry_after, "1");
-  res.body() = "{}";
-  res.prepare_payload();
-  expect_same_bytes(res);
-  EXPECT_TRUE(response_wire(res).starts_with("HTTP/1.0 503 Busy\r\n"));
+TEST(ResponseWire, HandlerHeadersReplaceTheCommonOnes) {
+  ApiResponse page;
+  page.content_type = "text/html; charset=utf-8";
+  page.body = "<!doctype html><title>Reset</title>";
+  page.headers = {{"Cache-Control", "no-cache"},
+                  {"content-type", "text/plain"},
+                  {"Referrer-Policy", "no-referrer"}};
+  expect_same_bytes(page, frame());
+  EXPECT_EQ(response_wire(page, frame()).find("no-store"), std::string::npos);
+}
+
+TEST(ResponseWire, NoContentHasNoLengthAndHeadHasNoBody) {
+  ApiResponse preflight;
+  preflight.status = 204;
+  preflight.content_type = {};
+  preflight.headers = {{"Access-Control-Allow-Origin", "https://app.example"}};
+  expect_same_bytes(preflight, frame());
+
+  ApiResponse page;
+  page.content_type = "text/html; charset=utf-8";
+  page.body = "<!doctype html>";
+  expect_same_bytes(page, frame(11, true, /*head=*/true));
+  std::string head = response_wire(page, frame(11, true, true));
+  EXPECT_TRUE(head.ends_with("Content-Length: 15\r\n\r\n")) << head;
+}
+
+TEST(ResponseWire, Http10SpellsOutKeepAlive) {
+  ApiResponse busy;
+  busy.status = 503;
+  busy.body = "{}";
+  busy.headers = {{"Retry-After", "5"}};
+  expect_same_bytes(busy, frame(10, true));
+  expect_same_bytes(busy, frame(10, false));
+  EXPECT_TRUE(response_wire(busy, frame(10, true)).starts_with("HTTP/1.0 503 Service Unavailable"));
 }
 
 }  // namespace
