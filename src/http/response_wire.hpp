@@ -24,8 +24,8 @@ struct ResponseFrame {
   std::string_view request_id;
 };
 
-// The status line; Content-Type, Cache-Control: no-store, Date and
-// X-Request-Id, each replaced by a handler header of the same name; the
+// The status line; Content-Type and Cache-Control: no-store, each replaced
+// by a handler header of the same name; Date and X-Request-Id; the
 // handler's headers in order; Connection where HTTP/1.x needs it spelled
 // out; Content-Length (none on 1xx, 204 and 304: RFC 9110 8.6); the empty
 // line; and the body unless `head`. The same bytes as Beast's message with

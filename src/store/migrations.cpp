@@ -126,10 +126,11 @@ CREATE TABLE reset_tokens (
 ALTER TABLE sessions ADD COLUMN revoked_at INTEGER;
 CREATE INDEX sessions_revoked ON sessions(revoked_at, expires_at) WHERE revoked_at IS NOT NULL;
 )sql",
-     R"sql(
-ALTER TABLE sessions ADD COLUMN revoked_at BIGINT;
-CREATE INDEX sessions_revoked ON sessions(revoked_at, expires_at) WHERE revoked_at IS NOT NULL;
-)sql"},
+     // PostgreSQL: the column only. It never sets it yet, and building an
+     // index here would hold the ALTER's lock on sessions while it scans the
+     // table, stalling the previous release's instances; a later release that
+     // marks adds it with CREATE INDEX CONCURRENTLY.
+     "ALTER TABLE sessions ADD COLUMN revoked_at BIGINT;"},
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ TEST(DatabaseThreads, AutomaticOnSqliteIsOnePerTwoCores) {
 // On PostgreSQL every transaction waits out a round trip: 4 threads, and a
 // pool of connections three larger (the outbox worker, the pruner, the
 // /metrics counts).
-TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithTwoSpareConnections) {
+TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithThreeSpareConnections) {
   Config config;
   config.database = "postgresql://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 4u);

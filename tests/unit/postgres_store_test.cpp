@@ -138,6 +138,38 @@ TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInst
   EXPECT_EQ(live, 1);
 }
 
+// The same rule for a row marked revoked, as SQLite's logout leaves it and
+// as a later release may on PostgreSQL: never found, not live.
+TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
+  UserRecord u = add_user("alice@example.com");
+  Millis expires = now_millis() + 60'000;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.insert_session({sha256("marked"), u.id, 1'000, expires});
+                      tx.insert_session({sha256("other"), u.id, 1'000, expires});
+                    }),
+            StoreStatus::ok);
+  PGconn* raw = PQconnectdb(url_.c_str());
+  PGresult* marked = PQexec(raw,
+                            "UPDATE sessions SET revoked_at = 2000 WHERE token_digest = "
+                            "sha256(convert_to('marked', 'UTF8'))");
+  ASSERT_EQ(PQresultStatus(marked), PGRES_COMMAND_OK) << PQerrorMessage(raw);
+  EXPECT_STREQ(PQcmdTuples(marked), "1");
+  PQclear(marked);
+  PQfinish(raw);
+
+  bool found = true;
+  std::int64_t live = 0;
+  ASSERT_EQ(b_->run(Store::Mode::read,
+                    [&](Transaction& tx) {
+                      found = tx.session_by_digest(sha256("marked")).has_value();
+                      live = tx.live_session_count(2'000);
+                    }),
+            StoreStatus::ok);
+  EXPECT_FALSE(found);
+  EXPECT_EQ(live, 1);
+}
+
 // 6 /login 4: a limit of 10 holds exactly when 16 instances' worth of
 // transactions count and add at the same moment (the advisory lock on the
 // key; without it several would see 9 and all add).
