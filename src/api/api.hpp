@@ -23,11 +23,25 @@ struct ApiRequest {
   std::string client_address;
 };
 
+// A response's Content-Type. Only a constant (a string literal, or a
+// constexpr view of one) converts to it, so a response can keep a view
+// without a copy per request and without one that could dangle.
+class ContentType {
+ public:
+  constexpr ContentType() = default;  // none: a response without a body
+  consteval ContentType(const char* literal) : value_(literal) {}
+  consteval ContentType(std::string_view constant) : value_(constant) {}
+  constexpr std::string_view view() const { return value_; }
+  constexpr bool empty() const { return value_.empty(); }
+
+ private:
+  std::string_view value_;
+};
+
 struct ApiResponse {
   int status = 200;
-  std::string body;  // JSON unless content_type says
-  // A string literal (no allocation per response); e.g. text/html for the reset page.
-  std::string_view content_type = "application/json";
+  std::string body;                                          // JSON unless content_type says
+  ContentType content_type = "application/json";             // e.g. text/html for the reset page
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
   std::string_view route = "unmatched";                      // for logs and metrics
 };

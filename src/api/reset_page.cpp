@@ -16,8 +16,7 @@ constexpr std::string_view kPageSecurityPolicy =
     "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; "
     "require-trusted-types-for 'script'";
 
-// `content_type`: a string literal (ApiResponse keeps the view).
-ApiResponse asset_response(std::string_view name, std::string_view content_type) {
+ApiResponse asset_response(std::string_view name, ContentType content_type) {
   std::optional<std::string_view> content = web::asset(name);
   if (!content) return error_response(500);  // the build embeds every file: cannot happen
   ApiResponse response;

@@ -21,7 +21,7 @@ std::string response_wire(const ApiResponse& response, const ResponseFrame& fram
   auto reason_view = http::obsolete_reason(status);
   std::string_view reason(reason_view.data(), reason_view.size());
   bool own_type = false, own_cache = false;
-  std::size_t size = 160 + response.body.size() + response.content_type.size();
+  std::size_t size = 160 + response.body.size() + response.content_type.view().size();
   for (const auto& [name, value] : response.headers) {
     own_type = own_type || boost::beast::iequals(name, "Content-Type");
     own_cache = own_cache || boost::beast::iequals(name, "Cache-Control");
@@ -40,7 +40,7 @@ std::string response_wire(const ApiResponse& response, const ResponseFrame& fram
   wire += reason;
   wire += "\r\n";
   if (!own_type && !response.content_type.empty())
-    append_field(wire, "Content-Type", response.content_type);
+    append_field(wire, "Content-Type", response.content_type.view());
   if (!own_cache) append_field(wire, "Cache-Control", "no-store");
   append_field(wire, "Date", frame.date);
   append_field(wire, "X-Request-Id", frame.request_id);

@@ -25,7 +25,7 @@ bool iequal(std::string_view a, std::string_view b) {
 Response beast_message(const ApiResponse& response, const ResponseFrame& frame) {
   Response res{static_cast<http::status>(response.status), frame.version};
   if (!response.content_type.empty())
-    res.set(http::field::content_type, bsv(response.content_type));
+    res.set(http::field::content_type, bsv(response.content_type.view()));
   res.set(http::field::cache_control, "no-store");
   res.set(http::field::date, bsv(frame.date));
   res.set("X-Request-Id", bsv(frame.request_id));
