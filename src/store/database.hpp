@@ -182,8 +182,7 @@ class Database {
 
   template <class Work>
   boost::asio::awaitable<StoreStatus> read(Work& work) {
-    auto job = [this, &work] { return store_.run(Store::Mode::read, work); };
-    StoreStatus status = co_await run_on(pool_, job);
+    StoreStatus status = co_await read_on(pool_, work);
     co_return status;
   }
 
@@ -192,8 +191,7 @@ class Database {
   // which on SQLite is one thread on two cores.
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_aside(Work& work) {
-    auto job = [this, &work] { return store_.run(Store::Mode::read, work); };
-    StoreStatus status = co_await run_on(aside_, job);
+    StoreStatus status = co_await read_on(aside_, work);
     co_return status;
   }
 
@@ -210,6 +208,13 @@ class Database {
   }
 
  private:
+  template <class Work>
+  boost::asio::awaitable<StoreStatus> read_on(boost::asio::thread_pool& pool, Work& work) {
+    auto job = [this, &work] { return store_.run(Store::Mode::read, work); };
+    StoreStatus status = co_await run_on(pool, job);
+    co_return status;
+  }
+
   Store& store_;
   boost::asio::thread_pool pool_;
   boost::asio::thread_pool aside_;

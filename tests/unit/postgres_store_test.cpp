@@ -68,6 +68,18 @@ class PostgresStoreTest : public ::testing::Test {
     return u;
   }
 
+  // Two live sessions of one user: `token`'s and another.
+  void add_two_live_sessions(std::string_view token) {
+    UserRecord u = add_user("alice@example.com");
+    Millis expires = now_millis() + 60'000;
+    ASSERT_EQ(a_->run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_session({sha256(token), u.id, 1'000, expires});
+                        tx.insert_session({sha256("other"), u.id, 1'000, expires});
+                      }),
+              StoreStatus::ok);
+  }
+
   // A live reset token for `user`; its digest.
   Sha256Digest add_reset_token(const UserRecord& user, std::string_view token) {
     Sha256Digest digest = sha256(token);
@@ -111,14 +123,7 @@ TEST_F(PostgresStoreTest, Decisions_8_4_MigrationsRunOnceAcrossInstances) {
 // 6 /logout 4 on PostgreSQL: a revoked session is found by neither
 // instance, cannot be revoked twice, and no longer counts as live.
 TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInstance) {
-  UserRecord u = add_user("alice@example.com");
-  Millis expires = now_millis() + 60'000;
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.insert_session({sha256("tok"), u.id, 1'000, expires});
-                      tx.insert_session({sha256("other"), u.id, 1'000, expires});
-                    }),
-            StoreStatus::ok);
+  add_two_live_sessions("tok");
   bool revoked_first = false, revoked_again = true, found_by_b = true;
   std::int64_t live = 0;
   ASSERT_EQ(
@@ -141,14 +146,7 @@ TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInst
 // The same rule for a row marked revoked, as SQLite's logout leaves it and
 // as a later release may on PostgreSQL: never found, not live.
 TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
-  UserRecord u = add_user("alice@example.com");
-  Millis expires = now_millis() + 60'000;
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.insert_session({sha256("marked"), u.id, 1'000, expires});
-                      tx.insert_session({sha256("other"), u.id, 1'000, expires});
-                    }),
-            StoreStatus::ok);
+  add_two_live_sessions("marked");
   PGconn* raw = PQconnectdb(url_.c_str());
   PGresult* marked = PQexec(raw,
                             "UPDATE sessions SET revoked_at = 2000 WHERE token_digest = "
