@@ -41,7 +41,7 @@ namespace {
 std::string line_start(spdlog::level::level_enum level, std::string_view event) {
   std::string line = R"({"time":")";
   line.reserve(256);
-  line += format_rfc3339(now_millis());
+  append_rfc3339(line, now_millis());
   line += R"(","level":")";
   auto level_name = spdlog::level::to_string_view(level);
   line.append(level_name.data(), level_name.size());
