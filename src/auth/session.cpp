@@ -1,5 +1,7 @@
 #include "auth/session.hpp"
 
+#include <utility>
+
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -9,11 +11,10 @@ namespace {
 // The session's user, when the token names a live session of an enabled account.
 std::optional<UserRecord> live_session_user(Transaction& tx, const Sha256Digest& digest,
                                             Millis now) {
-  auto session = tx.session_by_digest(digest);
-  if (!session || session->expires_at <= now) return std::nullopt;  // expired = unknown
-  auto user = tx.user_by_id(session->user_id);
-  if (!user || user->disabled) return std::nullopt;
-  return user;
+  auto found = tx.session_user(digest);
+  if (!found || found->expires_at <= now) return std::nullopt;  // expired = unknown
+  if (found->user.disabled) return std::nullopt;
+  return std::move(found->user);
 }
 
 }  // namespace

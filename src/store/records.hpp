@@ -31,6 +31,12 @@ struct SessionRecord {
   Millis expires_at = 0;
 };
 
+// An unrevoked session's user and expiry, read together (GET /me, logout).
+struct SessionUser {
+  UserRecord user;
+  Millis expires_at = 0;
+};
+
 // A pending "send a reset mail" request. It holds no token: the worker mints
 // one at delivery time.
 struct OutboxRecord {

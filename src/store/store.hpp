@@ -52,7 +52,10 @@ class Transaction {
   // Sessions. A revoked session is never found again; it stays in storage
   // until the pruner removes it with the expired ones.
   virtual void insert_session(const SessionRecord& session) = 0;
-  virtual std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) = 0;
+  // The user of the unrevoked session with this digest, expired or not, in
+  // one statement (a session and then its user took two). In a write
+  // transaction the user's row is locked, as by user_by_id.
+  virtual std::optional<SessionUser> session_user(const Sha256Digest& digest) = 0;
   // POST /logout. False when no unrevoked session has that digest.
   virtual bool revoke_session(const Sha256Digest& digest, Millis now) = 0;
   virtual void delete_sessions_of_user(std::string_view user_id) = 0;

@@ -132,7 +132,7 @@ TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInst
       StoreStatus::ok);
   ASSERT_EQ(b_->run(Store::Mode::write,
                     [&](Transaction& tx) {
-                      found_by_b = tx.session_by_digest(sha256("tok")).has_value();
+                      found_by_b = tx.session_user(sha256("tok")).has_value();
                       revoked_again = tx.revoke_session(sha256("tok"), 3'000);
                       live = tx.live_session_count(2'000);
                     }),
@@ -141,6 +141,37 @@ TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInst
   EXPECT_FALSE(found_by_b);
   EXPECT_FALSE(revoked_again);
   EXPECT_EQ(live, 1);
+}
+
+// GET /me's lookup reads the session's user and expiry in one statement;
+// in a write transaction (logout) it holds the user's row like user_by_id,
+// so a concurrent writer of that user waits for it.
+TEST_F(PostgresStoreTest, SessionUserReadsTheUserAndLocksItInAWrite) {
+  add_two_live_sessions("mine");
+  std::optional<SessionUser> found;
+  ASSERT_EQ(
+      b_->run(Store::Mode::read, [&](Transaction& tx) { found = tx.session_user(sha256("mine")); }),
+      StoreStatus::ok);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->user.email, "alice@example.com");
+  EXPECT_GT(found->expires_at, now_millis());
+
+  postgres::PostgresStore impatient(url_, 2, 300ms);
+  std::latch locked(1);
+  std::latch release(1);
+  std::thread holder([&] {
+    a_->run(Store::Mode::write, [&](Transaction& tx) {
+      tx.session_user(sha256("mine"));
+      locked.count_down();
+      release.wait();
+    });
+  });
+  locked.wait();
+  StoreStatus waited =
+      impatient.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(found->user.id); });
+  release.count_down();
+  holder.join();
+  EXPECT_EQ(waited, StoreStatus::unavailable);
 }
 
 // The same rule for a row marked revoked, as SQLite's logout leaves it and
@@ -160,7 +191,7 @@ TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
   std::int64_t live = 0;
   ASSERT_EQ(b_->run(Store::Mode::read,
                     [&](Transaction& tx) {
-                      found = tx.session_by_digest(sha256("marked")).has_value();
+                      found = tx.session_user(sha256("marked")).has_value();
                       live = tx.live_session_count(2'000);
                     }),
             StoreStatus::ok);

@@ -259,9 +259,9 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   std::size_t events = 0;
   ASSERT_EQ(store.run(Store::Mode::read,
                       [&](Transaction& tx) {
-                        expired = tx.session_by_digest(sha256("expired")).has_value();
-                        just_expired = tx.session_by_digest(sha256("just-expired")).has_value();
-                        live = tx.session_by_digest(sha256("live")).has_value();
+                        expired = tx.session_user(sha256("expired")).has_value();
+                        just_expired = tx.session_user(sha256("just-expired")).has_value();
+                        live = tx.session_user(sha256("live")).has_value();
                         events = tx.event_times("login:email:alice@example.com", 0).size();
                       }),
             StoreStatus::ok);
@@ -285,25 +285,31 @@ TEST_F(SqliteStoreTest, SessionsAreKeyedByDigestAndRevokedOnce) {
   store.migrate();
   UserRecord u = user("alice@example.com");
   bool revoked_first = false, revoked_again = true;
-  std::optional<SessionRecord> found, found_after_revoke;
+  UserRecord bob = user("bob@example.com");
+  std::optional<SessionUser> found, found_bob, found_after_revoke;
   std::int64_t live_before = 0, live_after = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
                         tx.insert_user(u);
                         tx.insert_session(session(u.id, "tok", 9'000));
-                        tx.insert_session(session(u.id, "other", 9'000));
-                        found = tx.session_by_digest(sha256("tok"));
+                        tx.insert_user(bob);
+                        tx.insert_session(session(bob.id, "other", 8'000));
+                        found = tx.session_user(sha256("tok"));
+                        found_bob = tx.session_user(sha256("other"));
                         live_before = tx.live_session_count(1'000);
                         revoked_first = tx.revoke_session(sha256("tok"), 1'000);
                         revoked_again = tx.revoke_session(sha256("tok"), 1'001);
-                        found_after_revoke = tx.session_by_digest(sha256("tok"));
+                        found_after_revoke = tx.session_user(sha256("tok"));
                         live_after = tx.live_session_count(1'000);
                       }),
             StoreStatus::ok);
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->user_id, u.id);
-  EXPECT_EQ(found->token_digest, sha256("tok"));
+  EXPECT_EQ(found->user.id, u.id);
+  EXPECT_EQ(found->user.email, "alice@example.com");
   EXPECT_EQ(found->expires_at, 9'000);
+  ASSERT_TRUE(found_bob.has_value());  // each session joins its own user
+  EXPECT_EQ(found_bob->user.id, bob.id);
+  EXPECT_EQ(found_bob->expires_at, 8'000);
   EXPECT_TRUE(revoked_first);
   EXPECT_FALSE(revoked_again);
   EXPECT_FALSE(found_after_revoke.has_value());
@@ -333,9 +339,9 @@ TEST_F(SqliteStoreTest, SessionsOfTheFirstSchemaSurviveMigrationTwo) {
   bool found = false, revoked = false, found_after = true;
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        found = tx.session_by_digest(sha256("old")).has_value();
+                        found = tx.session_user(sha256("old")).has_value();
                         revoked = tx.revoke_session(sha256("old"), 1'000);
-                        found_after = tx.session_by_digest(sha256("old")).has_value();
+                        found_after = tx.session_user(sha256("old")).has_value();
                       }),
             StoreStatus::ok);
   EXPECT_TRUE(found);

@@ -23,6 +23,15 @@ class StillDownError : public BusyError {
   "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
   "phone_verified_at, disabled, created_at, updated_at"
 
+// GET /me's and logout's lookup: the session's user, then its expiry. The
+// subquery names only user_id and expires_at, so the user's columns need no
+// qualifier; the session's primary key drives the join.
+#define AUTHD_SESSION_USER_SQL                                              \
+  "SELECT " AUTHD_USER_COLUMNS                                              \
+  ", expires_at FROM users JOIN (SELECT user_id, expires_at FROM sessions " \
+  "WHERE token_digest = $1 AND revoked_at IS NULL) AS s ON users.id = s.user_id"
+constexpr int kSessionExpiresColumn = 11;  // after the user's 11 columns
+
 UserRecord read_user(const Result& row) {
   UserRecord user;
   user.id = row.text(0, 0);
@@ -160,16 +169,13 @@ class PostgresTransaction final : public Transaction {
         params);
   }
 
-  std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) override {
+  std::optional<SessionUser> session_user(const Sha256Digest& digest) override {
     Params params;
     params.digest(digest);
-    Result rows = db_.run(
-        "SELECT token_digest, user_id, created_at, expires_at FROM sessions "
-        "WHERE token_digest = $1 AND revoked_at IS NULL",
-        params);
+    Result rows = locking_ ? db_.run(AUTHD_SESSION_USER_SQL " FOR UPDATE OF users", params)
+                           : db_.run(AUTHD_SESSION_USER_SQL, params);
     if (rows.rows() == 0) return std::nullopt;
-    return SessionRecord{rows.digest(0, 0), rows.text(0, 1), rows.integer(0, 2),
-                         rows.integer(0, 3)};
+    return SessionUser{read_user(rows), rows.integer(0, kSessionExpiresColumn)};
   }
 
   // A DELETE, not SQLite's mark: during a rolling upgrade an instance of a
@@ -509,3 +515,5 @@ int PostgresStore::migrate() {
 }
 
 }  // namespace authd::postgres
+
+#undef AUTHD_SESSION_USER_SQL  // the two stores spell parameters differently

@@ -21,6 +21,15 @@ namespace {
   "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
   "phone_verified_at, disabled, created_at, updated_at"
 
+// GET /me's and logout's lookup: the session's user, then its expiry. The
+// subquery names only user_id and expires_at, so the user's columns need no
+// qualifier; the session's primary key drives the join.
+#define AUTHD_SESSION_USER_SQL                                              \
+  "SELECT " AUTHD_USER_COLUMNS                                              \
+  ", expires_at FROM users JOIN (SELECT user_id, expires_at FROM sessions " \
+  "WHERE token_digest = ?1 AND revoked_at IS NULL) AS s ON users.id = s.user_id"
+constexpr int kSessionExpiresColumn = 11;  // after the user's 11 columns
+
 UserRecord read_user(const Statement& row) {
   UserRecord user;
   user.id = row.text(0);
@@ -117,13 +126,11 @@ class SqliteTransaction final : public Transaction {
     st.run();
   }
 
-  std::optional<SessionRecord> session_by_digest(const Sha256Digest& digest) override {
-    auto st = db_.prepare(
-        "SELECT token_digest, user_id, created_at, expires_at FROM sessions "
-        "WHERE token_digest = ?1 AND revoked_at IS NULL");
+  std::optional<SessionUser> session_user(const Sha256Digest& digest) override {
+    auto st = db_.prepare(AUTHD_SESSION_USER_SQL);
     st.bind(1, digest);
     if (!st.step()) return std::nullopt;
-    return SessionRecord{st.digest(0), st.text(1), st.integer(2), st.integer(3)};
+    return SessionUser{read_user(st), st.integer(kSessionExpiresColumn)};
   }
 
   // A mark, not a DELETE: it rewrites one b-tree page where a DELETE also
@@ -471,3 +478,5 @@ int SqliteStore::migrate() {
 }
 
 }  // namespace authd::sqlite
+
+#undef AUTHD_SESSION_USER_SQL  // the two stores spell parameters differently
