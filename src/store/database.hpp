@@ -1,13 +1,17 @@
 // The asynchronous face of a Store for the server: transactions run off the
 // connection threads, so that an fsync or a slow query never blocks one.
 //
-// Reads run on a small dedicated thread pool. Writes go to the pool too,
-// unless the store asks for group commit (SQLite): then one writer thread
-// drains the queue of pending writes and hands them to the store as a batch
-// that shares one durable commit (Store::run_writes). A coroutine resumes
-// only after the commit of its batch has returned, so no answer is sent
-// before its data is durable (decisions.md 8.3), while N concurrent writes
-// cost one fsync instead of N.
+// Reads and writes run on a small dedicated thread pool, unless the store
+// asks for batches (SQLite):
+// - group commit: one writer thread drains the queue of pending writes and
+//   hands them to the store as a batch that shares one durable commit
+//   (Store::run_writes). A coroutine resumes only after the commit of its
+//   batch has returned, so no answer is sent before its data is durable
+//   (decisions.md 8.3), while N concurrent writes cost one fsync instead of N;
+// - group reads: the read threads do the same with pending reads, which
+//   share one read transaction begun after all of them were queued
+//   (Store::run_reads), so each still sees every commit that had returned
+//   before it was asked for.
 #pragma once
 
 #include <algorithm>
@@ -35,20 +39,29 @@
 
 namespace authd {
 
-// One thread that runs queued writes in batches through Store::run_writes.
-class GroupCommitWriter {
+// Threads that run queued transactions in batches: writes through
+// Store::run_writes (one thread: SQLite has one writer; one durable commit
+// per batch), reads through Store::run_reads (one read transaction per
+// batch). The threads share one queue; each takes its share of what is
+// queued when it comes free.
+class TransactionBatcher {
  public:
+  using RunBatch = void (Store::*)(std::span<Store::BatchUnit>);
   struct Job {
     std::function<void(Transaction&)> work;
-    std::function<void(StoreStatus, std::exception_ptr)> done;  // called after the commit
+    std::function<void(StoreStatus, std::exception_ptr)> done;  // called after the batch
   };
 
   // A batch is bounded so that one batch does not hold SQLite's write lock
   // (and the first waiters' answers) for long.
   static constexpr std::size_t kMaxBatch = 256;
 
-  explicit GroupCommitWriter(Store& store) : store_(store), thread_([this] { loop(); }) {}
-  ~GroupCommitWriter() { stop(); }
+  TransactionBatcher(Store& store, RunBatch run_batch, std::size_t threads)
+      : store_(store), run_batch_(run_batch), thread_count_(std::max<std::size_t>(threads, 1)) {
+    threads_.reserve(thread_count_);
+    for (std::size_t i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~TransactionBatcher() { stop(); }
 
   // Once stop() has begun, a new job is refused at once (unavailable)
   // rather than queued where no thread would run it.
@@ -70,38 +83,43 @@ class GroupCommitWriter {
       std::lock_guard lock(mutex_);
       stopping_ = true;
     }
-    wake_.notify_one();
-    if (thread_.joinable()) thread_.join();
+    wake_.notify_all();
+    for (auto& thread : threads_)
+      if (thread.joinable()) thread.join();
   }
 
  private:
   void loop() {
     std::vector<Job> batch;
-    std::vector<Store::WriteUnit> units;
+    std::vector<Store::BatchUnit> units;
     for (;;) {
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and nothing left
-        std::size_t take = std::min(queue_.size(), kMaxBatch);
+        // A fair share, so that the other threads have work too.
+        std::size_t share = (queue_.size() + thread_count_ - 1) / thread_count_;
+        std::size_t take = std::min(share, kMaxBatch);
         batch.assign(std::make_move_iterator(queue_.begin()),
                      std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       }
-      units.assign(batch.size(), Store::WriteUnit{});
+      units.assign(batch.size(), Store::BatchUnit{});
       for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
-      store_.run_writes(units);
+      (store_.*run_batch_)(units);
       for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(units[i].status, units[i].error);
       batch.clear();
     }
   }
 
   Store& store_;
+  RunBatch run_batch_;
+  const std::size_t thread_count_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<Job> queue_;
   bool stopping_ = false;
-  std::thread thread_;  // last: starts once the rest is constructed
+  std::vector<std::thread> threads_;  // last: they start once the rest is constructed
 };
 
 // The store as the server's background threads (outbox worker, pruner) see
@@ -114,19 +132,19 @@ class GroupCommitWriter {
 // which would wait for itself.
 class QueuedWriteStore final : public Store {
  public:
-  QueuedWriteStore(Store& store, GroupCommitWriter* writer) : store_(store), writer_(writer) {}
+  QueuedWriteStore(Store& store, TransactionBatcher* writer) : store_(store), writer_(writer) {}
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override {
     if (mode == Mode::read || writer_ == nullptr) return store_.run(mode, work);
     std::promise<void> committed;
     StoreStatus status = StoreStatus::failed;
     std::exception_ptr error;
-    writer_->submit(GroupCommitWriter::Job{[&work](Transaction& tx) { work(tx); },
-                                           [&](StoreStatus s, std::exception_ptr e) {
-                                             status = s;
-                                             error = e;
-                                             committed.set_value();
-                                           }});
+    writer_->submit(TransactionBatcher::Job{[&work](Transaction& tx) { work(tx); },
+                                            [&](StoreStatus s, std::exception_ptr e) {
+                                              status = s;
+                                              error = e;
+                                              committed.set_value();
+                                            }});
     committed.get_future().wait();
     if (error) std::rethrow_exception(error);
     return status;
@@ -136,13 +154,20 @@ class QueuedWriteStore final : public Store {
 
  private:
   Store& store_;
-  GroupCommitWriter* writer_;  // null: the store has no group commit
+  TransactionBatcher* writer_;  // null: the store has no group commit
 };
 
 class Database {
  public:
-  Database(Store& store, std::size_t threads) : store_(store), pool_(threads), aside_(1) {
-    if (store_.group_commit()) writer_ = std::make_unique<GroupCommitWriter>(store_);
+  // `threads` run the requests' transactions: the pool's threads, or with
+  // group reads and group commit (SQLite) the read batcher's, and then the
+  // pool keeps a single thread, for the health check.
+  Database(Store& store, std::size_t threads)
+      : store_(store), pool_(store.group_reads() && store.group_commit() ? 1 : threads), aside_(1) {
+    if (store_.group_commit())
+      writer_ = std::make_unique<TransactionBatcher>(store_, &Store::run_writes, 1);
+    if (store_.group_reads())
+      reader_ = std::make_unique<TransactionBatcher>(store_, &Store::run_reads, threads);
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
   ~Database() { stop(); }
@@ -160,35 +185,23 @@ class Database {
       StoreStatus status = co_await run_on(pool_, job);
       co_return status;
     }
-    namespace asio = boost::asio;
-    // Tracked: while the write waits for its commit, the caller's io_context
-    // still has outstanding work, so a draining server does not stop under it.
-    auto current = co_await asio::this_coro::executor;
-    auto caller = asio::prefer(current, asio::execution::outstanding_work.tracked);
-    auto initiation = [this, caller, &work](auto handler) {
-      // The handler is move-only; std::function wants a copyable callable.
-      auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      writer_->submit(GroupCommitWriter::Job{
-          [&work](Transaction& tx) { work(tx); },
-          [caller, shared](StoreStatus status, std::exception_ptr error) {
-            asio::post(caller, [shared, status, error] { std::move (*shared)(error, status); });
-          }});
-    };
-    StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
-                                                       void(std::exception_ptr, StoreStatus)>(
-        initiation, asio::use_awaitable);
+    StoreStatus status = co_await run_batched(*writer_, work);
     co_return status;
   }
 
   template <class Work>
   boost::asio::awaitable<StoreStatus> read(Work& work) {
+    if (reader_) {
+      StoreStatus status = co_await run_batched(*reader_, work);
+      co_return status;
+    }
     StoreStatus status = co_await read_on(pool_, work);
     co_return status;
   }
 
   // A read that visits many rows (the /metrics counts) runs on a thread of
-  // its own, so that it never holds up the requests queued on the pool,
-  // which on SQLite is one thread on two cores.
+  // its own, so that it never holds up the requests' reads, which on SQLite
+  // run on one thread on two cores.
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_aside(Work& work) {
     StoreStatus status = co_await read_on(aside_, work);
@@ -202,12 +215,37 @@ class Database {
   }
 
   void stop() {
+    if (reader_) reader_->stop();
     if (writer_) writer_->stop();
     pool_.join();
     aside_.join();
   }
 
  private:
+  // Queues `work` on a batching thread; the coroutine resumes on its own
+  // executor once the batch has finished (for writes: committed).
+  template <class Work>
+  static boost::asio::awaitable<StoreStatus> run_batched(TransactionBatcher& batcher, Work& work) {
+    namespace asio = boost::asio;
+    // Tracked: while the job waits for its batch, the caller's io_context
+    // still has outstanding work, so a draining server does not stop under it.
+    auto current = co_await asio::this_coro::executor;
+    auto caller = asio::prefer(current, asio::execution::outstanding_work.tracked);
+    auto initiation = [&batcher, caller, &work](auto handler) {
+      // The handler is move-only; std::function wants a copyable callable.
+      auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+      batcher.submit(TransactionBatcher::Job{
+          [&work](Transaction& tx) { work(tx); },
+          [caller, shared](StoreStatus status, std::exception_ptr error) {
+            asio::post(caller, [shared, status, error] { std::move (*shared)(error, status); });
+          }});
+    };
+    StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
+                                                       void(std::exception_ptr, StoreStatus)>(
+        initiation, asio::use_awaitable);
+    co_return status;
+  }
+
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_on(boost::asio::thread_pool& pool, Work& work) {
     auto job = [this, &work] { return store_.run(Store::Mode::read, work); };
@@ -218,7 +256,8 @@ class Database {
   Store& store_;
   boost::asio::thread_pool pool_;
   boost::asio::thread_pool aside_;
-  std::unique_ptr<GroupCommitWriter> writer_;
+  std::unique_ptr<TransactionBatcher> writer_;
+  std::unique_ptr<TransactionBatcher> reader_;
   std::unique_ptr<QueuedWriteStore> background_;
 };
 

@@ -103,16 +103,26 @@ class Store {
   // alone if it throws, but all share one durable commit, and none is
   // reported done before that commit has returned. Other backends keep one
   // transaction per write (the default below).
-  struct WriteUnit {
+  struct BatchUnit {
     const std::function<void(Transaction&)>* work = nullptr;
     StoreStatus status = StoreStatus::failed;
     std::exception_ptr error;  // an exception other than StoreError, for the caller
   };
   virtual bool group_commit() const { return false; }
-  virtual void run_writes(std::span<WriteUnit> units) {
-    for (WriteUnit& unit : units) {
+  virtual void run_writes(std::span<BatchUnit> units) { run_each(Mode::write, units); }
+
+  // Group reads: a backend whose read transactions cost more to open than
+  // to run (SQLite: file-lock system calls) returns true, and then receives
+  // concurrent reads in batches through `run_reads`, all in one read
+  // transaction begun after the last of them was queued.
+  virtual bool group_reads() const { return false; }
+  virtual void run_reads(std::span<BatchUnit> units) { run_each(Mode::read, units); }
+
+  // The defaults of run_writes and run_reads: one transaction per unit.
+  void run_each(Mode mode, std::span<BatchUnit> units) {
+    for (BatchUnit& unit : units) {
       try {
-        unit.status = run(Mode::write, *unit.work);
+        unit.status = run(mode, *unit.work);
       } catch (...) {
         unit.error = std::current_exception();
       }

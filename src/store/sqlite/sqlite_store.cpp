@@ -365,6 +365,70 @@ StoreStatus SqliteStore::run(Mode mode, const std::function<void(Transaction&)>&
 
 namespace {
 
+// Runs one unit of a batch, then `then_sql` if given: its status, or its
+// exception for its own caller. False when it failed, for the caller to undo.
+bool run_unit(Connection& connection, Store::BatchUnit& unit, const char* then_sql = nullptr) {
+  try {
+    SqliteTransaction tx(connection);
+    (*unit.work)(tx);
+    if (then_sql != nullptr) connection.prepare(then_sql).run();
+    unit.status = StoreStatus::ok;
+    return true;
+  } catch (const BusyError& e) {
+    log::warn("store_busy", {{"error", e.what()}});
+    unit.status = StoreStatus::unavailable;
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    unit.status = StoreStatus::failed;
+  } catch (...) {
+    unit.error = std::current_exception();
+  }
+  return false;
+}
+
+}  // namespace
+
+// A connection for a batch, or none, with every unit marked unavailable.
+std::unique_ptr<Connection> SqliteStore::acquire_for(std::span<BatchUnit> units) {
+  try {
+    return acquire();
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    for (BatchUnit& unit : units) unit.status = StoreStatus::unavailable;
+    return nullptr;
+  }
+}
+
+// One read transaction for the batch: SQLite takes its WAL read lock (two
+// fcntl calls) and checks the file's size (fstat) once, not once per read.
+// Every read of the batch was queued before BEGIN, so each sees every
+// commit that had returned before it was asked for.
+void SqliteStore::run_reads(std::span<BatchUnit> units) {
+  if (units.empty()) return;
+  std::unique_ptr<Connection> connection = acquire_for(units);
+  if (!connection) return;
+  try {
+    connection->prepare("BEGIN").run();
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+  }
+  for (BatchUnit& unit : units) run_unit(*connection, unit);
+  if (connection->in_transaction()) {
+    try {
+      connection->prepare("COMMIT").run();
+    } catch (const StoreError&) {
+      try {
+        connection->prepare("ROLLBACK").run();
+      } catch (const StoreError&) {
+        // SQLite may have rolled back already; nothing more to undo.
+      }
+    }
+  }
+  release(std::move(connection));
+}
+
+namespace {
+
 // Undoes one unit of a group commit, or throws when SQLite has already
 // rolled the whole transaction back (an I/O error, a full disk).
 void undo_unit(Connection& connection) {
@@ -375,39 +439,17 @@ void undo_unit(Connection& connection) {
 
 }  // namespace
 
-void SqliteStore::run_writes(std::span<WriteUnit> units) {
+void SqliteStore::run_writes(std::span<BatchUnit> units) {
   if (units.empty()) return;
-  std::unique_ptr<Connection> connection;
-  try {
-    connection = acquire();
-  } catch (const StoreError& e) {
-    log::error("store_error", {{"error", e.what()}});
-    for (WriteUnit& unit : units) unit.status = StoreStatus::unavailable;
-    return;
-  }
+  std::unique_ptr<Connection> connection = acquire_for(units);
+  if (!connection) return;
   StoreStatus batch = StoreStatus::ok;
   std::size_t ran = 0;  // units whose work has run: their fate is the COMMIT's
   try {
     connection->prepare("BEGIN IMMEDIATE").run();
-    for (WriteUnit& unit : units) {
+    for (BatchUnit& unit : units) {
       connection->prepare("SAVEPOINT unit").run();
-      try {
-        SqliteTransaction tx(*connection);
-        (*unit.work)(tx);
-        connection->prepare("RELEASE unit").run();
-        unit.status = StoreStatus::ok;
-      } catch (const BusyError& e) {
-        log::warn("store_busy", {{"error", e.what()}});
-        unit.status = StoreStatus::unavailable;
-        undo_unit(*connection);
-      } catch (const StoreError& e) {
-        log::error("store_error", {{"error", e.what()}});
-        unit.status = StoreStatus::failed;
-        undo_unit(*connection);
-      } catch (...) {
-        unit.error = std::current_exception();
-        undo_unit(*connection);
-      }
+      if (!run_unit(*connection, unit, "RELEASE unit")) undo_unit(*connection);
       ++ran;
     }
     connection->prepare("COMMIT").run();

@@ -25,7 +25,9 @@ class SqliteStore final : public Store {
   // One BEGIN IMMEDIATE ... COMMIT (one fsync) for the whole batch, each
   // unit inside its own SAVEPOINT.
   bool group_commit() const override { return true; }
-  void run_writes(std::span<WriteUnit> units) override;
+  void run_writes(std::span<BatchUnit> units) override;
+  bool group_reads() const override { return true; }
+  void run_reads(std::span<BatchUnit> units) override;
   int migrate() override;
 
   // WAL checkpoints that the background thread ran to completion
@@ -34,6 +36,7 @@ class SqliteStore final : public Store {
 
  private:
   std::unique_ptr<Connection> acquire();
+  std::unique_ptr<Connection> acquire_for(std::span<BatchUnit> units);
   void release(std::unique_ptr<Connection> connection);
 
   std::string path_;
