@@ -1,6 +1,7 @@
 // The trivial-HTTP ceiling: a minimal Boost.Beast server built like authd's
-// front end (one io_context run by one thread per core, one C++20 coroutine
-// per keep-alive connection) that answers every request with a fixed JSON
+// front end (an io_context per thread, one thread per core, the accept loop
+// handing connections to the threads in turn, one C++20 coroutine per
+// keep-alive connection) that answers every request with a fixed JSON
 // body. Whatever authd's GET /me costs above this is authd's own work
 // (routing, bearer parsing, SHA-256, the database read, the User JSON, the
 // log line). GET /healthz on authd itself would not do: it reads the
@@ -14,6 +15,7 @@
 #include <boost/beast/http.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,13 +45,14 @@ asio::awaitable<void> serve(tcp::socket socket) {
   socket.shutdown(tcp::socket::shutdown_send, ec);
 }
 
-asio::awaitable<void> accept_loop(tcp::acceptor& acceptor) {
-  auto executor = acceptor.get_executor();
+asio::awaitable<void> accept_loop(tcp::acceptor& acceptor,
+                                  std::vector<std::unique_ptr<asio::io_context>>& contexts) {
+  std::size_t next = 0;
   for (;;) {
     boost::system::error_code ec;
-    auto strand = asio::make_strand(executor);
+    asio::io_context& home = *contexts[next++ % contexts.size()];
     auto token = asio::redirect_error(asio::use_awaitable, ec);
-    tcp::socket socket = co_await acceptor.async_accept(strand, token);
+    tcp::socket socket = co_await acceptor.async_accept(home, token);
     if (ec) continue;
     auto connection_executor = socket.get_executor();
     asio::co_spawn(connection_executor, serve(std::move(socket)), asio::detached);
@@ -64,12 +67,17 @@ int main(int argc, char** argv) {
   auto port = static_cast<unsigned short>(std::atoi(argv[1]));
   unsigned threads = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2]))
                               : std::max(1u, std::thread::hardware_concurrency());
-  asio::io_context io;
-  tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), port});
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  for (unsigned i = 0; i < std::max(threads, 1u); ++i)
+    contexts.push_back(std::make_unique<asio::io_context>(1));
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  for (auto& context : contexts) guards.push_back(asio::make_work_guard(*context));
+  tcp::acceptor acceptor(*contexts[0], {asio::ip::make_address("127.0.0.1"), port});
   acceptor.listen(asio::socket_base::max_listen_connections);
-  asio::co_spawn(io, accept_loop(acceptor), asio::detached);
+  asio::co_spawn(*contexts[0], accept_loop(acceptor, contexts), asio::detached);
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&] { io.run(); });
-  io.run();
+  for (std::size_t i = 1; i < contexts.size(); ++i)
+    pool.emplace_back([context = contexts[i].get()] { context->run(); });
+  contexts[0]->run();
   for (auto& t : pool) t.join();
 }

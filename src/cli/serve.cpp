@@ -144,8 +144,8 @@ int run_serve(const Config& config) {
   Metrics metrics(route_labels());
   add_server_sources(metrics, hashing, outbox);
   ApiContext api{auth, &metrics};
-  boost::asio::io_context io;
-  Server server(io, http_settings_from(config), api);
+  IoThreads io_threads(or_cores(config.io_threads));
+  Server server(io_threads, http_settings_from(config), api);
   auto endpoint = server.listen();
   outbox.start();
   log::info("outbox_worker_started", {{"transport", config.mail_transport}});
@@ -156,18 +156,14 @@ int run_serve(const Config& config) {
                           {"schema_version", schema},
                           {"database", redact_url_secrets(config.database)}});
 
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(io_threads.main(), SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     server.drain();
   });
 
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < or_cores(config.io_threads); ++i)
-    threads.emplace_back([&] { io.run(); });
-  io.run();
-  for (auto& t : threads) t.join();
+  io_threads.run();
 
   log::info("drained");
   outbox.stop();

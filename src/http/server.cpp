@@ -18,7 +18,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -100,20 +99,21 @@ const std::string& http_date() {
 
 // Shared by the listener and every connection; connections hold it alive.
 struct Server::State : std::enable_shared_from_this<Server::State> {
-  // A live connection. Only its own strand touches it, drain() included.
+  // A live connection. Only its own thread touches it, drain() included.
   struct Connection {
     explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
     beast::tcp_stream stream;
     bool idle = true;  // waiting for the first byte of a request
   };
 
-  State(asio::io_context& io, HttpSettings s, ApiContext& a)
-      : io(io), settings(std::move(s)), api(a), acceptor(asio::make_strand(io)), drain_timer(io) {}
+  State(IoThreads& t, HttpSettings s, ApiContext& a)
+      : threads(t), io(t.main()), settings(std::move(s)), api(a), acceptor(io), drain_timer(io) {}
 
-  asio::io_context& io;
+  IoThreads& threads;
+  asio::io_context& io;  // the main thread's: the acceptor and the drain timer
   HttpSettings settings;
   ApiContext& api;
-  tcp::acceptor acceptor;  // on its own strand: the accept loop and drain() share it
+  tcp::acceptor acceptor;  // on the main thread: the accept loop and drain() share it
   asio::steady_timer drain_timer;
   std::atomic<bool> draining{false};
   std::mutex mutex;
@@ -618,9 +618,9 @@ asio::awaitable<void> Server::State::accept_loop() {
   auto self = shared_from_this();
   while (!draining) {
     error_code ec;
-    auto strand = asio::make_strand(io);  // named: see offload.hpp on GCC 12
+    asio::io_context& home = threads.next();  // the connection's thread
     tcp::socket socket =
-        co_await acceptor.async_accept(strand, asio::redirect_error(asio::use_awaitable, ec));
+        co_await acceptor.async_accept(home, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted || draining) break;
     if (ec) {
       // Typically out of file descriptors: back off instead of spinning.
@@ -647,6 +647,7 @@ void Server::State::drain() {
     error_code ignored;
     self->acceptor.close(ignored);
   });
+  threads.release();
   std::lock_guard lock(mutex);
   if (connections.empty()) return;
   // Idle connections are closed now; busy ones finish their request and
@@ -661,12 +662,12 @@ void Server::State::drain() {
   drain_timer.async_wait([self = shared_from_this()](const error_code& ec) {
     if (ec) return;  // cancelled: every connection finished in time
     log::warn("drain_timeout");
-    self->io.stop();
+    self->threads.stop();
   });
 }
 
-Server::Server(asio::io_context& io, HttpSettings settings, ApiContext& api)
-    : state_(std::make_shared<State>(io, std::move(settings), api)) {}
+Server::Server(IoThreads& threads, HttpSettings settings, ApiContext& api)
+    : state_(std::make_shared<State>(threads, std::move(settings), api)) {}
 
 Server::~Server() = default;
 

@@ -13,6 +13,7 @@
 
 #include "api/api.hpp"
 #include "core/duration.hpp"
+#include "http/io_threads.hpp"
 
 namespace authd {
 
@@ -34,7 +35,8 @@ struct HttpSettings {
 
 class Server {
  public:
-  Server(boost::asio::io_context& io, HttpSettings settings, ApiContext& api);
+  // Accepts on `threads.main()` and spreads connections over all the threads.
+  Server(IoThreads& threads, HttpSettings settings, ApiContext& api);
   ~Server();
 
   // Binds and starts accepting; returns the bound endpoint (port 0 picks one).
@@ -42,7 +44,8 @@ class Server {
 
   // Graceful stop: no new connections, idle ones closed, in-flight requests
   // answered (with Connection: close). Thread-safe. Once every connection is
-  // gone the server holds no more work on the io_context.
+  // gone the server holds no more work on any thread, and IoThreads::run
+  // returns.
   void drain();
 
  private:

@@ -103,5 +103,31 @@ TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
             std::to_string(kLogins));
 }
 
+// 9.3: past --drain-timeout what is still in flight is dropped and the
+// process exits 0, whichever connection thread holds it: two uploads that
+// never finish, one on each io thread (connections are handed out in turn),
+// do not keep it alive until their own header time-out.
+TEST(Shutdown, Decisions_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
+  AuthdProcess authd({"--log-level", "debug", "--io-threads", "2", "--drain-timeout", "1s",
+                      "--header-timeout", "120s"});
+  const std::string unfinished =
+      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{";
+  std::vector<std::unique_ptr<HttpConnection>> connections;
+  for (int i = 0; i < 2; ++i) {
+    connections.push_back(std::make_unique<HttpConnection>(authd.port()));
+    connections.back()->send_raw(unfinished);
+  }
+  ASSERT_TRUE(eventually([&] { return count_log_events(authd, "request_started", "POST") >= 2; }))
+      << authd.log_text();
+
+  authd.signal(SIGTERM);
+  // Well before the uploads' own 120 s time-out.
+  ASSERT_TRUE(eventually([&] { return count_log_events(authd, "drained") > 0; }))
+      << authd.log_text();
+  EXPECT_EQ(count_log_events(authd, "drain_timeout"), 1u);
+  EXPECT_EQ(authd.wait_exit(), 0) << authd.log_text();
+}
+
 }  // namespace
 }  // namespace authd::test
