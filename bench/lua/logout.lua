@@ -15,6 +15,9 @@ function init(args)
     requests[#requests + 1] =
       wrk.format("POST", "/logout", {["Authorization"] = "Bearer " .. tokens[i]})
   end
+  if #requests == 0 then -- more threads than tokens: repeat the last one
+    requests[1] = wrk.format("POST", "/logout", {["Authorization"] = "Bearer " .. tokens[#tokens]})
+  end
   next_index = 1
 end
 

@@ -29,6 +29,17 @@ class IoThreads {
       guards_.push_back(boost::asio::make_work_guard(*contexts_[i]));
   }
 
+  // The other contexts go first: a connection left on one of them by a
+  // drain time-out is destroyed with it, and on its way out touches the
+  // server's state, whose acceptor and drain timer belong to the main
+  // context.
+  ~IoThreads() {
+    guards_.clear();
+    while (!contexts_.empty()) contexts_.pop_back();
+  }
+  IoThreads(const IoThreads&) = delete;
+  IoThreads& operator=(const IoThreads&) = delete;
+
   // The calling thread's context: the accept loop, signals and timers run
   // there, beside its share of the connections.
   boost::asio::io_context& main() { return *contexts_.front(); }

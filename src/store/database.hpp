@@ -59,7 +59,12 @@ class TransactionBatcher {
   TransactionBatcher(Store& store, RunBatch run_batch, std::size_t threads)
       : store_(store), run_batch_(run_batch), thread_count_(std::max<std::size_t>(threads, 1)) {
     threads_.reserve(thread_count_);
-    for (std::size_t i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { loop(); });
+    try {
+      for (std::size_t i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { loop(); });
+    } catch (...) {
+      stop();  // joins the threads already started
+      throw;
+    }
   }
   ~TransactionBatcher() { stop(); }
 
@@ -97,7 +102,8 @@ class TransactionBatcher {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and nothing left
-        // A fair share, so that the other threads have work too.
+        // A fair share, so that the other threads have work too; a thread
+        // that finds more queued when it is done comes back for it at once.
         std::size_t share = (queue_.size() + thread_count_ - 1) / thread_count_;
         std::size_t take = std::min(share, kMaxBatch);
         batch.assign(std::make_move_iterator(queue_.begin()),
@@ -106,8 +112,23 @@ class TransactionBatcher {
       }
       units.assign(batch.size(), Store::BatchUnit{});
       for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
-      (store_.*run_batch_)(units);
-      for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(units[i].status, units[i].error);
+      try {
+        (store_.*run_batch_)(units);
+      } catch (...) {
+        // Out of memory, say: no unit may report success it cannot vouch for.
+        for (auto& unit : units) {
+          unit.status = StoreStatus::failed;
+          unit.error = std::current_exception();
+        }
+      }
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        try {
+          batch[i].done(units[i].status, units[i].error);
+        } catch (...) {
+          // The waiter cannot be told (posting its answer failed); the
+          // thread carries on for the others.
+        }
+      }
       batch.clear();
     }
   }

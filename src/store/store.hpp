@@ -114,7 +114,8 @@ class Store {
   // Group reads: a backend whose read transactions cost more to open than
   // to run (SQLite: file-lock system calls) returns true, and then receives
   // concurrent reads in batches through `run_reads`, all in one read
-  // transaction begun after the last of them was queued.
+  // transaction begun after the last of them was queued. Work run in
+  // Mode::read must not write: it is not undone alone.
   virtual bool group_reads() const { return false; }
   virtual void run_reads(std::span<BatchUnit> units) { run_each(Mode::read, units); }
 

@@ -160,11 +160,14 @@ TEST_F(PostgresStoreTest, SessionUserReadsTheUserAndLocksItInAWrite) {
   std::latch locked(1);
   std::latch release(1);
   std::thread holder([&] {
+    bool counted = false;
     a_->run(Store::Mode::write, [&](Transaction& tx) {
       tx.session_user(sha256("mine"));
       locked.count_down();
+      counted = true;
       release.wait();
     });
+    if (!counted) locked.count_down();  // failed before: the test fails, not hangs
   });
   locked.wait();
   StoreStatus waited =
@@ -332,11 +335,14 @@ TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecove
   std::latch locked(1);
   std::latch release(1);
   std::thread holder([&] {
+    bool counted = false;
     a_->run(Store::Mode::write, [&](Transaction& tx) {
       tx.user_by_id(u.id);  // FOR UPDATE: holds the row
       locked.count_down();
+      counted = true;
       release.wait();
     });
+    if (!counted) locked.count_down();  // failed before: the test fails, not hangs
   });
   locked.wait();
   StoreStatus waited =

@@ -321,6 +321,9 @@ std::unique_ptr<Connection> SqliteStore::acquire() {
 std::uint64_t SqliteStore::background_checkpoints() const { return checkpointer_->completed(); }
 
 void SqliteStore::release(std::unique_ptr<Connection> connection) {
+  // A connection whose COMMIT and ROLLBACK both failed may still hold its
+  // transaction, and with it an old snapshot: closed, never reused.
+  if (connection->in_transaction()) return;
   std::lock_guard lock(mutex_);
   idle_.push_back(std::move(connection));
 }
@@ -410,7 +413,12 @@ void SqliteStore::run_reads(std::span<BatchUnit> units) {
   try {
     connection->prepare("BEGIN").run();
   } catch (const StoreError& e) {
+    // Without the batch's transaction the reads would not share a snapshot
+    // begun after they were asked for: none runs.
     log::error("store_error", {{"error", e.what()}});
+    for (BatchUnit& unit : units) unit.status = StoreStatus::unavailable;
+    release(std::move(connection));
+    return;
   }
   for (BatchUnit& unit : units) run_unit(*connection, unit);
   if (connection->in_transaction()) {
