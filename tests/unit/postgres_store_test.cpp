@@ -80,6 +80,31 @@ class PostgresStoreTest : public ::testing::Test {
               StoreStatus::ok);
   }
 
+  // Runs `hold` in a write transaction on store a and, while that
+  // transaction is still open, reads the user `user_id` for update on
+  // `other`; returns the second transaction's status.
+  StoreStatus write_behind(const std::function<void(Transaction&)>& hold, Store& other,
+                           const std::string& user_id) {
+    std::latch locked(1);
+    std::latch release(1);
+    std::thread holder([&] {
+      bool counted = false;
+      a_->run(Store::Mode::write, [&](Transaction& tx) {
+        hold(tx);
+        locked.count_down();
+        counted = true;
+        release.wait();
+      });
+      if (!counted) locked.count_down();  // failed before: the test fails, not hangs
+    });
+    locked.wait();
+    StoreStatus waited =
+        other.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(user_id); });
+    release.count_down();
+    holder.join();
+    return waited;
+  }
+
   // A live reset token for `user`; its digest.
   Sha256Digest add_reset_token(const UserRecord& user, std::string_view token) {
     Sha256Digest digest = sha256(token);
@@ -157,24 +182,8 @@ TEST_F(PostgresStoreTest, SessionUserReadsTheUserAndLocksItInAWrite) {
   EXPECT_GT(found->expires_at, now_millis());
 
   postgres::PostgresStore impatient(url_, 2, 300ms);
-  std::latch locked(1);
-  std::latch release(1);
-  std::thread holder([&] {
-    bool counted = false;
-    a_->run(Store::Mode::write, [&](Transaction& tx) {
-      tx.session_user(sha256("mine"));
-      locked.count_down();
-      counted = true;
-      release.wait();
-    });
-    if (!counted) locked.count_down();  // failed before: the test fails, not hangs
-  });
-  locked.wait();
-  StoreStatus waited =
-      impatient.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(found->user.id); });
-  release.count_down();
-  holder.join();
-  EXPECT_EQ(waited, StoreStatus::unavailable);
+  auto hold = [](Transaction& tx) { tx.session_user(sha256("mine")); };
+  EXPECT_EQ(write_behind(hold, impatient, found->user.id), StoreStatus::unavailable);
 }
 
 // The same rule for a row marked revoked, as SQLite's logout leaves it and
@@ -332,24 +341,8 @@ TEST_F(PostgresStoreTest, ConcurrentMintsLeaveOneLiveToken) {
 TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecovers) {
   UserRecord u = add_user("lock@example.com");
   postgres::PostgresStore impatient(url_, 2, 300ms);
-  std::latch locked(1);
-  std::latch release(1);
-  std::thread holder([&] {
-    bool counted = false;
-    a_->run(Store::Mode::write, [&](Transaction& tx) {
-      tx.user_by_id(u.id);  // FOR UPDATE: holds the row
-      locked.count_down();
-      counted = true;
-      release.wait();
-    });
-    if (!counted) locked.count_down();  // failed before: the test fails, not hangs
-  });
-  locked.wait();
-  StoreStatus waited =
-      impatient.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(u.id); });
-  release.count_down();
-  holder.join();
-  EXPECT_EQ(waited, StoreStatus::unavailable);
+  auto hold = [&](Transaction& tx) { tx.user_by_id(u.id); };  // FOR UPDATE: holds the row
+  EXPECT_EQ(write_behind(hold, impatient, u.id), StoreStatus::unavailable);
 
   std::optional<UserRecord> found;
   EXPECT_EQ(
