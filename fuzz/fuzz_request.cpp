@@ -64,7 +64,7 @@ struct Fixture {
         auth{db, hashing, policy},
         metrics(authd::route_labels()),
         api{auth, &metrics},
-        server(io, settings(), api) {
+        server(threads, settings(), api) {
     store->migrate();
     std::string password = kPassword;
     authd::Accounts accounts(*store, hasher);
@@ -115,7 +115,8 @@ struct Fixture {
   authd::AuthContext auth;
   authd::Metrics metrics;  // GET /metrics and the request counters
   authd::ApiContext api;
-  asio::io_context io;
+  authd::IoThreads threads{1};  // one context, run here by the fuzzer's own loop
+  asio::io_context& io = threads.main();
   authd::Server server;
   unsigned short port = 0;
 };
