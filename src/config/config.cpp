@@ -95,7 +95,7 @@ std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() 
 
 StoreOptions Config::store_options() const {
   return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 3,
-          database_timeout};
+          database_timeout, sqlite_read_cache_mib * 1024};
 }
 
 std::size_t Config::database_thread_count() const {
@@ -185,6 +185,12 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
+  app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
+                 "SQLite: page cache of each read thread's connection in MiB, filled as pages "
+                 "are read (0: SQLite's default, 2 MiB)")
+      ->envname("AUTHD_SQLITE_READ_CACHE_MIB")
+      ->check(CLI::Range(0, 64 * 1024))
+      ->capture_default_str();
   app.add_option("--database-threads", c.database_threads,
                  "Threads running database transactions (0: one per two cores on SQLite; 4 on "
                  "PostgreSQL)")

@@ -37,6 +37,9 @@ struct Config {
   // each round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
+  // SQLite only: the page cache of each read thread's connection, in MiB
+  // (docs/performance.md, section 15).
+  std::size_t sqlite_read_cache_mib = 32;
   Duration prune_interval = std::chrono::minutes(5);
 
   // Passwords

@@ -1,4 +1,5 @@
-// config: the database pool's size when --database-threads is 0 (automatic).
+// config: the database pool's size when --database-threads is 0 (automatic),
+// and the SQLite read connections' page cache handed to the store.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,6 +37,14 @@ TEST(DatabaseThreads, AnExplicitCountWinsOnEitherBackend) {
   config.database = "postgres://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 3u);
   EXPECT_EQ(config.store_options().pool_size, 6u);
+}
+
+// --sqlite-read-cache-mib reaches the store in KiB; 0 keeps SQLite's default.
+TEST(DatabaseThreads, SqliteReadCacheReachesTheStoreInKib) {
+  Config config;
+  EXPECT_EQ(config.store_options().sqlite_read_cache_kib, 32u * 1024) << "the default, 32 MiB";
+  config.sqlite_read_cache_mib = 0;
+  EXPECT_EQ(config.store_options().sqlite_read_cache_kib, 0u);
 }
 
 }  // namespace

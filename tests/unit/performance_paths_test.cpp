@@ -5,7 +5,8 @@
 //   no writer resumes before its commit (decisions.md 8.3: a 200 means
 //   durable);
 // - group reads (SqliteStore::run_reads): reads share a read transaction,
-//   yet fail alone and see every commit that returned before them;
+//   yet fail alone and see every commit that returned before them, and are
+//   served from the read connections' own page cache;
 // - argon2id hashes stay standard PHC strings both ways (decisions.md 4.1):
 //   authd's hashes verify with an independent implementation (the reference
 //   argon2 library through python3-argon2), and that implementation's hashes
@@ -244,6 +245,47 @@ TEST_F(GroupCommit, Decisions_8_3_AReadAfterACommitSeesIt) {
   io.run();  // single-threaded: the counter needs no lock
   db.stop();
   EXPECT_EQ(found_after_commit, kClients * kRounds);
+}
+
+// The group readers' connections keep their own, larger page cache
+// (--sqlite-read-cache-mib): once a set of rows larger than SQLite's default
+// 2 MiB cache has been read, reading it again reads nothing from the file.
+// With the default cache the second pass misses again, which is what the
+// larger cache is for (docs/performance.md, section 15).
+TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
+  constexpr int kUsers = 3000;  // about 3.5 MiB of pages: more than 2 MiB
+  {
+    sqlite::SqliteStore writer(path_);
+    ASSERT_EQ(writer.run(Store::Mode::write,
+                         [](Transaction& tx) {
+                           for (int i = 0; i < kUsers; ++i) {
+                             UserRecord u = user("user" + std::to_string(i) + "@b.c");
+                             u.display_name = std::string(1000, 'n');
+                             tx.insert_user(u);
+                           }
+                         }),
+              StoreStatus::ok);
+  }
+  // Misses of the second of two passes over every user, one read batch each.
+  auto second_pass_misses = [&](std::size_t read_cache_kib) {
+    sqlite::SqliteStore store(path_, read_cache_kib);
+    int found = 0;
+    std::function<void(Transaction&)> read_all = [&](Transaction& tx) {
+      for (int i = 0; i < kUsers; ++i)
+        found += tx.user_by_email("user" + std::to_string(i) + "@b.c").has_value() ? 1 : 0;
+    };
+    std::vector<Store::BatchUnit> units(1);
+    units[0].work = &read_all;
+    store.run_reads(units);
+    std::int64_t after_first = store.read_cache_misses();
+    store.run_reads(units);
+    EXPECT_EQ(units[0].status, StoreStatus::ok);
+    EXPECT_EQ(found, 2 * kUsers);
+    EXPECT_GT(after_first, 0) << "the first pass reads the pages from the file";
+    return store.read_cache_misses() - after_first;
+  };
+  EXPECT_EQ(second_pass_misses(16 * 1024), 0);
+  EXPECT_GT(second_pass_misses(0), 0) << "SQLite's default cache is too small for these rows";
 }
 
 // With two read threads, a read held on one does not hold up the next read:

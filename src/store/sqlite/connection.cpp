@@ -112,7 +112,7 @@ void configure_sqlite_once() {
 
 }  // namespace
 
-Connection::Connection(const std::string& path) {
+Connection::Connection(const std::string& path, std::size_t cache_kib) {
   configure_sqlite_once();
   int rc =
       sqlite3_open_v2(path.c_str(), &db_,
@@ -130,6 +130,12 @@ Connection::Connection(const std::string& path) {
   execute("PRAGMA journal_mode = WAL");
   execute("PRAGMA synchronous = FULL");
   execute("PRAGMA foreign_keys = ON");
+  if (cache_kib != 0) {
+    // Negative: a size in KiB rather than in pages. The pages are allocated
+    // as they are read, so the cache costs only what has been read.
+    std::string pragma = "PRAGMA cache_size = -" + std::to_string(cache_kib);
+    execute(pragma.c_str());
+  }
 }
 
 Connection::~Connection() {

@@ -2,6 +2,7 @@
 // thread, prepared statements cached per connection, bound parameters only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,8 +53,9 @@ class Statement {
 class Connection {
  public:
   // Opens (creating if needed) the database file with authd's pragmas:
-  // WAL, synchronous=FULL, foreign keys, a busy timeout.
-  explicit Connection(const std::string& path);
+  // WAL, synchronous=FULL, foreign keys, a busy timeout; `cache_kib`, when
+  // not 0, sets the page cache's size (else SQLite's default, 2 MiB).
+  explicit Connection(const std::string& path, std::size_t cache_kib = 0);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();

@@ -1,6 +1,7 @@
 #include "store/sqlite/sqlite_store.hpp"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -296,42 +297,54 @@ void create_private_file(const std::string& path) {
 
 }  // namespace
 
-SqliteStore::SqliteStore(std::string path) : path_(std::move(path)) {
+SqliteStore::SqliteStore(std::string path, std::size_t read_cache_kib) : path_(std::move(path)) {
+  readers_.cache_kib = read_cache_kib;
   create_private_file(path_);
   checkpointer_ = std::make_unique<Checkpointer>(path_);
-  release(acquire());  // open once now, so that a bad path fails at start
+  release(general_, acquire(general_));  // open once now, so that a bad path fails at start
 }
 
 SqliteStore::~SqliteStore() = default;
 
-std::unique_ptr<Connection> SqliteStore::acquire() {
+std::unique_ptr<Connection> SqliteStore::acquire(Pool& pool) {
   {
     std::lock_guard lock(mutex_);
-    if (!idle_.empty()) {
-      auto connection = std::move(idle_.back());
-      idle_.pop_back();
+    if (!pool.idle.empty()) {
+      auto connection = std::move(pool.idle.back());
+      pool.idle.pop_back();
       return connection;
     }
   }
-  auto connection = std::make_unique<Connection>(path_);
+  auto connection = std::make_unique<Connection>(path_, pool.cache_kib);
   checkpointer_->attach(connection->handle());
   return connection;
 }
 
 std::uint64_t SqliteStore::background_checkpoints() const { return checkpointer_->completed(); }
 
-void SqliteStore::release(std::unique_ptr<Connection> connection) {
+std::int64_t SqliteStore::read_cache_misses() {
+  std::lock_guard lock(mutex_);
+  std::int64_t misses = 0;
+  for (const auto& connection : readers_.idle) {
+    int current = 0, highwater = 0;
+    sqlite3_db_status(connection->handle(), SQLITE_DBSTATUS_CACHE_MISS, &current, &highwater, 0);
+    misses += current;
+  }
+  return misses;
+}
+
+void SqliteStore::release(Pool& pool, std::unique_ptr<Connection> connection) {
   // A connection whose COMMIT and ROLLBACK both failed may still hold its
   // transaction, and with it an old snapshot: closed, never reused.
   if (connection->in_transaction()) return;
   std::lock_guard lock(mutex_);
-  idle_.push_back(std::move(connection));
+  pool.idle.push_back(std::move(connection));
 }
 
 StoreStatus SqliteStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
   std::unique_ptr<Connection> connection;
   try {
-    connection = acquire();
+    connection = acquire(general_);
   } catch (const StoreError& e) {
     log::error("store_error", {{"error", e.what()}});
     return StoreStatus::unavailable;
@@ -362,7 +375,7 @@ StoreStatus SqliteStore::run(Mode mode, const std::function<void(Transaction&)>&
     log::error("store_error", {{"error", e.what()}});
     status = StoreStatus::failed;
   }
-  release(std::move(connection));
+  release(general_, std::move(connection));
   return status;
 }
 
@@ -392,9 +405,9 @@ bool run_unit(Connection& connection, Store::BatchUnit& unit, const char* then_s
 }  // namespace
 
 // A connection for a batch, or none, with every unit marked unavailable.
-std::unique_ptr<Connection> SqliteStore::acquire_for(std::span<BatchUnit> units) {
+std::unique_ptr<Connection> SqliteStore::acquire_for(Pool& pool, std::span<BatchUnit> units) {
   try {
-    return acquire();
+    return acquire(pool);
   } catch (const StoreError& e) {
     log::error("store_error", {{"error", e.what()}});
     for (BatchUnit& unit : units) unit.status = StoreStatus::unavailable;
@@ -408,7 +421,7 @@ std::unique_ptr<Connection> SqliteStore::acquire_for(std::span<BatchUnit> units)
 // commit that had returned before it was asked for.
 void SqliteStore::run_reads(std::span<BatchUnit> units) {
   if (units.empty()) return;
-  std::unique_ptr<Connection> connection = acquire_for(units);
+  std::unique_ptr<Connection> connection = acquire_for(readers_, units);
   if (!connection) return;
   try {
     connection->prepare("BEGIN").run();
@@ -417,7 +430,7 @@ void SqliteStore::run_reads(std::span<BatchUnit> units) {
     // begun after they were asked for: none runs.
     log::error("store_error", {{"error", e.what()}});
     for (BatchUnit& unit : units) unit.status = StoreStatus::unavailable;
-    release(std::move(connection));
+    release(readers_, std::move(connection));
     return;
   }
   for (BatchUnit& unit : units) run_unit(*connection, unit);
@@ -432,7 +445,7 @@ void SqliteStore::run_reads(std::span<BatchUnit> units) {
       }
     }
   }
-  release(std::move(connection));
+  release(readers_, std::move(connection));
 }
 
 namespace {
@@ -449,7 +462,7 @@ void undo_unit(Connection& connection) {
 
 void SqliteStore::run_writes(std::span<BatchUnit> units) {
   if (units.empty()) return;
-  std::unique_ptr<Connection> connection = acquire_for(units);
+  std::unique_ptr<Connection> connection = acquire_for(general_, units);
   if (!connection) return;
   StoreStatus batch = StoreStatus::ok;
   std::size_t ran = 0;  // units whose work has run: their fate is the COMMIT's
@@ -481,11 +494,11 @@ void SqliteStore::run_writes(std::span<BatchUnit> units) {
       if (i >= ran || units[i].status == StoreStatus::ok) units[i].status = batch;
     }
   }
-  release(std::move(connection));
+  release(general_, std::move(connection));
 }
 
 int SqliteStore::migrate() {
-  auto connection = acquire();
+  auto connection = acquire(general_);
   connection->execute("BEGIN IMMEDIATE");
   int version = 0;
   std::vector<const Migration*> applied;  // logged once committed
@@ -522,7 +535,7 @@ int SqliteStore::migrate() {
     connection->execute("ROLLBACK");
     throw;
   }
-  release(std::move(connection));
+  release(general_, std::move(connection));
   log_applied(applied);
   return version;
 }

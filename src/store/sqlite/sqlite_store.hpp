@@ -2,6 +2,7 @@
 // database thread, every statement prepared with bound parameters.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -18,7 +19,9 @@ class Connection;
 class SqliteStore final : public Store {
  public:
   // Creates the file (mode 0600) when it does not exist yet.
-  explicit SqliteStore(std::string path);
+  // `read_cache_kib`: the page cache of each group reader's connection
+  // (run_reads), 0 for SQLite's default of 2 MiB.
+  explicit SqliteStore(std::string path, std::size_t read_cache_kib = 0);
   ~SqliteStore() override;
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
@@ -34,15 +37,31 @@ class SqliteStore final : public Store {
   // (checkpointer.hpp).
   std::uint64_t background_checkpoints() const;
 
+  // Pages the idle group readers' connections had to read from the file
+  // (SQLite's page-cache misses since each was opened): how tests see that
+  // the reads are served from those connections' own cache.
+  std::int64_t read_cache_misses();
+
  private:
-  std::unique_ptr<Connection> acquire();
-  std::unique_ptr<Connection> acquire_for(std::span<BatchUnit> units);
-  void release(std::unique_ptr<Connection> connection);
+  // Idle connections, kept apart by use. The group readers' connections
+  // have the larger page cache, and only reads fill it: in WAL mode it stays
+  // valid from one read transaction to the next until another connection
+  // commits, so the pages of the sessions and users being checked stay
+  // there instead of being read again from the file.
+  struct Pool {
+    std::size_t cache_kib = 0;  // 0: SQLite's default
+    std::vector<std::unique_ptr<Connection>> idle;
+  };
+
+  std::unique_ptr<Connection> acquire(Pool& pool);
+  std::unique_ptr<Connection> acquire_for(Pool& pool, std::span<BatchUnit> units);
+  void release(Pool& pool, std::unique_ptr<Connection> connection);
 
   std::string path_;
   std::unique_ptr<Checkpointer> checkpointer_;  // outlives every pooled connection
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Connection>> idle_;
+  Pool general_;  // writes, single reads (health check, /metrics), migrations
+  Pool readers_;  // the group readers' (run_reads)
 };
 
 }  // namespace authd::sqlite
