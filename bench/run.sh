@@ -165,7 +165,7 @@ for USERS in 1000 1000000; do
   rm -rf "$DIR"
   mkdir -p "$DIR/mail"
   DB=$DIR/authd.db
-  SESSIONS=$((DURATION * 15000 + 20000))
+  SESSIONS=$((DURATION * 30000 + 20000))
   log "seeding $USERS users and $SESSIONS sessions"
   "$AUTHD_BIN" migrate --database "sqlite:$DB" 2>/dev/null
   t0=$(date +%s.%N)
