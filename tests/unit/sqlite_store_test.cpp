@@ -391,13 +391,13 @@ TEST_F(SqliteStoreTest, Decisions_8_3_WalCheckpointRunsOffTheCommittingThread) {
   // (Bounded: with SQLite's own checkpoint every 1,000 frames the WAL file
   // would never get there.)
   std::int64_t inserted = 0;
-  for (int i = 0; i < 2000 && wal_frames(path_) < sqlite::Checkpointer::kBackgroundFrames + 100;
+  for (int i = 0; i < 2000 && wal_frames(path_) < sqlite::CheckpointPolicy::kBackgroundFrames + 100;
        ++i) {
     insert_sessions(store, user_id, 50);
     inserted += 50;
   }
-  ASSERT_GE(wal_frames(path_), sqlite::Checkpointer::kBackgroundFrames + 100);
-  ASSERT_LT(wal_frames(path_), sqlite::Checkpointer::kForegroundFrames);
+  ASSERT_GE(wal_frames(path_), sqlite::CheckpointPolicy::kBackgroundFrames + 100);
+  ASSERT_LT(wal_frames(path_), sqlite::CheckpointPolicy::kForegroundFrames);
 
   for (int i = 0; i < 1000 && store.background_checkpoints() == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -422,7 +422,58 @@ TEST_F(SqliteStoreTest, WalStaysBoundedUnderContinuousCommits) {
     insert_sessions(store, user_id, 100);
     highest = std::max(highest, wal_frames(path_));
   }
-  EXPECT_LE(highest, 2u * sqlite::Checkpointer::kForegroundFrames);
+  EXPECT_LE(highest, 2u * sqlite::CheckpointPolicy::kForegroundFrames);
+}
+
+using Action = sqlite::CheckpointPolicy::Action;
+constexpr int kStep = sqlite::CheckpointPolicy::kBackgroundFrames;
+constexpr int kRewind = sqlite::CheckpointPolicy::kRewindFrames;
+constexpr int kSmall = sqlite::CheckpointPolicy::kSmallRemainder;
+constexpr int kForeground = sqlite::CheckpointPolicy::kForegroundFrames;
+
+// Below the rewind mark a background checkpoint is asked for once every
+// kBackgroundFrames new frames, not after every commit past the first mark
+// (each would copy a few pages and fsync the database once more).
+TEST(CheckpointPolicy, BackgroundOncePerStepOfNewFrames) {
+  sqlite::CheckpointPolicy policy;
+  EXPECT_EQ(policy.after_commit(100, 0, false), Action::none);
+  EXPECT_EQ(policy.after_commit(kStep - 1, 0, false), Action::none);
+  EXPECT_EQ(policy.after_commit(kStep + 30, 0, false), Action::background);
+  EXPECT_EQ(policy.after_commit(kStep + 60, kStep + 30, false), Action::none);
+  EXPECT_EQ(policy.after_commit(2 * kStep + 29, kStep + 30, false), Action::none);
+  EXPECT_EQ(policy.after_commit(2 * kStep + 30, kStep + 30, false), Action::background);
+}
+
+// Past the rewind mark every commit asks for a background checkpoint, until
+// what is left to copy is small and the background thread idle: then the
+// committing connection copies the rest, so that its next transaction can
+// rewind the WAL.
+TEST(CheckpointPolicy, PastTheRewindMarkASmallRestIsCopiedByTheCommitter) {
+  sqlite::CheckpointPolicy policy;
+  EXPECT_EQ(policy.after_commit(kRewind, kRewind - 4000, false), Action::background);
+  EXPECT_EQ(policy.after_commit(kRewind + 20, kRewind - 4000, false), Action::background);
+  EXPECT_EQ(policy.after_commit(kRewind + 40, kRewind + 40 - kSmall, true), Action::background)
+      << "the background thread is still copying";
+  EXPECT_EQ(policy.after_commit(kRewind + 60, kRewind + 60 - kSmall, false), Action::foreground);
+  EXPECT_EQ(policy.after_commit(kRewind + 80, kRewind + 80 - kSmall - 1, false),
+            Action::background);
+}
+
+// Past the foreground mark the committer checkpoints whatever is left.
+TEST(CheckpointPolicy, PastTheForegroundMarkTheCommitterAlwaysCopies) {
+  sqlite::CheckpointPolicy policy;
+  EXPECT_EQ(policy.after_commit(kForeground, 0, true), Action::foreground);
+  EXPECT_EQ(policy.after_commit(kForeground + 500, 0, false), Action::foreground);
+}
+
+// Once the WAL is rewound the steps count from the start again, and a copy
+// count from before the rewind (larger than the WAL) says nothing of the rest.
+TEST(CheckpointPolicy, ARewoundWalCountsAgain) {
+  sqlite::CheckpointPolicy policy;
+  EXPECT_EQ(policy.after_commit(3 * kStep, 0, false), Action::background);
+  EXPECT_EQ(policy.after_commit(50, 3 * kStep, false), Action::none);
+  EXPECT_EQ(policy.after_commit(kStep, 3 * kStep, false), Action::background);
+  EXPECT_EQ(policy.after_commit(kRewind, kForeground, false), Action::background);
 }
 
 }  // namespace

@@ -26,18 +26,40 @@ std::uint64_t Checkpointer::completed() const {
   return completed_;
 }
 
+CheckpointPolicy::Action CheckpointPolicy::after_commit(int frames, int copied,
+                                                        bool background_busy) {
+  if (frames < last_frames_) next_background_ = kBackgroundFrames;  // the WAL was rewound
+  last_frames_ = frames;
+  if (frames >= kForegroundFrames) return Action::foreground;
+  if (frames >= kRewindFrames) {
+    // `copied` may be from before a rewind (larger than `frames`): then
+    // nothing is known of the rest, and the background thread goes first.
+    bool small_rest = copied <= frames && frames - copied <= kSmallRemainder;
+    if (small_rest && !background_busy) return Action::foreground;
+    return Action::background;
+  }
+  if (frames >= next_background_) {
+    next_background_ = frames + kBackgroundFrames;
+    return Action::background;
+  }
+  return Action::none;
+}
+
 // Runs in the committing thread, after its COMMIT is durable, with `frames`
 // the WAL's length.
 int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int frames) {
-  if (frames >= kForegroundFrames) {
+  auto* checkpointer = static_cast<Checkpointer*>(self);
+  CheckpointPolicy::Action action;
+  {
+    std::lock_guard lock(checkpointer->mutex_);
+    action =
+        checkpointer->policy_.after_commit(frames, checkpointer->copied_, checkpointer->running_);
+    if (action == CheckpointPolicy::Action::background) checkpointer->requested_ = true;
+  }
+  if (action == CheckpointPolicy::Action::foreground) {
     // SQLITE_BUSY while the background checkpoint runs: it is copying anyway.
     sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  } else if (frames >= kBackgroundFrames) {
-    auto* checkpointer = static_cast<Checkpointer*>(self);
-    {
-      std::lock_guard lock(checkpointer->mutex_);
-      checkpointer->requested_ = true;
-    }
+  } else if (action == CheckpointPolicy::Action::background) {
     checkpointer->wake_.notify_one();
   }
   return SQLITE_OK;
@@ -51,17 +73,20 @@ void Checkpointer::loop() {
       wake_.wait(lock, [this] { return requested_ || stopping_; });
       if (stopping_) return;
       requested_ = false;
+      running_ = true;
     }
     int wal_frames = 0;
     int copied = 0;
     int rc =
         sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_frames, &copied);
-    if (rc == SQLITE_OK && copied == wal_frames) {
+    {
       std::lock_guard lock(mutex_);
-      ++completed_;
-    } else if (rc != SQLITE_OK && (rc & 0xFF) != SQLITE_BUSY) {
-      log::warn("checkpoint_failed", {{"error", sqlite3_errmsg(db)}});
+      running_ = false;
+      if (rc == SQLITE_OK) copied_ = copied;
+      if (rc == SQLITE_OK && copied == wal_frames) ++completed_;
     }
+    if (rc != SQLITE_OK && (rc & 0xFF) != SQLITE_BUSY)
+      log::warn("checkpoint_failed", {{"error", sqlite3_errmsg(db)}});
   }
 }
 

@@ -4,17 +4,12 @@
 // back into the database file (and fsyncs it) before its COMMIT returns. On
 // the group-commit writer that stalls every waiting logout and login behind
 // the copy: 25-35% of logout throughput and its p99 (docs/performance.md).
-// Here automatic checkpoints are off; a commit past kBackgroundFrames only
-// wakes this thread, which runs a PASSIVE checkpoint on a connection of its
-// own (PASSIVE never blocks readers or the writer, and it syncs the WAL
-// before and the database after the copy, as the automatic one does).
-//
-// A writer that never pauses can starve a background checkpoint: SQLite
-// rewinds the WAL only once every frame has been copied. So past
-// kForegroundFrames the committing connection checkpoints itself, as SQLite
-// would have done, which keeps the WAL file near 64 MiB at most (16,000
-// frames of 4 KiB pages). A long read transaction (`authd backup`) still
-// pins the WAL, as it does with SQLite's own checkpoints.
+// Here automatic checkpoints are off; commits only wake this thread, which
+// runs PASSIVE checkpoints on a connection of its own (PASSIVE never blocks
+// readers or the writer, and it syncs the WAL before and the database after
+// the copy, as the automatic one does). When, is CheckpointPolicy's to say.
+// A long read transaction (`authd backup`) still pins the WAL, as it does
+// with SQLite's own checkpoints.
 #pragma once
 
 #include <condition_variable>
@@ -30,11 +25,45 @@ namespace authd::sqlite {
 
 class Connection;
 
-class Checkpointer {
+// When to checkpoint, from the WAL's length after each commit. Pure
+// arithmetic, so that it can be tested frame by frame.
+//
+// - Every kBackgroundFrames new frames, a background checkpoint copies what
+//   has been added since the last one. Not after every commit: under a
+//   steady writer a page is rewritten many times between two checkpoints,
+//   and each checkpoint copies it once and fsyncs the database once
+//   (docs/performance.md, section 16).
+// - SQLite rewinds the WAL only when a write transaction begins with every
+//   frame copied, which a writer that never pauses rarely allows. So past
+//   kRewindFrames every commit asks for a background checkpoint, which then
+//   has little to copy each time, and once what is left is at most
+//   kSmallRemainder frames and the background thread is idle, the
+//   committing connection copies that rest itself: a short stall, after
+//   which its next transaction rewinds the WAL.
+// - Past kForegroundFrames the committing connection checkpoints whatever
+//   is left, as SQLite would have done, which keeps the WAL file near 64 MiB
+//   at most (16,000 frames of 4 KiB pages).
+class CheckpointPolicy {
  public:
   static constexpr int kBackgroundFrames = 4000;  // SQLite's own default is 1,000
+  static constexpr int kRewindFrames = 12000;
+  static constexpr int kSmallRemainder = 500;
   static constexpr int kForegroundFrames = 16000;
 
+  enum class Action { none, background, foreground };
+
+  // After a commit that left `frames` frames in the WAL, with `copied` of
+  // them already checkpointed (as far as the last checkpoint knew) and the
+  // background thread busy or not.
+  Action after_commit(int frames, int copied, bool background_busy);
+
+ private:
+  int next_background_ = kBackgroundFrames;
+  int last_frames_ = 0;
+};
+
+class Checkpointer {
+ public:
   explicit Checkpointer(const std::string& path);
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -54,7 +83,10 @@ class Checkpointer {
   std::unique_ptr<Connection> connection_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  CheckpointPolicy policy_;
   bool requested_ = false;
+  bool running_ = false;  // the background thread is checkpointing
+  int copied_ = 0;        // frames the last checkpoint left copied
   bool stopping_ = false;
   std::uint64_t completed_ = 0;
   std::thread thread_;  // last: starts once the rest is constructed
