@@ -191,6 +191,10 @@ for USERS in 1000 1000000; do
   tail -n1 "$CEIL" >&2
 
   export BENCH_TOKENS=$DIR/me_tokens.txt
+  # Warm-up, not measured: GET /me is measured in its steady state, with
+  # its sessions' pages in the read connection's cache (a fresh process
+  # reads about 6,000 pages first; docs/performance.md, section 15).
+  BENCH_ALLOWED=200 run_wrk 64 bench/lua/me.lua "http://127.0.0.1:$PORT" -d2s >/dev/null
   scenario me "$USERS" 64 200 bench/lua/me.lua
   scenario login_ok "$USERS" 32 200 bench/lua/login.lua
   if [ "$USERS" = 1000 ]; then
