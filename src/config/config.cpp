@@ -187,7 +187,7 @@ void add_serve_options(CLI::App& app, Config& c) {
                "How long browsers may cache a CORS preflight answer");
   app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
                  "SQLite: page cache of each read thread's connection in MiB, filled as pages "
-                 "are read (0: SQLite's default, 2 MiB)")
+                 "are read (0: SQLite's default, 2,000 KiB)")
       ->envname("AUTHD_SQLITE_READ_CACHE_MIB")
       ->check(CLI::Range(0, 64 * 1024))
       ->capture_default_str();

@@ -15,7 +15,7 @@ struct StoreOptions {
   std::size_t pool_size = 6;                // connections this process may open
   std::chrono::milliseconds timeout{5000};  // per connect and per round trip
   // SQLite only: the page cache of each connection that runs the requests'
-  // reads, in KiB (0: SQLite's default, 2 MiB). Filled only as pages are
+  // reads, in KiB (0: SQLite's default, 2,000 KiB). Filled only as pages are
   // read, so a small database costs only its own size.
   std::size_t sqlite_read_cache_kib = 0;
 };

@@ -470,9 +470,10 @@ TEST(CheckpointPolicy, PastTheForegroundMarkTheCommitterAlwaysCopies) {
 // count from before the rewind (larger than the WAL) says nothing of the rest.
 TEST(CheckpointPolicy, ARewoundWalCountsAgain) {
   sqlite::CheckpointPolicy policy;
-  EXPECT_EQ(policy.after_commit(3 * kStep, 0, false), Action::background);
-  EXPECT_EQ(policy.after_commit(50, 3 * kStep, false), Action::none);
-  EXPECT_EQ(policy.after_commit(kStep, 3 * kStep, false), Action::background);
+  EXPECT_EQ(policy.after_commit(2 * kStep, 0, false), Action::background);
+  EXPECT_EQ(policy.after_commit(50, 2 * kStep, false), Action::none);
+  EXPECT_EQ(policy.after_commit(kStep, 2 * kStep, false), Action::background)
+      << "without the rewind, the next step would be at 3 x kStep";
   EXPECT_EQ(policy.after_commit(kRewind, kForeground, false), Action::background);
 }
 

@@ -28,7 +28,9 @@ std::uint64_t Checkpointer::completed() const {
 
 CheckpointPolicy::Action CheckpointPolicy::after_commit(int frames, int copied,
                                                         bool background_busy) {
-  if (frames < last_frames_) next_background_ = kBackgroundFrames;  // the WAL was rewound
+  // A shorter WAL than at the last commit was rewound. (Commits reach the
+  // hook in order: in `serve` every write runs on the one writer thread.)
+  if (frames < last_frames_) next_background_ = kBackgroundFrames;
   last_frames_ = frames;
   if (frames >= kForegroundFrames) return Action::foreground;
   if (frames >= kRewindFrames) {
@@ -55,10 +57,16 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int fra
     action =
         checkpointer->policy_.after_commit(frames, checkpointer->copied_, checkpointer->running_);
     if (action == CheckpointPolicy::Action::background) checkpointer->requested_ = true;
+    // What this copy leaves is not recorded: if a reader still on an older
+    // snapshot keeps the WAL from rewinding, the background thread measures
+    // the rest again before the committer copies once more.
+    if (action == CheckpointPolicy::Action::foreground) checkpointer->copied_ = 0;
   }
   if (action == CheckpointPolicy::Action::foreground) {
     // SQLITE_BUSY while the background checkpoint runs: it is copying anyway.
-    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    int rc = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    if (rc != SQLITE_OK && (rc & 0xFF) != SQLITE_BUSY)
+      log::warn("checkpoint_failed", {{"error", sqlite3_errmsg(db)}});
   } else if (action == CheckpointPolicy::Action::background) {
     checkpointer->wake_.notify_one();
   }

@@ -39,7 +39,8 @@ class Connection;
 //   has little to copy each time, and once what is left is at most
 //   kSmallRemainder frames and the background thread is idle, the
 //   committing connection copies that rest itself: a short stall, after
-//   which its next transaction rewinds the WAL.
+//   which its next transaction can rewind the WAL (unless a reader is still
+//   on an older snapshot; then the background thread goes first again).
 // - Past kForegroundFrames the committing connection checkpoints whatever
 //   is left, as SQLite would have done, which keeps the WAL file near 64 MiB
 //   at most (16,000 frames of 4 KiB pages).
@@ -86,7 +87,7 @@ class Checkpointer {
   CheckpointPolicy policy_;
   bool requested_ = false;
   bool running_ = false;  // the background thread is checkpointing
-  int copied_ = 0;        // frames the last checkpoint left copied
+  int copied_ = 0;        // frames the last background checkpoint left copied; 0: unknown
   bool stopping_ = false;
   std::uint64_t completed_ = 0;
   std::thread thread_;  // last: starts once the rest is constructed

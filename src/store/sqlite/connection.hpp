@@ -54,7 +54,7 @@ class Connection {
  public:
   // Opens (creating if needed) the database file with authd's pragmas:
   // WAL, synchronous=FULL, foreign keys, a busy timeout; `cache_kib`, when
-  // not 0, sets the page cache's size (else SQLite's default, 2 MiB).
+  // not 0, sets the page cache's size (else SQLite's default, 2,000 KiB).
   explicit Connection(const std::string& path, std::size_t cache_kib = 0);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

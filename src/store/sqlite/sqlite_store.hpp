@@ -20,7 +20,7 @@ class SqliteStore final : public Store {
  public:
   // Creates the file (mode 0600) when it does not exist yet.
   // `read_cache_kib`: the page cache of each group reader's connection
-  // (run_reads), 0 for SQLite's default of 2 MiB.
+  // (run_reads), 0 for SQLite's default of 2,000 KiB.
   explicit SqliteStore(std::string path, std::size_t read_cache_kib = 0);
   ~SqliteStore() override;
 
@@ -37,9 +37,9 @@ class SqliteStore final : public Store {
   // (checkpointer.hpp).
   std::uint64_t background_checkpoints() const;
 
-  // Pages the idle group readers' connections had to read from the file
-  // (SQLite's page-cache misses since each was opened): how tests see that
-  // the reads are served from those connections' own cache.
+  // For tests: pages the idle group readers' connections had to read from
+  // the file (SQLite's page-cache misses since each was opened), which shows
+  // whether the reads are served from those connections' own cache.
   std::int64_t read_cache_misses();
 
  private:
