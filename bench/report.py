@@ -22,9 +22,16 @@ def load(path):
         f = line.rstrip("\n").split("\t")
         if len(f) < 10:
             continue
-        rows.append(dict(scenario=f[0], users=int(f[1]), conc=int(f[2]), rps=float(f[3]),
-                         p50=float(f[4]), p99=float(f[5]), errors=int(f[6]), sock=int(f[7]),
-                         statuses=f[8], rss=int(f[9])))
+        row = dict(scenario=f[0], users=int(f[1]), conc=int(f[2]), rps=float(f[3]),
+                   p50=float(f[4]), p99=float(f[5]), errors=int(f[6]), sock=int(f[7]),
+                   statuses=f[8], rss=int(f[9]))
+        # The rate of answers with an allowed status: ratios and verdicts use
+        # it, so that a logout run that ran out of tokens (fast 401s) shows
+        # as the logout throughput it really had.
+        answered = sum(int(p.split(":")[1]) for p in row["statuses"].split(",") if ":" in p)
+        bad_statuses = row["errors"] - row["sock"]
+        row["good_rps"] = row["rps"] * (answered - bad_statuses) / answered if answered else 0.0
+        rows.append(row)
     return rows
 
 
@@ -47,10 +54,10 @@ def main():
     def ratio(r):
         s = r["scenario"]
         if s.startswith("login") or s == "flood_5000":
-            return r["rps"] / argon2, "argon2"
+            return r["good_rps"] / argon2, "argon2"
         if s.startswith("me_under"):
             return None, ""
-        return r["rps"] / trivial, "HTTP"
+        return r["good_rps"] / trivial, "HTTP"
 
     lines = []
     lines.append("| scenario | users | conns | req/s | p50 ms | p99 ms | errors | statuses | peak RSS MiB | ratio to ceiling |")
@@ -79,20 +86,25 @@ def main():
 
     lo = find("login_ok", 1000)
     if lo:
-        check("login right password >= 90% of the argon2id ceiling", lo["rps"] / argon2 >= 0.9,
-              "%.1f / %.1f = %.2f" % (lo["rps"], argon2, lo["rps"] / argon2))
+        check("login right password >= 90% of the argon2id ceiling",
+              lo["errors"] == 0 and lo["good_rps"] / argon2 >= 0.9,
+              "%.1f / %.1f = %.2f%s" % (lo["good_rps"], argon2, lo["good_rps"] / argon2,
+                                        " (%d errors)" % lo["errors"] if lo["errors"] else ""))
     mf = find("me_under_login_flood", 1000)
     if mf:
         check("GET /me p99 <= 5 ms while logins saturate the pool", mf["p99"] <= 5.0,
               "p99 %.2f ms" % mf["p99"])
-    me = find("me", 1000)
-    if me:
-        check("GET /me >= 50% of trivial HTTP", me["rps"] / trivial >= 0.5,
-              "%.0f / %.0f = %.2f" % (me["rps"], trivial, me["rps"] / trivial))
-    lg = find("logout", 1000)
-    if lg:
-        check("logout >= 25% of trivial HTTP", lg["rps"] / trivial >= 0.25,
-              "%.0f / %.0f = %.2f" % (lg["rps"], trivial, lg["rps"] / trivial))
+    # A throughput target counts answers of allowed statuses only, and a
+    # scenario with any error does not meet it.
+    for name, label, share in (("me", "GET /me", 0.5), ("logout", "logout", 0.25)):
+        r = find(name, 1000)
+        if r:
+            good = r["good_rps"]
+            detail = "%.0f / %.0f = %.2f" % (good, trivial, good / trivial)
+            if r["errors"]:
+                detail += " (%d errors, statuses %s)" % (r["errors"], r["statuses"])
+            check("%s >= %d%% of trivial HTTP" % (label, round(share * 100)),
+                  r["errors"] == 0 and good / trivial >= share, detail)
     for name in ("login_ok", "me"):
         small, large = find(name, 1000), find(name, 1000000)
         if small and large:
