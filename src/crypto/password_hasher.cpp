@@ -22,7 +22,10 @@
 // decisions.md 4.1 keeps libsodium, so authd interposes the two calls, for
 // the hashing pool's threads only and only while they are inside libsodium's
 // argon2 (`Argon2Call` below): the anonymous private mapping libsodium asks
-// for is the thread's kept mapping, and its munmap wipes the memory
+// for (exactly the call's m KiB, with MAP_POPULATE, as libsodium maps it; any
+// other mapping, such as an allocator growing its heap for libsodium's small
+// malloc in the same call, goes to the kernel) is the thread's kept mapping,
+// and its munmap wipes the memory
 // (libsodium relies on munmap for that) instead of returning it. Every other
 // mmap and munmap of the process, and these two calls on any other thread,
 // go straight to the kernel. argon2 overwrites every block before reading it,
@@ -49,8 +52,8 @@ namespace {
 // it from any thread at any time (even before or after C++ thread-local
 // constructors run).
 struct WarmMemory {
-  bool enabled = false;  // this thread reuses its mapping
-  bool inside = false;   // inside a libsodium argon2 call
+  bool enabled = false;          // this thread reuses its mapping
+  std::size_t expected_len = 0;  // inside a libsodium argon2 call: its m KiB in bytes, else 0
   void* base = nullptr;
   std::size_t size = 0;
 };
@@ -73,11 +76,14 @@ struct WarmMemoryRelease {
   }
 };
 
-// Marks the span of one libsodium argon2 call on this thread.
+// Marks the span of one libsodium argon2 call on this thread, with the size
+// of the memory region it will map (0: unknown, nothing is reused).
 class Argon2Call {
  public:
-  Argon2Call() { t_warm.inside = t_warm.enabled; }
-  ~Argon2Call() { t_warm.inside = false; }
+  explicit Argon2Call(std::size_t memory_kib) {
+    t_warm.expected_len = t_warm.enabled ? memory_kib * 1024 : 0;
+  }
+  ~Argon2Call() { t_warm.expected_len = 0; }
   Argon2Call(const Argon2Call&) = delete;
   Argon2Call& operator=(const Argon2Call&) = delete;
 };
@@ -89,8 +95,9 @@ class Argon2Call {
 extern "C" void* mmap(void* addr, std::size_t len, int prot, int flags, int fd,
                       off_t offset) noexcept {
   authd::WarmMemory& warm = authd::t_warm;
-  bool argon2_memory = warm.inside && addr == nullptr && fd == -1 && (flags & MAP_ANONYMOUS) != 0 &&
-                       (flags & MAP_PRIVATE) != 0;
+  bool argon2_memory = warm.expected_len != 0 && len == warm.expected_len && addr == nullptr &&
+                       fd == -1 && (flags & MAP_ANONYMOUS) != 0 && (flags & MAP_PRIVATE) != 0 &&
+                       (flags & MAP_POPULATE) != 0;
   if (!argon2_memory) return authd::kernel_mmap(addr, len, prot, flags, fd, offset);
   if (warm.base != nullptr && warm.size != len) {  // other parameters: remap
     authd::kernel_munmap(warm.base, warm.size);
@@ -107,7 +114,7 @@ extern "C" void* mmap(void* addr, std::size_t len, int prot, int flags, int fd,
 
 extern "C" int munmap(void* addr, std::size_t len) noexcept {
   authd::WarmMemory& warm = authd::t_warm;
-  if (warm.inside && addr == warm.base && len == warm.size) {
+  if (warm.expected_len != 0 && addr == warm.base && len == warm.size) {
     sodium_memzero(addr, len);  // what returning the pages to the kernel did
     return 0;
   }
@@ -124,10 +131,25 @@ void reuse_argon2_memory_on_this_thread() {
   t_warm.enabled = true;
 }
 
+bool argon2_memory_reuse_built() { return AUTHD_WARM_ARGON2 != 0; }
+
 namespace {
 
 // libsodium wants NUL-terminated PHC strings; they are short and not secret.
 std::string terminated(std::string_view phc) { return std::string(phc); }
+
+// The m (KiB) of a PHC string's parameters ("$argon2id$v=19$m=19456,t=2,p=1$
+// ..."), or 0 when there is none to read: then nothing is reused.
+std::size_t phc_memory_kib(std::string_view phc) {
+  std::size_t at = phc.find("$m=");
+  if (at == std::string_view::npos) return 0;
+  std::size_t kib = 0;
+  for (std::size_t i = at + 3; i < phc.size() && phc[i] >= '0' && phc[i] <= '9'; ++i) {
+    kib = kib * 10 + static_cast<std::size_t>(phc[i] - '0');
+    if (kib > (std::size_t{1} << 32)) return 0;  // beyond any argon2 memory
+  }
+  return kib;
+}
 
 }  // namespace
 
@@ -141,7 +163,7 @@ PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
 
 std::string PasswordHasher::hash(std::string_view password) const {
   char out[crypto_pwhash_argon2id_STRBYTES];
-  Argon2Call call;
+  Argon2Call call(params_.memory_kib);
   if (crypto_pwhash_argon2id_str(out, password.data(), password.size(), params_.iterations,
                                  params_.memory_kib * 1024) != 0) {
     throw std::runtime_error("argon2id hashing failed (out of memory?)");
@@ -153,7 +175,7 @@ VerifyResult PasswordHasher::verify(std::string_view password, std::string_view 
   VerifyResult result;
   std::string stored = terminated(phc);
   // crypto_pwhash_str_verify dispatches on the PHC prefix (argon2id or argon2i).
-  Argon2Call call;
+  Argon2Call call(phc_memory_kib(stored));
   result.matches = crypto_pwhash_str_verify(stored.c_str(), password.data(), password.size()) == 0;
   if (result.matches && needs_rehash(stored)) result.upgraded_hash = hash(password);
   return result;
@@ -161,7 +183,7 @@ VerifyResult PasswordHasher::verify(std::string_view password, std::string_view 
 
 void PasswordHasher::verify_dummy(std::string_view password) const {
   // The outcome is irrelevant (it never matches); only the cost matters.
-  Argon2Call call;
+  Argon2Call call(params_.memory_kib);
   [[maybe_unused]] int ignored =
       crypto_pwhash_str_verify(dummy_hash_.c_str(), password.data(), password.size());
 }

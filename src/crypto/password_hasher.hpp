@@ -52,4 +52,7 @@ class PasswordHasher {
 // thread ends. See password_hasher.cpp and docs/performance.md.
 void reuse_argon2_memory_on_this_thread();
 
+// False in builds that cannot reuse it (the sanitizers intercept mmap).
+bool argon2_memory_reuse_built();
+
 }  // namespace authd

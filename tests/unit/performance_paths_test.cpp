@@ -13,6 +13,7 @@
 //   verify in authd.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -458,6 +459,43 @@ TEST_P(Argon2Interop, Decisions_4_1_ReferenceHashesVerifyInAuthd) {
       EXPECT_TRUE(hasher.verify("correct horse battery staple", phc).matches);
       EXPECT_FALSE(hasher.verify("correct horse battery stapler", phc).matches);
     }
+  });
+}
+
+// Minor page faults of the calling thread so far.
+long thread_minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
+// The reuse itself: after a worker's first hash, its hashes and verifications
+// fault in no fresh pages (libsodium's own mapping costs m / 4 KiB faults per
+// hash: 4,864 at the defaults). A stored hash with another m is verified in a
+// mapping of its own size, which is then kept in turn.
+TEST(WarmArgon2Memory, AHashingWorkerFaultsInNoFreshPagesAfterItsFirstHash) {
+  if (!argon2_memory_reuse_built()) GTEST_SKIP() << "sanitizer build: libsodium maps its memory";
+  PasswordHasher hasher(Argon2Params{19456, 2});
+  PasswordHasher small(Argon2Params{1024, 2});
+  std::string stored = hasher.hash("correct horse battery staple");
+  std::string stored_small = small.hash("correct horse battery staple");
+  long fresh_pages_per_hash = 19456 / 4;
+  on_hashing_worker([&] {
+    hasher.hash("warm-up");
+    long before = thread_minor_faults();
+    hasher.hash("correct horse battery staple");
+    EXPECT_TRUE(hasher.verify("correct horse battery staple", stored).matches);
+    hasher.verify_dummy("an unknown e-mail's guess");
+    long faults = thread_minor_faults() - before;
+    EXPECT_LT(faults, fresh_pages_per_hash / 10) << faults << " minor faults for three calls";
+
+    // Wrong guesses: a right one would upgrade the hash (decisions.md 4.2),
+    // which hashes again at m=19456.
+    EXPECT_FALSE(hasher.verify("a wrong guess", stored_small).matches);
+    before = thread_minor_faults();
+    EXPECT_FALSE(hasher.verify("another wrong guess", stored_small).matches);
+    faults = thread_minor_faults() - before;
+    EXPECT_LT(faults, 1024 / 4 / 10) << faults << " minor faults for a second m=1024 verification";
   });
 }
 
