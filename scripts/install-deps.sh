@@ -9,7 +9,6 @@ packages=(
   # libraries (see docs/architecture.md for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev libpq-dev
-  libgoogle-perftools-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
