@@ -146,7 +146,7 @@ asio::awaitable<void> client(unsigned short port, const std::uint8_t* data, std:
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  authd::log::init("error");  // a handler_failed (500) still shows
+  authd::log::init("error", std::chrono::microseconds(0));  // a handler_failed (500) still shows
   return 0;
 }
 

@@ -3,6 +3,7 @@
 // e-mails go through mask_email().
 #pragma once
 
+#include <chrono>
 #include <string_view>
 
 #include <spdlog/common.h>
@@ -10,8 +11,14 @@
 
 namespace authd::log {
 
-// "debug", "info", "warn" or "error"; false for anything else.
-bool init(std::string_view level);
+// "debug", "info", "warn" or "error"; false for anything else. Info and
+// debug lines are written in groups at most `window` after they are logged;
+// warn and error lines at once (core/log_sink.hpp). Zero: every line at once.
+bool init(std::string_view level, std::chrono::microseconds window);
+
+// Writes every line still held and stops the sink's thread; at the end of
+// main(), once no other thread logs.
+void shutdown();
 
 void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields);
 
