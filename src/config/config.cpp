@@ -99,9 +99,8 @@ StoreOptions Config::store_options() const {
 }
 
 std::size_t Config::database_thread_count() const {
+  if (database.rfind("sqlite:", 0) == 0) return 1;
   if (database_threads != 0) return database_threads;
-  if (database.rfind("sqlite:", 0) == 0)
-    return std::max(1u, std::thread::hardware_concurrency() / 2);
   return 4;
 }
 
@@ -186,14 +185,14 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
   app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
-                 "SQLite: page cache of each read thread's connection in MiB, filled as pages "
-                 "are read (0: SQLite's default, 2,000 KiB)")
+                 "SQLite: page cache of each io thread's read connection in MiB, filled as "
+                 "pages are read (0: SQLite's default, 2,000 KiB)")
       ->envname("AUTHD_SQLITE_READ_CACHE_MIB")
       ->check(CLI::Range(0, 64 * 1024))
       ->capture_default_str();
   app.add_option("--database-threads", c.database_threads,
-                 "Threads running database transactions (0: one per two cores on SQLite; 4 on "
-                 "PostgreSQL)")
+                 "PostgreSQL: threads running database transactions (0: 4); SQLite runs its "
+                 "reads on the connection threads and its writes on one writer thread")
       ->envname("AUTHD_DATABASE_THREADS")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();

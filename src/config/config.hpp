@@ -37,8 +37,8 @@ struct Config {
   // each round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
-  // SQLite only: the page cache of each read thread's connection, in MiB
-  // (docs/performance.md, section 15).
+  // SQLite only: the page cache of each io thread's read connection, in MiB
+  // (docs/performance.md, sections 15 and 18).
   std::size_t sqlite_read_cache_mib = 32;
   Duration prune_interval = std::chrono::minutes(5);
 
@@ -67,12 +67,11 @@ struct Config {
   std::string config_file;
 
   StoreOptions store_options() const;
-  // The database pool's threads. Automatic on SQLite: one per two cores,
-  // since the pool only runs reads there (writes go to the group-commit
-  // writer) and each thread more costs every request context switches
-  // (docs/performance.md); at least one. The slow reads of a /metrics
-  // refresh run beside the pool (Database::read_aside). On PostgreSQL: 4, as
-  // each thread waits out a network round trip.
+  // The database pool's threads. On PostgreSQL --database-threads, or 4, as
+  // each thread waits out a network round trip. On SQLite always 1: reads
+  // run in batches on the connection threads and writes on the group-commit
+  // writer (store/database.hpp), so the pool only runs the health check. The
+  // slow reads of a /metrics refresh run beside it (Database::read_aside).
   std::size_t database_thread_count() const;
 
   // "host:port" split; nothing when malformed.

@@ -1,20 +1,26 @@
-// The asynchronous face of a Store for the server: transactions run off the
-// connection threads, so that an fsync or a slow query never blocks one.
+// The asynchronous face of a Store for the server: writes run off the
+// connection threads, so that an fsync never blocks one.
 //
-// Reads and writes run on a small dedicated thread pool, unless the store
-// asks for batches (SQLite):
+// Reads and writes run on a small dedicated thread pool (PostgreSQL, where
+// each waits out a network round trip), unless the store asks for batches
+// (SQLite):
 // - group commit: one writer thread drains the queue of pending writes and
 //   hands them to the store as a batch that shares one durable commit
 //   (Store::run_writes). A coroutine resumes only after the commit of its
 //   batch has returned, so no answer is sent before its data is durable
 //   (decisions.md 8.3), while N concurrent writes cost one fsync instead of N;
-// - group reads: the read threads do the same with pending reads, which
-//   share one read transaction begun after all of them were queued
-//   (Store::run_reads), so each still sees every commit that had returned
-//   before it was asked for.
+// - group reads: the reads asked for during one turn of a connection
+//   thread's event loop run together on that thread, in one read
+//   transaction begun after all of them were queued (LoopReads,
+//   Store::run_reads), so each still sees every commit that had returned
+//   before it was asked for. An SQLite read in WAL mode never waits for the
+//   writer and takes microseconds (indexed lookups in a local file): handing
+//   it to a read thread and back cost more than the read itself
+//   (docs/performance.md, section 18).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -27,7 +33,10 @@
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -143,6 +152,49 @@ class TransactionBatcher {
   std::vector<std::thread> threads_;  // last: they start once the rest is constructed
 };
 
+// The reads asked for during one turn of an event loop, gathered so that
+// they run together on that loop's thread (Database::read on SQLite). One
+// LoopReads lives in each execution context (an asio service): a connection
+// thread's io_context, or whatever context a caller's coroutine runs on. The
+// first read queued in a turn posts one run to the context; the reads queued
+// after it, until that run starts, join its batch. The queue has a lock of
+// its own, so a context run by several threads is safe too.
+class LoopReads final : public boost::asio::execution_context::service {
+ public:
+  using key_type = LoopReads;
+  static inline boost::asio::execution_context::id id;
+
+  explicit LoopReads(boost::asio::execution_context& context) : service(context) {}
+
+  // Queues a read; true when it is the first since the last take(), and the
+  // caller must post the run that will take it.
+  bool add(TransactionBatcher::Job job) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(job));
+    return !std::exchange(run_posted_, true);
+  }
+
+  // Every read queued since the last take(), oldest first.
+  std::vector<TransactionBatcher::Job> take() {
+    std::lock_guard lock(mutex_);
+    run_posted_ = false;
+    return std::exchange(queue_, {});
+  }
+
+ private:
+  // The context is going away, and with it the handlers these reads would
+  // have resumed.
+  void shutdown() override {
+    std::vector<TransactionBatcher::Job> dropped;
+    std::lock_guard lock(mutex_);
+    dropped.swap(queue_);
+  }
+
+  std::mutex mutex_;
+  std::vector<TransactionBatcher::Job> queue_;
+  bool run_posted_ = false;
+};
+
 // The store as the server's background threads (outbox worker, pruner) see
 // it: they block, so they call Store::run, but with group commit their
 // writes join the writer's queue instead of competing with it for SQLite's
@@ -187,8 +239,6 @@ class Database {
       : store_(store), pool_(store.group_reads() && store.group_commit() ? 1 : threads), aside_(1) {
     if (store_.group_commit())
       writer_ = std::make_unique<TransactionBatcher>(store_, &Store::run_writes, 1);
-    if (store_.group_reads())
-      reader_ = std::make_unique<TransactionBatcher>(store_, &Store::run_reads, threads);
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
   ~Database() { stop(); }
@@ -212,8 +262,8 @@ class Database {
 
   template <class Work>
   boost::asio::awaitable<StoreStatus> read(Work& work) {
-    if (reader_) {
-      StoreStatus status = co_await run_batched(*reader_, work);
+    if (store_.group_reads()) {
+      StoreStatus status = co_await run_in_loop_batch(work);
       co_return status;
     }
     StoreStatus status = co_await read_on(pool_, work);
@@ -236,7 +286,7 @@ class Database {
   }
 
   void stop() {
-    if (reader_) reader_->stop();
+    stopped_ = true;
     if (writer_) writer_->stop();
     pool_.join();
     aside_.join();
@@ -267,6 +317,54 @@ class Database {
     co_return status;
   }
 
+  // Queues the read in the caller's execution context (LoopReads); the run
+  // posted by the first read of the turn resumes each caller in place, on
+  // that context's thread, once the batch is done.
+  template <class Work>
+  boost::asio::awaitable<StoreStatus> run_in_loop_batch(Work& work) {
+    namespace asio = boost::asio;
+    auto executor = co_await asio::this_coro::executor;
+    LoopReads& reads = asio::use_service<LoopReads>(asio::query(executor, asio::execution::context));
+    auto initiation = [this, executor, &reads, &work](auto handler) {
+      auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+      bool first = reads.add(TransactionBatcher::Job{
+          [&work](Transaction& tx) { work(tx); },
+          [shared](StoreStatus status, std::exception_ptr error) {
+            std::move (*shared)(error, status);
+          }});
+      if (first) asio::post(executor, [this, &reads] { run_loop_batch(reads); });
+    };
+    StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
+                                                       void(std::exception_ptr, StoreStatus)>(
+        initiation, asio::use_awaitable);
+    co_return status;
+  }
+
+  void run_loop_batch(LoopReads& reads) {
+    std::vector<TransactionBatcher::Job> batch = reads.take();
+    std::vector<Store::BatchUnit> units(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
+    if (stopped_) {
+      for (auto& unit : units) unit.status = StoreStatus::unavailable;
+    } else {
+      try {
+        store_.run_reads(units);
+      } catch (...) {
+        for (auto& unit : units) {
+          unit.status = StoreStatus::failed;
+          unit.error = std::current_exception();
+        }
+      }
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      try {
+        batch[i].done(units[i].status, units[i].error);
+      } catch (...) {
+        // A resumed caller's failure is its own; the others still resume.
+      }
+    }
+  }
+
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_on(boost::asio::thread_pool& pool, Work& work) {
     auto job = [this, &work] { return store_.run(Store::Mode::read, work); };
@@ -278,7 +376,7 @@ class Database {
   boost::asio::thread_pool pool_;
   boost::asio::thread_pool aside_;
   std::unique_ptr<TransactionBatcher> writer_;
-  std::unique_ptr<TransactionBatcher> reader_;
+  std::atomic<bool> stopped_ = false;  // reads after stop() are unavailable
   std::unique_ptr<QueuedWriteStore> background_;
 };
 

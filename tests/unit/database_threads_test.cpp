@@ -2,21 +2,20 @@
 // and the SQLite read connections' page cache handed to the store.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <thread>
 
 #include "config/config.hpp"
 
 namespace authd {
 namespace {
 
-// On SQLite the pool runs only reads: one thread per two cores, at least
-// one (the slow reads of /metrics run beside it).
-TEST(DatabaseThreads, AutomaticOnSqliteIsOnePerTwoCores) {
+// On SQLite reads run on the connection threads and writes on the writer:
+// the pool only runs the health check, one thread, whatever is asked for.
+TEST(DatabaseThreads, OnSqliteThePoolIsOneThread) {
   Config config;
   config.database = "sqlite:/var/lib/authd/authd.db";
-  std::size_t expected = std::max(1u, std::thread::hardware_concurrency() / 2);
-  EXPECT_EQ(config.database_thread_count(), expected);
+  EXPECT_EQ(config.database_thread_count(), 1u);
+  config.database_threads = 3;
+  EXPECT_EQ(config.database_thread_count(), 1u);
 }
 
 // On PostgreSQL every transaction waits out a round trip: 4 threads, and a
@@ -29,11 +28,9 @@ TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithThreeSpareConnections) {
   EXPECT_EQ(config.store_options().pool_size, 7u);
 }
 
-TEST(DatabaseThreads, AnExplicitCountWinsOnEitherBackend) {
+TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
   Config config;
   config.database_threads = 3;
-  config.database = "sqlite:authd.db";
-  EXPECT_EQ(config.database_thread_count(), 3u);
   config.database = "postgres://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 3u);
   EXPECT_EQ(config.store_options().pool_size, 6u);

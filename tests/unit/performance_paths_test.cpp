@@ -4,7 +4,8 @@
 //   writes share one durable commit, a unit that throws is undone alone, and
 //   no writer resumes before its commit (decisions.md 8.3: a 200 means
 //   durable);
-// - group reads (SqliteStore::run_reads): reads share a read transaction,
+// - group reads (Database::read, SqliteStore::run_reads): the reads of one
+//   turn of an event loop share a read transaction on that loop's thread,
 //   yet fail alone and see every commit that returned before them, and are
 //   served from the read connections' own page cache;
 // - argon2id hashes stay standard PHC strings both ways (decisions.md 4.1):
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -289,18 +291,73 @@ TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
   EXPECT_GT(second_pass_misses(0), 0) << "SQLite's default cache is too small for these rows";
 }
 
-// With two read threads, a read held on one does not hold up the next read:
-// the other thread takes it from the shared queue.
-TEST_F(GroupCommit, AHeldReadLeavesTheOtherReadThreadFree) {
-  sqlite::SqliteStore store(path_);
-  Database db(store, 2);
+// The store as Database sees it, counting the batches of reads it is handed.
+class BatchCountingStore final : public Store {
+ public:
+  explicit BatchCountingStore(Store& store) : store_(store) {}
+  StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override {
+    return store_.run(mode, work);
+  }
+  int migrate() override { return store_.migrate(); }
+  bool group_commit() const override { return store_.group_commit(); }
+  void run_writes(std::span<BatchUnit> units) override { store_.run_writes(units); }
+  bool group_reads() const override { return store_.group_reads(); }
+  void run_reads(std::span<BatchUnit> units) override {
+    batch_sizes.push_back(units.size());
+    store_.run_reads(units);
+  }
+  std::vector<std::size_t> batch_sizes;  // one connection thread: no lock
+
+ private:
+  Store& store_;
+};
+
+// Reads asked for during one turn of a connection thread's event loop run
+// together, in one batch (one read transaction), on that thread itself;
+// a read asked for later, by a resumed caller, goes into the next batch.
+TEST_F(GroupCommit, TheReadsOfOneTurnOfTheLoopRunAsOneBatchOnItsThread) {
+  sqlite::SqliteStore sqlite(path_);
+  ASSERT_EQ(sqlite.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("a@b.c")); }),
+            StoreStatus::ok);
+  BatchCountingStore store(sqlite);
+  Database db(store, 1);
   boost::asio::io_context io;
+  constexpr int kReaders = 5;
+  int found = 0, on_the_loops_thread = 0;
+  const std::thread::id loop_thread = std::this_thread::get_id();  // io.run() below
+  for (int r = 0; r < kReaders; ++r) {
+    auto reader = [&]() -> boost::asio::awaitable<void> {
+      for (int round = 0; round < 2; ++round) {
+        auto read = [&](Transaction& tx) {
+          found += tx.user_by_email("a@b.c").has_value() ? 1 : 0;
+          on_the_loops_thread += std::this_thread::get_id() == loop_thread ? 1 : 0;
+        };
+        StoreStatus status = co_await db.read(read);
+        EXPECT_EQ(status, StoreStatus::ok);
+      }
+    };
+    boost::asio::co_spawn(io, reader, boost::asio::detached);
+  }
+  io.run();
+  db.stop();
+  EXPECT_EQ(found, 2 * kReaders);
+  EXPECT_EQ(on_the_loops_thread, 2 * kReaders);
+  EXPECT_EQ(store.batch_sizes, (std::vector<std::size_t>{kReaders, kReaders}));
+}
+
+// Each connection thread runs its own reads: one held on one thread's loop
+// does not hold up a read on another's.
+TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
+  sqlite::SqliteStore store(path_);
+  Database db(store, 1);
+  boost::asio::io_context held_loop, other_loop;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  bool held_done = false, other_done_before_release = false;
+  std::atomic<bool> held_done = false;
+  bool other_done_before_release = false;
 
   auto holder = [&]() -> boost::asio::awaitable<void> {
-    // Bounded, so that a read queued behind it fails the test instead of
+    // Bounded, so that a read stuck behind it fails the test instead of
     // hanging it.
     auto hold = [&](Transaction&) { released.wait_for(std::chrono::seconds(20)); };
     co_await db.read(hold);
@@ -314,31 +371,34 @@ TEST_F(GroupCommit, AHeldReadLeavesTheOtherReadThreadFree) {
     other_done_before_release = !held_done;
     release.set_value();
   };
-  boost::asio::co_spawn(io, holder, boost::asio::detached);
-  boost::asio::co_spawn(io, other, boost::asio::detached);
-  io.run();
+  boost::asio::co_spawn(held_loop, holder, boost::asio::detached);
+  boost::asio::co_spawn(other_loop, other, boost::asio::detached);
+  std::thread held_thread([&] { held_loop.run(); });
+  other_loop.run();
+  held_thread.join();
   db.stop();
   EXPECT_TRUE(held_done);
   EXPECT_TRUE(other_done_before_release);
 }
 
 // GET /metrics' counts run beside the requests' reads (Database::read_aside):
-// with the only read thread held by a slow read, the counts still run, and
-// a request's read waits only for the read thread.
-TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForThePool) {
+// with a connection thread held by a slow read, the counts still run on
+// their own thread, and the held read finishes only when released.
+TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   sqlite::SqliteStore store(path_);
   Database db(store, 1);
-  boost::asio::io_context io;
+  boost::asio::io_context held_loop, aside_loop;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  bool aside_done = false, pool_read_done_before_aside = false, pool_read_done = false;
+  std::atomic<bool> read_done = false;
+  bool aside_done = false, read_done_before_aside = false;
 
   auto holder = [&]() -> boost::asio::awaitable<void> {
     // Bounded, so that a read_aside queued behind it fails the test instead
     // of hanging it.
     auto hold = [&](Transaction&) { released.wait_for(std::chrono::seconds(20)); };
     co_await db.read(hold);
-    pool_read_done = true;
+    read_done = true;
   };
   auto aside = [&]() -> boost::asio::awaitable<void> {
     std::int64_t sessions = -1;
@@ -346,17 +406,19 @@ TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForThePool) {
     StoreStatus status = co_await db.read_aside(count);
     EXPECT_EQ(status, StoreStatus::ok);
     EXPECT_EQ(sessions, 0);
-    pool_read_done_before_aside = pool_read_done;
+    read_done_before_aside = read_done;
     aside_done = true;
-    release.set_value();  // only now does the pool's thread go free
+    release.set_value();  // only now does the held read finish
   };
-  boost::asio::co_spawn(io, holder, boost::asio::detached);
-  boost::asio::co_spawn(io, aside, boost::asio::detached);
-  io.run();
+  boost::asio::co_spawn(held_loop, holder, boost::asio::detached);
+  boost::asio::co_spawn(aside_loop, aside, boost::asio::detached);
+  std::thread held_thread([&] { held_loop.run(); });
+  aside_loop.run();
+  held_thread.join();
   db.stop();
   EXPECT_TRUE(aside_done);
-  EXPECT_FALSE(pool_read_done_before_aside);
-  EXPECT_TRUE(pool_read_done);
+  EXPECT_FALSE(read_done_before_aside);
+  EXPECT_TRUE(read_done);
 }
 
 // Runs python3 with `script`, feeding `input` on stdin (secrets stay out of
