@@ -92,6 +92,31 @@ class TransactionBatcher {
   }
 
   // Runs what is queued, then joins.
+  // Runs the jobs as one batch of the store and tells each its outcome.
+  // `units` is scratch space the caller keeps, for its capacity.
+  static void run_jobs(Store& store, RunBatch run_batch, std::vector<Job>& batch,
+                       std::vector<Store::BatchUnit>& units) {
+    units.assign(batch.size(), Store::BatchUnit{});
+    for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
+    try {
+      (store.*run_batch)(units);
+    } catch (...) {
+      // Out of memory, say: no unit may report success it cannot vouch for.
+      for (auto& unit : units) {
+        unit.status = StoreStatus::failed;
+        unit.error = std::current_exception();
+      }
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      try {
+        batch[i].done(units[i].status, units[i].error);
+      } catch (...) {
+        // The waiter could not be told (posting its answer failed), or it
+        // failed when resumed in place: the others are told all the same.
+      }
+    }
+  }
+
   void stop() {
     {
       std::lock_guard lock(mutex_);
@@ -119,25 +144,7 @@ class TransactionBatcher {
                      std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       }
-      units.assign(batch.size(), Store::BatchUnit{});
-      for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
-      try {
-        (store_.*run_batch_)(units);
-      } catch (...) {
-        // Out of memory, say: no unit may report success it cannot vouch for.
-        for (auto& unit : units) {
-          unit.status = StoreStatus::failed;
-          unit.error = std::current_exception();
-        }
-      }
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        try {
-          batch[i].done(units[i].status, units[i].error);
-        } catch (...) {
-          // The waiter cannot be told (posting its answer failed); the
-          // thread carries on for the others.
-        }
-      }
+      run_jobs(store_, run_batch_, batch, units);
       batch.clear();
     }
   }
@@ -342,27 +349,12 @@ class Database {
 
   void run_loop_batch(LoopReads& reads) {
     std::vector<TransactionBatcher::Job> batch = reads.take();
-    std::vector<Store::BatchUnit> units(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
     if (stopped_) {
-      for (auto& unit : units) unit.status = StoreStatus::unavailable;
-    } else {
-      try {
-        store_.run_reads(units);
-      } catch (...) {
-        for (auto& unit : units) {
-          unit.status = StoreStatus::failed;
-          unit.error = std::current_exception();
-        }
-      }
+      for (auto& job : batch) job.done(StoreStatus::unavailable, nullptr);
+      return;
     }
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      try {
-        batch[i].done(units[i].status, units[i].error);
-      } catch (...) {
-        // A resumed caller's failure is its own; the others still resume.
-      }
-    }
+    std::vector<Store::BatchUnit> units;
+    TransactionBatcher::run_jobs(store_, &Store::run_reads, batch, units);
   }
 
   template <class Work>
