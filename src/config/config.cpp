@@ -185,8 +185,8 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
   app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
-                 "SQLite: page cache of each io thread's read connection in MiB, filled as "
-                 "pages are read (0: SQLite's default, 2,000 KiB)")
+                 "SQLite: page cache of each read connection (at most one per io thread) in "
+                 "MiB, filled as pages are read (0: SQLite's default, 2,000 KiB)")
       ->envname("AUTHD_SQLITE_READ_CACHE_MIB")
       ->check(CLI::Range(0, 64 * 1024))
       ->capture_default_str();

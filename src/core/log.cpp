@@ -14,6 +14,19 @@
 
 namespace authd::log {
 
+namespace {
+
+// The sink writes each line as it comes (already a complete JSON object)
+// and decides itself when to write: no pattern, no flush_on.
+void install_logger(spdlog::level::level_enum level, std::chrono::microseconds window) {
+  auto sink = std::make_shared<GroupWriteSink>(STDERR_FILENO, window);
+  auto logger = std::make_shared<spdlog::logger>("authd", std::move(sink));
+  logger->set_level(level);
+  spdlog::set_default_logger(std::move(logger));
+}
+
+}  // namespace
+
 bool init(std::string_view level, std::chrono::microseconds window) {
   spdlog::level::level_enum parsed;
   if (level == "debug") {
@@ -27,16 +40,15 @@ bool init(std::string_view level, std::chrono::microseconds window) {
   } else {
     return false;
   }
-  // The sink writes each line as it comes (already a complete JSON object)
-  // and decides itself when to write: no pattern, no flush_on.
-  auto sink = std::make_shared<GroupWriteSink>(STDERR_FILENO, window);
-  auto logger = std::make_shared<spdlog::logger>("authd", std::move(sink));
-  logger->set_level(parsed);
-  spdlog::set_default_logger(logger);
+  install_logger(parsed, window);
   return true;
 }
 
-void shutdown() { spdlog::shutdown(); }
+void shutdown() {
+  // The group's sink writes what it holds and joins its thread as its
+  // logger is replaced; whatever logs after this writes at once.
+  install_logger(spdlog::default_logger_raw()->level(), std::chrono::microseconds(0));
+}
 
 namespace {
 

@@ -17,7 +17,7 @@ namespace authd::log {
 bool init(std::string_view level, std::chrono::microseconds window);
 
 // Writes every line still held and stops the sink's thread; at the end of
-// main(), once no other thread logs.
+// main(). Lines logged afterwards are written at once.
 void shutdown();
 
 void write(spdlog::level::level_enum level, std::string_view event, const nlohmann::json& fields);

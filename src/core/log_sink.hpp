@@ -1,14 +1,17 @@
 // The sink behind authd's log: complete JSON lines gathered and written to a
 // file descriptor (stderr) in groups, like the writer's group commit.
 //
-// At info level every request writes a line. Writing each one with its own
-// write(2) (spdlog's stderr sink also flushes stdio per line, under one lock)
-// cost about 7% of GET /me's throughput (docs/performance.md, section 18).
+// At info level every request writes a line. The request log cost about 7%
+// of GET /me's throughput, most of it in writing each line with its own
+// write(2) (spdlog's stderr sink also flushes stdio per line, under one
+// lock); writing in groups won back 4 to 5% (docs/performance.md, sec. 18).
 // Here an info or debug line joins a buffer that a background thread writes
 // out at most `window` after the first line of the group arrived; a warn or
 // error line is written before its call returns, after every line logged
-// before it. Lines keep their order and are never split. With a window of
-// zero every line is written before its call returns.
+// before it. Lines keep their order and are never split by another line.
+// With a window of zero every line is written before its call returns. If
+// stderr fails, or stays full for a second, the rest of a group is dropped
+// (a line cut there is ended before the next one).
 //
 // What is at stake on a crash (kill -9, a fatal signal): the info and debug
 // lines of the last window. Destroying the sink writes what it holds.
@@ -56,19 +59,22 @@ class GroupWriteSink final : public spdlog::sinks::sink {
   std::mutex buffer_mutex_;  // guards pending_ and stopping_
   std::condition_variable lines_waiting_;
   std::string pending_;
+  std::chrono::steady_clock::time_point group_due_;  // when pending_ is to be written
   bool stopping_ = false;
 
   // Held for a whole write, so that groups reach the fd in the order they
   // left the buffer (taken before buffer_mutex_, never the other way round).
   std::mutex write_mutex_;
   std::string writing_;
+  bool line_cut_ = false;  // the last write stopped inside a line
 
   std::thread writer_;  // last: it starts once the members above exist
 };
 
 // Writes all of text to fd: retries after EINTR and short writes, and waits
-// for a non-blocking fd to drain. Gives up on any other error (there is
-// nowhere to report a failure of the log).
-void write_fully(int fd, std::string_view text);
+// for a non-blocking fd to drain (a second at most each time). Gives up on
+// any other error: there is nowhere to report a failure of the log. Returns
+// the bytes written.
+std::size_t write_fully(int fd, std::string_view text);
 
 }  // namespace authd::log

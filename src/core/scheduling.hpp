@@ -1,7 +1,8 @@
 // How authd's threads ask the Linux scheduler for the cores they share.
 //
 // On 2 cores a login flood keeps both cores busy with argon2 hashes, while a
-// GET /me wakes three threads in turn (connection, database, connection).
+// GET /me wakes its connection thread (and on PostgreSQL a database thread
+// and the connection thread again; a logout, the SQLite writer too).
 // Each wake-up that has to wait for a hash's time slice adds milliseconds to
 // its latency. Two hints, both best effort (a kernel that does not know one
 // ignores it), and neither raises a thread's priority above what the

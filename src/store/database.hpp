@@ -28,10 +28,14 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
@@ -48,11 +52,10 @@
 
 namespace authd {
 
-// Threads that run queued transactions in batches: writes through
-// Store::run_writes (one thread: SQLite has one writer; one durable commit
-// per batch), reads through Store::run_reads (one read transaction per
-// batch). The threads share one queue; each takes its share of what is
-// queued when it comes free.
+// Threads that run queued transactions in batches: the SQLite writer, one
+// thread (SQLite has one writer), through Store::run_writes, one durable
+// commit per batch. With several threads they share one queue, and each
+// takes its share of what is queued when it comes free.
 class TransactionBatcher {
  public:
   using RunBatch = void (Store::*)(std::span<Store::BatchUnit>);
@@ -91,15 +94,16 @@ class TransactionBatcher {
     job.done(StoreStatus::unavailable, nullptr);
   }
 
-  // Runs what is queued, then joins.
-  // Runs the jobs as one batch of the store and tells each its outcome.
-  // `units` is scratch space the caller keeps, for its capacity.
-  static void run_jobs(Store& store, RunBatch run_batch, std::vector<Job>& batch,
-                       std::vector<Store::BatchUnit>& units) {
+  // Runs the jobs as one batch, `run_units(std::span<Store::BatchUnit>)`,
+  // and tells each its outcome. `units` is scratch space the caller keeps,
+  // for its capacity.
+  template <class RunUnits>
+  static void run_jobs(std::vector<Job>& batch, std::vector<Store::BatchUnit>& units,
+                       RunUnits&& run_units) {
     units.assign(batch.size(), Store::BatchUnit{});
     for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
     try {
-      (store.*run_batch)(units);
+      run_units(std::span<Store::BatchUnit>(units));
     } catch (...) {
       // Out of memory, say: no unit may report success it cannot vouch for.
       for (auto& unit : units) {
@@ -117,6 +121,7 @@ class TransactionBatcher {
     }
   }
 
+  // Runs what is queued, then joins.
   void stop() {
     {
       std::lock_guard lock(mutex_);
@@ -144,7 +149,7 @@ class TransactionBatcher {
                      std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       }
-      run_jobs(store_, run_batch_, batch, units);
+      run_jobs(batch, units, [this](std::span<Store::BatchUnit> u) { (store_.*run_batch_)(u); });
       batch.clear();
     }
   }
@@ -162,10 +167,12 @@ class TransactionBatcher {
 // The reads asked for during one turn of an event loop, gathered so that
 // they run together on that loop's thread (Database::read on SQLite). One
 // LoopReads lives in each execution context (an asio service): a connection
-// thread's io_context, or whatever context a caller's coroutine runs on. The
-// first read queued in a turn posts one run to the context; the reads queued
-// after it, until that run starts, join its batch. The queue has a lock of
-// its own, so a context run by several threads is safe too.
+// thread's io_context, or whatever context a caller's coroutine runs on.
+// It keeps a queue per Database (the owner), so that two databases used
+// from one loop never run each other's reads. The first read queued for an
+// owner in a turn posts one run to the context; the reads queued after it,
+// until that run starts, join its batch. The queues have a lock of their
+// own, for contexts run by several threads.
 class LoopReads final : public boost::asio::execution_context::service {
  public:
   using key_type = LoopReads;
@@ -173,33 +180,46 @@ class LoopReads final : public boost::asio::execution_context::service {
 
   explicit LoopReads(boost::asio::execution_context& context) : service(context) {}
 
-  // Queues a read; true when it is the first since the last take(), and the
-  // caller must post the run that will take it.
-  bool add(TransactionBatcher::Job job) {
+  // Queues a read for `owner`; true when it is the first since the owner's
+  // last take(), and the caller must post the run that will take it.
+  bool add(const void* owner, TransactionBatcher::Job job) {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(job));
-    return !std::exchange(run_posted_, true);
+    Queue& queue = queue_of(owner);
+    queue.jobs.push_back(std::move(job));
+    return !std::exchange(queue.run_posted, true);
   }
 
-  // Every read queued since the last take(), oldest first.
-  std::vector<TransactionBatcher::Job> take() {
+  // Every read queued for `owner` since its last take(), oldest first.
+  std::vector<TransactionBatcher::Job> take(const void* owner) {
     std::lock_guard lock(mutex_);
-    run_posted_ = false;
-    return std::exchange(queue_, {});
+    Queue& queue = queue_of(owner);
+    queue.run_posted = false;
+    return std::exchange(queue.jobs, {});
   }
 
  private:
+  struct Queue {
+    const void* owner = nullptr;
+    std::vector<TransactionBatcher::Job> jobs;
+    bool run_posted = false;
+  };
+
+  Queue& queue_of(const void* owner) {
+    for (Queue& queue : queues_)
+      if (queue.owner == owner) return queue;
+    return queues_.emplace_back(Queue{owner, {}, false});
+  }
+
   // The context is going away, and with it the handlers these reads would
   // have resumed.
   void shutdown() override {
-    std::vector<TransactionBatcher::Job> dropped;
+    std::vector<Queue> dropped;
     std::lock_guard lock(mutex_);
-    dropped.swap(queue_);
+    dropped.swap(queues_);
   }
 
   std::mutex mutex_;
-  std::vector<TransactionBatcher::Job> queue_;
-  bool run_posted_ = false;
+  std::vector<Queue> queues_;  // one per Database that read from this context; a few at most
 };
 
 // The store as the server's background threads (outbox worker, pruner) see
@@ -239,9 +259,9 @@ class QueuedWriteStore final : public Store {
 
 class Database {
  public:
-  // `threads` run the requests' transactions: the pool's threads, or with
-  // group reads and group commit (SQLite) the read batcher's, and then the
-  // pool keeps a single thread, for the health check.
+  // `threads` run the requests' transactions (PostgreSQL). With group reads
+  // and group commit (SQLite) reads run on the callers' threads and writes
+  // on the writer, and the pool keeps a single thread, for the health check.
   Database(Store& store, std::size_t threads)
       : store_(store), pool_(store.group_reads() && store.group_commit() ? 1 : threads), aside_(1) {
     if (store_.group_commit())
@@ -292,8 +312,12 @@ class Database {
     co_return ok;
   }
 
+  // Afterwards queued reads and writes answer unavailable. Waits for the
+  // read batches already running on the callers' threads.
   void stop() {
     stopped_ = true;
+    for (int running = batches_running_; running != 0; running = batches_running_)
+      batches_running_.wait(running);
     if (writer_) writer_->stop();
     pool_.join();
     aside_.join();
@@ -325,19 +349,22 @@ class Database {
   }
 
   // Queues the read in the caller's execution context (LoopReads); the run
-  // posted by the first read of the turn resumes each caller in place, on
-  // that context's thread, once the batch is done.
+  // posted by the first read of the turn runs the batch, then resumes each
+  // caller through its own executor: in place when that is where the run
+  // is (a connection thread's loop), posted when not (another strand).
   template <class Work>
   boost::asio::awaitable<StoreStatus> run_in_loop_batch(Work& work) {
     namespace asio = boost::asio;
     auto executor = co_await asio::this_coro::executor;
     LoopReads& reads = asio::use_service<LoopReads>(asio::query(executor, asio::execution::context));
     auto initiation = [this, executor, &reads, &work](auto handler) {
+      auto resume_on = asio::get_associated_executor(handler, executor);
       auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      bool first = reads.add(TransactionBatcher::Job{
+      bool first = reads.add(this, TransactionBatcher::Job{
           [&work](Transaction& tx) { work(tx); },
-          [shared](StoreStatus status, std::exception_ptr error) {
-            std::move (*shared)(error, status);
+          [resume_on, shared](StoreStatus status, std::exception_ptr error) {
+            asio::dispatch(resume_on,
+                           [shared, status, error] { std::move (*shared)(error, status); });
           }});
       if (first) asio::post(executor, [this, &reads] { run_loop_batch(reads); });
     };
@@ -348,13 +375,16 @@ class Database {
   }
 
   void run_loop_batch(LoopReads& reads) {
-    std::vector<TransactionBatcher::Job> batch = reads.take();
-    if (stopped_) {
-      for (auto& job : batch) job.done(StoreStatus::unavailable, nullptr);
-      return;
-    }
+    std::vector<TransactionBatcher::Job> batch = reads.take(this);
+    // Counted before stopped_ is read, so that stop() either sees this batch
+    // and waits for it, or this batch sees stop() and runs nothing.
+    ++batches_running_;
     std::vector<Store::BatchUnit> units;
-    TransactionBatcher::run_jobs(store_, &Store::run_reads, batch, units);
+    TransactionBatcher::run_jobs(batch, units, [this](std::span<Store::BatchUnit> u) {
+      if (!stopped_) return store_.run_reads(u);
+      for (Store::BatchUnit& unit : u) unit.status = StoreStatus::unavailable;
+    });
+    if (--batches_running_ == 0) batches_running_.notify_all();
   }
 
   template <class Work>
@@ -369,6 +399,7 @@ class Database {
   boost::asio::thread_pool aside_;
   std::unique_ptr<TransactionBatcher> writer_;
   std::atomic<bool> stopped_ = false;  // reads after stop() are unavailable
+  std::atomic<int> batches_running_ = 0;
   std::unique_ptr<QueuedWriteStore> background_;
 };
 

@@ -141,6 +141,35 @@ TEST(GroupWriteSink, LinesFromManyThreadsArriveWholeOnceEachAndInEachThreadsOrde
   EXPECT_EQ(count, kThreads * kLines);
 }
 
+// Everything the read end holds now (it is non-blocking).
+std::string drain(int fd) {
+  std::string all;
+  char chunk[65536];
+  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;) all.append(chunk, static_cast<std::size_t>(n));
+  return all;
+}
+
+// A stderr that stays full for a second loses the rest of the group, and
+// the line cut there is ended before the next line, which starts whole.
+TEST(GroupWriteSink, ALineCutByAStderrThatStaysFullIsEndedBeforeTheNextLine) {
+  int ends[2];
+  ASSERT_EQ(::pipe2(ends, O_NONBLOCK | O_CLOEXEC), 0);
+  int capacity = ::fcntl(ends[1], F_SETPIPE_SZ, 4096);
+  ASSERT_GT(capacity, 0);
+  std::string got;
+  {
+    GroupWriteSink sink(ends[1], std::chrono::microseconds(0));
+    std::string too_long(static_cast<std::size_t>(capacity) + 1000, 'a');
+    log_line(sink, spdlog::level::warn, too_long);  // nobody reads: given up after a second
+    got = drain(ends[0]);
+    log_line(sink, spdlog::level::warn, R"({"n":2})");
+    got += drain(ends[0]);
+  }
+  ::close(ends[0]);
+  ::close(ends[1]);
+  EXPECT_EQ(got, std::string(static_cast<std::size_t>(capacity), 'a') + "\n{\"n\":2}\n");
+}
+
 TEST(GroupWriteSink, WriteFullyWaitsForANonBlockingPipeToDrain) {
   int ends[2];
   ASSERT_EQ(::pipe2(ends, O_NONBLOCK | O_CLOEXEC), 0);

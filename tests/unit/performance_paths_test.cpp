@@ -338,15 +338,55 @@ TEST_F(GroupCommit, TheReadsOfOneTurnOfTheLoopRunAsOneBatchOnItsThread) {
     };
     boost::asio::co_spawn(io, reader, boost::asio::detached);
   }
-  io.run();
+  io.run_for(std::chrono::seconds(20));  // a lost batch fails the test rather than hanging it
   db.stop();
   EXPECT_EQ(found, 2 * kReaders);
   EXPECT_EQ(on_the_loops_thread, 2 * kReaders);
   EXPECT_EQ(store.batch_sizes, (std::vector<std::size_t>{kReaders, kReaders}));
 }
 
+// Two databases read from one loop in the same turn: each read runs on its
+// own database (LoopReads keeps a queue per Database).
+TEST_F(GroupCommit, TwoDatabasesReadFromOneLoopEachOnItsOwnStore) {
+  test::TempDirectory other_dir;
+  std::string other_path = other_dir.file("other.db");
+  sqlite::SqliteStore first(path_), second(other_path);
+  second.migrate();
+  ASSERT_EQ(first.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("first@b.c")); }),
+            StoreStatus::ok);
+  ASSERT_EQ(second.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("second@b.c")); }),
+            StoreStatus::ok);
+  Database first_db(first, 1), second_db(second, 1);
+  boost::asio::io_context io;
+  bool first_sees_own = false, first_sees_other = true, second_sees_own = false,
+       second_sees_other = true;
+  auto read_first = [&]() -> boost::asio::awaitable<void> {
+    auto read = [&](Transaction& tx) {
+      first_sees_own = tx.user_by_email("first@b.c").has_value();
+      first_sees_other = tx.user_by_email("second@b.c").has_value();
+    };
+    co_await first_db.read(read);
+  };
+  auto read_second = [&]() -> boost::asio::awaitable<void> {
+    auto read = [&](Transaction& tx) {
+      second_sees_own = tx.user_by_email("second@b.c").has_value();
+      second_sees_other = tx.user_by_email("first@b.c").has_value();
+    };
+    co_await second_db.read(read);
+  };
+  boost::asio::co_spawn(io, read_first, boost::asio::detached);
+  boost::asio::co_spawn(io, read_second, boost::asio::detached);
+  io.run_for(std::chrono::seconds(20));
+  first_db.stop();
+  second_db.stop();
+  EXPECT_TRUE(first_sees_own);
+  EXPECT_FALSE(first_sees_other);
+  EXPECT_TRUE(second_sees_own);
+  EXPECT_FALSE(second_sees_other);
+}
+
 // Each connection thread runs its own reads: one held on one thread's loop
-// does not hold up a read on another's.
+// does not hold up a read on another's, which runs on that other thread.
 TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   sqlite::SqliteStore store(path_);
   Database db(store, 1);
@@ -355,6 +395,7 @@ TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   std::shared_future<void> released = release.get_future().share();
   std::atomic<bool> held_done = false;
   bool other_done_before_release = false;
+  std::thread::id other_read_ran_on;
 
   auto holder = [&]() -> boost::asio::awaitable<void> {
     // Bounded, so that a read stuck behind it fails the test instead of
@@ -365,7 +406,10 @@ TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   };
   auto other = [&]() -> boost::asio::awaitable<void> {
     std::optional<UserRecord> found;
-    auto read = [&](Transaction& tx) { found = tx.user_by_email("nobody@b.c"); };
+    auto read = [&](Transaction& tx) {
+      found = tx.user_by_email("nobody@b.c");
+      other_read_ran_on = std::this_thread::get_id();
+    };
     StoreStatus status = co_await db.read(read);
     EXPECT_EQ(status, StoreStatus::ok);
     other_done_before_release = !held_done;
@@ -373,17 +417,19 @@ TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   };
   boost::asio::co_spawn(held_loop, holder, boost::asio::detached);
   boost::asio::co_spawn(other_loop, other, boost::asio::detached);
-  std::thread held_thread([&] { held_loop.run(); });
-  other_loop.run();
+  std::thread held_thread([&] { held_loop.run_for(std::chrono::seconds(30)); });
+  other_loop.run_for(std::chrono::seconds(20));
   held_thread.join();
   db.stop();
   EXPECT_TRUE(held_done);
   EXPECT_TRUE(other_done_before_release);
+  EXPECT_EQ(other_read_ran_on, std::this_thread::get_id()) << "other_loop runs on this thread";
 }
 
-// GET /metrics' counts run beside the requests' reads (Database::read_aside):
-// with a connection thread held by a slow read, the counts still run on
-// their own thread, and the held read finishes only when released.
+// GET /metrics' counts run beside the requests' reads (Database::read_aside),
+// on a thread of their own, not on the asking loop's: with a connection
+// thread held by a slow read, they still run, and the held read finishes
+// only when released.
 TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   sqlite::SqliteStore store(path_);
   Database db(store, 1);
@@ -392,6 +438,7 @@ TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   std::shared_future<void> released = release.get_future().share();
   std::atomic<bool> read_done = false;
   bool aside_done = false, read_done_before_aside = false;
+  std::thread::id count_ran_on;
 
   auto holder = [&]() -> boost::asio::awaitable<void> {
     // Bounded, so that a read_aside queued behind it fails the test instead
@@ -402,7 +449,10 @@ TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   };
   auto aside = [&]() -> boost::asio::awaitable<void> {
     std::int64_t sessions = -1;
-    auto count = [&](Transaction& tx) { sessions = tx.live_session_count(0); };
+    auto count = [&](Transaction& tx) {
+      sessions = tx.live_session_count(0);
+      count_ran_on = std::this_thread::get_id();
+    };
     StoreStatus status = co_await db.read_aside(count);
     EXPECT_EQ(status, StoreStatus::ok);
     EXPECT_EQ(sessions, 0);
@@ -412,13 +462,14 @@ TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   };
   boost::asio::co_spawn(held_loop, holder, boost::asio::detached);
   boost::asio::co_spawn(aside_loop, aside, boost::asio::detached);
-  std::thread held_thread([&] { held_loop.run(); });
-  aside_loop.run();
+  std::thread held_thread([&] { held_loop.run_for(std::chrono::seconds(30)); });
+  aside_loop.run_for(std::chrono::seconds(20));
   held_thread.join();
   db.stop();
   EXPECT_TRUE(aside_done);
   EXPECT_FALSE(read_done_before_aside);
   EXPECT_TRUE(read_done);
+  EXPECT_NE(count_ran_on, std::this_thread::get_id()) << "aside_loop runs on this thread";
 }
 
 // Runs python3 with `script`, feeding `input` on stdin (secrets stay out of
