@@ -112,16 +112,21 @@ int main(int argc, char** argv) {
   // The server writes its request lines in groups, each at most 1 ms after
   // it was logged (core/log_sink.hpp); the other commands write each line at
   // once, in step with what they print.
-  auto log_window = serve->parsed() ? std::chrono::microseconds(1000) : std::chrono::microseconds(0);
+  auto log_window =
+      serve->parsed() ? std::chrono::microseconds(1000) : std::chrono::microseconds(0);
   if (!log::init(config.log_level, log_window)) return 2;
 
   int status = 2;
   try {
     init_crypto();
-    if (serve->parsed()) status = run_serve(config);
-    else if (migrate->parsed()) status = run_migrate(config);
-    else if (backup->parsed()) status = run_backup(config, backup_path);
-    else if (chosen) status = run_user_command(config, *chosen, account);
+    if (serve->parsed())
+      status = run_serve(config);
+    else if (migrate->parsed())
+      status = run_migrate(config);
+    else if (backup->parsed())
+      status = run_backup(config, backup_path);
+    else if (chosen)
+      status = run_user_command(config, *chosen, account);
   } catch (const std::exception& e) {
     log::error("fatal", {{"error", e.what()}});
     std::cerr << "authd: " << e.what() << "\n";

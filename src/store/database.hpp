@@ -35,14 +35,14 @@
 
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/dispatch.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/execution_context.hpp>
-#include <boost/asio/query.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -356,16 +356,19 @@ class Database {
   boost::asio::awaitable<StoreStatus> run_in_loop_batch(Work& work) {
     namespace asio = boost::asio;
     auto executor = co_await asio::this_coro::executor;
-    LoopReads& reads = asio::use_service<LoopReads>(asio::query(executor, asio::execution::context));
+    LoopReads& reads =
+        asio::use_service<LoopReads>(asio::query(executor, asio::execution::context));
     auto initiation = [this, executor, &reads, &work](auto handler) {
       auto resume_on = asio::get_associated_executor(handler, executor);
       auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      bool first = reads.add(this, TransactionBatcher::Job{
-          [&work](Transaction& tx) { work(tx); },
-          [resume_on, shared](StoreStatus status, std::exception_ptr error) {
-            asio::dispatch(resume_on,
-                           [shared, status, error] { std::move (*shared)(error, status); });
-          }});
+      bool first =
+          reads.add(this, TransactionBatcher::Job{
+                              [&work](Transaction& tx) { work(tx); },
+                              [resume_on, shared](StoreStatus status, std::exception_ptr error) {
+                                asio::dispatch(resume_on, [shared, status, error] {
+                                  std::move (*shared)(error, status);
+                                });
+                              }});
       if (first) asio::post(executor, [this, &reads] { run_loop_batch(reads); });
     };
     StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),

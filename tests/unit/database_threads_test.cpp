@@ -2,7 +2,6 @@
 // and the SQLite read connections' page cache handed to the store.
 #include <gtest/gtest.h>
 
-
 #include "config/config.hpp"
 
 namespace authd {

@@ -145,7 +145,8 @@ TEST(GroupWriteSink, LinesFromManyThreadsArriveWholeOnceEachAndInEachThreadsOrde
 std::string drain(int fd) {
   std::string all;
   char chunk[65536];
-  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;) all.append(chunk, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;)
+    all.append(chunk, static_cast<std::size_t>(n));
   return all;
 }
 
@@ -179,8 +180,10 @@ TEST(GroupWriteSink, WriteFullyWaitsForANonBlockingPipeToDrain) {
     char chunk[65536];
     while (received.size() < text.size()) {
       ssize_t n = ::read(ends[0], chunk, sizeof chunk);
-      if (n > 0) received.append(chunk, static_cast<std::size_t>(n));
-      else std::this_thread::sleep_for(1ms);
+      if (n > 0)
+        received.append(chunk, static_cast<std::size_t>(n));
+      else
+        std::this_thread::sleep_for(1ms);
     }
   });
   write_fully(ends[1], text);

@@ -352,10 +352,12 @@ TEST_F(GroupCommit, TwoDatabasesReadFromOneLoopEachOnItsOwnStore) {
   std::string other_path = other_dir.file("other.db");
   sqlite::SqliteStore first(path_), second(other_path);
   second.migrate();
-  ASSERT_EQ(first.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("first@b.c")); }),
-            StoreStatus::ok);
-  ASSERT_EQ(second.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("second@b.c")); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      first.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("first@b.c")); }),
+      StoreStatus::ok);
+  ASSERT_EQ(
+      second.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("second@b.c")); }),
+      StoreStatus::ok);
   Database first_db(first, 1), second_db(second, 1);
   boost::asio::io_context io;
   bool first_sees_own = false, first_sees_other = true, second_sees_own = false,
