@@ -1,10 +1,8 @@
 #include "config/config.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <regex>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 

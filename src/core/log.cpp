@@ -2,10 +2,10 @@
 
 #include <iterator>
 
-#include <fmt/compile.h>
-#include <fmt/format.h>
 #include <unistd.h>
 
+#include <fmt/compile.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/json_text.hpp"

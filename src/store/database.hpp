@@ -52,10 +52,9 @@
 
 namespace authd {
 
-// Threads that run queued transactions in batches: the SQLite writer, one
-// thread (SQLite has one writer), through Store::run_writes, one durable
-// commit per batch. With several threads they share one queue, and each
-// takes its share of what is queued when it comes free.
+// A thread that runs queued transactions in batches: the SQLite writer
+// (SQLite has one writer), through Store::run_writes, one durable commit per
+// batch. It takes what is queued when it comes free, up to kMaxBatch.
 class TransactionBatcher {
  public:
   using RunBatch = void (Store::*)(std::span<Store::BatchUnit>);
@@ -68,16 +67,8 @@ class TransactionBatcher {
   // (and the first waiters' answers) for long.
   static constexpr std::size_t kMaxBatch = 256;
 
-  TransactionBatcher(Store& store, RunBatch run_batch, std::size_t threads)
-      : store_(store), run_batch_(run_batch), thread_count_(std::max<std::size_t>(threads, 1)) {
-    threads_.reserve(thread_count_);
-    try {
-      for (std::size_t i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { loop(); });
-    } catch (...) {
-      stop();  // joins the threads already started
-      throw;
-    }
-  }
+  TransactionBatcher(Store& store, RunBatch run_batch)
+      : store_(store), run_batch_(run_batch), thread_([this] { loop(); }) {}
   ~TransactionBatcher() { stop(); }
 
   // Once stop() has begun, a new job is refused at once (unavailable)
@@ -128,8 +119,7 @@ class TransactionBatcher {
       stopping_ = true;
     }
     wake_.notify_all();
-    for (auto& thread : threads_)
-      if (thread.joinable()) thread.join();
+    if (thread_.joinable()) thread_.join();
   }
 
  private:
@@ -141,10 +131,8 @@ class TransactionBatcher {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and nothing left
-        // A fair share, so that the other threads have work too; a thread
-        // that finds more queued when it is done comes back for it at once.
-        std::size_t share = (queue_.size() + thread_count_ - 1) / thread_count_;
-        std::size_t take = std::min(share, kMaxBatch);
+        // What is left past kMaxBatch is taken at once by the next round.
+        std::size_t take = std::min(queue_.size(), kMaxBatch);
         batch.assign(std::make_move_iterator(queue_.begin()),
                      std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
@@ -156,12 +144,11 @@ class TransactionBatcher {
 
   Store& store_;
   RunBatch run_batch_;
-  const std::size_t thread_count_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<Job> queue_;
   bool stopping_ = false;
-  std::vector<std::thread> threads_;  // last: they start once the rest is constructed
+  std::thread thread_;  // last: it starts once the rest is constructed
 };
 
 // The reads asked for during one turn of an event loop, gathered so that
@@ -265,7 +252,7 @@ class Database {
   Database(Store& store, std::size_t threads)
       : store_(store), pool_(store.group_reads() && store.group_commit() ? 1 : threads), aside_(1) {
     if (store_.group_commit())
-      writer_ = std::make_unique<TransactionBatcher>(store_, &Store::run_writes, 1);
+      writer_ = std::make_unique<TransactionBatcher>(store_, &Store::run_writes);
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
   ~Database() { stop(); }
