@@ -167,7 +167,9 @@ int run_serve(const Config& config) {
 
   log::info("drained");
   outbox.stop();
-  log::info("outbox_worker_stopped", {{"sent", outbox.sent()}, {"failures", outbox.failures()}});
+  log::info(
+      "outbox_worker_stopped",
+      {{"sent", outbox.sent()}, {"failures", outbox.failures()}, {"rejected", outbox.rejected()}});
   pruner.stop();
   hashing.stop();
   db.stop();

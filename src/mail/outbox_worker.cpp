@@ -49,10 +49,12 @@ bool OutboxWorker::deliver_one() {
                                             *token, settings_.reset_token_lifetime, now);
   wipe(*token);
   std::string error;
+  bool permanent = false;
   try {
     transport_.send(message);
   } catch (const MailError& e) {
     error = e.what();
+    permanent = e.permanent();
   }
   wipe(message.text_body);
   wipe(message.html_body);
@@ -63,6 +65,12 @@ bool OutboxWorker::deliver_one() {
         store_.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
     sent_.fetch_add(1, std::memory_order_relaxed);
     log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
+  } else if (permanent) {
+    // Retrying cannot help: the mail goes, like one whose account went.
+    status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.delete_mail(mail->id); });
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    log::warn("mail_rejected",
+              {{"mail_id", mail->id}, {"to", mask_email(mail->email)}, {"error", error}});
   } else {
     int attempts = mail->attempts + 1;
     Millis next = done + backoff(attempts, settings_.first_retry, settings_.max_retry).count();

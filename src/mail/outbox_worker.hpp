@@ -1,6 +1,7 @@
 // Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
 // mints its reset token in the same transaction, sends it, marks it sent or
-// schedules a retry with capped exponential backoff. Runs on its own thread,
+// schedules a retry with capped exponential backoff (or drops it when the
+// relay refused its recipient for good). Runs on its own thread,
 // so SMTP latency never reaches a request.
 #pragma once
 
@@ -40,7 +41,8 @@ class OutboxWorker {
 
   // Delivery attempts so far, for GET /metrics.
   std::uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
-  std::uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }
+  std::uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }  // retried
+  std::uint64_t rejected() const { return rejected_.load(std::memory_order_relaxed); }  // dropped
 
   // Delay before attempt number `attempts + 1`.
   static Duration backoff(int attempts, Duration first, Duration max);
@@ -54,6 +56,7 @@ class OutboxWorker {
   PeriodicThread thread_;
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> failures_{0};
+  std::atomic<std::uint64_t> rejected_{0};
 };
 
 }  // namespace authd

@@ -91,8 +91,11 @@ class SmtpTransport final : public MailTransport {
       long reply = 0;
       curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply);
       std::string reason = error[0] != '\0' ? error : curl_easy_strerror(result);
-      throw MailError("smtp: " + reason +
-                      (reply != 0 ? " (reply " + std::to_string(reply) + ")" : ""));
+      auto kind = smtp_recipient_refused_for_good(result, reply, reason)
+                      ? MailError::Kind::permanent
+                      : MailError::Kind::may_pass;
+      throw MailError(
+          "smtp: " + reason + (reply != 0 ? " (reply " + std::to_string(reply) + ")" : ""), kind);
     }
   }
 
@@ -118,6 +121,13 @@ class SmtpTransport final : public MailTransport {
 };
 
 }  // namespace
+
+// libcurl (lib/smtp.c) fails a refused RCPT TO with CURLE_SEND_ERROR and the
+// text "RCPT failed: <code>"; its other SMTP steps name themselves likewise.
+bool smtp_recipient_refused_for_good(int curl_result, long reply, std::string_view error_text) {
+  return curl_result == CURLE_SEND_ERROR && reply >= 500 && reply <= 599 &&
+         error_text.starts_with("RCPT failed");
+}
 
 bool is_loopback_smtp_host(std::string_view url) {
   auto scheme_end = url.find("://");

@@ -15,7 +15,15 @@ namespace authd {
 
 class MailError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // Permanent: this mail can never be delivered (the relay refused its
+  // recipient for good), so the outbox drops it instead of retrying.
+  enum class Kind { may_pass, permanent };
+  explicit MailError(const std::string& what, Kind kind = Kind::may_pass)
+      : std::runtime_error(what), kind_(kind) {}
+  bool permanent() const { return kind_ == Kind::permanent; }
+
+ private:
+  Kind kind_;
 };
 
 class MailTransport {
@@ -43,8 +51,17 @@ struct SmtpSettings {
 // numeric loopback address (127.0.0.0/8, ::1) or the name "localhost".
 bool is_loopback_smtp_host(std::string_view url);
 
+// Whether a failed SMTP delivery (libcurl's result code, the relay's last
+// reply code, libcurl's error text) means the relay refused the recipient
+// for good: a 5xx reply to RCPT TO. Only that one is permanent: a 5xx to
+// MAIL FROM or to the message, or an AUTH failure, would refuse every mail
+// alike (a setting to fix, after which the retries deliver), and a 4xx is
+// temporary by definition (RFC 5321 4.2.1).
+bool smtp_recipient_refused_for_good(int curl_result, long reply, std::string_view error_text);
+
 // SMTP through libcurl; a failure (refused, time-out, 4xx/5xx) throws
-// MailError and the outbox retries.
+// MailError and the outbox retries, except a 5xx reply to RCPT TO: the
+// recipient is refused for good, and that MailError is permanent.
 std::unique_ptr<MailTransport> make_smtp_transport(SmtpSettings settings);
 
 }  // namespace authd

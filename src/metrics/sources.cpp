@@ -29,6 +29,10 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
     out.push_back({"authd_outbox_delivery_failures_total",
                    "Delivery attempts that failed (each is retried with backoff).", "counter",
                    static_cast<double>(outbox.failures())});
+    out.push_back(
+        {"authd_outbox_rejected_total",
+         "Mails dropped unsent: the relay refused the recipient for good (5xx to RCPT TO).",
+         "counter", static_cast<double>(outbox.rejected())});
   });
 }
 

@@ -441,6 +441,8 @@ SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
       "--port",           std::to_string(options.port),
       "--fail-first",     std::to_string(options.fail_first)};
   if (!options.auth.empty()) args.insert(args.end(), {"--auth", options.auth});
+  for (const std::string& address : options.refuse_recipients)
+    args.insert(args.end(), {"--refuse-recipient", address});
   if (!options.tls_cert.empty())
     args.insert(args.end(), {"--tls-cert", options.tls_cert, "--tls-key", options.tls_key});
   pid_ = spawn(args, directory_ + "/sink.log", -1, "");

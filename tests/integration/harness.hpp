@@ -145,10 +145,11 @@ class AuthdProcess {
 class SmtpSink {
  public:
   struct Options {
-    unsigned short port = 0;  // 0: any free port
-    int fail_first = 0;       // answer 451 to this many deliveries first
-    std::string auth;         // "user:password": AUTH required
-    std::string tls_cert;     // PEM files: offer (and require) STARTTLS
+    unsigned short port = 0;                     // 0: any free port
+    int fail_first = 0;                          // answer 451 to this many deliveries first
+    std::vector<std::string> refuse_recipients;  // answer 550 to RCPT TO for these
+    std::string auth;                            // "user:password": AUTH required
+    std::string tls_cert;                        // PEM files: offer (and require) STARTTLS
     std::string tls_key;
   };
   explicit SmtpSink(Options options);

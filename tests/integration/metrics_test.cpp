@@ -77,6 +77,7 @@ TEST(Metrics, Decisions_7_4_ServedInPrometheusTextFormatThatARealParserAccepts) 
       {"authd_hashing_workers", "gauge"},      {"authd_hashing_rejected", "counter"},
       {"authd_outbox_pending_mails", "gauge"}, {"authd_outbox_delivery_failures", "counter"},
       {"authd_sessions_live", "gauge"},        {"authd_store_up", "gauge"},
+      {"authd_outbox_rejected", "counter"},
   };
   for (const auto& [family, type] : expected) {
     ASSERT_TRUE(s.families.contains(family)) << family << " missing:\n" << s.response.body;

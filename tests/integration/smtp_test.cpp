@@ -145,6 +145,35 @@ TEST(Smtp, Decisions_6_Forgot_4_TemporaryRejectionIsRetried) {
       200);
 }
 
+// decisions.md 6 /forgot 4 retries what may pass; a recipient the relay
+// refuses for good (550 to RCPT TO) never will: that mail is dropped after
+// one attempt, counted and logged with the address masked, and the outbox
+// goes on delivering the next mail.
+TEST(Smtp, Decisions_6_Forgot_4_ARecipientRefusedForGoodIsDroppedNotRetried) {
+  const std::string refused = "nobody@example.com";
+  SmtpSink sink({.refuse_recipients = {refused}});
+  AuthdProcess authd(smtp_args(sink.url()));
+  authd.add_user(refused, kPassword);
+  authd.add_user(kEmail, kPassword);
+  ASSERT_EQ(forgot(authd, refused), 200);
+  ASSERT_TRUE(wait_for_log(authd, "\"event\":\"mail_rejected\"")) << authd.log_text();
+
+  ASSERT_EQ(forgot(authd, kEmail), 200);  // delivered after the rejected one
+  auto mails = sink.wait_for_mails(1);
+  ASSERT_EQ(mails.size(), 1u) << authd.log_text();
+  EXPECT_EQ(header_of(mails[0], "Delivered-To"), kEmail);
+  EXPECT_EQ(outbox_state(authd), kEmail + "|0|1");  // the refused mail is gone, not rescheduled
+  std::string metrics = "\n" + send_request(authd.port(), "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("\nauthd_outbox_rejected_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nauthd_outbox_delivery_failures_total 0\n"), std::string::npos)
+      << metrics;
+
+  std::string log = authd.log_text();
+  EXPECT_EQ(log.find("\"event\":\"mail_failed\""), std::string::npos) << log;
+  EXPECT_NE(log.find("550"), std::string::npos) << log;
+  EXPECT_EQ(log.find(refused), std::string::npos) << "the address must be masked:\n" << log;
+}
+
 // decisions.md 6 /forgot 4: a crash (kill -9) after the 200 and before the
 // delivery loses no mail: it is delivered after the restart.
 TEST(Smtp, Decisions_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {

@@ -5,9 +5,10 @@ Listens on 127.0.0.1 (a free port unless --port is given), writes the port to
 --port-file once it accepts connections, and stores every accepted message as
 <mail-dir>/<n>.eml (written to a temporary name, then renamed), with the
 envelope in Return-Path and Delivered-To lines on top, as a mail delivery
-agent would. Optional: STARTTLS with a certificate, required AUTH, and a
+agent would. Optional: STARTTLS with a certificate, required AUTH, a
 number of first deliveries answered 451 (a temporary failure) to exercise
-authd's retries. Runs until SIGTERM or SIGINT.
+authd's retries, and recipients refused for good (550 to RCPT TO). Runs
+until SIGTERM or SIGINT.
 
 Run it with /usr/bin/python3: that is the interpreter Debian's aiosmtpd is
 installed for.
@@ -23,10 +24,17 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Mailbox:
-    def __init__(self, directory, temporary_failures):
+    def __init__(self, directory, temporary_failures, refused_recipients):
         self.directory = directory
         self.temporary_failures = temporary_failures
+        self.refused_recipients = {r.lower() for r in refused_recipients}
         self.count = 0
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.lower() in self.refused_recipients:
+            return "550 5.1.1 No such user here (test sink)"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
 
     async def handle_DATA(self, server, session, envelope):
         if self.temporary_failures > 0:
@@ -65,10 +73,12 @@ async def main():
     parser.add_argument("--auth", metavar="USER:PASSWORD", help="require this login")
     parser.add_argument("--fail-first", type=int, default=0,
                         help="answer 451 to this many deliveries first")
+    parser.add_argument("--refuse-recipient", action="append", default=[], metavar="ADDRESS",
+                        help="answer 550 to RCPT TO for this address (repeatable)")
     args = parser.parse_args()
 
     os.makedirs(args.mail_dir, exist_ok=True)
-    mailbox = Mailbox(args.mail_dir, args.fail_first)
+    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient)
     tls = None
     if args.tls_cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
