@@ -636,6 +636,11 @@ asio::awaitable<void> Server::State::accept_loop() {
         std::rethrow_exception(error);
       } catch (const std::exception& e) {
         log::error("connection_failed", {{"error", e.what()}});
+      } catch (...) {
+        // Treated like the above, wherever the coroutine was resumed from:
+        // on its own loop, this would escape io_context::run(); inside a
+        // batch of loop reads (TransactionBatcher::run_jobs), be swallowed.
+        log::error("connection_failed", {{"error", "an exception of unknown type"}});
       }
     });
   }
