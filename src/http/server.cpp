@@ -119,6 +119,16 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   std::mutex mutex;
   std::set<std::shared_ptr<Connection>> connections;
 
+  // Beast's limit on the request line and header fields together: the
+  // target's and the header section's limits, and room for the request
+  // line's other parts.
+  std::uint32_t parser_header_limit() const {
+    return static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024);
+  }
+  // The most a connection's read buffer holds: a whole header section, and
+  // a little more for reads that cross its end.
+  std::size_t max_buffered() const { return parser_header_limit() + 8 * 1024; }
+
   // What a request leaves its connection to do next.
   enum class After { next_request, close, close_lingering };
 
@@ -403,8 +413,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   auto started = std::chrono::steady_clock::now();
 
   Parser parser;
-  const auto header_limit =
-      static_cast<std::uint32_t>(settings.max_target + settings.max_header_section + 1024);
+  const std::uint32_t header_limit = parser_header_limit();
   parser.header_limit(header_limit);
   // No body limit while the header is read: Beast would report a declared
   // Content-Length over the limit before the header checks below, and a
@@ -426,7 +435,8 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
       rejection = Rejection{400, "bare LF in the request line"};
     if (verdict != HeaderPrescan::Verdict::need_more) break;
     if (raw.size() > header_limit) break;
-    std::size_t n = co_await stream.async_read_some(buffer.prepare(4096),
+    std::size_t room = std::min<std::size_t>(4096, buffer.max_size() - buffer.size());
+    std::size_t n = co_await stream.async_read_some(buffer.prepare(room),
                                                     asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
     buffer.commit(n);
@@ -479,6 +489,10 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
     }
     if (ec == http::error::body_limit) {
       rejection = Rejection{413, "body too large"};
+    } else if (ec == http::error::buffer_overflow) {
+      // Framing that never ends (a chunk-size line, chunk extensions or
+      // trailer fields past the read buffer): too large, like a body.
+      rejection = Rejection{413, "chunked framing too large"};
     } else if (ec && is_quiet_disconnect(ec)) {
       co_return After::close;
     } else if (ec) {
@@ -576,7 +590,13 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
     std::shared_ptr<Connection>& connection;
     ~Forget() { state.forget(connection); }
   } forget_on_exit{*this, connection};
+  // Everything a client can make us hold of its request is in this buffer,
+  // the parser's header (header_limit) or the body (max_body): capping the
+  // buffer bounds every part of the framing Beast keeps until it is whole,
+  // such as a chunk-size line, its extensions or the trailer fields
+  // (docs/security.md, "Memory per connection").
   ReadBuffer buffer;
+  buffer.max_size(max_buffered());
   bool first_request = true;
   // Set when we answer before the whole request was read: see the
   // lingering close below.

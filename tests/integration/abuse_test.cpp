@@ -264,6 +264,61 @@ TEST(Abuse, Rule1_8_FloodOfHeadersIs431) {
   expect_normal_client_served(*authd);
 }
 
+// 1.5 and 1.8, and docs/security.md "Memory per connection": the parts of
+// a chunked body that are not chunk data (an endless chunk-size line, an
+// endless chunk extension, trailer fields without end) are bounded like the
+// body itself. Six connections send them as fast as loopback carries them,
+// up to 32 MiB each: each gets 413 and is closed, the server's peak
+// resident memory grows by less than 16 MiB (without the bound it held all
+// of it, 192 MiB), and a normal client is served meanwhile.
+TEST(Abuse, Rule1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
+  auto authd = abuse_server("10s");
+  expect_normal_client_served(*authd);  // its hashing memory counts in the baseline
+  const long baseline_kib = authd->peak_rss_kib();
+
+  const std::string head = raw_request(
+      "POST", "/login", {{"Content-Type", "application/json"}, {"Transfer-Encoding", "chunked"}});
+  struct Framing {
+    std::string name;
+    std::string start;  // then `filler` again and again
+    std::string filler;
+  };
+  const std::vector<Framing> framings = {
+      {"chunk-size line", "1", std::string(65536, '0')},
+      {"chunk extension", "1;ext=", std::string(65536, 'x')},
+      {"trailer fields", "1\r\nx\r\n0\r\n", [] {
+         std::string fields;
+         while (fields.size() < 65536) fields += "X-Trailer: value\r\n";
+         return fields;
+       }()},
+  };
+  constexpr std::size_t kBudget = 32u << 20;  // bytes each abuser sends at most
+  std::vector<std::unique_ptr<RawClient>> abusers;
+  std::vector<std::thread> senders;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (const Framing& framing : framings) {
+      abusers.push_back(std::make_unique<RawClient>(authd->port()));
+      RawClient* client = abusers.back().get();
+      senders.emplace_back([client, &head, &framing] {
+        if (!client->send(head + framing.start)) return;
+        for (std::size_t sent = 0; sent < kBudget && client->send(framing.filler);
+             sent += framing.filler.size()) {
+        }
+      });
+    }
+  }
+  expect_normal_client_served(*authd);  // while they send
+  for (auto& sender : senders) sender.join();
+  for (std::size_t i = 0; i < abusers.size(); ++i) {
+    SCOPED_TRACE(framings[i % framings.size()].name);
+    EXPECT_EQ(wait_for_status(*abusers[i]), 413) << abusers[i]->received().substr(0, 200);
+    EXPECT_TRUE(abusers[i]->wait_closed());
+  }
+  const long growth_kib = authd->peak_rss_kib() - baseline_kib;
+  EXPECT_LT(growth_kib, 16 * 1024) << "peak RSS grew by " << growth_kib << " KiB";
+  expect_normal_client_served(*authd);
+}
+
 // 1.1 and 1.8: hundreds of pipelined requests in one write, from a client
 // that reads nothing until it has sent them all, are answered in order
 // while the normal client is served.

@@ -307,6 +307,16 @@ void AuthdProcess::start() {
   wait_until_ready();
 }
 
+long AuthdProcess::peak_rss_kib() const {
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  ADD_FAILURE() << "no VmHWM for pid " << pid_;
+  return 0;
+}
+
 void AuthdProcess::wait_until_ready() {
   std::string port_file = directory_ + "/port";
   bool has_port = poll([&] {

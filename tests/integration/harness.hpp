@@ -107,6 +107,9 @@ class AuthdProcess {
   void signal(int signo);
   int wait_exit();  // waits for the process; returns its exit status
   bool running() const { return pid_ > 0; }
+  int pid() const { return pid_; }
+  // The largest resident set the process has had so far (VmHWM), in KiB.
+  long peak_rss_kib() const;
 
   // Runs `authd <args> --database <this server's database>` with `input` on stdin;
   // returns the exit code; stdout goes to `output` when given.
