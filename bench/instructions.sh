@@ -65,7 +65,7 @@ measure() { # script tokens server-command...
 }
 
 AUTHD_CMD=("$AUTHD_BIN" serve --database "sqlite:$WORK/authd.db" --listen "127.0.0.1:$PORT"
-  --io-threads 1 --database-threads 1 --hash-workers 1 --mail-dir "$WORK/mail"
+  --io-threads 1 --database-threads 1 --hash-workers 1 --mail-dir "$WORK/mail" --admin-listen off
   --public-url "http://127.0.0.1:$PORT")
 
 read -r trivial_requests trivial_ir < <(measure "$ROOT/bench/lua/trivial.lua" "" "$TRIVIAL_BIN" "$PORT" 1)

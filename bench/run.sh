@@ -187,6 +187,7 @@ for USERS in 1000 1000000; do
     --login-email-limit 1000000/1m --login-client-limit 1000000/1m \
     --forgot-client-limit 1000000/1m --reset-mail-limit-short 1000000/1m \
     --reset-mail-limit-long 1000000/1m --mail-dir "$DIR/mail" \
+    --admin-listen 127.0.0.1:0 --max-connections-per-client 100000 \
     --public-url "http://127.0.0.1:$PORT" >"$DIR/authd.log" 2>&1 &
   AUTHD_PID=$!
   until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; do

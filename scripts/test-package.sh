@@ -103,6 +103,7 @@ chown authd "$work"
 # the signal below reaches authd and its exit status is authd's.
 (cd /var/lib/authd && exec setpriv --reuid=authd --regid=authd --init-groups -- \
   /usr/bin/authd serve --config /etc/authd/authd.toml --listen 127.0.0.1:0 \
+  --admin-listen 127.0.0.1:0 --admin-port-file "$work/admin_port" \
   --port-file "$work/port") >"$work/authd.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 500); do
@@ -122,7 +123,11 @@ headers=$(curl -fsS -D - -o "$work/login.json" -H 'Content-Type: application/jso
   "http://127.0.0.1:$port/login") || fail "login"
 grep -qi '^authorization: Bearer ' <<<"$headers" || fail "no token in the login answer"
 grep -q '"email":"ada@example.com"' "$work/login.json" || fail "login body"
-curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^authd_sessions_live 1$' || fail "metrics"
+# /metrics is on the management listener only.
+curl -fsS "http://127.0.0.1:$(cat "$work/admin_port")/metrics" | grep -q '^authd_sessions_live 1$' ||
+  fail "metrics"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")" = 404 ] ||
+  fail "metrics on the public listener"
 
 # Drain and stop, then remove the package.
 kill -TERM "$server_pid"

@@ -20,7 +20,7 @@ cd "$work"
 awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$readme"
 [ -s block0.sh ] && [ -s block1.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
 
-"$authd" serve --listen 127.0.0.1:0 --port-file port --database sqlite:authd.db >authd.log 2>&1 &
+"$authd" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --database sqlite:authd.db >authd.log 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -s port ] && curl -fs "http://127.0.0.1:$(cat port)/healthz" >/dev/null && break; sleep 0.05; done
 port="$(cat port)"

@@ -14,7 +14,12 @@
 
 namespace authd {
 
+// The two listeners (decisions.md 10.1): the public one, and the management
+// one that alone serves /metrics and the admin routes.
+enum class Listener { public_api, management };
+
 struct ApiRequest {
+  Listener listener = Listener::public_api;
   std::string_view method;
   std::string_view path;                        // without query and configured prefix
   std::vector<std::string_view> content_types;  // every Content-Type field value

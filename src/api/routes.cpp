@@ -1,6 +1,9 @@
 // The route table and the checks every route shares: 404 for an unknown
 // path, 405 (with Allow) for a known path and another method, 415 when a
 // route that takes JSON gets anything else (decisions.md 1.4, 1.6, 1.10).
+// Each route belongs to the public listener, the management one, or both
+// (decisions.md 10.1); on the other listener its path is unknown (404), so
+// that the public port says nothing of what the management port serves.
 #include <array>
 
 #include "api/errors.hpp"
@@ -9,11 +12,19 @@
 namespace authd {
 namespace {
 
+enum class Served { publicly, on_management, on_both };
+
 struct Route {
   std::string_view path;
   std::string_view method;
   bool takes_json;
   Handler handler;
+  Served where = Served::publicly;
+
+  bool served_on(Listener listener) const {
+    if (where == Served::on_both) return true;
+    return (where == Served::on_management) == (listener == Listener::management);
+  }
 };
 
 constexpr std::array kRoutes = {
@@ -25,8 +36,10 @@ constexpr std::array kRoutes = {
     Route{"/reset.css", "GET", false, &handle_reset_style},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
-    Route{"/healthz", "GET", false, &handle_healthz},
-    Route{"/metrics", "GET", false, &handle_metrics},
+    Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
+    // Gauges such as the outbox backlog would tell the public whether an
+    // address has an account (scrape, /forgot, scrape).
+    Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},
 };
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -55,7 +68,7 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   const Route* match = nullptr;
   std::string allow;
   for (const Route& route : kRoutes) {
-    if (route.path != request.path) continue;
+    if (route.path != request.path || !route.served_on(request.listener)) continue;
     same_path = &route;
     if (route.method == request.method) match = &route;
     if (!allow.empty()) allow += ", ";
@@ -89,7 +102,8 @@ std::vector<std::string> route_list() {
 std::string methods_of_path(std::string_view path, std::string_view& route) {
   std::string methods;
   for (const Route& r : kRoutes) {
-    if (r.path != path) continue;
+    // CORS is the public listener's only.
+    if (r.path != path || !r.served_on(Listener::public_api)) continue;
     if (!methods.empty()) methods += ", ";
     methods += r.method;
     route = r.path;

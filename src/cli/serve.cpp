@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -34,22 +35,83 @@ std::size_t or_cores(std::size_t configured) {
 }
 
 // Thousands of concurrent clients need thousands of descriptors; the usual
-// soft limit is 1024, so take what the hard limit allows.
-void raise_file_limit() {
+// soft limit is 1024, so take what the hard limit allows. Returns the limit
+// in force.
+rlim_t raise_file_limit() {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
+  if (limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
   }
+  return limit.rlim_cur;
 }
 
-// The HTTP settings with the host and port of --listen.
-HttpSettings http_settings_from(const Config& c) {
+// The connection caps, lowered to what the descriptor limit allows for
+// both listeners beside the database, log and mail descriptors: a cap the
+// process cannot reach would let accept() fail instead.
+ConnectionRegistry::Limits connection_limits_within(ConnectionRegistry::Limits limits,
+                                                    rlim_t descriptors) {
+  constexpr rlim_t kReserved = 128;
+  if (descriptors == RLIM_INFINITY || descriptors / 2 > limits.total + kReserved) return limits;
+  std::size_t fitting = descriptors / 2 > kReserved * 2 ? descriptors / 2 - kReserved : kReserved;
+  log::warn("max_connections_lowered", {{"configured", limits.total},
+                                        {"descriptor_limit", static_cast<std::size_t>(descriptors)},
+                                        {"max_connections", fitting}});
+  limits.total = fitting;
+  limits.per_client = std::min(limits.per_client, fitting);
+  return limits;
+}
+
+// The public listener's settings: --listen, and the HTTP limits.
+HttpSettings http_settings_from(const Config& c, rlim_t descriptors) {
   HttpSettings http = c.http;
   auto endpoint = c.listen_endpoint();
   http.host = endpoint->first;
   http.port = endpoint->second;
+  http.connection_limits = connection_limits_within(c.http.connection_limits, descriptors);
   return http;
+}
+
+// The management listener's (decisions.md 10.1): --admin-listen, the same
+// limits, and neither the public path prefix nor CORS: browsers have no
+// business there.
+HttpSettings admin_settings_from(const HttpSettings& public_settings, const Config& c) {
+  HttpSettings admin = public_settings;
+  auto endpoint = parse_endpoint(c.admin_listen);
+  admin.listener = Listener::management;
+  admin.host = endpoint->first;
+  admin.port = endpoint->second;
+  admin.base_path.clear();
+  admin.cors_origins.clear();
+  return admin;
+}
+
+// The connection caps' work, summed over the listeners, for GET /metrics.
+void add_connection_source(Metrics& metrics, std::vector<const Server*> servers) {
+  metrics.add_source([servers](std::vector<MetricReading>& out) {
+    double open = 0, refused_total = 0, refused_client = 0, idle_closed = 0;
+    for (const Server* server : servers) {
+      if (server == nullptr) continue;  // --admin-listen off
+      open += static_cast<double>(server->connections().open());
+      refused_total += static_cast<double>(server->connections().refused_total());
+      refused_client += static_cast<double>(server->connections().refused_per_client());
+      idle_closed += static_cast<double>(server->connections().idle_closed());
+    }
+    out.push_back(
+        {"authd_connections_open", "Open client connections, on every listener.", "gauge", open});
+    out.push_back({"authd_connections_refused_max_total",
+                   "New connections closed unanswered: --max-connections was reached and no "
+                   "connection was idle.",
+                   "counter", refused_total});
+    out.push_back({"authd_connections_refused_per_client_total",
+                   "New connections closed unanswered: their client had "
+                   "--max-connections-per-client open and none idle.",
+                   "counter", refused_client});
+    out.push_back({"authd_connections_idle_closed_total",
+                   "Idle connections closed to make room under a connection cap.", "counter",
+                   idle_closed});
+  });
 }
 
 // The mail transport named by --mail-transport, or nothing (and a logged
@@ -100,7 +162,7 @@ int run_serve(const Config& config) {
     log::error("bad_configuration", {{"option", "--listen"}, {"value", config.listen}});
     return 2;
   }
-  raise_file_limit();
+  rlim_t descriptors = raise_file_limit();
   prefer_short_time_slices();  // before any other thread starts: they inherit it
   log::info("starting", {{"version", AUTHD_VERSION},
                          {"pid", static_cast<long>(::getpid())},
@@ -145,12 +207,27 @@ int run_serve(const Config& config) {
   add_server_sources(metrics, hashing, outbox);
   ApiContext api{auth, &metrics};
   IoThreads io_threads(or_cores(config.io_threads));
-  Server server(io_threads, http_settings_from(config), api);
+  HttpSettings public_settings = http_settings_from(config, descriptors);
+  Server server(io_threads, public_settings, api);
+  std::unique_ptr<Server> admin_server;
+  if (config.admin_listen != "off")
+    admin_server =
+        std::make_unique<Server>(io_threads, admin_settings_from(public_settings, config), api);
+  add_connection_source(metrics, {&server, admin_server.get()});
   auto endpoint = server.listen();
+  std::optional<boost::asio::ip::tcp::endpoint> admin_endpoint;
+  if (admin_server) admin_endpoint = admin_server->listen();
   outbox.start();
   log::info("outbox_worker_started", {{"transport", config.mail_transport}});
   pruner.start();
+  // The admin port first: a script that waits for the public port file
+  // finds both.
+  if (admin_endpoint && !config.admin_port_file.empty())
+    write_port_file(config.admin_port_file, admin_endpoint->port());
   if (!config.port_file.empty()) write_port_file(config.port_file, endpoint.port());
+  if (admin_endpoint)
+    log::info("admin_listening", {{"address", admin_endpoint->address().to_string()},
+                                  {"port", admin_endpoint->port()}});
   log::info("listening", {{"address", endpoint.address().to_string()},
                           {"port", endpoint.port()},
                           {"schema_version", schema},
@@ -161,6 +238,7 @@ int run_serve(const Config& config) {
     if (ec) return;
     log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     server.drain();
+    if (admin_server) admin_server->drain();
   });
 
   io_threads.run();

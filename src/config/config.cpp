@@ -77,18 +77,22 @@ CLI::Validator cors_origin_check() {
 
 }  // namespace
 
-std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() const {
-  auto colon = listen.rfind(':');
+std::optional<std::pair<std::string, unsigned short>> parse_endpoint(const std::string& text) {
+  auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) return std::nullopt;
-  std::string host = listen.substr(0, colon);
+  std::string host = text.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);
   unsigned port = 0;
-  const char* first = listen.data() + colon + 1;
-  const char* last = listen.data() + listen.size();
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
   auto [end, ec] = std::from_chars(first, last, port);
   if (ec != std::errc{} || end != last || first == last || port > 65535) return std::nullopt;
   return std::make_pair(host, static_cast<unsigned short>(port));
+}
+
+std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() const {
+  return parse_endpoint(listen);
 }
 
 StoreOptions Config::store_options() const {
@@ -160,6 +164,29 @@ void add_serve_options(CLI::App& app, Config& c) {
   app.add_option("--port-file", c.port_file,
                  "Write the bound port to this file once listening (for scripts and tests)")
       ->envname("AUTHD_PORT_FILE");
+  app.add_option("--admin-listen", c.admin_listen,
+                 "Address and port of the management listener (/metrics, /healthz, admin "
+                 "routes; port 0: any free port), or off")
+      ->envname("AUTHD_ADMIN_LISTEN")
+      ->check([](const std::string& v) {
+        return v == "off" || parse_endpoint(v) ? std::string() : "expected HOST:PORT or off";
+      })
+      ->capture_default_str();
+  app.add_option("--admin-port-file", c.admin_port_file,
+                 "Write the management listener's bound port to this file once listening")
+      ->envname("AUTHD_ADMIN_PORT_FILE");
+  app.add_option("--max-connections", c.http.connection_limits.total,
+                 "Open connections per listener; past it idle ones are closed to make room, "
+                 "else new ones are closed at once")
+      ->envname("AUTHD_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--max-connections-per-client", c.http.connection_limits.per_client,
+                 "Open connections per client address (an IPv6 /64); past it the client's idle "
+                 "ones are closed to make room, else new ones are closed at once")
+      ->envname("AUTHD_MAX_CONNECTIONS_PER_CLIENT")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app.add_option("--io-threads", c.io_threads, "Threads serving connections (0: one per core)")
       ->envname("AUTHD_IO_THREADS")
       ->check(CLI::Range(0, 256))

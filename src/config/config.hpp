@@ -25,7 +25,10 @@ struct Config {
   std::string listen = "127.0.0.1:8080";
   HttpSettings http;
   std::string public_url = "http://127.0.0.1:8080";
-  std::string port_file;       // written with the bound port once listening
+  std::string port_file;  // written with the bound port once listening
+  // The management listener (decisions.md 10.1): "HOST:PORT" or "off".
+  std::string admin_listen = "127.0.0.1:8081";
+  std::string admin_port_file;
   std::size_t io_threads = 0;  // 0: one per core
 
   // Storage
@@ -77,6 +80,9 @@ struct Config {
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;
 };
+
+// "HOST:PORT" or "[V6]:PORT" split; nothing when malformed.
+std::optional<std::pair<std::string, unsigned short>> parse_endpoint(const std::string& text);
 
 // Options shared by every command that opens the database.
 void add_database_options(CLI::App& command, Config& config);

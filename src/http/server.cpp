@@ -24,6 +24,7 @@
 #include <boost/beast/http.hpp>
 
 #include "api/errors.hpp"
+#include "auth/throttle.hpp"
 #include "core/log.hpp"
 #include "http/cors.hpp"
 #include "http/request_id.hpp"
@@ -99,15 +100,31 @@ const std::string& http_date() {
 
 // Shared by the listener and every connection; connections hold it alive.
 struct Server::State : std::enable_shared_from_this<Server::State> {
-  // A live connection. Only its own thread touches it, drain() included.
-  struct Connection {
-    explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  // A live connection. Only its own thread touches its stream; others ask
+  // it to close through close_if_idle().
+  struct Connection : ConnectionRegistry::Tracked, std::enable_shared_from_this<Connection> {
+    Connection(tcp::socket socket, std::string address)
+        : Tracked(client_network(address)), stream(std::move(socket)), client(std::move(address)) {}
     beast::tcp_stream stream;
-    bool idle = true;  // waiting for the first byte of a request
+    std::string client;   // the peer's address
+    bool waiting = true;  // its own thread's view: waiting for a request's first byte
+
+    void close_if_idle() override {
+      asio::post(stream.get_executor(), [self = shared_from_this()] {
+        error_code ignored;
+        if (self->waiting) self->stream.socket().cancel(ignored);
+      });
+    }
   };
 
   State(IoThreads& t, HttpSettings s, ApiContext& a)
-      : threads(t), io(t.main()), settings(std::move(s)), api(a), acceptor(io), drain_timer(io) {}
+      : threads(t),
+        io(t.main()),
+        settings(std::move(s)),
+        api(a),
+        acceptor(io),
+        drain_timer(io),
+        registry(settings.connection_limits) {}
 
   IoThreads& threads;
   asio::io_context& io;  // the main thread's: the acceptor and the drain timer
@@ -116,8 +133,8 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   tcp::acceptor acceptor;  // on the main thread: the accept loop and drain() share it
   asio::steady_timer drain_timer;
   std::atomic<bool> draining{false};
-  std::mutex mutex;
-  std::set<std::shared_ptr<Connection>> connections;
+  std::mutex mutex;  // orders drain() and forget(): the last one out stops the drain timer
+  ConnectionRegistry registry;
 
   // Beast's limit on the request line and header fields together: the
   // target's and the header section's limits, and room for the request
@@ -133,9 +150,10 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   enum class After { next_request, close, close_lingering };
 
   asio::awaitable<void> accept_loop();
-  asio::awaitable<void> serve(tcp::socket socket);
+  bool admit(const std::shared_ptr<Connection>& connection);
+  asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
   asio::awaitable<After> serve_request(Connection& connection, ReadBuffer& buffer,
-                                       const std::string& client, bool header_deadline_set);
+                                       bool header_deadline_set);
   void drain();
   void forget(const std::shared_ptr<Connection>& connection);
 };
@@ -393,8 +411,22 @@ asio::awaitable<void> discard_until_closed(beast::tcp_stream& stream, Duration t
 
 void Server::State::forget(const std::shared_ptr<Connection>& connection) {
   std::lock_guard lock(mutex);
-  connections.erase(connection);
-  if (draining && connections.empty()) drain_timer.cancel();
+  if (registry.forget(connection) && draining) drain_timer.cancel();
+}
+
+// Counts a new connection in, or closes it at once past a cap
+// (http/connection_registry.hpp).
+bool Server::State::admit(const std::shared_ptr<Connection>& connection) {
+  auto admission = registry.admit(connection, false);
+  if (admission == ConnectionRegistry::Admission::admitted) return true;
+  log::debug("connection_refused",
+             {{"client", connection->client},
+              {"reason", admission == ConnectionRegistry::Admission::refused_total
+                             ? "--max-connections"
+                             : "--max-connections-per-client"}});
+  error_code ignored;
+  connection->stream.socket().close(ignored);
+  return false;
 }
 
 // One request on a connection, from its first bytes (already in `buffer`)
@@ -403,9 +435,9 @@ void Server::State::forget(const std::shared_ptr<Connection>& connection) {
 // frame for as long as an idle keep-alive connection waits.
 asio::awaitable<Server::State::After> Server::State::serve_request(Connection& connection,
                                                                    ReadBuffer& buffer,
-                                                                   const std::string& client,
                                                                    bool header_deadline_set) {
   beast::tcp_stream& stream = connection.stream;
+  const std::string& client = connection.client;
   error_code ec;
   // Set when we answer before the whole request was read: see the
   // lingering close in serve().
@@ -516,6 +548,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
     auto& req = parser.get();
     request_id = choose_request_id(values_of(req, "X-Request-Id"));
     ApiRequest request;
+    request.listener = settings.listener;
     request.method = method;
     request.path = route_path(to_std(req.target()), settings.base_path);
     request.content_types = values_of(req, http::field::content_type);
@@ -572,19 +605,12 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   co_return After::next_request;
 }
 
-asio::awaitable<void> Server::State::serve(tcp::socket socket) {
+asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connection) {
   auto self = shared_from_this();  // keeps the state alive while we run
   error_code ec;
-  std::string client = socket.remote_endpoint(ec).address().to_string();
-  auto connection = std::make_shared<Connection>(std::move(socket));
   beast::tcp_stream& stream = connection->stream;
-  {
-    std::lock_guard lock(mutex);
-    if (draining) co_return;
-    connections.insert(connection);
-  }
-  // Leaves the set on every path out, exceptions included, so that a drain
-  // never waits for a connection that is gone.
+  // Leaves the registry on every path out, exceptions included, so that a
+  // drain never waits for a connection that is gone.
   struct Forget {
     State& state;
     std::shared_ptr<Connection>& connection;
@@ -620,13 +646,15 @@ asio::awaitable<void> Server::State::serve(tcp::socket socket) {
       if (ec) break;
       buffer.commit(n);
     }
-    connection->idle = false;
+    connection->waiting = false;
+    connection->set_idle(false);
     first_request = false;
     // 2. to 4.: the request itself.
-    After after = co_await serve_request(*connection, buffer, client, header_deadline_set);
+    After after = co_await serve_request(*connection, buffer, header_deadline_set);
     if (after == After::close_lingering) request_unread = true;
     if (after != After::next_request) break;
-    connection->idle = true;
+    connection->waiting = true;
+    connection->set_idle(true);
   }
 
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -649,8 +677,12 @@ asio::awaitable<void> Server::State::accept_loop() {
       co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    auto executor = socket.get_executor();
-    asio::co_spawn(executor, serve(std::move(socket)), [](std::exception_ptr error) {
+    std::string address = socket.remote_endpoint(ec).address().to_string();
+    if (ec) continue;  // gone already
+    auto connection = std::make_shared<Connection>(std::move(socket), std::move(address));
+    if (!admit(connection)) continue;
+    auto executor = connection->stream.get_executor();
+    asio::co_spawn(executor, serve(std::move(connection)), [](std::exception_ptr error) {
       if (!error) return;
       try {
         std::rethrow_exception(error);
@@ -674,15 +706,10 @@ void Server::State::drain() {
   });
   threads.release();
   std::lock_guard lock(mutex);
-  if (connections.empty()) return;
+  if (registry.open() == 0) return;
   // Idle connections are closed now; busy ones finish their request and
   // then close. Past the deadline, whatever is left is closed too.
-  for (const auto& connection : connections) {
-    asio::post(connection->stream.get_executor(), [connection] {
-      error_code ignored;
-      if (connection->idle) connection->stream.socket().cancel(ignored);
-    });
-  }
+  registry.for_each([](const auto& connection) { connection->close_if_idle(); });
   drain_timer.expires_after(settings.drain_timeout);
   drain_timer.async_wait([self = shared_from_this()](const error_code& ec) {
     if (ec) return;  // cancelled: every connection finished in time
@@ -708,5 +735,7 @@ tcp::endpoint Server::listen() {
 }
 
 void Server::drain() { state_->drain(); }
+
+const ConnectionRegistry& Server::connections() const { return state_->registry; }
 
 }  // namespace authd

@@ -13,11 +13,15 @@
 
 #include "api/api.hpp"
 #include "core/duration.hpp"
+#include "http/connection_registry.hpp"
 #include "http/io_threads.hpp"
 
 namespace authd {
 
 struct HttpSettings {
+  // Which routes this listener serves (api/routes.cpp): the public API, or
+  // the management routes (/metrics, /healthz, later /admin/...).
+  Listener listener = Listener::public_api;
   std::string host = "127.0.0.1";
   unsigned short port = 8080;
   std::string base_path;  // optional prefix such as "/auth"
@@ -31,6 +35,8 @@ struct HttpSettings {
   // browser; none: CORS is off and no CORS header is ever sent.
   std::vector<std::string> cors_origins;
   Duration cors_max_age = std::chrono::minutes(10);
+  // Open connections: in all and per client (docs/security.md).
+  ConnectionRegistry::Limits connection_limits;
 };
 
 class Server {
@@ -47,6 +53,10 @@ class Server {
   // gone the server holds no more work on any thread, and IoThreads::run
   // returns.
   void drain();
+
+  // The open connections and the ones refused or closed by the caps, for
+  // GET /metrics.
+  const ConnectionRegistry& connections() const;
 
  private:
   struct State;

@@ -299,7 +299,8 @@ async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const authd = startProcess('authd', AUTHD, [
-    'serve', '--listen', `127.0.0.1:${port}`, '--port-file', authdPortFile, '--database', database,
+    'serve', '--listen', `127.0.0.1:${port}`, '--admin-listen', '127.0.0.1:0',
+    '--port-file', authdPortFile, '--database', database,
     ...mailer.authdArgs, '--public-url', base, ...FAST_HASHING
   ]);
   assert.equal(await portFrom(authd, authdPortFile), port);

@@ -297,11 +297,17 @@ AuthdProcess::~AuthdProcess() {
 
 void AuthdProcess::start() {
   std::string port_file = directory_ + "/port";
+  std::string admin_port_file = directory_ + "/admin_port";
   std::filesystem::remove(port_file);
+  std::filesystem::remove(admin_port_file);
   std::vector<std::string> args = {AUTHD_BINARY,     "serve",        "--listen",
                                    "127.0.0.1:0",    "--port-file",  port_file,
                                    "--database",     database_url_,  "--mail-dir",
                                    mail_directory(), "--public-url", "http://authd.test"};
+  // The management listener on a free port too, unless the test sets it.
+  if (std::find(extra_args_.begin(), extra_args_.end(), "--admin-listen") == extra_args_.end())
+    args.insert(args.end(),
+                {"--admin-listen", "127.0.0.1:0", "--admin-port-file", admin_port_file});
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = spawn(args, directory_ + "/authd.log", -1, directory_);
   wait_until_ready();
@@ -331,6 +337,9 @@ void AuthdProcess::wait_until_ready() {
     return true;
   });
   if (!has_port) throw std::runtime_error("authd did not start:\n" + log_text());
+  // Written before the public one, when the management listener is on.
+  std::string admin_port = read_file(directory_ + "/admin_port");
+  admin_port_ = admin_port.empty() ? 0 : static_cast<unsigned short>(std::stoi(admin_port));
   bool healthy = poll([&] {
     try {
       return send_request(port_, "GET", "/healthz").status == 200;

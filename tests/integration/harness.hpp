@@ -95,6 +95,8 @@ class AuthdProcess {
   AuthdProcess& operator=(const AuthdProcess&) = delete;
 
   unsigned short port() const { return port_; }
+  // The management listener's port (/metrics, admin routes); 0 when off.
+  unsigned short admin_port() const { return admin_port_; }
   const std::string& directory() const { return directory_; }
   std::string database_path() const { return directory_ + "/authd.db"; }  // SQLite only
   const std::string& database_url() const { return database_url_; }
@@ -141,6 +143,7 @@ class AuthdProcess {
   std::string database_url_;
   int pid_ = -1;
   unsigned short port_ = 0;
+  unsigned short admin_port_ = 0;
 };
 
 // An SMTP receiver (tests/support/smtp_sink.py on Debian's aiosmtpd) in its

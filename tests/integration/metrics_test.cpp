@@ -46,7 +46,7 @@ nlohmann::json parse_with_prometheus_parser(const std::string& text, const std::
 
 Scrape scrape(const AuthdProcess& authd) {
   Scrape s;
-  s.response = send_request(authd.port(), "GET", "/metrics");
+  s.response = send_request(authd.admin_port(), "GET", "/metrics");
   s.families = parse_with_prometheus_parser(s.response.body, authd.directory());
   return s;
 }
@@ -191,6 +191,69 @@ TEST(Metrics, Decisions_7_4_OutboxBacklogAndDeliveryFailures) {
   EXPECT_GE(sample(s, "authd_outbox_delivery_failures", "authd_outbox_delivery_failures_total"), 1);
   EXPECT_EQ(sample(s, "authd_outbox_pending_mails", "authd_outbox_pending_mails"), 1);
   EXPECT_EQ(sample(s, "authd_outbox_sent", "authd_outbox_sent_total"), 0);
+}
+
+}  // namespace
+}  // namespace authd::test
+
+namespace authd::test {
+namespace {
+
+// 7.4 and 10.1: /metrics is served on the management listener only. The
+// outbox backlog gauge would otherwise tell anyone whether an address has
+// an account (scrape, /forgot, scrape). The public listener answers 404,
+// for every method, as for a path it never had; /healthz is on both; the
+// public API is not on the management listener.
+TEST(ManagementListener, Decisions_10_1_MetricsOnTheManagementListenerOnly) {
+  AuthdProcess authd(fast_hashing());
+  ASSERT_NE(authd.admin_port(), 0);
+  ASSERT_NE(authd.admin_port(), authd.port());
+  for (const char* method : {"GET", "POST", "OPTIONS", "DELETE"}) {
+    HttpResponse pub = send_request(authd.port(), method, "/metrics");
+    EXPECT_EQ(pub.status, 404) << method;
+    EXPECT_EQ(pub.body, R"({"code":404,"message":"Not Found"})") << method;
+  }
+  EXPECT_EQ(send_request(authd.admin_port(), "GET", "/metrics").status, 200);
+  EXPECT_EQ(send_request(authd.port(), "GET", "/healthz").status, 200);
+  EXPECT_EQ(send_request(authd.admin_port(), "GET", "/healthz").status, 200);
+  EXPECT_EQ(send_request(authd.admin_port(), "POST", "/login").status, 404);
+  EXPECT_EQ(send_request(authd.admin_port(), "GET", "/me").status, 404);
+}
+
+// 10.1: a /forgot for an existing account cannot be seen in what the public
+// listener serves: the backlog gauge is out of its reach entirely.
+TEST(ManagementListener, Decisions_7_4_OutboxBacklogIsNotReadableFromThePublicListener) {
+  AuthdProcess authd(fast_hashing());
+  authd.add_user("ada@example.com", "correct horse battery");
+  EXPECT_EQ(post_json(authd.port(), "/forgot", "{\"email\":\"ada@example.com\"}").status, 200);
+  HttpResponse pub = send_request(authd.port(), "GET", "/metrics");
+  EXPECT_EQ(pub.status, 404);
+  EXPECT_EQ(pub.body.find("outbox"), std::string::npos);
+}
+
+// 10.1: --admin-listen off: no management listener, and /metrics is still
+// not on the public one.
+TEST(ManagementListener, Decisions_10_1_OffMeansNoManagementListener) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--admin-listen", "off"});
+  AuthdProcess authd(args);
+  EXPECT_EQ(authd.admin_port(), 0);
+  EXPECT_EQ(send_request(authd.port(), "GET", "/metrics").status, 404);
+  EXPECT_EQ(send_request(authd.port(), "GET", "/healthz").status, 200);
+  bool listening_admin = false;
+  for (const auto& line : log_lines(authd))
+    listening_admin |= line.value("event", "") == "admin_listening";
+  EXPECT_FALSE(listening_admin);
+}
+
+// 10.1: several instances on one host each set their own port (here port
+// 0, which picks a free one for each).
+TEST(ManagementListener, Decisions_10_1_TwoInstancesTakeTheirOwnPorts) {
+  AuthdProcess first(fast_hashing());
+  AuthdProcess second(fast_hashing());
+  EXPECT_NE(first.admin_port(), second.admin_port());
+  EXPECT_EQ(send_request(first.admin_port(), "GET", "/metrics").status, 200);
+  EXPECT_EQ(send_request(second.admin_port(), "GET", "/metrics").status, 200);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
   ASSERT_FALSE(documented.empty());
   AuthdProcess authd(fast_hashing());
   for (const auto& [route, operation] : documented) {
-    HttpResponse res = send_request(authd.port(), operation.method, operation.path,
+    unsigned short port = operation.on_management_listener ? authd.admin_port() : authd.port();
+    HttpResponse res = send_request(port, operation.method, operation.path,
                                     {{"Content-Type", "application/json"}}, "{}");
     EXPECT_NE(res.status, 404) << route << " is documented but not served";
     EXPECT_NE(res.status, 405) << route << " is documented but not served";
@@ -66,13 +67,17 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
 // Allow must name exactly the methods the document gives that path.
 TEST(OpenApiRoutes, AllowHeaderMatchesDocumentedMethods) {
   std::map<std::string, std::set<std::string>> methods_by_path;
-  for (const auto& [route, operation] : documented_operations())
+  std::set<std::string> management_paths;
+  for (const auto& [route, operation] : documented_operations()) {
     methods_by_path[operation.path].insert(operation.method);
+    if (operation.on_management_listener) management_paths.insert(operation.path);
+  }
   ASSERT_FALSE(methods_by_path.empty());
   AuthdProcess authd(fast_hashing());
   for (const auto& [path, methods] : methods_by_path) {
     std::string other = methods.count("PUT") ? "DELETE" : "PUT";
-    HttpResponse res = send_request(authd.port(), other, path);
+    unsigned short port = management_paths.count(path) ? authd.admin_port() : authd.port();
+    HttpResponse res = send_request(port, other, path);
     EXPECT_EQ(res.status, 405) << other << " " << path;
     EXPECT_EQ(split_allow(res.header("allow")), methods)
         << path << ": Allow is \"" << res.header("allow") << "\"";

@@ -163,7 +163,7 @@ TEST(Smtp, Decisions_6_Forgot_4_ARecipientRefusedForGoodIsDroppedNotRetried) {
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
   EXPECT_EQ(header_of(mails[0], "Delivered-To"), kEmail);
   EXPECT_EQ(outbox_state(authd), kEmail + "|0|1");  // the refused mail is gone, not rescheduled
-  std::string metrics = "\n" + send_request(authd.port(), "GET", "/metrics").body;
+  std::string metrics = "\n" + send_request(authd.admin_port(), "GET", "/metrics").body;
   EXPECT_NE(metrics.find("\nauthd_outbox_rejected_total 1\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("\nauthd_outbox_delivery_failures_total 0\n"), std::string::npos)
       << metrics;

@@ -27,6 +27,9 @@ struct OpenApiOperation {
   // Media types given inline for the 200 response (`            text/html:`);
   // empty when it only uses $ref.
   std::set<std::string> success_media_types;
+  // `      x-authd-listener: management` puts it on the management listener
+  // (decisions.md 10.1); otherwise it is the public listener's.
+  bool on_management_listener = false;
   int line = 0;  // where the operation starts, for messages
 };
 
@@ -40,6 +43,7 @@ inline OpenApiOperations read_openapi_paths(std::istream& in) {
   static const std::regex kStatus(R"(^        '?([1-5][0-9][0-9])'?:.*$)");
   static const std::regex kTopLevel(R"(^[^\s#].*$)");
   static const std::regex kMediaType(R"(^            ([a-z]+/[A-Za-z0-9.+-]+):\s*$)");
+  static const std::regex kListener(R"(^      x-authd-listener:\s*(public|management)\s*$)");
 
   OpenApiOperations operations;
   bool in_paths = false;
@@ -76,6 +80,9 @@ inline OpenApiOperations read_openapi_paths(std::istream& in) {
       status = 0;
     } else if (current != nullptr && std::regex_match(line, kResponses)) {
       in_responses = true;
+    } else if (current != nullptr && std::regex_match(line, m, kListener)) {
+      current->on_management_listener = m[1] == "management";
+      in_responses = false;
     } else if (current != nullptr && in_responses) {
       if (std::regex_match(line, m, kStatus)) {
         status = std::stoi(m[1]);
