@@ -9,6 +9,10 @@
 
 namespace authd {
 
+// `authd serve`'s exit status when a drain ran out of --drain-timeout and
+// cut requests off (docs/operations.md, "Stopping"); 0 after a clean drain.
+inline constexpr int kExitDrainDropped = 3;
+
 int run_serve(const Config& config);
 int run_migrate(const Config& config);
 // Copies the SQLite database to `path` while the server may run.

@@ -243,6 +243,12 @@ int run_serve(const Config& config) {
 
   io_threads.run();
 
+  // Past --drain-timeout: the requests still queued for a hash were cut
+  // off with their connections, so their hashes are skipped, not worked
+  // off, and the exit status says that requests were dropped.
+  std::size_t dropped = server.dropped_by_drain();
+  if (admin_server) dropped += admin_server->dropped_by_drain();
+  if (dropped > 0) hashing.abandon_queued();
   log::info("drained");
   outbox.stop();
   log::info(
@@ -251,8 +257,8 @@ int run_serve(const Config& config) {
   pruner.stop();
   hashing.stop();
   db.stop();
-  log::info("stopped");
-  return 0;
+  log::info("stopped", {{"dropped_connections", dropped}, {"skipped_hashes", hashing.skipped()}});
+  return dropped > 0 ? kExitDrainDropped : 0;
 }
 
 int run_migrate(const Config& config) {

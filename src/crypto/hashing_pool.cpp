@@ -44,6 +44,12 @@ HashingPool::~HashingPool() { stop(); }
 
 void HashingPool::stop() { pool_.join(); }
 
+bool HashingPool::skip_abandoned() {
+  if (!abandoned_.load()) return false;
+  skipped_.fetch_add(1);
+  return true;
+}
+
 std::size_t HashingPool::queue_depth() const {
   std::size_t pending = pending_.load(std::memory_order_relaxed);
   std::size_t busy = busy_.load(std::memory_order_relaxed);
@@ -65,8 +71,9 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
                                                          const std::optional<std::string>& phc) {
   auto job = [this, &place, &password, &phc]() {
     Running running{busy_, place};
-    prepare_worker_thread();
     VerifyResult result;
+    if (skip_abandoned()) return result;  // nobody waits for it: never a match
+    prepare_worker_thread();
     if (phc) {
       result = hasher_.verify(password, *phc);
     } else {
@@ -89,6 +96,7 @@ boost::asio::awaitable<std::optional<std::string>> HashingPool::hash(std::string
   }
   auto job = [this, &place, &password]() {
     Running running{busy_, *place};
+    if (skip_abandoned()) return std::string();  // nobody waits for it
     prepare_worker_thread();
     return hasher_.hash(password);
   };

@@ -55,6 +55,13 @@ class HashingPool {
 
   void stop();  // finishes queued work, then joins
 
+  // After a drain that timed out (docs/operations.md, "Stopping"): the
+  // requests behind the queued jobs are gone, so from now on a job that
+  // starts returns at once without hashing, and stop() waits only for the
+  // hashes already running. skipped() counts the jobs skipped.
+  void abandon_queued() { abandoned_.store(true); }
+  std::uint64_t skipped() const { return skipped_.load(); }
+
   // For GET /metrics: read without a lock, so only approximately in step.
   std::size_t workers() const { return workers_; }
   std::size_t queue_capacity() const { return capacity_ - workers_; }
@@ -63,12 +70,17 @@ class HashingPool {
   std::uint64_t rejected() const { return rejected_.load(std::memory_order_relaxed); }
 
  private:
+  // True (and counted) when the job starting now is to be skipped.
+  bool skip_abandoned();
+
   const PasswordHasher& hasher_;
   std::size_t workers_;
   std::size_t capacity_;                 // workers + queue length
   std::atomic<std::size_t> pending_{0};  // queued or running
   std::atomic<std::size_t> busy_{0};     // running
   std::atomic<std::uint64_t> rejected_{0};
+  std::atomic<bool> abandoned_{false};
+  std::atomic<std::uint64_t> skipped_{0};
   boost::asio::thread_pool pool_;
 };
 

@@ -133,6 +133,7 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   tcp::acceptor acceptor;  // on the main thread: the accept loop and drain() share it
   asio::steady_timer drain_timer;
   std::atomic<bool> draining{false};
+  std::atomic<std::size_t> dropped{0};  // connections cut by the drain time-out
   std::mutex mutex;  // orders drain() and forget(): the last one out stops the drain timer
   ConnectionRegistry registry;
 
@@ -713,7 +714,8 @@ void Server::State::drain() {
   drain_timer.expires_after(settings.drain_timeout);
   drain_timer.async_wait([self = shared_from_this()](const error_code& ec) {
     if (ec) return;  // cancelled: every connection finished in time
-    log::warn("drain_timeout");
+    self->dropped = self->registry.open();
+    log::warn("drain_timeout", {{"dropped_connections", self->dropped.load()}});
     self->threads.stop();
   });
 }
@@ -737,5 +739,7 @@ tcp::endpoint Server::listen() {
 void Server::drain() { state_->drain(); }
 
 const ConnectionRegistry& Server::connections() const { return state_->registry; }
+
+std::size_t Server::dropped_by_drain() const { return state_->dropped.load(); }
 
 }  // namespace authd

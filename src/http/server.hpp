@@ -54,6 +54,10 @@ class Server {
   // returns.
   void drain();
 
+  // Requests still in flight when --drain-timeout ran out and the server
+  // stopped anyway (0 when the drain finished in time).
+  std::size_t dropped_by_drain() const;
+
   // The open connections and the ones refused or closed by the caps, for
   // GET /metrics.
   const ConnectionRegistry& connections() const;

@@ -104,9 +104,10 @@ TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
 }
 
 // 9.3: past --drain-timeout what is still in flight is dropped and the
-// process exits 0, whichever connection thread holds it: two uploads that
+// process exits, whichever connection thread holds it: two uploads that
 // never finish, one on each io thread (connections are handed out in turn),
-// do not keep it alive until their own header time-out.
+// do not keep it alive until their own header time-out. Its exit status
+// (3) says that requests were dropped.
 TEST(Shutdown, Decisions_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
   AuthdProcess authd({"--log-level", "debug", "--io-threads", "2", "--drain-timeout", "1s",
                       "--header-timeout", "120s"});
@@ -126,7 +127,43 @@ TEST(Shutdown, Decisions_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
   ASSERT_TRUE(eventually([&] { return count_log_events(authd, "drained") > 0; }))
       << authd.log_text();
   EXPECT_EQ(count_log_events(authd, "drain_timeout"), 1u);
-  EXPECT_EQ(authd.wait_exit(), 0) << authd.log_text();
+  EXPECT_EQ(authd.wait_exit(), 3) << authd.log_text();
+}
+
+// 9.3, past --drain-timeout: logins still queued for the one hashing worker
+// are not worked off after the deadline (each would cost a full argon2id
+// hash for an answer nobody reads): the queue is skipped, the log says how
+// many, and the exit status says that requests were dropped.
+TEST(Shutdown, Decisions_9_3_QueuedHashesAreSkippedWhenTheDrainTimesOut) {
+  AuthdProcess authd({"--drain-timeout", "1s", "--hash-workers", "1", "--hash-queue", "1000",
+                      "--argon2-iterations", "8", "--login-client-limit", "1000000/1m",
+                      "--login-email-limit", "1000000/1m"});
+  // 60 logins, each a hash of t = 8 (about 0.2 s here): far more than one
+  // worker hashes within the drain's 1 s.
+  constexpr int kLogins = 60;
+  std::vector<std::unique_ptr<HttpConnection>> connections;
+  for (int i = 0; i < kLogins; ++i) {
+    connections.push_back(std::make_unique<HttpConnection>(authd.port()));
+    const std::string body = login_body("nobody@example.com", "a wrong password");
+    connections.back()->send_raw(
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+  // Every login has reached the pool: hashing or queued.
+  ASSERT_TRUE(eventually([&] {
+    std::string body = send_request(authd.admin_port(), "GET", "/metrics").body;
+    auto at = body.find("\nauthd_hashing_queue_depth ");
+    return at != std::string::npos && std::stod(body.substr(at + 27)) >= kLogins - 10;
+  })) << authd.log_text();
+
+  authd.signal(SIGTERM);
+  EXPECT_EQ(authd.wait_exit(), 3) << authd.log_text();
+  std::size_t skipped = 0;
+  for (const auto& line : log_lines(authd)) {
+    if (line.value("event", "") == "stopped") skipped = line.value("skipped_hashes", 0u);
+  }
+  EXPECT_GT(skipped, 0u) << authd.log_text();
 }
 
 }  // namespace
