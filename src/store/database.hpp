@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -29,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -244,6 +246,43 @@ class QueuedWriteStore final : public Store {
   TransactionBatcher* writer_;  // null: the store has no group commit
 };
 
+// Whether the store can commit, from the outcome of the last writes, and
+// when /healthz should probe it with a write of its own: after a failure,
+// at most once a second; after kQuietMs without writes, once per kQuietMs.
+class CommitHealth {
+ public:
+  static constexpr std::int64_t kRetryMs = 1000;
+  static constexpr std::int64_t kQuietMs = 10000;
+
+  void note(StoreStatus status) {
+    last_ok_ = status == StoreStatus::ok;
+    last_write_ms_ = now_ms();
+  }
+  bool last_ok() const { return last_ok_; }
+
+  // True for one caller at a time, when a probe is due.
+  bool probe_due() {
+    std::int64_t now = now_ms();
+    std::int64_t wait = last_ok_ ? kQuietMs : kRetryMs;
+    if (now - last_write_ms_ < wait || now - last_probe_ms_ < wait) return false;
+    if (probing_.exchange(true)) return false;
+    last_probe_ms_ = now;
+    return true;
+  }
+  void probe_done() { probing_ = false; }
+
+ private:
+  static std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  std::atomic<bool> last_ok_{true};
+  std::atomic<std::int64_t> last_write_ms_{0};
+  std::atomic<std::int64_t> last_probe_ms_{0};
+  std::atomic<bool> probing_{false};
+};
+
 class Database {
  public:
   // `threads` run the requests' transactions (PostgreSQL). With group reads
@@ -265,12 +304,14 @@ class Database {
   // reference. It is taken as a named lvalue (see offload.hpp on GCC 12).
   template <class Work>
   boost::asio::awaitable<StoreStatus> write(Work& work) {
+    StoreStatus status = StoreStatus::failed;
     if (!writer_) {
       auto job = [this, &work] { return store_.run(Store::Mode::write, work); };
-      StoreStatus status = co_await run_on(pool_, job);
-      co_return status;
+      status = co_await run_on(pool_, job);
+    } else {
+      status = co_await run_batched(*writer_, work);
     }
-    StoreStatus status = co_await run_batched(*writer_, work);
+    commits_.note(status);
     co_return status;
   }
 
@@ -293,10 +334,26 @@ class Database {
     co_return status;
   }
 
+  // GET /healthz: the store answers a read, and it can commit: the last
+  // write succeeded. When no request has written for a while, or the last
+  // write failed, a probe write (rate-limited, one at a time) finds out, so
+  // that a full disk shows as 503 and freed space as 200 again without
+  // waiting for traffic that a load balancer no longer sends.
   boost::asio::awaitable<bool> healthy() {
     auto job = [this] { return store_.healthy(); };
-    bool ok = co_await run_on(pool_, job);
-    co_return ok;
+    bool readable = co_await run_on(pool_, job);
+    if (!readable) co_return false;
+    if (commits_.probe_due()) {
+      auto probe = [](Transaction& tx) {
+        // Inserted and deleted again: pages change and the commit is
+        // durable, as any request's, and nothing is left behind.
+        tx.insert_event(kProbeKey, 0);
+        tx.delete_events(kProbeKey);
+      };
+      co_await write(probe);
+      commits_.probe_done();
+    }
+    co_return commits_.last_ok();
   }
 
   // Afterwards queued reads and writes answer unavailable. Waits for the
@@ -384,6 +441,9 @@ class Database {
     co_return status;
   }
 
+  static constexpr std::string_view kProbeKey = "health:write-probe";
+
+  CommitHealth commits_;
   Store& store_;
   boost::asio::thread_pool pool_;
   boost::asio::thread_pool aside_;

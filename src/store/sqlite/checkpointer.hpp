@@ -44,27 +44,45 @@ class Connection;
 // - Past kForegroundFrames the committing connection checkpoints whatever
 //   is left, as SQLite would have done, which keeps the WAL file near 64 MiB
 //   at most (16,000 frames of 4 KiB pages).
+// - A slow, steady writer (a hundred commits a second) would take a minute
+//   to reach kBackgroundFrames and never pause long enough for the idle
+//   truncation below: so once a second at most, a WAL of kTimedFrames or
+//   more gets a background checkpoint too, after which the next write
+//   rewinds it. Under load the frame steps come far more often than that,
+//   so this adds nothing there (docs/operations.md, "The SQLite WAL").
 class CheckpointPolicy {
  public:
   static constexpr int kBackgroundFrames = 4000;  // SQLite's own default is 1,000
   static constexpr int kRewindFrames = 12000;
   static constexpr int kSmallRemainder = 500;
   static constexpr int kForegroundFrames = 16000;
+  static constexpr int kTimedFrames = 256;
+  static constexpr std::int64_t kTimedIntervalMs = 1000;
 
   enum class Action { none, background, foreground };
 
   // After a commit that left `frames` frames in the WAL, with `copied` of
   // them already checkpointed (as far as the last checkpoint knew) and the
-  // background thread busy or not.
-  Action after_commit(int frames, int copied, bool background_busy);
+  // background thread busy or not, at `now_ms` on a steady clock (0: no
+  // clock, only the frame rules apply).
+  Action after_commit(int frames, int copied, bool background_busy, std::int64_t now_ms = 0);
 
  private:
   int next_background_ = kBackgroundFrames;
   int last_frames_ = 0;
+  std::int64_t last_background_ms_ = 0;
 };
 
+// Also truncates the WAL file to nothing once commits have paused for
+// kIdleTruncateMs: SQLite reuses a WAL file from its start but never
+// shrinks it, so without this a burst leaves a large file behind for good.
+// The same truncation runs shortly after start (a WAL left by a crash or a
+// full disk) and is retried every kIdleTruncateMs while it fails (a disk
+// still full), so that freeing space is enough to get the space back.
 class Checkpointer {
  public:
+  static constexpr std::int64_t kIdleTruncateMs = 1000;
+
   explicit Checkpointer(const std::string& path);
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -76,10 +94,15 @@ class Checkpointer {
 
   // Checkpoints that ran to completion on the background thread.
   std::uint64_t completed() const;
+  // Times the WAL file was truncated to nothing.
+  std::uint64_t truncations() const;
 
  private:
   static int on_commit(void* self, sqlite3* db, const char* schema, int frames);
   void loop();
+  // The idle truncation, when due: commits have paused and the WAL may
+  // hold frames. Runs on the background thread, without the lock.
+  void truncate_if_idle(sqlite3* db);
 
   std::unique_ptr<Connection> connection_;
   mutable std::mutex mutex_;
@@ -90,7 +113,11 @@ class Checkpointer {
   int copied_ = 0;        // frames the last background checkpoint left copied; 0: unknown
   bool stopping_ = false;
   std::uint64_t completed_ = 0;
-  std::thread thread_;  // last: starts once the rest is constructed
+  std::int64_t last_commit_ms_ = 0;
+  bool wal_may_hold_frames_ = true;  // until a truncation succeeds; set by every commit
+  std::uint64_t truncations_ = 0;
+  bool truncation_failing_ = false;  // logged once, until one succeeds
+  std::thread thread_;               // last: starts once the rest is constructed
 };
 
 }  // namespace authd::sqlite

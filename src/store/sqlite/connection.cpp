@@ -129,6 +129,10 @@ Connection::Connection(const std::string& path, std::size_t cache_kib) {
   // before authd answers (decisions.md 8.3).
   execute("PRAGMA journal_mode = WAL");
   execute("PRAGMA synchronous = FULL");
+  // When a commit rewinds the WAL, a file longer than this is cut back to
+  // it: SQLite never shrinks the file otherwise, so one burst of writes
+  // would keep its size for good (docs/operations.md, "The SQLite WAL").
+  execute("PRAGMA journal_size_limit = 4194304");
   execute("PRAGMA foreign_keys = ON");
   if (cache_kib != 0) {
     // Negative: a size in KiB rather than in pages. The pages are allocated
