@@ -5,6 +5,8 @@
 #include <chrono>
 #include <string_view>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "api/api.hpp"
 
 namespace authd {
@@ -16,5 +18,9 @@ ApiResponse bad_request(std::string_view detail);
 ApiResponse too_many_requests(std::chrono::seconds retry_after);
 ApiResponse service_unavailable(std::chrono::seconds retry_after);
 ApiResponse json_response(int status, std::string body);
+
+// 503 for a request the hashing pool had no room for, answered after the
+// second its Retry-After names (api/hashing_busy.cpp says why).
+boost::asio::awaitable<ApiResponse> hashing_busy();
 
 }  // namespace authd
