@@ -188,7 +188,8 @@ int run_serve(const Config& config) {
                       {.from = config.mail_from,
                        .public_url = config.public_url,
                        .reset_token_lifetime = config.policy.reset_token_lifetime,
-                       .lease = config.mail_claim_lease});
+                       .lease = config.mail_claim_lease,
+                       .concurrency = config.mail_concurrency});
   const AuthPolicy& policy = config.policy;
   PeriodicThread pruner(config.prune_interval, [&] {
     Millis now = now_millis();

@@ -291,6 +291,11 @@ void add_serve_options(CLI::App& app, Config& c) {
                "Time-out of one SMTP delivery, connection included");
   add_duration(app, "--mail-claim-lease", c.mail_claim_lease, "AUTHD_MAIL_CLAIM_LEASE",
                "How long a delivery attempt holds a mail; must exceed --smtp-timeout");
+  app.add_option("--mail-concurrency", c.mail_concurrency,
+                 "Mails delivered at once (each on its own SMTP connection)")
+      ->envname("AUTHD_MAIL_CONCURRENCY")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--mail-dir", c.mail_dir, "Directory of the log mail transport")
       ->envname("AUTHD_MAIL_DIR")
       ->capture_default_str();

@@ -62,6 +62,7 @@ struct Config {
   // How long one delivery attempt may hold a mail before it is tried again
   // (after a crash mid-delivery); longer than the SMTP time-out.
   Duration mail_claim_lease = std::chrono::minutes(2);
+  std::size_t mail_concurrency = 4;  // deliveries at once
 
   std::string log_level = "info";
 

@@ -1,14 +1,28 @@
 // Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
 // mints its reset token in the same transaction, sends it, marks it sent or
 // schedules a retry with capped exponential backoff (or drops it when the
-// relay refused its recipient for good). Runs on its own thread,
-// so SMTP latency never reaches a request.
+// relay refused its recipient for good). Runs on threads of its own, so SMTP
+// latency never reaches a request.
+//
+// Several deliveries run at once (`concurrency` threads, each one mail at a
+// time), so that a relay that takes seconds per message does not cap mail at
+// one message per relay round trip. Each mail is claimed with a lease in one
+// transaction, so no two threads, here or in another instance, send it.
+//
+// A relay that fails (a time-out, a refused connection, a 4xx) is taken to be
+// down: mails back off as before, but one delivery thread retries the
+// earliest pending mail every `relay_probe`, due or not, so that the relay's
+// return is noticed within seconds rather than one backoff interval (up to
+// 10 minutes) later; once a delivery goes through again, the mails that were
+// waiting out their backoff are sent at once (catching up), at full
+// concurrency.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/duration.hpp"
 #include "core/periodic_thread.hpp"
@@ -27,14 +41,16 @@ struct OutboxSettings {
   // How long a claimed mail stays ours; after a crash it is retried once
   // the lease runs out.
   Duration lease = std::chrono::minutes(2);
+  std::size_t concurrency = 4;  // deliveries at once (--mail-concurrency)
+  Duration relay_probe = std::chrono::seconds(2);
 };
 
 class OutboxWorker {
  public:
   OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings);
 
-  void start() { thread_.start(); }
-  void stop() { thread_.stop(); }
+  void start();
+  void stop();
 
   // One delivery attempt of the oldest due mail; false when none was due.
   bool deliver_one();
@@ -48,12 +64,22 @@ class OutboxWorker {
   static Duration backoff(int attempts, Duration first, Duration max);
 
  private:
-  void deliver_due();
+  // Which mail a delivery thread claims next: a due one, or, when probing a
+  // relay that is down or catching up once it is back, the earliest pending
+  // one, due or not.
+  enum class Pick { due, earliest_pending };
+  Pick pick_next(Millis now, bool& probing);
+  void note_relay(bool answered, bool probing);
+  void deliver_due(PeriodicThread& thread);
 
   Store& store_;
   MailTransport& transport_;
   OutboxSettings settings_;
-  PeriodicThread thread_;
+  std::vector<std::unique_ptr<PeriodicThread>> threads_;
+  std::atomic<bool> relay_down_{false};
+  std::atomic<bool> catching_up_{false};
+  std::atomic<bool> probing_{false};
+  std::atomic<Millis> last_probe_{0};
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> failures_{0};
   std::atomic<std::uint64_t> rejected_{0};

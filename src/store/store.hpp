@@ -66,6 +66,10 @@ class Transaction {
   virtual std::int64_t enqueue_mail(const OutboxRecord& mail) = 0;
   // The oldest mail due at `now` that no worker holds; marks it held until `lease_until`.
   virtual std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) = 0;
+  // The same for the unsent mail with the earliest next attempt, due or not
+  // (the outbox worker's relay probe, and its catching up once the relay is
+  // back).
+  virtual std::optional<OutboxRecord> claim_pending_mail(Millis now, Millis lease_until) = 0;
   virtual void mark_mail_sent(std::int64_t mail_id, Millis at) = 0;
   virtual void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                                std::string_view last_error) = 0;

@@ -464,6 +464,8 @@ SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
     args.insert(args.end(), {"--refuse-recipient", address});
   if (!options.tls_cert.empty())
     args.insert(args.end(), {"--tls-cert", options.tls_cert, "--tls-key", options.tls_key});
+  if (options.delay_ms > 0)
+    args.insert(args.end(), {"--delay-ms", std::to_string(options.delay_ms)});
   pid_ = spawn(args, directory_ + "/sink.log", -1, "");
   bool ready = poll([&] {
     std::string text = read_file(port_file);
@@ -476,6 +478,11 @@ SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
     throw std::runtime_error("the SMTP sink did not start:\n" +
                              read_file(directory_ + "/sink.log"));
   }
+}
+
+int SmtpSink::max_concurrent() const {
+  std::string text = read_file(directory_ + "/max-concurrent");
+  return text.empty() ? 0 : std::stoi(text);
 }
 
 SmtpSink::~SmtpSink() {

@@ -157,6 +157,7 @@ class SmtpSink {
     std::string auth;                            // "user:password": AUTH required
     std::string tls_cert;                        // PEM files: offer (and require) STARTTLS
     std::string tls_key;
+    int delay_ms = 0;  // wait before answering each message
   };
   explicit SmtpSink(Options options);
   SmtpSink() : SmtpSink(Options{}) {}
@@ -170,6 +171,8 @@ class SmtpSink {
   std::vector<std::string> authd_args() const;
 
   std::vector<std::string> mails() const;  // oldest first
+  // The most messages it ever had in progress at once (0: none yet).
+  int max_concurrent() const;
   // Polls until at least `count` mails arrived (bounded); returns them.
   std::vector<std::string> wait_for_mails(std::size_t count) const;
   void stop();

@@ -7,8 +7,10 @@ Listens on 127.0.0.1 (a free port unless --port is given), writes the port to
 envelope in Return-Path and Delivered-To lines on top, as a mail delivery
 agent would. Optional: STARTTLS with a certificate, required AUTH, a
 number of first deliveries answered 451 (a temporary failure) to exercise
-authd's retries, and recipients refused for good (550 to RCPT TO). Runs
-until SIGTERM or SIGINT.
+authd's retries, recipients refused for good (550 to RCPT TO), and a delay
+before each answer to DATA (a slow relay). The most deliveries it ever had
+in progress at once is kept in <mail-dir>/../max-concurrent. Runs until
+SIGTERM or SIGINT.
 
 Run it with /usr/bin/python3: that is the interpreter Debian's aiosmtpd is
 installed for.
@@ -24,11 +26,23 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Mailbox:
-    def __init__(self, directory, temporary_failures, refused_recipients):
+    def __init__(self, directory, temporary_failures, refused_recipients, delay_ms):
         self.directory = directory
         self.temporary_failures = temporary_failures
         self.refused_recipients = {r.lower() for r in refused_recipients}
+        self.delay = delay_ms / 1000.0
         self.count = 0
+        self.in_progress = 0
+        self.most_in_progress = 0
+
+    def note_in_progress(self, change):
+        self.in_progress += change
+        if self.in_progress > self.most_in_progress:
+            self.most_in_progress = self.in_progress
+            path = os.path.join(self.directory, "..", "max-concurrent")
+            with open(path + ".tmp", "w") as out:
+                out.write("{}\n".format(self.most_in_progress))
+            os.rename(path + ".tmp", path)
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.lower() in self.refused_recipients:
@@ -37,6 +51,15 @@ class Mailbox:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        self.note_in_progress(+1)
+        try:
+            if self.delay > 0:
+                await asyncio.sleep(self.delay)
+            return self.answer_DATA(envelope)
+        finally:
+            self.note_in_progress(-1)
+
+    def answer_DATA(self, envelope):
         if self.temporary_failures > 0:
             self.temporary_failures -= 1
             return "451 4.3.0 Try again later (test sink)"
@@ -75,10 +98,12 @@ async def main():
                         help="answer 451 to this many deliveries first")
     parser.add_argument("--refuse-recipient", action="append", default=[], metavar="ADDRESS",
                         help="answer 550 to RCPT TO for this address (repeatable)")
+    parser.add_argument("--delay-ms", type=int, default=0,
+                        help="wait this long before answering each message (a slow relay)")
     args = parser.parse_args()
 
     os.makedirs(args.mail_dir, exist_ok=True)
-    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient)
+    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient, args.delay_ms)
     tls = None
     if args.tls_cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

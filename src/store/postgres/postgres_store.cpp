@@ -1,5 +1,6 @@
 #include "store/postgres/postgres_store.hpp"
 
+#include <limits>
 #include <utility>
 
 #include "core/log.hpp"
@@ -215,13 +216,22 @@ class PostgresTransaction final : public Transaction {
   }
 
   std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) override {
+    return claim_mail(now, now, lease_until);
+  }
+
+  std::optional<OutboxRecord> claim_pending_mail(Millis now, Millis lease_until) override {
+    return claim_mail(now, std::numeric_limits<Millis>::max(), lease_until);
+  }
+
+  // The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
+  std::optional<OutboxRecord> claim_mail(Millis now, Millis due_by, Millis lease_until) {
     // SKIP LOCKED: a mail another instance is claiming right now is passed
     // over, not waited for; one statement finds, locks and leases it.
     Params params;
-    params.integer(now).integer(lease_until);
+    params.integer(now).integer(lease_until).integer(due_by);
     Result rows = db_.run(
         "UPDATE outbox SET claimed_until = $2 WHERE id = ("
-        " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $1"
+        " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
         " AND (claimed_until IS NULL OR claimed_until <= $1)"
         " ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
         "RETURNING id, kind, user_id, email, created_at, attempts, next_attempt_at",

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <system_error>
 
 #include "core/log.hpp"
@@ -174,16 +175,25 @@ class SqliteTransaction final : public Transaction {
   }
 
   std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) override {
+    return claim_mail(now, now, lease_until);
+  }
+
+  std::optional<OutboxRecord> claim_pending_mail(Millis now, Millis lease_until) override {
+    return claim_mail(now, std::numeric_limits<Millis>::max(), lease_until);
+  }
+
+  // The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
+  std::optional<OutboxRecord> claim_mail(Millis now, Millis due_by, Millis lease_until) {
     // The write transaction holds SQLite's single write lock, so no other
     // worker can claim the same row between the SELECT and the UPDATE.
     std::optional<OutboxRecord> mail;
     {
       auto st = db_.prepare(
           "SELECT id, kind, user_id, email, created_at, attempts, next_attempt_at FROM outbox "
-          "WHERE sent_at IS NULL AND next_attempt_at <= ?1 "
+          "WHERE sent_at IS NULL AND next_attempt_at <= ?2 "
           "AND (claimed_until IS NULL OR claimed_until <= ?1) "
           "ORDER BY next_attempt_at, id LIMIT 1");
-      st.bind(1, now);
+      st.bind(1, now).bind(2, due_by);
       if (!st.step()) return std::nullopt;
       mail = OutboxRecord{st.integer(0), st.text(1),    st.text(2),
                           st.text(3),    st.integer(4), static_cast<int>(st.integer(5)),
