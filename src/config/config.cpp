@@ -182,6 +182,26 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
+  app.add_option_function<std::vector<std::string>>(
+         "--trusted-proxies",
+         [&c](const std::vector<std::string>& texts) {
+           c.http.trusted_proxies.clear();
+           for (const std::string& text : texts) {
+             auto network = IpNetwork::parse(text);
+             if (!network)
+               throw CLI::ValidationError("--trusted-proxies",
+                                          "'" + text +
+                                              "' is not a network such as 10.0.0.0/8, "
+                                              "2001:db8::/32 or 127.0.0.1 (no host bits past the "
+                                              "prefix)");
+             c.http.trusted_proxies.push_back(*network);
+           }
+         },
+         "Reverse proxies (CIDR networks, IPv4 or IPv6, comma-separated) whose X-Forwarded-For "
+         "or Forwarded names the client; none: the TCP peer is the client")
+      ->envname("AUTHD_TRUSTED_PROXIES")
+      ->delimiter(',')
+      ->type_name("CIDR");
   app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
                  "SQLite: page cache of each read connection (at most one per io thread) in "
                  "MiB, filled as pages are read (0: SQLite's default, 2,000 KiB)")

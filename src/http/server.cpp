@@ -25,6 +25,7 @@
 
 #include "api/errors.hpp"
 #include "core/log.hpp"
+#include "http/client_address.hpp"
 #include "http/cors.hpp"
 #include "http/request_id.hpp"
 #include "http/response_wire.hpp"
@@ -125,7 +126,7 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> serve(tcp::socket socket);
   asio::awaitable<After> serve_request(Connection& connection, ReadBuffer& buffer,
-                                       const std::string& client, bool header_deadline_set);
+                                       const std::string& peer, bool header_deadline_set);
   void drain();
   void forget(const std::shared_ptr<Connection>& connection);
 };
@@ -393,7 +394,7 @@ void Server::State::forget(const std::shared_ptr<Connection>& connection) {
 // frame for as long as an idle keep-alive connection waits.
 asio::awaitable<Server::State::After> Server::State::serve_request(Connection& connection,
                                                                    ReadBuffer& buffer,
-                                                                   const std::string& client,
+                                                                   const std::string& peer,
                                                                    bool header_deadline_set) {
   beast::tcp_stream& stream = connection.stream;
   error_code ec;
@@ -457,6 +458,16 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   if (!rejection && parser.content_length().value_or(0) > settings.max_body) {
     rejection = Rejection{413, "declared body too large"};
   }
+
+  // decisions.md 13.1: behind a trusted proxy, the client it names. Not
+  // for a refused request: its fields are not to be read.
+  const std::string client =
+      rejection || settings.trusted_proxies.empty()
+          ? peer
+          : choose_client_address(
+                peer,
+                {values_of(parser.get(), "X-Forwarded-For"), values_of(parser.get(), "Forwarded")},
+                settings.trusted_proxies);
 
   // 2. The body, bounded in size (413 before any parsing) and in time.
   if (!rejection) {

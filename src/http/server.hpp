@@ -13,6 +13,7 @@
 
 #include "api/api.hpp"
 #include "core/duration.hpp"
+#include "http/client_address.hpp"
 #include "http/io_threads.hpp"
 
 namespace authd {
@@ -31,6 +32,9 @@ struct HttpSettings {
   // browser; none: CORS is off and no CORS header is ever sent.
   std::vector<std::string> cors_origins;
   Duration cors_max_age = std::chrono::minutes(10);
+  // Peers whose X-Forwarded-For or Forwarded names the client (decisions.md
+  // 13.1, http/client_address.hpp); none: the peer is always the client.
+  TrustedProxies trusted_proxies;
 };
 
 class Server {
