@@ -235,6 +235,20 @@ void add_serve_options(CLI::App& app, Config& c) {
             "AUTHD_LOGIN_CLIENT_LIMIT", "Failed logins per client address before 429");
   add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client,
             "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
+  app.add_option("--ipv6-56-limit-factor", c.policy.ipv6_aggregates.per_56,
+                 "The /56 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /56 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_56_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  app.add_option("--ipv6-48-limit-factor", c.policy.ipv6_aggregates.per_48,
+                 "The /48 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /48 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_48_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   add_limit(app, "--reset-mail-limit-short", c.policy.reset_mails_per_email_short,
             "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
   add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
