@@ -115,6 +115,13 @@ int main(int argc, char** argv) {
   auto log_window =
       serve->parsed() ? std::chrono::microseconds(1000) : std::chrono::microseconds(0);
   if (!log::init(config.log_level, log_window)) return 2;
+  for (const std::string& option : secret_options_in_argv(*invoked, {argv, argv + argc})) {
+    log::warn("secret_on_command_line",
+              {{"option", option},
+               {"reason",
+                "every local user can read the command line: give it in the environment "
+                "(AUTHD_*) or the --config file"}});
+  }
 
   int status = 2;
   try {

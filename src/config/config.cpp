@@ -1,10 +1,13 @@
 #include "config/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <regex>
 
 #include <CLI/CLI.hpp>
+
+#include "config/config_file.hpp"
 
 namespace authd {
 namespace {
@@ -290,6 +293,10 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_SMTP_STARTTLS")
       ->default_str("auto")
       ->check(CLI::IsMember({"auto", "required", "opportunistic", "off"}));
+  app.add_flag("--smtp-allow-plaintext", c.smtp_allow_plaintext,
+               "Allow reset links to travel in clear to a relay on another machine (smtp:// with "
+               "--smtp-starttls off or opportunistic); without it such a setting stops the start")
+      ->envname("AUTHD_SMTP_ALLOW_PLAINTEXT");
   app.add_option("--smtp-ca-file", c.smtp.ca_file,
                  "PEM file of CA certificates to trust for the relay (default: the system's)")
       ->envname("AUTHD_SMTP_CA_FILE")
@@ -304,6 +311,25 @@ void add_serve_options(CLI::App& app, Config& c) {
   app.add_option("--mail-from", c.mail_from, "From header of outgoing mail")
       ->envname("AUTHD_MAIL_FROM")
       ->capture_default_str();
+}
+
+std::vector<std::string> secret_options_in_argv(const CLI::App& command,
+                                                const std::vector<std::string>& argv) {
+  std::vector<std::string> found;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || option->get_lnames().empty()) continue;
+    const std::string& key = option->get_lnames().front();
+    bool secret = is_secret_key(key) ||
+                  (key == "database" &&
+                   redact_url_secrets(option->results().back()) != option->results().back());
+    if (!secret) continue;
+    const std::string flag = "--" + key;
+    bool in_argv = std::any_of(argv.begin(), argv.end(), [&](const std::string& arg) {
+      return arg == flag || arg.rfind(flag + "=", 0) == 0;
+    });
+    if (in_argv) found.push_back(flag);
+  }
+  return found;
 }
 
 }  // namespace authd
