@@ -25,11 +25,11 @@
 
 #include "api/errors.hpp"
 #include "core/log.hpp"
+#include "core/wiping_allocator.hpp"
 #include "http/client_address.hpp"
 #include "http/cors.hpp"
 #include "http/request_id.hpp"
 #include "http/response_wire.hpp"
-#include "http/wiping_allocator.hpp"
 #include "metrics/metrics.hpp"
 
 namespace authd {
@@ -43,10 +43,11 @@ using boost::system::error_code;
 namespace {
 
 using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
-// Request bodies hold passwords: their memory, including the copies left
-// behind when a chunked body grows, is wiped when it is freed.
+// Request bodies hold passwords, header fields tokens: their memory,
+// including the copies left behind when a chunked body grows, is wiped when
+// it is freed.
 using RequestBody = http::basic_string_body<char, std::char_traits<char>, WipingAllocator<char>>;
-using Parser = http::request_parser<RequestBody>;
+using Parser = http::request_parser<RequestBody, WipingAllocator<char>>;
 
 // The first read of each request (see serve()).
 constexpr std::size_t kFirstRead = 1024;
@@ -554,6 +555,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   stream.expires_after(settings.header_timeout);
   co_await asio::async_write(stream, asio::buffer(wire),
                              asio::redirect_error(asio::use_awaitable, ec));
+  if (response.holds_secret) wipe_sent_response(response, wire);
 
   auto elapsed = std::chrono::steady_clock::now() - started;
   auto latency = std::chrono::duration<double, std::milli>(elapsed);

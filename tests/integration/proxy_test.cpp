@@ -11,8 +11,8 @@
 namespace authd::test {
 namespace {
 
-const std::string kClientA = "127.0.0.2";
-const std::string kClientB = "127.0.0.3";
+const std::string kLoopbackClientA = "127.0.0.2";
+const std::string kLoopbackClientB = "127.0.0.3";
 
 std::vector<std::string> behind_loopback_proxy() {
   std::vector<std::string> args = fast_hashing();
@@ -22,8 +22,8 @@ std::vector<std::string> behind_loopback_proxy() {
 
 // A failed login (unknown e-mail: no per-e-mail limit is reached) from
 // `source` to `port`, with extra header fields.
-HttpResponse guess(unsigned short port, const std::string& source, int n,
-                   const Headers& extra = {}) {
+HttpResponse failed_login_through(unsigned short port, const std::string& source, int n,
+                                  const Headers& extra = {}) {
   HttpConnection connection(port, source);
   Headers headers = {{"Content-Type", "application/json"}};
   headers.insert(headers.end(), extra.begin(), extra.end());
@@ -55,28 +55,41 @@ TEST(Proxy, Decisions_13_1_PerClientLoginThrottleHoldsPerRealClientBehindNginx) 
   NginxProxy nginx(authd.port());
 
   for (int i = 0; i < 100; ++i) {
-    HttpResponse failed = guess(nginx.port(), kClientA, i);
+    HttpResponse failed = failed_login_through(nginx.port(), kLoopbackClientA, i);
     ASSERT_EQ(failed.status, 401) << i << ": " << failed.body << "\n" << nginx.error_log();
   }
-  EXPECT_EQ(guess(nginx.port(), kClientA, 100).status, 429);
+  EXPECT_EQ(failed_login_through(nginx.port(), kLoopbackClientA, 100).status, 429);
 
   // Another client behind the same proxy is not affected.
-  EXPECT_EQ(guess(nginx.port(), kClientB, 101).status, 401);
-  HttpConnection b(nginx.port(), kClientB);
+  EXPECT_EQ(failed_login_through(nginx.port(), kLoopbackClientB, 101).status, 401);
+  HttpConnection b(nginx.port(), kLoopbackClientB);
   HttpResponse right = b.request("POST", "/login", {{"Content-Type", "application/json"}},
                                  login_body(kEmail, kPassword));
   EXPECT_EQ(right.status, 200) << right.body;
 
   // Client A cannot name another client: nginx appends the real one.
-  EXPECT_EQ(guess(nginx.port(), kClientA, 102, {{"X-Forwarded-For", "203.0.113.50"}}).status, 429);
-  EXPECT_EQ(guess(nginx.port(), kClientA, 103,
-                  {{"X-Forwarded-For", "203.0.113.51"}, {"X-Forwarded-For", "203.0.113.52"}})
+  EXPECT_EQ(failed_login_through(nginx.port(), kLoopbackClientA, 102,
+                                 {{"X-Forwarded-For", "203.0.113.50"}})
                 .status,
             429);
-  EXPECT_EQ(guess(nginx.port(), kClientA, 104, {{"Forwarded", "for=203.0.113.53"}}).status, 429);
+  EXPECT_EQ(failed_login_through(
+                nginx.port(), kLoopbackClientA, 103,
+                {{"X-Forwarded-For", "203.0.113.51"}, {"X-Forwarded-For", "203.0.113.52"}})
+                .status,
+            429);
+  EXPECT_EQ(
+      failed_login_through(nginx.port(), kLoopbackClientA, 104, {{"Forwarded", "for=203.0.113.53"}})
+          .status,
+      429);
   // Nor by going around the proxy: authd does not trust 127.0.0.2.
-  EXPECT_EQ(guess(authd.port(), kClientA, 105, {{"X-Forwarded-For", "203.0.113.54"}}).status, 429);
-  EXPECT_EQ(guess(authd.port(), kClientA, 106, {{"Forwarded", "for=203.0.113.55"}}).status, 429);
+  EXPECT_EQ(failed_login_through(authd.port(), kLoopbackClientA, 105,
+                                 {{"X-Forwarded-For", "203.0.113.54"}})
+                .status,
+            429);
+  EXPECT_EQ(
+      failed_login_through(authd.port(), kLoopbackClientA, 106, {{"Forwarded", "for=203.0.113.55"}})
+          .status,
+      429);
 
   // The counters are the real clients'; nginx's own address has none.
   EXPECT_EQ(lines(authd.sql("select key, count(*) from throttle_events where key like "
@@ -88,25 +101,26 @@ TEST(Proxy, Decisions_13_1_PerClientLoginThrottleHoldsPerRealClientBehindNginx) 
 TEST(Proxy, Decisions_13_1_LogsNameTheRealClient) {
   AuthdProcess authd(behind_loopback_proxy());
   NginxProxy nginx(authd.port());
-  HttpConnection a(nginx.port(), kClientA);
+  HttpConnection a(nginx.port(), kLoopbackClientA);
   EXPECT_EQ(a.request("GET", "/healthz", {{"X-Request-Id", "through-nginx"}}).status, 200);
-  HttpConnection forging(nginx.port(), kClientB);
+  HttpConnection forging(nginx.port(), kLoopbackClientB);
   EXPECT_EQ(
       forging
           .request("GET", "/healthz",
                    {{"X-Request-Id", "forged-through-nginx"}, {"X-Forwarded-For", "203.0.113.50"}})
           .status,
       200);
-  HttpConnection direct(authd.port(), kClientB);
+  HttpConnection direct(authd.port(), kLoopbackClientB);
   EXPECT_EQ(direct
                 .request("GET", "/healthz",
                          {{"X-Request-Id", "forged-direct"}, {"X-Forwarded-For", "203.0.113.50"}})
                 .status,
             200);
 
-  EXPECT_EQ(clients_logged(authd, "through-nginx"), std::vector<std::string>{kClientA});
-  EXPECT_EQ(clients_logged(authd, "forged-through-nginx"), std::vector<std::string>{kClientB});
-  EXPECT_EQ(clients_logged(authd, "forged-direct"), std::vector<std::string>{kClientB});
+  EXPECT_EQ(clients_logged(authd, "through-nginx"), std::vector<std::string>{kLoopbackClientA});
+  EXPECT_EQ(clients_logged(authd, "forged-through-nginx"),
+            std::vector<std::string>{kLoopbackClientB});
+  EXPECT_EQ(clients_logged(authd, "forged-direct"), std::vector<std::string>{kLoopbackClientB});
 }
 
 // 13.1: without --trusted-proxies (the default) the headers are ignored

@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kNginx = "/usr/sbin/nginx";
 
-std::string read_text(const std::string& path) {
+std::string nginx_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream out;
   out << in.rdbuf();
@@ -31,8 +31,8 @@ std::string read_text(const std::string& path) {
 // The configuration of one test proxy. Every path nginx writes is in
 // `directory`; the error log is also given by -e, so that nginx never opens
 // its compiled-in /var/log/nginx/error.log, not even before reading this.
-std::string configuration(const std::string& directory, unsigned short port,
-                          unsigned short upstream_port) {
+std::string nginx_configuration(const std::string& directory, unsigned short port,
+                                unsigned short upstream_port) {
   std::ostringstream c;
   c << "daemon off;\n"
     << "master_process off;\n"
@@ -95,13 +95,13 @@ NginxProxy::~NginxProxy() {
   }
 }
 
-std::string NginxProxy::error_log() const { return read_text(directory_ + "/error.log"); }
+std::string NginxProxy::error_log() const { return nginx_file(directory_ + "/error.log"); }
 
 bool NginxProxy::start_on(unsigned short port, unsigned short upstream_port) {
   const std::string conf = directory_ + "/nginx.conf";
   {
     std::ofstream out(conf, std::ios::trunc);
-    out << configuration(directory_, port, upstream_port);
+    out << nginx_configuration(directory_, port, upstream_port);
   }
   std::vector<std::string> args = {kNginx, "-p", directory_, "-e", directory_ + "/error.log",
                                    "-c",   conf};

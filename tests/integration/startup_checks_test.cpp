@@ -75,7 +75,7 @@ class StartupChecks : public ::testing::Test {
   std::string dir_;
 };
 
-bool has_event(const std::string& log, const std::string& event) {
+bool logged_event(const std::string& log, const std::string& event) {
   return log.find("\"event\":\"" + event + "\"") != std::string::npos;
 }
 
@@ -87,7 +87,7 @@ TEST_F(StartupChecks, Decisions_6_Forgot_3_ResetLinkInClearToARemoteRelayIsRefus
     CommandResult r = serve({"--mail-transport", "smtp", "--smtp-url",
                              "smtp://mail.example.com:587", "--smtp-starttls", mode});
     EXPECT_EQ(r.exit_code, 2) << mode << "\n" << r.output;
-    EXPECT_TRUE(has_event(r.output, "bad_configuration")) << r.output;
+    EXPECT_TRUE(logged_event(r.output, "bad_configuration")) << r.output;
     EXPECT_NE(r.output.find("--smtp-allow-plaintext"), std::string::npos) << r.output;
   }
 }
@@ -99,7 +99,7 @@ TEST_F(StartupChecks, Decisions_6_Forgot_3_PlaintextOnlyWithTheExplicitFlagOrOnL
       serve({"--mail-transport", "smtp", "--smtp-url", "smtp://mail.example.com:587",
              "--smtp-starttls", "off", "--smtp-allow-plaintext"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
-  EXPECT_TRUE(has_event(allowed.output, "smtp_plaintext_allowed")) << allowed.output;
+  EXPECT_TRUE(logged_event(allowed.output, "smtp_plaintext_allowed")) << allowed.output;
 
   CommandResult by_environment =
       serve({"--mail-transport", "smtp", "--smtp-url", "smtp://mail.example.com:587",
@@ -118,7 +118,7 @@ TEST_F(StartupChecks, Decisions_6_Forgot_3_PlaintextOnlyWithTheExplicitFlagOrOnL
     safe.insert(safe.begin(), {"--mail-transport", "smtp"});
     CommandResult r = serve(safe);
     EXPECT_EQ(r.exit_code, 0) << safe[3] << "\n" << r.output;
-    EXPECT_FALSE(has_event(r.output, "smtp_plaintext_allowed")) << r.output;
+    EXPECT_FALSE(logged_event(r.output, "smtp_plaintext_allowed")) << r.output;
   }
 }
 
@@ -138,7 +138,8 @@ TEST_F(StartupChecks, Decisions_8_2_RemotePostgresqlWithoutVerifiedTlsIsWarnedAb
                                 "postgres://authd@127.0.0.1:1,192.0.2.1/authd"}) {
     CommandResult r = run(url);
     EXPECT_NE(r.exit_code, 0) << url;
-    EXPECT_TRUE(has_event(r.output, "database_connection_unverified")) << url << "\n" << r.output;
+    EXPECT_TRUE(logged_event(r.output, "database_connection_unverified")) << url << "\n"
+                                                                          << r.output;
     EXPECT_NE(r.output.find("\"host\":\"192.0.2.1\""), std::string::npos) << r.output;
   }
   for (const std::string url :
@@ -147,7 +148,8 @@ TEST_F(StartupChecks, Decisions_8_2_RemotePostgresqlWithoutVerifiedTlsIsWarnedAb
         "postgresql://authd@[::1]:1/authd", "postgresql:///authd?host=/nonexistent/socket/dir"}) {
     CommandResult r = run(url);
     EXPECT_NE(r.exit_code, 0) << url;
-    EXPECT_FALSE(has_event(r.output, "database_connection_unverified")) << url << "\n" << r.output;
+    EXPECT_FALSE(logged_event(r.output, "database_connection_unverified")) << url << "\n"
+                                                                           << r.output;
   }
 }
 
@@ -158,41 +160,41 @@ TEST_F(StartupChecks, Decisions_9_1_SecretOnTheCommandLineIsWarnedAbout) {
   const std::string password = "Argv-Visible-Secret-42";
   CommandResult flag = serve({"--smtp-password", password});
   EXPECT_EQ(flag.exit_code, 0) << flag.output;
-  EXPECT_TRUE(has_event(flag.output, "secret_on_command_line")) << flag.output;
+  EXPECT_TRUE(logged_event(flag.output, "secret_on_command_line")) << flag.output;
   EXPECT_NE(flag.output.find("\"option\":\"--smtp-password\""), std::string::npos);
   EXPECT_EQ(flag.output.find(password), std::string::npos) << flag.output;
 
   CommandResult equals = serve({"--smtp-password=" + password});
-  EXPECT_TRUE(has_event(equals.output, "secret_on_command_line")) << equals.output;
+  EXPECT_TRUE(logged_event(equals.output, "secret_on_command_line")) << equals.output;
 
   CommandResult environment = serve({}, {"AUTHD_SMTP_PASSWORD=" + password});
   EXPECT_EQ(environment.exit_code, 0) << environment.output;
-  EXPECT_FALSE(has_event(environment.output, "secret_on_command_line")) << environment.output;
+  EXPECT_FALSE(logged_event(environment.output, "secret_on_command_line")) << environment.output;
 
   std::ofstream(dir_ + "/authd.toml") << "smtp-password = \"" << password << "\"\n";
   CommandResult file = serve({"--config", dir_ + "/authd.toml"});
   EXPECT_EQ(file.exit_code, 0) << file.output;
-  EXPECT_FALSE(has_event(file.output, "secret_on_command_line")) << file.output;
+  EXPECT_FALSE(logged_event(file.output, "secret_on_command_line")) << file.output;
 
   // A database URL with a password, on the command line of any command.
   const std::string url = "postgresql://authd:" + password + "@127.0.0.1:1/authd";
   CommandResult database = serve({"--database", url, "--database-timeout", "300ms"});
-  EXPECT_TRUE(has_event(database.output, "secret_on_command_line")) << database.output;
+  EXPECT_TRUE(logged_event(database.output, "secret_on_command_line")) << database.output;
   EXPECT_NE(database.output.find("\"option\":\"--database\""), std::string::npos);
   EXPECT_EQ(database.output.find(password), std::string::npos) << database.output;
   CommandResult user = run_authd({"user", "show", "--email", "a@example.com", "--database", url,
                                   "--database-timeout", "300ms"});
-  EXPECT_TRUE(has_event(user.output, "secret_on_command_line")) << user.output;
+  EXPECT_TRUE(logged_event(user.output, "secret_on_command_line")) << user.output;
   EXPECT_EQ(user.output.find(password), std::string::npos) << user.output;
   CommandResult from_environment =
       run_authd({"user", "show", "--email", "a@example.com", "--database-timeout", "300ms"},
                 {"AUTHD_DATABASE=" + url});
-  EXPECT_FALSE(has_event(from_environment.output, "secret_on_command_line"))
+  EXPECT_FALSE(logged_event(from_environment.output, "secret_on_command_line"))
       << from_environment.output;
   // A URL without a password is no secret.
   CommandResult plain =
       serve({"--database", "postgresql://authd@127.0.0.1:1/authd", "--database-timeout", "300ms"});
-  EXPECT_FALSE(has_event(plain.output, "secret_on_command_line")) << plain.output;
+  EXPECT_FALSE(logged_event(plain.output, "secret_on_command_line")) << plain.output;
 }
 
 }  // namespace
