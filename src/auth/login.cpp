@@ -40,8 +40,11 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
     client_events.clear();  // a transaction may run again
-    verdict = combine(check_throttle(tx, email_key, started, policy.login_failures_per_email),
-                      check_throttles(tx, per_client, started));
+    // One after the other: on PostgreSQL each check locks its key, and
+    // every login takes the locks in this same order.
+    ThrottleVerdict by_email =
+        check_throttle(tx, email_key, started, policy.login_failures_per_email);
+    verdict = combine(by_email, check_throttles(tx, per_client, started));
     if (!verdict.allowed) return;
     email_event = tx.insert_event(email_key, started);
     for (const ThrottleCounter& counter : per_client)

@@ -5,7 +5,9 @@
 // - decisions.md 8.2: a PostgreSQL server on another machine without
 //   sslmode=verify-full is warned about;
 // - decisions.md 9.1: a secret given as a flag (argv is readable by every
-//   local user) is warned about, never logged itself.
+//   local user) is warned about, never logged itself;
+// - decisions.md 13.1: a trusted-proxy network holding every address is
+//   warned about.
 #include <filesystem>
 #include <fstream>
 
@@ -195,6 +197,19 @@ TEST_F(StartupChecks, Decisions_9_1_SecretOnTheCommandLineIsWarnedAbout) {
   CommandResult plain =
       serve({"--database", "postgresql://authd@127.0.0.1:1/authd", "--database-timeout", "300ms"});
   EXPECT_FALSE(logged_event(plain.output, "secret_on_command_line")) << plain.output;
+}
+
+// 13.1: a trusted network that contains every address lets any client
+// name itself: allowed, but warned about.
+TEST_F(StartupChecks, Decisions_13_1_TrustingEveryAddressIsWarnedAbout) {
+  for (const char* everyone : {"0.0.0.0/0", "10.0.0.0/8,::/0"}) {
+    CommandResult r = serve({"--trusted-proxies", everyone});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(logged_event(r.output, "trusted_proxies_include_everyone")) << r.output;
+  }
+  CommandResult some = serve({"--trusted-proxies", "127.0.0.1/32,10.0.0.0/8"});
+  EXPECT_EQ(some.exit_code, 0) << some.output;
+  EXPECT_FALSE(logged_event(some.output, "trusted_proxies_include_everyone")) << some.output;
 }
 
 }  // namespace
