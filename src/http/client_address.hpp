@@ -44,7 +44,7 @@ class IpNetwork {
   std::string to_string() const;
 
  private:
-  IpNetwork(boost::asio::ip::address base, unsigned prefix) : base_(base), prefix_(prefix) {}
+  IpNetwork(const boost::asio::ip::address& base, unsigned prefix) : base_(base), prefix_(prefix) {}
   boost::asio::ip::address base_;
   unsigned prefix_;
 };
