@@ -132,6 +132,17 @@ TEST(JsonBody, TakeStringRequiresAString) {
   EXPECT_TRUE(p.empty());
 }
 
+// Issue 19: the parsed body's strings, and nlohmann's lexer's unescaped copy
+// of each string token (of the same type), are freed through the wiping
+// allocator (docs/security.md, "Secrets in memory and on disk").
+TEST(JsonBody, ParsedStringsLiveInMemoryWipedWhenFreed) {
+  static_assert(std::is_same_v<RequestJson::string_t::allocator_type, WipingAllocator<char>>);
+  std::string problem;
+  auto body = parse_json_object(R"({"password":")" + std::string(40, 'p') + R"("})", problem);
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ((*body)["password"].get_ref<const WipedString&>(), std::string(40, 'p').c_str());
+}
+
 // The first problem wins: a later one does not overwrite it.
 TEST(JsonBody, TakeStringKeepsTheFirstProblem) {
   RequestJson body = {{"email", 1}, {"password", nullptr}};
