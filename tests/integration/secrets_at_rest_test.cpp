@@ -44,6 +44,10 @@ class AuthdAsNobody {
     directory_ = pattern;
     if (::chown(directory_.c_str(), kNobodyUid, kNobodyUid) != 0)
       throw std::runtime_error("cannot chown the test directory");
+    // A copy nobody can run, wherever the build lives (a checkout under
+    // /root is out of its reach).
+    binary_ = directory_ + "/authd";
+    std::filesystem::copy_file(AUTHD_BINARY, binary_);
   }
   ~AuthdAsNobody() {
     if (pid_ > 0) {
@@ -70,8 +74,7 @@ class AuthdAsNobody {
       dup2(out, 2);
       if (chdir(directory_.c_str()) != 0) _exit(126);
       std::vector<std::string> argv = {
-          "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-          AUTHD_BINARY};
+          "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", binary_};
       argv.insert(argv.end(), args.begin(), args.end());
       std::vector<char*> pointers;
       for (auto& a : argv) pointers.push_back(a.data());
@@ -127,6 +130,7 @@ class AuthdAsNobody {
 
  private:
   std::string directory_;
+  std::string binary_;
   int pid_ = -1;
   int input_ = -1;
 };
