@@ -9,11 +9,15 @@
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
+#include "core/process.hpp"
 #include "crypto/random.hpp"
 #include "store/store.hpp"
 
 int main(int argc, char** argv) {
   using namespace authd;
+  // Every command may hold a secret (a password on stdin, one in a flag or
+  // the environment): no core file and no same-user tracing, from the start.
+  bool undumpable = forbid_core_dumps();
   // One Config per subcommand: CLI11 applies AUTHD_* variables to the options
   // of every subcommand, invoked or not, so options bound to one shared
   // struct would let the environment override an invoked command's flags.
@@ -115,6 +119,14 @@ int main(int argc, char** argv) {
   auto log_window =
       serve->parsed() ? std::chrono::microseconds(1000) : std::chrono::microseconds(0);
   if (!log::init(config.log_level, log_window)) return 2;
+  if (!undumpable) log::warn("core_dumps_not_forbidden", {{"error", "prctl or setrlimit failed"}});
+  for (const std::string& option : secret_options_in_argv(*invoked, {argv, argv + argc})) {
+    log::warn("secret_on_command_line",
+              {{"option", option},
+               {"reason",
+                "every local user can read the command line: give it in the environment "
+                "(AUTHD_*) or the --config file"}});
+  }
 
   int status = 2;
   try {

@@ -49,6 +49,9 @@ struct ApiResponse {
   ContentType content_type = "application/json";             // e.g. text/html for the reset page
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the common ones
   std::string_view route = "unmatched";                      // for logs and metrics
+  // A header or the body holds a secret (login's token): the http layer
+  // wipes the response and its wire bytes once they are sent.
+  bool holds_secret = false;
 };
 
 class Metrics;

@@ -1,25 +1,27 @@
 #include "api/json_body.hpp"
 
-#include "core/wipe.hpp"
+#include <sodium.h>
 
 #include <unordered_set>
 #include <vector>
 
 namespace authd {
 
-std::optional<nlohmann::json> parse_json_object(std::string_view text, std::string& problem) {
+std::optional<RequestJson> parse_json_object(std::string_view text, std::string& problem) {
   // nlohmann keeps the last of duplicate members silently; the callback sees
   // every key, so track the names of each open object to catch them.
   std::vector<std::unordered_set<std::string>> open_objects;
   bool duplicate = false;
-  auto watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
+  auto watch = [&](int, RequestJson::parse_event_t event, RequestJson& parsed) {
+    using Event = RequestJson::parse_event_t;
     if (event == Event::object_start) {
       open_objects.emplace_back();
     } else if (event == Event::object_end) {
       open_objects.pop_back();
     } else if (event == Event::key && !open_objects.empty()) {
-      if (!open_objects.back().insert(parsed.get<std::string>()).second) duplicate = true;
+      // Member names are not secrets: a plain copy.
+      const WipedString& name = parsed.get_ref<const WipedString&>();
+      if (!open_objects.back().emplace(name.data(), name.size()).second) duplicate = true;
     }
     return true;
   };
@@ -30,11 +32,11 @@ std::optional<nlohmann::json> parse_json_object(std::string_view text, std::stri
     problem = "body: not valid JSON in UTF-8";
     return std::nullopt;
   }
-  nlohmann::json value;
+  RequestJson value;
   try {
-    value = nlohmann::json::parse(text.begin(), text.end(), watch, /*allow_exceptions=*/true,
-                                  /*ignore_comments=*/false);
-  } catch (const nlohmann::json::exception&) {
+    value = RequestJson::parse(text.begin(), text.end(), watch, /*allow_exceptions=*/true,
+                               /*ignore_comments=*/false);
+  } catch (const RequestJson::exception&) {
     problem = "body: not valid JSON in UTF-8";
     return std::nullopt;
   }
@@ -49,7 +51,7 @@ std::optional<nlohmann::json> parse_json_object(std::string_view text, std::stri
   return value;
 }
 
-std::optional<std::string> take_string(nlohmann::json& object, const char* name,
+std::optional<std::string> take_string(RequestJson& object, const char* name,
                                        std::string& problem) {
   auto it = object.find(name);
   if (it == object.end() || !it->is_string()) {
@@ -58,11 +60,12 @@ std::optional<std::string> take_string(nlohmann::json& object, const char* name,
     }
     return std::nullopt;
   }
-  // A copy, then the parsed node's bytes are wiped: moving would leave a
-  // short string's bytes in the node, whose memory is freed unwiped.
-  std::string& stored = it->get_ref<std::string&>();
-  std::string value = stored;
-  wipe(stored);
+  // A copy, then the parsed node's bytes are wiped: a short string's bytes
+  // live in the node itself (no heap buffer of their own), which nlohmann
+  // frees with the standard allocator.
+  WipedString& stored = it->get_ref<WipedString&>();
+  std::string value(stored.data(), stored.size());
+  sodium_memzero(stored.data(), stored.size());
   return value;
 }
 

@@ -4,20 +4,29 @@
 // echoes the input, which may hold a password.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/wiping_allocator.hpp"
+
 namespace authd {
 
-std::optional<nlohmann::json> parse_json_object(std::string_view text, std::string& problem);
+// A parsed request body. Its strings, and those nlohmann's lexer builds on
+// the way (the unescaped text of each string token), live in memory that
+// is wiped when freed: they hold passwords and reset tokens. What remains
+// unwiped is listed in docs/security.md ("Secrets in memory and on disk").
+using RequestJson = nlohmann::basic_json<std::map, std::vector, WipedString>;
 
-// Moves the string member `name` out of `object` (no copy of a secret is
-// left behind). Missing or not a string: nothing, and `problem` is set unless
-// an earlier problem is already there.
-std::optional<std::string> take_string(nlohmann::json& object, const char* name,
-                                       std::string& problem);
+std::optional<RequestJson> parse_json_object(std::string_view text, std::string& problem);
+
+// Takes the string member `name` out of `object` (the member's bytes are
+// wiped). Missing or not a string: nothing, and `problem` is set unless an
+// earlier problem is already there.
+std::optional<std::string> take_string(RequestJson& object, const char* name, std::string& problem);
 
 }  // namespace authd

@@ -30,6 +30,8 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
     case LoginOutcome::Kind::success: {
       ApiResponse response = json_response(200, user_body(outcome.user));
       response.headers.emplace_back("Authorization", "Bearer " + outcome.token);
+      response.holds_secret = true;  // wiped once sent, like this copy now
+      wipe(outcome.token);
       co_return response;
     }
     case LoginOutcome::Kind::invalid_credentials:

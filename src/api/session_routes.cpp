@@ -7,6 +7,7 @@
 #include "api/errors.hpp"
 #include "api/user_json.hpp"
 #include "auth/session.hpp"
+#include "core/wipe.hpp"
 
 namespace authd {
 namespace {
@@ -49,6 +50,7 @@ ApiResponse session_response(const SessionOutcome& outcome) {
 
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request) {
   BearerCredentials credentials = parse_bearer(request.authorization);
+  WipeOnExit wipe_token(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
   // A request body, if any, is ignored.
   SessionOutcome outcome = co_await log_out(ctx.auth, credentials.token);
@@ -57,6 +59,7 @@ boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& r
 
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request) {
   BearerCredentials credentials = parse_bearer(request.authorization);
+  WipeOnExit wipe_token(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
   SessionOutcome outcome = co_await authenticate(ctx.auth, credentials.token);
   co_return session_response(outcome);

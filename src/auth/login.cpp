@@ -1,5 +1,7 @@
 #include "auth/login.hpp"
 
+#include <vector>
+
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -12,7 +14,10 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
                                             const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
   const std::string email_key = login_email_key(email);
-  const std::string client_key = login_client_key(client_address);
+  // The client's own counter, and for IPv6 its /56's and /48's.
+  const std::vector<ThrottleCounter> per_client =
+      client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
+                      policy.ipv6_aggregates);
   LoginOutcome outcome;
 
   // 0. A place in the hashing pool first: a login the pool cannot take is
@@ -30,15 +35,20 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   //    sends many guesses at once; it is released if the password matches.
   ThrottleVerdict verdict;
   std::int64_t email_event = 0;
-  std::int64_t client_event = 0;
+  std::vector<std::int64_t> client_events;
   std::optional<UserRecord> user;
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
-    verdict = combine(check_throttle(tx, email_key, started, policy.login_failures_per_email),
-                      check_throttle(tx, client_key, started, policy.login_failures_per_client));
+    client_events.clear();  // a transaction may run again
+    // One after the other: on PostgreSQL each check locks its key, and
+    // every login takes the locks in this same order.
+    ThrottleVerdict by_email =
+        check_throttle(tx, email_key, started, policy.login_failures_per_email);
+    verdict = combine(by_email, check_throttles(tx, per_client, started));
     if (!verdict.allowed) return;
     email_event = tx.insert_event(email_key, started);
-    client_event = tx.insert_event(client_key, started);
+    for (const ThrottleCounter& counter : per_client)
+      client_events.push_back(tx.insert_event(counter.key, started));
     user = tx.user_by_email(email);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
@@ -58,7 +68,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   // Un-counts this attempt only (a 403 is not a failed guess).
   auto release = [&](Transaction& tx) {
     tx.delete_event(email_event);
-    tx.delete_event(client_event);
+    for (std::int64_t event : client_events) tx.delete_event(event);
   };
   if (!user || !verified.matches) {
     outcome.kind = LoginOutcome::Kind::invalid_credentials;  // the reservation stays
@@ -89,7 +99,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       return;
     }
     tx.delete_events(email_key);  // a success clears the e-mail's count
-    tx.delete_event(client_event);
+    for (std::int64_t event : client_events) tx.delete_event(event);
     if (current->disabled) {  // disabled while we were hashing
       found = Found::disabled;
       return;

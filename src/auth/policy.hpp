@@ -5,6 +5,17 @@
 
 namespace authd {
 
+// Multiples of a per-client limit for the IPv6 networks around a client's
+// /64. A /64 is one client (one subscriber's usual share), but a holder of
+// a /48 has 65,536 of them: these make its /56 and /48 one counter each as
+// well, at this many times the per-client limit, in the same window. The
+// defaults leave a home's /56 four /64s' worth and a site's /48 sixteen.
+// 0: no such counter.
+struct Ipv6Aggregates {
+  unsigned per_56 = 4;
+  unsigned per_48 = 16;
+};
+
 struct AuthPolicy {
   Duration session_lifetime = std::chrono::hours(24);
   Duration reset_token_lifetime = std::chrono::minutes(30);
@@ -15,6 +26,7 @@ struct AuthPolicy {
   RateLimit login_failures_per_email{10, std::chrono::minutes(15)};
   RateLimit login_failures_per_client{100, std::chrono::minutes(15)};
   RateLimit forgot_requests_per_client{100, std::chrono::minutes(15)};
+  Ipv6Aggregates ipv6_aggregates;  // of both per-client limits above
   RateLimit reset_mails_per_email_short{1, std::chrono::minutes(1)};
   RateLimit reset_mails_per_email_long{5, std::chrono::hours(1)};
 

@@ -36,7 +36,10 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
                                                              const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
-  const std::string client_key = forgot_client_key(client_address);
+  // The client's own counter, and for IPv6 its /56's and /48's.
+  const std::vector<ThrottleCounter> per_client =
+      client_counters(ClientCounterKind::forgot, client_address, policy.forgot_requests_per_client,
+                      policy.ipv6_aggregates);
   const std::string mail_key = reset_mail_key(email);
   Millis now = now_millis();
   ThrottleVerdict verdict;
@@ -44,9 +47,9 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   // One write transaction whatever the account, so that an existing and an
   // unknown e-mail cost the same (one commit) and cannot be told apart.
   auto work = [&](Transaction& tx) {
-    verdict = check_throttle(tx, client_key, now, policy.forgot_requests_per_client);
+    verdict = check_throttles(tx, per_client, now);
     if (!verdict.allowed) return;
-    tx.insert_event(client_key, now);
+    for (const ThrottleCounter& counter : per_client) tx.insert_event(counter.key, now);
 
     auto user = tx.user_by_email(email);
     if (!user || user->disabled) return;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "auth/policy.hpp"
 #include "store/store.hpp"
@@ -38,22 +39,63 @@ ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now
   return evaluate_window(tx.event_times(key, now - limit.window.count()), now, limit);
 }
 
-std::string client_network(std::string_view address) {
+namespace {
+
+constexpr std::string_view kLoginClientNamespace = "login:client:";
+constexpr std::string_view kForgotClientNamespace = "forgot:client:";
+
+// The IPv6 network of `address` with `prefix` bits (a multiple of 8), as
+// "net/prefix"; nothing when `address` is not IPv6 (or is IPv4-mapped).
+std::optional<std::string> ipv6_network(std::string_view address, int prefix) {
   std::string text(address);
   in6_addr ip6{};
-  if (inet_pton(AF_INET6, text.c_str(), &ip6) != 1 || IN6_IS_ADDR_V4MAPPED(&ip6)) return text;
-  std::memset(ip6.s6_addr + 8, 0, 8);  // keep the /64
+  if (inet_pton(AF_INET6, text.c_str(), &ip6) != 1 || IN6_IS_ADDR_V4MAPPED(&ip6))
+    return std::nullopt;
+  std::memset(ip6.s6_addr + prefix / 8, 0, 16 - prefix / 8);
   char out[INET6_ADDRSTRLEN];
   inet_ntop(AF_INET6, &ip6, out, sizeof out);
-  return std::string(out) + "/64";
+  return std::string(out) + "/" + std::to_string(prefix);
+}
+
+}  // namespace
+
+std::string client_network(std::string_view address) {
+  return ipv6_network(address, 64).value_or(std::string(address));
+}
+
+std::vector<ThrottleCounter> client_counters(ClientCounterKind kind,
+                                             std::string_view client_address, RateLimit per_client,
+                                             Ipv6Aggregates aggregates) {
+  const std::string_view name_space =
+      kind == ClientCounterKind::login ? kLoginClientNamespace : kForgotClientNamespace;
+  std::vector<ThrottleCounter> counters;
+  counters.push_back({std::string(name_space) + client_network(client_address), per_client});
+  auto add = [&](int prefix, unsigned factor) {
+    if (factor == 0) return;
+    auto network = ipv6_network(client_address, prefix);
+    if (!network) return;
+    counters.push_back({std::string(name_space) + *network,
+                        {per_client.count * static_cast<int>(factor), per_client.window}});
+  };
+  add(56, aggregates.per_56);
+  add(48, aggregates.per_48);
+  return counters;
+}
+
+ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCounter>& counters,
+                                Millis now) {
+  ThrottleVerdict verdict;
+  for (const ThrottleCounter& counter : counters)
+    verdict = combine(verdict, check_throttle(tx, counter.key, now, counter.limit));
+  return verdict;
 }
 
 std::string login_email_key(std::string_view email) { return "login:email:" + std::string(email); }
 std::string login_client_key(std::string_view client) {
-  return "login:client:" + client_network(client);
+  return std::string(kLoginClientNamespace) + client_network(client);
 }
 std::string forgot_client_key(std::string_view client) {
-  return "forgot:client:" + client_network(client);
+  return std::string(kForgotClientNamespace) + client_network(client);
 }
 std::string reset_mail_key(std::string_view email) { return "mail:reset:" + std::string(email); }
 

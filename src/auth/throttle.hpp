@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/policy.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
 
@@ -40,5 +41,27 @@ std::string login_email_key(std::string_view canonical_email);
 std::string login_client_key(std::string_view client_address);
 std::string forgot_client_key(std::string_view client_address);
 std::string reset_mail_key(std::string_view canonical_email);
+
+// One counter that a request counts in, and its limit.
+struct ThrottleCounter {
+  std::string key;
+  RateLimit limit;
+};
+
+enum class ClientCounterKind { login, forgot };
+
+// The per-client counters of `client_address`: its own (the key of
+// login_client_key or forgot_client_key) at `per_client`, and for an IPv6
+// client those of its /56 and /48 at `per_client` times the factors, in the
+// same window and namespace ("login:client:2001:db8:1:200::/56").
+// An IPv4 client has one counter: each more costs a read and a write in
+// every counted request's transaction.
+std::vector<ThrottleCounter> client_counters(ClientCounterKind kind,
+                                             std::string_view client_address, RateLimit per_client,
+                                             Ipv6Aggregates aggregates);
+
+// Evaluates every counter (all must allow; the wait is the longest).
+ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCounter>& counters,
+                                Millis now);
 
 }  // namespace authd

@@ -143,7 +143,40 @@ std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
                  "required, or an smtps:// URL"}});
     return nullptr;
   }
+  // Nor do reset links, unless the operator says so: a link is a password
+  // for whoever reads it on the way.
+  if (may_be_clear && !is_loopback_smtp_host(c.smtp.url)) {
+    if (!c.smtp_allow_plaintext) {
+      log::error("bad_configuration",
+                 {{"option", "--smtp-starttls"},
+                  {"reason",
+                   "reset links would travel in clear to a remote relay; use required, an "
+                   "smtps:// URL, or --smtp-allow-plaintext to accept that"}});
+      return nullptr;
+    }
+    log::warn(
+        "smtp_plaintext_allowed",
+        {{"reason", "reset links may travel in clear to the relay (--smtp-allow-plaintext)"}});
+  }
   return make_smtp_transport(c.smtp);
+}
+
+// Settings that work but weaken what authd protects: said once, at start.
+void warn_about_weak_settings(const Config& c) {
+  if (auto risk = database_transport_risk(c.database)) {
+    log::warn("database_connection_unverified",
+              {{"host", risk->host},
+               {"sslmode", risk->sslmode},
+               {"reason",
+                "the database is on another machine and sslmode is not verify-full: the "
+                "connection may be read or redirected on the network"}});
+  }
+  for (const IpNetwork& network : c.http.trusted_proxies) {
+    if (network.contains_everything())
+      log::warn("trusted_proxies_include_everyone",
+                {{"network", network.to_string()},
+                 {"reason", "any client can name itself in X-Forwarded-For or Forwarded"}});
+  }
 }
 
 void write_port_file(const std::string& path, unsigned short port) {
@@ -167,6 +200,8 @@ int run_serve(const Config& config) {
   log::info("starting", {{"version", AUTHD_VERSION},
                          {"pid", static_cast<long>(::getpid())},
                          {"config_file", config.config_file}});
+
+  warn_about_weak_settings(config);
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();

@@ -1,10 +1,13 @@
 #include "config/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <regex>
 
 #include <CLI/CLI.hpp>
+
+#include "config/config_file.hpp"
 
 namespace authd {
 namespace {
@@ -209,6 +212,26 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
+  app.add_option_function<std::vector<std::string>>(
+         "--trusted-proxies",
+         [&c](const std::vector<std::string>& texts) {
+           c.http.trusted_proxies.clear();
+           for (const std::string& text : texts) {
+             auto network = IpNetwork::parse(text);
+             if (!network)
+               throw CLI::ValidationError("--trusted-proxies",
+                                          "'" + text +
+                                              "' is not a network such as 10.0.0.0/8, "
+                                              "2001:db8::/32 or 127.0.0.1 (no host bits past the "
+                                              "prefix)");
+             c.http.trusted_proxies.push_back(*network);
+           }
+         },
+         "Reverse proxies (CIDR networks, IPv4 or IPv6, comma-separated) whose X-Forwarded-For "
+         "or Forwarded names the client; none: the TCP peer is the client")
+      ->envname("AUTHD_TRUSTED_PROXIES")
+      ->delimiter(',')
+      ->type_name("CIDR");
   app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
                  "SQLite: page cache of each read connection (at most one per io thread) in "
                  "MiB, filled as pages are read (0: SQLite's default, 2,000 KiB)")
@@ -242,6 +265,20 @@ void add_serve_options(CLI::App& app, Config& c) {
             "AUTHD_LOGIN_CLIENT_LIMIT", "Failed logins per client address before 429");
   add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client,
             "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
+  app.add_option("--ipv6-56-limit-factor", c.policy.ipv6_aggregates.per_56,
+                 "The /56 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /56 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_56_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  app.add_option("--ipv6-48-limit-factor", c.policy.ipv6_aggregates.per_48,
+                 "The /48 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /48 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_48_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   add_limit(app, "--reset-mail-limit-short", c.policy.reset_mails_per_email_short,
             "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
   add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
@@ -283,6 +320,10 @@ void add_serve_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_SMTP_STARTTLS")
       ->default_str("auto")
       ->check(CLI::IsMember({"auto", "required", "opportunistic", "off"}));
+  app.add_flag("--smtp-allow-plaintext", c.smtp_allow_plaintext,
+               "Allow reset links to travel in clear to a relay on another machine (smtp:// with "
+               "--smtp-starttls off or opportunistic); without it such a setting stops the start")
+      ->envname("AUTHD_SMTP_ALLOW_PLAINTEXT");
   app.add_option("--smtp-ca-file", c.smtp.ca_file,
                  "PEM file of CA certificates to trust for the relay (default: the system's)")
       ->envname("AUTHD_SMTP_CA_FILE")
@@ -302,6 +343,25 @@ void add_serve_options(CLI::App& app, Config& c) {
   app.add_option("--mail-from", c.mail_from, "From header of outgoing mail")
       ->envname("AUTHD_MAIL_FROM")
       ->capture_default_str();
+}
+
+std::vector<std::string> secret_options_in_argv(const CLI::App& command,
+                                                const std::vector<std::string>& argv) {
+  std::vector<std::string> found;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || option->get_lnames().empty()) continue;
+    const std::string& key = option->get_lnames().front();
+    bool secret = is_secret_key(key) ||
+                  (key == "database" &&
+                   redact_url_secrets(option->results().back()) != option->results().back());
+    if (!secret) continue;
+    const std::string flag = "--" + key;
+    bool in_argv = std::any_of(argv.begin(), argv.end(), [&](const std::string& arg) {
+      return arg == flag || arg.rfind(flag + "=", 0) == 0;
+    });
+    if (in_argv) found.push_back(flag);
+  }
+  return found;
 }
 
 }  // namespace authd

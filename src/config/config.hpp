@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "auth/policy.hpp"
 #include "core/duration.hpp"
@@ -59,6 +60,9 @@ struct Config {
   std::string mail_dir = "mail";
   std::string mail_from = "authd <no-reply@localhost>";
   SmtpSettings smtp;  // when mail_transport is "smtp"
+  // Lets reset links go in clear (smtp:// with STARTTLS off or
+  // opportunistic) to a relay on another machine; refused at start without.
+  bool smtp_allow_plaintext = false;
   // How long one delivery attempt may hold a mail before it is tried again
   // (after a crash mid-delivery); longer than the SMTP time-out.
   Duration mail_claim_lease = std::chrono::minutes(2);
@@ -91,5 +95,15 @@ void add_database_options(CLI::App& command, Config& config);
 void add_password_options(CLI::App& command, Config& config);
 // Everything `authd serve` takes.
 void add_serve_options(CLI::App& command, Config& config);
+
+// The options of `command` that carry a secret (the SMTP password, a
+// database URL with a password in it) and were given in `argv`, where every
+// local user can read them (ps, /proc/PID/cmdline), rather than in the
+// environment or the configuration file; their names ("--smtp-password").
+// CLI11 takes a value from the environment only when the flag is absent,
+// and the file's values are applied as defaults, so an option is from argv
+// when CLI11 counted it and argv names it.
+std::vector<std::string> secret_options_in_argv(const CLI::App& command,
+                                                const std::vector<std::string>& argv);
 
 }  // namespace authd

@@ -28,8 +28,15 @@ std::string base64url(const std::uint8_t* data, std::size_t size) {
 std::string new_secret_token(std::string_view prefix) {
   std::array<std::uint8_t, 32> bytes{};
   randombytes_buf(bytes.data(), bytes.size());
-  std::string token(prefix);
-  token += base64url(bytes.data(), bytes.size());
+  // Encoded in place, in one allocation of the final size: appending a
+  // separately encoded string would leave that copy of the token, and the
+  // buffer outgrown, in freed memory.
+  constexpr int variant = sodium_base64_VARIANT_URLSAFE_NO_PADDING;
+  const std::size_t encoded = sodium_base64_ENCODED_LEN(bytes.size(), variant);  // with its NUL
+  std::string token(prefix.size() + encoded, '\0');
+  std::copy(prefix.begin(), prefix.end(), token.begin());
+  sodium_bin2base64(token.data() + prefix.size(), encoded, bytes.data(), bytes.size(), variant);
+  token.resize(token.size() - 1);  // drop the terminating NUL libsodium writes
   sodium_memzero(bytes.data(), bytes.size());
   return token;
 }

@@ -1,5 +1,7 @@
 #include "http/response_wire.hpp"
 
+#include <sodium.h>
+
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
 
@@ -53,6 +55,12 @@ std::string response_wire(const ApiResponse& response, const ResponseFrame& fram
   wire += "\r\n";
   if (!frame.head && !bodiless_status) wire += response.body;
   return wire;
+}
+
+void wipe_sent_response(ApiResponse& response, std::string& wire) {
+  sodium_memzero(wire.data(), wire.size());
+  sodium_memzero(response.body.data(), response.body.size());
+  for (auto& [name, value] : response.headers) sodium_memzero(value.data(), value.size());
 }
 
 }  // namespace authd

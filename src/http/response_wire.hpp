@@ -32,4 +32,8 @@ struct ResponseFrame {
 // set(), keep_alive() and prepare_payload() (tests/unit/response_wire_test).
 std::string response_wire(const ApiResponse& response, const ResponseFrame& frame);
 
+// Zeroes a sent response that holds a secret (ApiResponse::holds_secret):
+// its body, its handler headers' values and its wire bytes.
+void wipe_sent_response(ApiResponse& response, std::string& wire);
+
 }  // namespace authd

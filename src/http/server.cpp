@@ -26,10 +26,11 @@
 #include "api/errors.hpp"
 #include "auth/throttle.hpp"
 #include "core/log.hpp"
+#include "core/wiping_allocator.hpp"
+#include "http/client_address.hpp"
 #include "http/cors.hpp"
 #include "http/request_id.hpp"
 #include "http/response_wire.hpp"
-#include "http/wiping_allocator.hpp"
 #include "metrics/metrics.hpp"
 
 namespace authd {
@@ -43,10 +44,11 @@ using boost::system::error_code;
 namespace {
 
 using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
-// Request bodies hold passwords: their memory, including the copies left
-// behind when a chunked body grows, is wiped when it is freed.
+// Request bodies hold passwords, header fields tokens: their memory,
+// including the copies left behind when a chunked body grows, is wiped when
+// it is freed.
 using RequestBody = http::basic_string_body<char, std::char_traits<char>, WipingAllocator<char>>;
-using Parser = http::request_parser<RequestBody>;
+using Parser = http::request_parser<RequestBody, WipingAllocator<char>>;
 
 // The first read of each request (see serve()).
 constexpr std::size_t kFirstRead = 1024;
@@ -104,9 +106,9 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   // it to close through close_if_idle().
   struct Connection : ConnectionRegistry::Tracked, std::enable_shared_from_this<Connection> {
     Connection(tcp::socket socket, std::string address)
-        : Tracked(client_network(address)), stream(std::move(socket)), client(std::move(address)) {}
+        : Tracked(client_network(address)), stream(std::move(socket)), peer(std::move(address)) {}
     beast::tcp_stream stream;
-    std::string client;   // the peer's address
+    std::string peer;     // the TCP peer's address
     bool waiting = true;  // its own thread's view: waiting for a request's first byte
 
     void close_if_idle() override {
@@ -418,10 +420,12 @@ void Server::State::forget(const std::shared_ptr<Connection>& connection) {
 // Counts a new connection in, or closes it at once past a cap
 // (http/connection_registry.hpp).
 bool Server::State::admit(const std::shared_ptr<Connection>& connection) {
-  auto admission = registry.admit(connection, false);
+  // A trusted proxy's connections carry many clients: only the total caps them.
+  auto admission =
+      registry.admit(connection, is_trusted_proxy(connection->peer, settings.trusted_proxies));
   if (admission == ConnectionRegistry::Admission::admitted) return true;
   log::debug("connection_refused",
-             {{"client", connection->client},
+             {{"client", connection->peer},
               {"reason", admission == ConnectionRegistry::Admission::refused_total
                              ? "--max-connections"
                              : "--max-connections-per-client"}});
@@ -438,7 +442,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
                                                                    ReadBuffer& buffer,
                                                                    bool header_deadline_set) {
   beast::tcp_stream& stream = connection.stream;
-  const std::string& client = connection.client;
+  const std::string& peer = connection.peer;
   error_code ec;
   // Set when we answer before the whole request was read: see the
   // lingering close in serve().
@@ -500,6 +504,16 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   if (!rejection && parser.content_length().value_or(0) > settings.max_body) {
     rejection = Rejection{413, "declared body too large"};
   }
+
+  // decisions.md 13.1: behind a trusted proxy, the client it names. Not
+  // for a refused request: its fields are not to be read.
+  const std::string client =
+      rejection || settings.trusted_proxies.empty()
+          ? peer
+          : choose_client_address(
+                peer,
+                {values_of(parser.get(), "X-Forwarded-For"), values_of(parser.get(), "Forwarded")},
+                settings.trusted_proxies);
 
   // 2. The body, bounded in size (413 before any parsing) and in time.
   if (!rejection) {
@@ -591,6 +605,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   stream.expires_after(settings.header_timeout);
   co_await asio::async_write(stream, asio::buffer(wire),
                              asio::redirect_error(asio::use_awaitable, ec));
+  if (response.holds_secret) wipe_sent_response(response, wire);
 
   auto elapsed = std::chrono::steady_clock::now() - started;
   auto latency = std::chrono::duration<double, std::milli>(elapsed);

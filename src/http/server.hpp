@@ -13,6 +13,7 @@
 
 #include "api/api.hpp"
 #include "core/duration.hpp"
+#include "http/client_address.hpp"
 #include "http/connection_registry.hpp"
 #include "http/io_threads.hpp"
 
@@ -37,6 +38,9 @@ struct HttpSettings {
   Duration cors_max_age = std::chrono::minutes(10);
   // Open connections: in all and per client (docs/security.md).
   ConnectionRegistry::Limits connection_limits;
+  // Peers whose X-Forwarded-For or Forwarded names the client (decisions.md
+  // 13.1, http/client_address.hpp); none: the peer is always the client.
+  TrustedProxies trusted_proxies;
 };
 
 class Server {

@@ -1,10 +1,12 @@
 #include "mail/message.hpp"
 
 #include <ctime>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "core/wipe.hpp"
+#include "core/wiping_allocator.hpp"
 #include "crypto/random.hpp"
 
 namespace authd {
@@ -35,8 +37,8 @@ std::string url_host(std::string_view url) {
   return url.empty() ? "authd.invalid" : std::string(url);
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
+WipedString html_escape(std::string_view text) {
+  WipedString out;
   for (char c : text) {
     switch (c) {
       case '&':
@@ -62,13 +64,29 @@ std::string html_escape(std::string_view text) {
 }
 
 // Text bodies: normalise line endings to CRLF as RFC 5322 requires.
-std::string crlf(std::string_view text) {
-  std::string out;
+WipedString crlf(std::string_view text) {
+  WipedString out;
   for (char c : text) {
     if (c == '\n') out += '\r';
     out += c;
   }
   return out;
+}
+
+std::string_view view(const WipedString& text) { return {text.data(), text.size()}; }
+
+// fmt::format for text that holds a reset link. fmt's buffer is on the
+// heap through the wiping allocator (its inline part is one byte), so
+// neither it nor the copies left as it grows outlive the call; the result
+// is one allocation of the exact size, which the caller wipes.
+template <class... Args>
+std::string format_secret(fmt::format_string<Args...> format, Args&&... args) {
+  fmt::basic_memory_buffer<char, 1, WipingAllocator<char>> buffer;
+  buffer.reserve(4096);
+  fmt::format_to(std::back_inserter(buffer), format, std::forward<Args>(args)...);
+  std::string text(buffer.data(), buffer.size());
+  sodium_memzero(buffer.data(), buffer.size());
+  return text;
 }
 
 }  // namespace
@@ -80,20 +98,29 @@ std::string render_rfc5322(const MailMessage& m) {
       rfc5322_date(m.date), m.from, m.to, m.subject, m.message_id);
   constexpr std::string_view kText =
       "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n";
-  if (m.html_body.empty()) return fmt::format("{}{}\r\n{}", head, kText, crlf(m.text_body));
+  const WipedString text = crlf(m.text_body);
+  if (m.html_body.empty()) return format_secret("{}{}\r\n{}", head, kText, view(text));
+  const WipedString html = crlf(m.html_body);
   // A random boundary cannot occur in the bodies by chance.
   std::string boundary = "=_authd_" + new_secret_token("");
-  return fmt::format(
+  return format_secret(
       "{}Content-Type: multipart/alternative; boundary=\"{}\"\r\n\r\n"
       "--{}\r\n{}\r\n{}\r\n"
       "--{}\r\nContent-Type: text/html; charset=utf-8\r\n"
       "Content-Transfer-Encoding: 8bit\r\n\r\n{}\r\n"
       "--{}--\r\n",
-      head, boundary, boundary, kText, crlf(m.text_body), boundary, crlf(m.html_body), boundary);
+      head, boundary, boundary, kText, view(text), boundary, view(html), boundary);
 }
 
 std::string reset_link(std::string_view public_url, std::string_view token) {
-  return fmt::format("{}/reset#token={}", without_trailing_slash(public_url), token);
+  // Built in place, one allocation: fmt::format would leave a copy in its
+  // buffer on the stack.
+  constexpr std::string_view kPath = "/reset#token=";
+  std::string_view base = without_trailing_slash(public_url);
+  std::string link;
+  link.reserve(base.size() + kPath.size() + token.size());
+  link.append(base).append(kPath).append(token);
+  return link;
 }
 
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
@@ -106,14 +133,16 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
   m.date = now;
   m.message_id = fmt::format("<{}@{}>", new_uuid_v7(now), url_host(public_url));
   auto minutes = std::chrono::duration_cast<std::chrono::minutes>(lifetime).count();
-  m.text_body = fmt::format(
+  std::string link = reset_link(public_url, token);
+  m.text_body = format_secret(
       "Someone asked to reset the password of the account for {}.\n\n"
       "To choose a new password, open this link within {} minutes:\n\n{}\n\n"
       "The link works once. If you did not ask for this, ignore this message:\n"
       "your password stays as it is.\n",
-      to, minutes, reset_link(public_url, token));
-  std::string link = html_escape(reset_link(public_url, token));
-  m.html_body = fmt::format(
+      to, minutes, link);
+  const WipedString escaped_link = html_escape(link);
+  wipe(link);
+  m.html_body = format_secret(
       "<!DOCTYPE html>\n<html><body>\n"
       "<p>Someone asked to reset the password of the account for {}.</p>\n"
       "<p>To choose a new password, open this link within {} minutes:</p>\n"
@@ -121,8 +150,7 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
       "<p>The link works once. If you did not ask for this, ignore this message: "
       "your password stays as it is.</p>\n"
       "</body></html>\n",
-      html_escape(to), minutes, link);
-  wipe(link);
+      view(html_escape(to)), minutes, view(escaped_link));
   return m;
 }
 

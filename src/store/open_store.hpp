@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "store/store.hpp"
@@ -19,6 +20,19 @@ struct StoreOptions {
   // read, so a small database costs only its own size.
   std::size_t sqlite_read_cache_kib = 0;
 };
+
+// Why a PostgreSQL connection could be read or redirected on the network:
+// a server on another machine (a host that is not a Unix socket,
+// "localhost" or a loopback address) without sslmode=verify-full, which
+// alone both encrypts and checks the server's certificate and name. The
+// URL's settings count, else libpq's defaults (PGSSLMODE, PGHOST). Nothing
+// when the connection is safe or local, for SQLite, and for a URL that
+// libpq cannot read (opening it fails anyway).
+struct DatabaseTransportRisk {
+  std::string host;     // the first remote host
+  std::string sslmode;  // as libpq will use it
+};
+std::optional<DatabaseTransportRisk> database_transport_risk(const std::string& database_url);
 
 // "sqlite:PATH" (the embedded default) or "postgresql://..." (also
 // "postgres://"). Throws StoreError for anything else or when the database

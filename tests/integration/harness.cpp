@@ -149,6 +149,13 @@ HttpConnection::HttpConnection(unsigned short port) : impl_(std::make_unique<Imp
   impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
 }
 
+HttpConnection::HttpConnection(unsigned short port, const std::string& source_address)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->socket.open(tcp::v4());
+  impl_->socket.bind(tcp::endpoint(asio::ip::make_address(source_address), 0));
+  impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+}
+
 HttpConnection::~HttpConnection() = default;
 
 void HttpConnection::send_raw(const std::string& bytes) {

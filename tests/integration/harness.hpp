@@ -31,6 +31,9 @@ struct HttpResponse {
 class HttpConnection {
  public:
   explicit HttpConnection(unsigned short port);
+  // From `source_address` (any of 127.0.0.0/8 works on Linux): several
+  // clients with addresses of their own, without a network.
+  HttpConnection(unsigned short port, const std::string& source_address);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;

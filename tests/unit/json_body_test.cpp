@@ -11,7 +11,7 @@
 namespace authd {
 namespace {
 
-std::optional<nlohmann::json> parse(std::string_view text, std::string& problem) {
+std::optional<RequestJson> parse(std::string_view text, std::string& problem) {
   problem.clear();
   return parse_json_object(text, problem);
 }
@@ -132,9 +132,20 @@ TEST(JsonBody, TakeStringRequiresAString) {
   EXPECT_TRUE(p.empty());
 }
 
+// Issue 19: the parsed body's strings, and nlohmann's lexer's unescaped copy
+// of each string token (of the same type), are freed through the wiping
+// allocator (docs/security.md, "Secrets in memory and on disk").
+TEST(JsonBody, ParsedStringsLiveInMemoryWipedWhenFreed) {
+  static_assert(std::is_same_v<RequestJson::string_t::allocator_type, WipingAllocator<char>>);
+  std::string problem;
+  auto body = parse_json_object(R"({"password":")" + std::string(40, 'p') + R"("})", problem);
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ((*body)["password"].get_ref<const WipedString&>(), std::string(40, 'p').c_str());
+}
+
 // The first problem wins: a later one does not overwrite it.
 TEST(JsonBody, TakeStringKeepsTheFirstProblem) {
-  nlohmann::json body = {{"email", 1}, {"password", nullptr}};
+  RequestJson body = {{"email", 1}, {"password", nullptr}};
   std::string problem;
   EXPECT_FALSE(take_string(body, "email", problem).has_value());
   EXPECT_FALSE(take_string(body, "password", problem).has_value());
@@ -143,12 +154,13 @@ TEST(JsonBody, TakeStringKeepsTheFirstProblem) {
 
 // Taking moves the value out, so no second copy of a secret stays in the tree.
 TEST(JsonBody, TakeStringMovesTheValueOut) {
-  nlohmann::json body = {{"password", std::string(64, 's')}};
+  RequestJson body = {{"password", std::string(64, 's')}};
   std::string problem;
   auto taken = take_string(body, "password", problem);
   ASSERT_TRUE(taken.has_value());
   EXPECT_EQ(*taken, std::string(64, 's'));
-  EXPECT_EQ(body["password"].get<std::string>().find(std::string(64, 's')), std::string::npos);
+  EXPECT_EQ(body["password"].get_ref<const WipedString&>().find(std::string(64, 's').c_str()),
+            WipedString::npos);
 }
 
 // decisions.md 1.3: the detail never contains the input (a password, say).
@@ -170,7 +182,7 @@ TEST(JsonBody, ProblemNeverEchoesTheInput) {
     EXPECT_EQ(problem.find("Hunter2"), std::string::npos) << problem;
     EXPECT_LT(problem.size(), 64u) << problem;
   }
-  nlohmann::json body = {{"password", 12345678}};
+  RequestJson body = {{"password", 12345678}};
   std::string problem;
   take_string(body, "password", problem);
   EXPECT_EQ(problem.find("12345678"), std::string::npos) << problem;

@@ -166,3 +166,81 @@ TEST(ClientNetwork, Ipv4MappedIpv6IsKeptWhole) {
 
 }  // namespace
 }  // namespace authd
+
+namespace authd {
+namespace {
+
+const RateLimit kPerClient{100, std::chrono::minutes(15)};
+const Ipv6Aggregates kDefaults{};  // 4 and 16
+
+std::vector<std::string> keys_of(const std::vector<ThrottleCounter>& counters) {
+  std::vector<std::string> keys;
+  for (const auto& counter : counters) keys.push_back(counter.key);
+  return keys;
+}
+
+// 6 /login 4 and /forgot 5: an IPv4 client has its one counter, nothing
+// more (each counter is a read and a write per counted request).
+TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv4ClientHasOneCounter) {
+  auto counters = client_counters(ClientCounterKind::login, "203.0.113.7", kPerClient, kDefaults);
+  ASSERT_EQ(keys_of(counters), std::vector<std::string>{login_client_key("203.0.113.7")});
+  EXPECT_EQ(counters[0].limit.count, 100);
+  EXPECT_EQ(keys_of(client_counters(ClientCounterKind::forgot, "::ffff:203.0.113.7", kPerClient,
+                                    kDefaults)),
+            std::vector<std::string>{forgot_client_key("::ffff:203.0.113.7")});
+}
+
+// 6 /login 4 and /forgot 5: an IPv6 client counts in its /64 at the
+// per-client limit, and in its /56 and /48 at multiples of it, same window.
+TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv6ClientCountsInItsSlash56AndSlash48) {
+  auto counters = client_counters(ClientCounterKind::login, "2001:db8:1:2ff:aaaa:bbbb:cccc:dddd",
+                                  kPerClient, kDefaults);
+  EXPECT_EQ(keys_of(counters), (std::vector<std::string>{"login:client:2001:db8:1:2ff::/64",
+                                                         "login:client:2001:db8:1:200::/56",
+                                                         "login:client:2001:db8:1::/48"}));
+  ASSERT_EQ(counters.size(), 3u);
+  EXPECT_EQ(counters[0].limit.count, 100);
+  EXPECT_EQ(counters[1].limit.count, 400);
+  EXPECT_EQ(counters[2].limit.count, 1600);
+  for (const auto& counter : counters) EXPECT_EQ(counter.limit.window, std::chrono::minutes(15));
+  EXPECT_EQ(counters[0].key, login_client_key("2001:db8:1:2ff::1"));
+
+  auto forgot = client_counters(ClientCounterKind::forgot, "2001:db8:1:2ff::1",
+                                RateLimit{7, std::chrono::minutes(1)}, {2, 3});
+  EXPECT_EQ(keys_of(forgot), (std::vector<std::string>{"forgot:client:2001:db8:1:2ff::/64",
+                                                       "forgot:client:2001:db8:1:200::/56",
+                                                       "forgot:client:2001:db8:1::/48"}));
+  EXPECT_EQ(forgot[1].limit.count, 14);
+  EXPECT_EQ(forgot[2].limit.count, 21);
+  EXPECT_EQ(forgot[2].limit.window, std::chrono::minutes(1));
+}
+
+// 6 /login 4: /64s of one /56 share its counter; /56s of one /48 share
+// the /48's; another /48 shares nothing.
+TEST(ClientCounters, Decisions_6_Login_4_NeighbouringNetworksShareTheAggregates) {
+  auto keys = [](const char* address) {
+    return keys_of(client_counters(ClientCounterKind::login, address, kPerClient, kDefaults));
+  };
+  auto a = keys("2001:db8:1:200::1");
+  auto same_56 = keys("2001:db8:1:2ff::1");
+  auto same_48 = keys("2001:db8:1:ff00::1");
+  auto other_48 = keys("2001:db8:2:200::1");
+  EXPECT_NE(a[0], same_56[0]);
+  EXPECT_EQ(a[1], same_56[1]);
+  EXPECT_EQ(a[2], same_56[2]);
+  EXPECT_NE(a[1], same_48[1]);
+  EXPECT_EQ(a[2], same_48[2]);
+  EXPECT_NE(a[2], other_48[2]);
+  EXPECT_NE(a[1], other_48[1]);
+}
+
+// A factor of 0 turns that aggregate off.
+TEST(ClientCounters, FactorZeroLeavesTheAggregateOut) {
+  EXPECT_EQ(keys_of(client_counters(ClientCounterKind::login, "2001:db8::1", kPerClient, {0, 16})),
+            (std::vector<std::string>{"login:client:2001:db8::/64", "login:client:2001:db8::/48"}));
+  EXPECT_EQ(keys_of(client_counters(ClientCounterKind::login, "2001:db8::1", kPerClient, {0, 0})),
+            std::vector<std::string>{"login:client:2001:db8::/64"});
+}
+
+}  // namespace
+}  // namespace authd

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <system_error>
@@ -305,11 +307,28 @@ void create_private_file(const std::string& path) {
   }
 }
 
+// An existing file keeps its mode: authd does not change what an operator
+// set (a backup group's read access, say), but says when other users can
+// reach the hashes and token digests, in it and in its -wal and -shm files.
+void warn_if_not_private(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || (info.st_mode & 077) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+  log::warn("database_file_not_private",
+            {{"path", path},
+             {"mode", mode},
+             {"reason",
+              "other users can read or write the database (password hashes, token digests): "
+              "chmod 600 it and its -wal and -shm files"}});
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(std::string path, std::size_t read_cache_kib) : path_(std::move(path)) {
   readers_.cache_kib = read_cache_kib;
   create_private_file(path_);
+  warn_if_not_private(path_);
   checkpointer_ = std::make_unique<Checkpointer>(path_);
   release(general_, acquire(general_));  // open once now, so that a bad path fails at start
 }

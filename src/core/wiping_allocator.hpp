@@ -1,10 +1,14 @@
 // An allocator that zeroes memory before giving it back. Connection read
-// buffers hold raw request bytes, passwords included; with this allocator
-// they do not linger in freed heap memory.
+// buffers and parsed header fields hold raw request bytes, passwords and
+// tokens included, as do the strings of a parsed JSON body; with this
+// allocator they do not linger in freed heap memory (also the copies left
+// behind when a buffer grows). A short string kept inside its object (the
+// small-string optimisation) is not heap memory: see docs/security.md.
 #pragma once
 
 #include <cstddef>
 #include <new>
+#include <string>
 
 #include <sodium.h>
 
@@ -27,5 +31,8 @@ struct WipingAllocator {
     return true;
   }
 };
+
+// A string whose heap buffers are wiped when freed.
+using WipedString = std::basic_string<char, std::char_traits<char>, WipingAllocator<char>>;
 
 }  // namespace authd
