@@ -19,8 +19,8 @@ ApiResponse too_many_requests(std::chrono::seconds retry_after);
 ApiResponse service_unavailable(std::chrono::seconds retry_after);
 ApiResponse json_response(int status, std::string body);
 
-// 503 for a request the hashing pool had no room for, answered after the
-// second its Retry-After names (api/hashing_busy.cpp says why).
+// 503 for a request the hashing pool had no room for, answered about the
+// second its Retry-After names later (api/hashing_busy.cpp says why).
 boost::asio::awaitable<ApiResponse> hashing_busy();
 
 }  // namespace authd

@@ -6,8 +6,13 @@
 // hashes (issue "Under faults and overload", item 5: 11 logins/s served during
 // a 5,000-connection flood against 116 without it). Held for its second on a
 // timer, each flooding connection costs one request a second, a waiting
-// request holds only its connection's memory, and no thread waits.
+// request holds only its connection's memory, and no thread waits. The wait
+// is drawn between 0.5 and 1.5 s rather than exactly 1 s: a storm that
+// starts at once would otherwise come back in one wave a second, each wave a
+// burst of work that the other routes' requests queue behind.
 #include "api/errors.hpp"
+
+#include <sodium.h>
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -19,7 +24,8 @@ namespace authd {
 boost::asio::awaitable<ApiResponse> hashing_busy() {
   constexpr auto kRetryAfter = std::chrono::seconds(1);
   auto executor = co_await boost::asio::this_coro::executor;
-  boost::asio::steady_timer wait(executor, kRetryAfter);
+  auto delay = std::chrono::milliseconds(500 + randombytes_uniform(1001));
+  boost::asio::steady_timer wait(executor, delay);
   boost::system::error_code ignored;  // cancelled: answer now
   co_await wait.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ignored));
   co_return service_unavailable(kRetryAfter);
