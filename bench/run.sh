@@ -184,9 +184,9 @@ for USERS in 1000 1000000; do
   log "starting authd ($USERS users)"
   t0=$(date +%s%N)
   "$AUTHD_BIN" serve --database "sqlite:$DB" --listen "127.0.0.1:$PORT" \
-    --login-email-limit 1000000/1m --login-client-limit 1000000/1m \
-    --forgot-client-limit 1000000/1m --reset-mail-limit-short 1000000/1m \
-    --reset-mail-limit-long 1000000/1m --mail-dir "$DIR/mail" \
+    --login-email-limit 10000/1s --login-client-limit 10000/1s \
+    --forgot-client-limit 10000/1s --reset-mail-limit-short 10000/1s \
+    --reset-mail-limit-long 10000/1s --mail-dir "$DIR/mail" \
     --public-url "http://127.0.0.1:$PORT" >"$DIR/authd.log" 2>&1 &
   AUTHD_PID=$!
   until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; do

@@ -35,7 +35,7 @@ ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b) {
 }
 
 ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit) {
-  return evaluate_window(tx.event_times(key, now - limit.window.count()), now, limit);
+  return evaluate_window(tx.event_times(key, now - limit.window.count(), limit.count), now, limit);
 }
 
 std::string client_network(std::string_view address) {

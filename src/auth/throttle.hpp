@@ -21,13 +21,18 @@ struct ThrottleVerdict {
   std::chrono::seconds retry_after{0};  // when not allowed: until the window allows again
 };
 
-// Pure arithmetic. `times` are the event times in the window, ascending.
+// Pure arithmetic. `times` are event times of one key, ascending: every
+// event in the window, or only the newest `limit.count` of them (what
+// check_throttle reads); the verdict is the same either way, since only the
+// newest `limit.count` events decide it.
 ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, RateLimit limit);
 
 // Both must allow; the wait is the longer one.
 ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b);
 
-// Reads the events of `key` in the window ending at `now` and evaluates them.
+// Reads the newest `limit.count` events of `key` in the window ending at
+// `now` (never more: the read is bounded by the limit, not by how many
+// attempts an attacker made) and evaluates them.
 ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit);
 
 // The part of a client address that per-client limits count: the whole

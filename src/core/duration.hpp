@@ -19,7 +19,13 @@ struct RateLimit {
   Duration window{0};
 };
 
-// "10/15m" -> {10, 15 minutes}
+// The largest COUNT a limit may have. A throttle check reads up to COUNT
+// stored events of its key (the newest ones), so COUNT bounds the work of
+// every counted request; past a few thousand a limit no longer protects
+// anything a per-request cost should be spent on.
+inline constexpr int kMaxRateLimitCount = 10'000;
+
+// "10/15m" -> {10, 15 minutes}; COUNT from 1 to kMaxRateLimitCount.
 std::optional<RateLimit> parse_rate_limit(std::string_view text);
 std::string format_rate_limit(const RateLimit& limit);
 

@@ -44,7 +44,11 @@ class Transaction {
   virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
 
   // Throttling events: one row per counted attempt, keyed by e.g. "login:email:a@b.c".
-  virtual std::vector<Millis> event_times(std::string_view key, Millis after) = 0;  // ascending
+  // The times of the newest `most` events of `key` later than `after`,
+  // ascending: one backward range scan of the (key, at) index, so a throttle
+  // check reads at most its limit's count of rows however many attempts
+  // were made.
+  virtual std::vector<Millis> event_times(std::string_view key, Millis after, int most) = 0;
   virtual std::int64_t insert_event(std::string_view key, Millis at) = 0;
   virtual void delete_event(std::int64_t event_id) = 0;
   virtual void delete_events(std::string_view key) = 0;

@@ -136,7 +136,7 @@ TEST_F(SqliteStoreTest, ThrowingTransactionRollsBack) {
                       [&](Transaction& tx) {
                         first = tx.user_by_email("first@b.c").has_value();
                         second = tx.user_by_email("second@b.c").has_value();
-                        events = tx.event_times("login:email:first@b.c", 0).size();
+                        events = tx.event_times("login:email:first@b.c", 0, 100).size();
                       }),
             StoreStatus::ok);
   EXPECT_FALSE(first);
@@ -227,6 +227,49 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   EXPECT_EQ(retried->attempts, 1);
 }
 
+// Issue 19: a throttle check reads the newest `most` events of its key in
+// the window, ascending, and nothing older, whatever else is stored.
+TEST_F(SqliteStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesOnly) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) {
+                        for (Millis at = 1; at <= 5'000; ++at) tx.insert_event("k", at);
+                        tx.insert_event("other", 4'999);
+                      }),
+            StoreStatus::ok);
+  std::vector<Millis> newest, few, none;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) {
+                        newest = tx.event_times("k", 0, 3);
+                        few = tx.event_times("k", 4'998, 10);
+                        none = tx.event_times("k", 5'000, 10);
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(newest, (std::vector<Millis>{4'998, 4'999, 5'000}));
+  EXPECT_EQ(few, (std::vector<Millis>{4'999, 5'000}));
+  EXPECT_TRUE(none.empty());
+}
+
+// The throttle read walks the (key, at) index backwards and stops after its
+// LIMIT: no temporary b-tree to sort, no visit of the table's rows (the
+// statement is the store's, sqlite_store.cpp).
+TEST_F(SqliteStoreTest, EventTimesReadsTheKeyIndexBackwardsWithoutSorting) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  sqlite::Connection connection(path_);
+  auto st = connection.prepare(
+      "EXPLAIN QUERY PLAN "
+      "SELECT at FROM throttle_events WHERE key = ?1 AND at > ?2 ORDER BY at DESC LIMIT ?3");
+  st.bind(1, "k").bind(2, std::int64_t{0}).bind(3, std::int64_t{10});
+  std::string plan;
+  while (st.step()) plan += st.text(3) + "\n";
+  EXPECT_NE(plan.find("USING COVERING INDEX throttle_events_by_key (key=? AND at>?)"),
+            std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+}
+
 // decisions.md 5.3: expired sessions are pruned; live ones stay, and so
 // does a logged-out one until its expiry.
 TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
@@ -262,7 +305,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
                         expired = tx.session_user(sha256("expired")).has_value();
                         just_expired = tx.session_user(sha256("just-expired")).has_value();
                         live = tx.session_user(sha256("live")).has_value();
-                        events = tx.event_times("login:email:alice@example.com", 0).size();
+                        events = tx.event_times("login:email:alice@example.com", 0, 100).size();
                       }),
             StoreStatus::ok);
   EXPECT_FALSE(expired);

@@ -126,18 +126,21 @@ class PostgresTransaction final : public Transaction {
     db_.run("UPDATE users SET password_hash = $2 WHERE id = $1", params);
   }
 
-  std::vector<Millis> event_times(std::string_view key, Millis after) override {
+  std::vector<Millis> event_times(std::string_view key, Millis after, int most) override {
     Params params;
     params.text(key);
     // A separate statement: a READ COMMITTED statement sees what was
     // committed when it started, so the count must start after the lock.
     if (locking_) db_.run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
-    params.integer(after);
-    Result rows =
-        db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at", params);
-    std::vector<Millis> times;
-    times.reserve(static_cast<std::size_t>(rows.rows()));
-    for (int i = 0; i < rows.rows(); ++i) times.push_back(rows.integer(i, 0));
+    params.integer(after).integer(most);
+    // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
+    // by the LIMIT: no sort, `most` rows at most.
+    Result rows = db_.run(
+        "SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
+        params);
+    std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
+    for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
+      times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
     return times;
   }
 
