@@ -37,11 +37,13 @@ bool OutboxWorker::deliver_one() {
     mail = tx.claim_due_mail(now, now + settings_.lease.count());
     if (!mail) return;
     token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
-    if (!token) tx.delete_mail(mail->id);  // account disabled or deleted since
+    // No enabled account has the address (there never was one, or it was
+    // disabled or deleted since): the request goes, with no token minted.
+    if (!token) tx.delete_mail(mail->id);
   });
   if (status != StoreStatus::ok || !mail) return false;
   if (!token) {
-    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "account disabled or gone"}});
+    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "no enabled account"}});
     return true;
   }
 
