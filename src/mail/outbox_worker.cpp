@@ -29,12 +29,45 @@ void OutboxWorker::deliver_due() {
   }
 }
 
+// The relay has the mail; only the mark keeps it from being claimed and
+// sent again, with a fresh token, once its lease runs out. So a mark that
+// fails (the database briefly unreachable or locked) is tried again, with
+// backoff, for as long as it takes: the mark succeeds only while the mail
+// is still held under this claim's lease (mark_mail_sent), so trying past
+// the lease is safe, and as long as nothing claimed it again meanwhile (a
+// single instance is blocked here; another instance may, once the lease has
+// run out) the mail stays sent once. The worker sends nothing else while it
+// waits: with the database unreachable it could not claim anything anyway.
+// Left behind only when the worker stops, or another claim took the mail:
+// then it is (or has been) delivered again, and only the newer link works.
+bool OutboxWorker::mark_sent(const OutboxRecord& mail, Millis lease_until) {
+  Duration wait = kFirstMarkRetry;
+  for (int attempt = 1;; ++attempt) {
+    bool marked = false;
+    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      marked = tx.mark_mail_sent(mail.id, now_millis(), lease_until);
+    });
+    if (status == StoreStatus::ok) {
+      if (!marked)  // our lease ran out and another claim took it
+        log::warn("mail_sent_twice", {{"mail_id", mail.id}, {"to", mask_email(mail.email)}});
+      return true;
+    }
+    log::warn("mail_mark_failed", {{"mail_id", mail.id}, {"attempt", attempt}});
+    if (!thread_.pause(wait)) {
+      log::warn("mail_mark_abandoned", {{"mail_id", mail.id}, {"reason", "stopping"}});
+      return false;
+    }
+    wait = std::min(wait * 2, kMaxMarkRetry);
+  }
+}
+
 bool OutboxWorker::deliver_one() {
   Millis now = now_millis();
+  Millis lease_until = now + settings_.lease.count();
   std::optional<OutboxRecord> mail;
   std::optional<std::string> token;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    mail = tx.claim_due_mail(now, now + settings_.lease.count());
+    mail = tx.claim_due_mail(now, lease_until);
     if (!mail) return;
     token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
     // No enabled account has the address (there never was one, or it was
@@ -63,11 +96,11 @@ bool OutboxWorker::deliver_one() {
 
   Millis done = now_millis();
   if (error.empty()) {
-    status =
-        store_.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
     sent_.fetch_add(1, std::memory_order_relaxed);
     log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
-  } else if (permanent) {
+    return mark_sent(*mail, lease_until);
+  }
+  if (permanent) {
     // Retrying cannot help: the mail goes, like one whose account went.
     status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.delete_mail(mail->id); });
     rejected_.fetch_add(1, std::memory_order_relaxed);

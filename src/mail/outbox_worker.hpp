@@ -1,8 +1,9 @@
 // Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
-// mints its reset token in the same transaction, sends it, marks it sent or
-// schedules a retry with capped exponential backoff (or drops it when the
-// relay refused its recipient for good). Runs on its own thread,
-// so SMTP latency never reaches a request.
+// mints its reset token in the same transaction, sends it, marks it sent
+// (retrying that mark while the database is unreachable, so that a mail the
+// relay accepted is not sent again) or schedules a retry with capped
+// exponential backoff (or drops it when the relay refused its recipient for
+// good). Runs on its own thread, so SMTP latency never reaches a request.
 #pragma once
 
 #include <atomic>
@@ -47,8 +48,13 @@ class OutboxWorker {
   // Delay before attempt number `attempts + 1`.
   static Duration backoff(int attempts, Duration first, Duration max);
 
+  // Between attempts to mark a sent mail sent (see mark_sent).
+  static constexpr Duration kFirstMarkRetry = std::chrono::milliseconds(250);
+  static constexpr Duration kMaxMarkRetry = std::chrono::seconds(10);
+
  private:
   void deliver_due();
+  bool mark_sent(const OutboxRecord& mail, Millis lease_until);
 
   Store& store_;
   MailTransport& transport_;

@@ -70,7 +70,10 @@ class Transaction {
   virtual std::int64_t enqueue_mail(const OutboxRecord& mail) = 0;
   // The oldest mail due at `now` that no worker holds; marks it held until `lease_until`.
   virtual std::optional<OutboxRecord> claim_due_mail(Millis now, Millis lease_until) = 0;
-  virtual void mark_mail_sent(std::int64_t mail_id, Millis at) = 0;
+  // Marks a mail sent, if it is still held under the lease `claimed_until`
+  // that its claim set; false when it is not (the lease ran out and another
+  // claim took it, or it is gone).
+  virtual bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) = 0;
   virtual void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                                std::string_view last_error) = 0;
   virtual void delete_mail(std::int64_t mail_id) = 0;

@@ -7,8 +7,10 @@ Listens on 127.0.0.1 (a free port unless --port is given), writes the port to
 envelope in Return-Path and Delivered-To lines on top, as a mail delivery
 agent would. Optional: STARTTLS with a certificate, required AUTH, a
 number of first deliveries answered 451 (a temporary failure) to exercise
-authd's retries, and recipients refused for good (550 to RCPT TO). Runs
-until SIGTERM or SIGINT.
+authd's retries, recipients refused for good (550 to RCPT TO), and a delay
+between storing a message and answering its DATA (so that a test can act
+while authd waits for the relay's answer to a mail the relay already has).
+Runs until SIGTERM or SIGINT.
 
 Run it with /usr/bin/python3: that is the interpreter Debian's aiosmtpd is
 installed for.
@@ -24,10 +26,11 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Mailbox:
-    def __init__(self, directory, temporary_failures, refused_recipients):
+    def __init__(self, directory, temporary_failures, refused_recipients, hold_reply):
         self.directory = directory
         self.temporary_failures = temporary_failures
         self.refused_recipients = {r.lower() for r in refused_recipients}
+        self.hold_reply = hold_reply
         self.count = 0
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
@@ -48,6 +51,8 @@ class Mailbox:
         with open(name + ".tmp", "wb") as out:
             out.write(data)
         os.rename(name + ".tmp", name)
+        if self.hold_reply > 0:
+            await asyncio.sleep(self.hold_reply)
         return "250 2.0.0 OK"
 
 
@@ -75,10 +80,12 @@ async def main():
                         help="answer 451 to this many deliveries first")
     parser.add_argument("--refuse-recipient", action="append", default=[], metavar="ADDRESS",
                         help="answer 550 to RCPT TO for this address (repeatable)")
+    parser.add_argument("--hold-reply", type=float, default=0, metavar="SECONDS",
+                        help="store each message, then wait this long before answering 250")
     args = parser.parse_args()
 
     os.makedirs(args.mail_dir, exist_ok=True)
-    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient)
+    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient, args.hold_reply)
     tls = None
     if args.tls_cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

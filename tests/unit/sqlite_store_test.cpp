@@ -206,10 +206,20 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->id, first->id);
 
+  // Marking sent needs the current lease: the first claim's lease ran out
+  // and the mail was claimed again, so the first claimer cannot mark it.
+  auto mark = [&](std::int64_t id, Millis at, Millis lease) {
+    bool marked = false;
+    EXPECT_EQ(store.run(Store::Mode::write,
+                        [&](Transaction& tx) { marked = tx.mark_mail_sent(id, at, lease); }),
+              StoreStatus::ok);
+    return marked;
+  };
+  EXPECT_FALSE(mark(first->id, 10'500, 10'000));
+  EXPECT_TRUE(mark(first->id, 10'500, 20'000));
+  EXPECT_FALSE(mark(first->id, 10'600, 20'000)) << "marked once";
+
   // Sent mails are never claimed again; the second one comes when due.
-  ASSERT_EQ(
-      store.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(first->id, 10'500); }),
-      StoreStatus::ok);
   EXPECT_FALSE(claim(40'000, 50'000).has_value());
   auto second = claim(60'000, 70'000);
   ASSERT_TRUE(second.has_value());

@@ -236,11 +236,14 @@ class PostgresTransaction final : public Transaction {
                         rows.integer(0, 6)};
   }
 
-  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+  bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override {
     Params params;
-    params.integer(mail_id).integer(at);
-    db_.run("UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL WHERE id = $1",
-            params);
+    params.integer(mail_id).integer(at).integer(claimed_until);
+    return db_.run(
+                  "UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL "
+                  "WHERE id = $1 AND claimed_until = $3 AND sent_at IS NULL",
+                  params)
+               .affected() == 1;
   }
 
   void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,

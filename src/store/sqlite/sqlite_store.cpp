@@ -200,11 +200,13 @@ class SqliteTransaction final : public Transaction {
     return mail;
   }
 
-  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+  bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override {
     auto st = db_.prepare(
-        "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL WHERE id = ?1");
-    st.bind(1, mail_id).bind(2, at);
+        "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL "
+        "WHERE id = ?1 AND claimed_until = ?3 AND sent_at IS NULL");
+    st.bind(1, mail_id).bind(2, at).bind(3, claimed_until);
     st.run();
+    return db_.changes() == 1;
   }
 
   void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
