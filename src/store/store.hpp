@@ -42,6 +42,12 @@ class Transaction {
   virtual void update_user(const UserRecord& user) = 0;  // every column but id and created_at
   // Changes only the hash: a transparent upgrade is not a change of the record.
   virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
+  // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm
+  // and parameters, never a salt or digest). The three writes above add the
+  // kind of the hash they store, in their transaction; a kind stays listed
+  // after its last hash is gone (the floor it raises is then only higher
+  // than it needs to be).
+  virtual std::vector<std::string> password_hash_kinds() = 0;
 
   // Throttling events: one row per counted attempt, keyed by e.g. "login:email:a@b.c".
   // The times of the newest `most` events of `key` later than `after`,

@@ -424,7 +424,8 @@ std::string AuthdProcess::sql(const std::string& query) const {
   std::string output_path = directory_ + "/sql.out";
   std::filesystem::remove(output_path);
   if (database_url_.rfind("sqlite:", 0) == 0) {
-    run_to_end({"/usr/bin/sqlite3", database_path(), query}, output_path);
+    // The URL's file: a server started on another's database has none of its own.
+    run_to_end({"/usr/bin/sqlite3", database_url_.substr(7), query}, output_path);
   } else {
     run_to_end({"/usr/bin/psql", "-X", "-A", "-t", "-q", "-d", database_url_, "-c", query},
                output_path);
@@ -497,7 +498,7 @@ HeldLock::HeldLock(const AuthdProcess& authd, const std::string& sql)
   std::string script;
   if (url.rfind("sqlite:", 0) == 0) {
     // The shell waits for a lock (authd's writer may hold it for a batch).
-    args = {"/usr/bin/sqlite3", authd.database_path()};
+    args = {"/usr/bin/sqlite3", url.substr(7)};
     script = ".timeout 5000\n" + sql + ";\n.print HELD\n";
   } else {
     args = {"/usr/bin/psql", "-X", "-q", "-d", url};

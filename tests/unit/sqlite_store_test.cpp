@@ -402,6 +402,86 @@ TEST_F(SqliteStoreTest, SessionsOfTheFirstSchemaSurviveMigrationTwo) {
   EXPECT_FALSE(found_after);
 }
 
+// decisions.md 10.5 (issue 19): the store keeps the set of kinds of the
+// hashes it holds, adding a kind whenever a write stores a hash, in the
+// same transaction; never a salt or a digest.
+TEST_F(SqliteStoreTest, Decisions_10_5_EveryHashWriteRecordsItsKind) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord a = user("a@b.c");  // m=64,t=1
+  UserRecord b = user("b@b.c");
+  b.password_hash.reset();  // no password yet
+  std::vector<std::string> kinds;
+  auto read_kinds = [&] {
+    EXPECT_EQ(
+        store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+        StoreStatus::ok);
+    return kinds;
+  };
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_user(a);
+                        tx.insert_user(b);
+                        UserRecord taken = user("a@b.c");  // e-mail taken: not stored
+                        taken.password_hash = "$argon2id$v=19$m=99,t=9,p=1$c2FsdA$aGFzaA";
+                        EXPECT_FALSE(tx.insert_user(taken));
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(read_kinds(), std::vector<std::string>{"$argon2id$v=19$m=64,t=1,p=1"});
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.replace_password_hash(a.id, "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA");
+                        b.password_hash = "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA";
+                        tx.update_user(b);
+                        tx.replace_password_hash(a.id, "not a hash authd can read");
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(read_kinds(), (std::vector<std::string>{"$argon2i$v=19$m=4096,t=3,p=1",
+                                                    "$argon2id$v=19$m=128,t=2,p=1",
+                                                    "$argon2id$v=19$m=64,t=1,p=1"}));
+  // A write that is rolled back leaves no kind behind.
+  EXPECT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.replace_password_hash(a.id, "$argon2id$v=19$m=256,t=4,p=1$c2FsdA$aA");
+                        throw StoreError("simulated failure");
+                      }),
+            StoreStatus::failed);
+  EXPECT_EQ(read_kinds().size(), 3u);
+}
+
+// Migration 3 fills the set from the hashes already stored, reading the
+// kind as password_hash_kind() does: only well-formed argon2 PHC strings,
+// each kind once, no salt.
+TEST_F(SqliteStoreTest, Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
+  {
+    sqlite::Connection old(path_);
+    old.execute(migrations()[0].sqlite_sql);
+    old.execute(migrations()[1].sqlite_sql);
+    old.execute(
+        "CREATE TABLE schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+        "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0);"
+        "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES "
+        "('u1', 'a@b.c', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', 0, 0),"
+        "('u2', 'b@b.c', '$argon2id$v=19$m=19456,t=2,p=1$b3RoZXI$aGFzaDI', 0, 0),"
+        "('u3', 'c@b.c', '$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA', 0, 0),"
+        "('u4', 'd@b.c', NULL, 0, 0),"
+        "('u5', 'e@b.c', '$argon2id$v=19$m=64,t=1,p=1', 0, 0),"
+        "('u6', 'f@b.c', '$argon2id$v=19$m=64,t=1,p=1,x=2$c2FsdA$aA', 0, 0),"
+        "('u7', 'g@b.c', '$argon2d$v=16$m=8,t=1,p=4$c2FsdA$aA', 0, 0),"
+        "('u8', 'h@b.c', '$ARGON2ID$v=19$m=64,t=1,p=1$c2FsdA$aA', 0, 0);");
+  }
+  sqlite::SqliteStore store(path_);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  std::vector<std::string> kinds;
+  ASSERT_EQ(
+      store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+      StoreStatus::ok);
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"$argon2d$v=16$m=8,t=1,p=4", "$argon2i$v=19$m=4096,t=3,p=1",
+                                      "$argon2id$v=19$m=19456,t=2,p=1"}));
+}
+
 // Frames in the WAL file beside `db` (its 32-byte header, then frames of a
 // 24-byte header and one page). The file is reused, not shrunk, after a
 // checkpoint: this is its high-water mark.

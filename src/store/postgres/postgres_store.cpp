@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/log.hpp"
+#include "crypto/hash_kind.hpp"
 #include "store/migrations.hpp"
 #include "store/postgres/connection.hpp"
 
@@ -102,11 +103,13 @@ class PostgresTransaction final : public Transaction {
     Params params;
     params.text(u.id);
     add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
-    return db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
-                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-                   "ON CONFLICT (email) DO NOTHING",
-                   params)
-               .affected() == 1;
+    bool inserted = db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
+                            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                            "ON CONFLICT (email) DO NOTHING",
+                            params)
+                        .affected() == 1;
+    if (inserted && u.password_hash) record_hash_kind(*u.password_hash);
+    return inserted;
   }
 
   void update_user(const UserRecord& u) override {
@@ -118,12 +121,21 @@ class PostgresTransaction final : public Transaction {
         "display_name = $6, email_verified_at = $7, phone_verified_at = $8, disabled = $9, "
         "updated_at = $10 WHERE id = $1",
         params);
+    if (u.password_hash) record_hash_kind(*u.password_hash);
   }
 
   void replace_password_hash(std::string_view user_id, std::string_view phc) override {
     Params params;
     params.text(user_id).text(phc);
     db_.run("UPDATE users SET password_hash = $2 WHERE id = $1", params);
+    record_hash_kind(phc);
+  }
+
+  std::vector<std::string> password_hash_kinds() override {
+    Result rows = db_.run("SELECT kind FROM password_hash_kinds ORDER BY kind");
+    std::vector<std::string> kinds;
+    for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
+    return kinds;
   }
 
   std::vector<Millis> event_times(std::string_view key, Millis after, int most) override {
@@ -330,6 +342,17 @@ class PostgresTransaction final : public Transaction {
   }
 
  private:
+  // One statement that changes nothing when the kind is listed already (a
+  // concurrent first insert of the same kind is waited for, then ignored).
+  void record_hash_kind(std::string_view phc) {
+    std::optional<std::string> kind = password_hash_kind(phc);
+    if (!kind) return;
+    Params params;
+    params.text(*kind);
+    db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",
+            params);
+  }
+
   Connection& db_;
   bool locking_;
 };

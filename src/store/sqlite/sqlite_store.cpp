@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/log.hpp"
+#include "crypto/hash_kind.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
@@ -73,7 +74,9 @@ class SqliteTransaction final : public Transaction {
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (email) DO NOTHING");
     bind_user(st, u);
     st.run();
-    return db_.changes() == 1;
+    if (db_.changes() != 1) return false;
+    if (u.password_hash) record_hash_kind(*u.password_hash);
+    return true;
   }
 
   void update_user(const UserRecord& u) override {
@@ -85,12 +88,21 @@ class SqliteTransaction final : public Transaction {
     bind_user_fields(st, u);
     st.bind(10, u.updated_at);
     st.run();
+    if (u.password_hash) record_hash_kind(*u.password_hash);
   }
 
   void replace_password_hash(std::string_view user_id, std::string_view phc) override {
     auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
     st.bind(1, user_id).bind(2, phc);
     st.run();
+    record_hash_kind(phc);
+  }
+
+  std::vector<std::string> password_hash_kinds() override {
+    auto st = db_.prepare("SELECT kind FROM password_hash_kinds ORDER BY kind");
+    std::vector<std::string> kinds;
+    while (st.step()) kinds.push_back(st.text(0));
+    return kinds;
   }
 
   std::vector<Millis> event_times(std::string_view key, Millis after, int most) override {
@@ -273,6 +285,16 @@ class SqliteTransaction final : public Transaction {
   }
 
  private:
+  // One statement that changes nothing when the kind is listed already.
+  void record_hash_kind(std::string_view phc) {
+    std::optional<std::string> kind = password_hash_kind(phc);
+    if (!kind) return;
+    auto st = db_.prepare(
+        "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
+    st.bind(1, *kind);
+    st.run();
+  }
+
   static void bind_user(Statement& st, const UserRecord& u) {
     st.bind(1, u.id);
     bind_user_fields(st, u);
