@@ -171,10 +171,14 @@ std::optional<std::string> PasswordHasher::hash_of_kind(std::string_view kind,
   if (!id && parsed->algorithm != "argon2i") return std::nullopt;
   unsigned long long ops = parsed->iterations;
   std::size_t memory = static_cast<std::size_t>(parsed->memory_kib) * 1024;
-  if (ops < (id ? crypto_pwhash_argon2id_OPSLIMIT_MIN : crypto_pwhash_argon2i_OPSLIMIT_MIN) ||
-      ops > (id ? crypto_pwhash_argon2id_OPSLIMIT_MAX : crypto_pwhash_argon2i_OPSLIMIT_MAX) ||
-      memory < (id ? crypto_pwhash_argon2id_MEMLIMIT_MIN : crypto_pwhash_argon2i_MEMLIMIT_MIN) ||
-      memory > (id ? crypto_pwhash_argon2id_MEMLIMIT_MAX : crypto_pwhash_argon2i_MEMLIMIT_MAX))
+  // libsodium's ranges: the same for both but the least number of passes.
+  static_assert(crypto_pwhash_argon2i_OPSLIMIT_MAX == crypto_pwhash_argon2id_OPSLIMIT_MAX &&
+                crypto_pwhash_argon2i_MEMLIMIT_MIN == crypto_pwhash_argon2id_MEMLIMIT_MIN &&
+                crypto_pwhash_argon2i_MEMLIMIT_MAX == crypto_pwhash_argon2id_MEMLIMIT_MAX);
+  unsigned long long least_ops =
+      id ? crypto_pwhash_argon2id_OPSLIMIT_MIN : crypto_pwhash_argon2i_OPSLIMIT_MIN;
+  if (ops < least_ops || ops > crypto_pwhash_argon2id_OPSLIMIT_MAX ||
+      memory < crypto_pwhash_argon2id_MEMLIMIT_MIN || memory > crypto_pwhash_argon2id_MEMLIMIT_MAX)
     return std::nullopt;
   char out[crypto_pwhash_argon2id_STRBYTES];
   static_assert(crypto_pwhash_argon2id_STRBYTES >= crypto_pwhash_argon2i_STRBYTES);

@@ -134,6 +134,7 @@ class PostgresTransaction final : public Transaction {
   std::vector<std::string> password_hash_kinds() override {
     Result rows = db_.run("SELECT kind FROM password_hash_kinds ORDER BY kind");
     std::vector<std::string> kinds;
+    kinds.reserve(static_cast<std::size_t>(rows.rows()));
     for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
     return kinds;
   }
