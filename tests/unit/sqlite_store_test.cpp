@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "auth/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"
@@ -259,6 +260,38 @@ TEST_F(SqliteStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesOnly) {
   EXPECT_EQ(newest, (std::vector<Millis>{4'998, 4'999, 5'000}));
   EXPECT_EQ(few, (std::vector<Millis>{4'999, 5'000}));
   EXPECT_TRUE(none.empty());
+}
+
+// decisions.md 6 /forgot 5: /forgot reads both mail limits of an address in
+// one read (check_throttles); the verdicts are those of one read per limit,
+// at every moment of a history that crosses both limits.
+TEST_F(SqliteStoreTest, Decisions_6_Forgot_5_BothMailLimitsFromOneReadAsFromTwo) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  const RateLimit short_term{1, std::chrono::minutes(1)};
+  const RateLimit long_term{5, std::chrono::hours(1)};
+  constexpr Millis kMinute = 60'000;
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) {
+                        for (Millis at : {1, 7, 8, 20, 21, 22, 50, 59, 61, 62})
+                          tx.insert_event("mail:reset:a@b.c", at * kMinute);
+                      }),
+            StoreStatus::ok);
+  for (Millis now = 0; now <= 130 * kMinute; now += kMinute / 4) {
+    ASSERT_EQ(
+        store.run(Store::Mode::read,
+                  [&](Transaction& tx) {
+                    auto [one, other] =
+                        check_throttles(tx, "mail:reset:a@b.c", now, short_term, long_term);
+                    ThrottleVerdict first = check_throttle(tx, "mail:reset:a@b.c", now, short_term);
+                    ThrottleVerdict second = check_throttle(tx, "mail:reset:a@b.c", now, long_term);
+                    EXPECT_EQ(one.allowed, first.allowed) << now;
+                    EXPECT_EQ(one.retry_after, first.retry_after) << now;
+                    EXPECT_EQ(other.allowed, second.allowed) << now;
+                    EXPECT_EQ(other.retry_after, second.retry_after) << now;
+                  }),
+        StoreStatus::ok);
+  }
 }
 
 // The throttle read walks the (key, at) index backwards and stops after its
