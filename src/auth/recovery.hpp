@@ -24,15 +24,18 @@ struct ForgotOutcome {
   std::chrono::seconds retry_after{0};
 };
 
-// Counts the request per client; for an existing, enabled account within its
-// mail limits, writes an outbox row in the same transaction.
+// Counts the request per client and, within the address's mail limits,
+// writes an outbox row keyed by the address, in the same transaction. The
+// same work for every valid address: whether it has an account is decided
+// only at delivery (mint_reset_token).
 boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
                                                              const std::string& client_address);
 
-// Runs in the worker's transaction at delivery time: mints a fresh reset
-// token for the mail's account (voiding any older one) and returns it, or
-// nothing when the account was disabled or deleted meanwhile.
+// Runs in the worker's transaction at delivery time: finds the enabled
+// account of the mail's address, mints a fresh reset token for it (voiding
+// any older one) and returns it; nothing when the address has no enabled
+// account (never had one, or it was disabled or deleted meanwhile).
 std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,
                                             Duration lifetime);
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "auth/policy.hpp"
@@ -22,14 +23,26 @@ struct ThrottleVerdict {
   std::chrono::seconds retry_after{0};  // when not allowed: until the window allows again
 };
 
-// Pure arithmetic. `times` are the event times in the window, ascending.
+// Pure arithmetic. `times` are event times of one key, ascending: every
+// event in the window, or only the newest `limit.count` of them (what
+// check_throttle reads); the verdict is the same either way, since only the
+// newest `limit.count` events decide it.
 ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, RateLimit limit);
 
 // Both must allow; the wait is the longer one.
 ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b);
 
-// Reads the events of `key` in the window ending at `now` and evaluates them.
+// Reads the newest `limit.count` events of `key` in the window ending at
+// `now` (never more: the read is bounded by the limit, not by how many
+// attempts an attacker made) and evaluates them.
 ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit);
+
+// Both limits of one key from one read (the newest events of the longest
+// window, as many as the larger count): the same verdicts as two
+// check_throttle calls, one round trip fewer. Both are always evaluated.
+std::pair<ThrottleVerdict, ThrottleVerdict> check_throttles(Transaction& tx, std::string_view key,
+                                                            Millis now, RateLimit first,
+                                                            RateLimit second);
 
 // The part of a client address that per-client limits count: the whole
 // IPv4 address, but an IPv6 address's /64 network, since one subscriber

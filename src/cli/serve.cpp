@@ -13,6 +13,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "api/api.hpp"
+#include "auth/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
@@ -214,6 +215,11 @@ int run_serve(const Config& config) {
   }
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
   Database db(*store, config.database_thread_count());
+  // The floor under every 401 of /login follows the slowest kind of hash
+  // stored: measured now, before the first login can arrive, and kept up to
+  // date in the background (auth/hash_kinds_watch.hpp).
+  HashKindsWatch hash_kinds(db.for_background_threads(), hashing, hasher);
+  hash_kinds.measure_all();
 
   auto transport = mail_transport_from(config);
   if (!transport) return 2;
@@ -256,6 +262,7 @@ int run_serve(const Config& config) {
   outbox.start();
   log::info("outbox_worker_started", {{"transport", config.mail_transport}});
   pruner.start();
+  hash_kinds.start();
   // The admin port first: a script that waits for the public port file
   // finds both.
   if (admin_endpoint && !config.admin_port_file.empty())
@@ -291,6 +298,7 @@ int run_serve(const Config& config) {
       "outbox_worker_stopped",
       {{"sent", outbox.sent()}, {"failures", outbox.failures()}, {"rejected", outbox.rejected()}});
   pruner.stop();
+  hash_kinds.stop();
   hashing.stop();
   db.stop();
   log::info("stopped", {{"dropped_connections", dropped}, {"skipped_hashes", hashing.skipped()}});

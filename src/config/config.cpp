@@ -38,7 +38,10 @@ CLI::Option* add_limit(CLI::App& app, const std::string& name, RateLimit& target
           name,
           [&target, name](const std::string& text) {
             auto parsed = parse_rate_limit(text);
-            if (!parsed) throw CLI::ValidationError(name, "expected COUNT/DURATION such as 10/15m");
+            if (!parsed)
+              throw CLI::ValidationError(
+                  name, "expected COUNT/DURATION such as 10/15m, COUNT from 1 to " +
+                            std::to_string(kMaxRateLimitCount));
             target = *parsed;
           },
           help)

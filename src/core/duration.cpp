@@ -50,7 +50,7 @@ std::optional<RateLimit> parse_rate_limit(std::string_view text) {
   if (slash == std::string_view::npos) return std::nullopt;
   auto count = parse_positive_integer(text.substr(0, slash));
   auto window = parse_duration(text.substr(slash + 1));
-  if (!count || !window || *count < 1 || *count > 1'000'000 || window->count() <= 0)
+  if (!count || !window || *count < 1 || *count > kMaxRateLimitCount || window->count() <= 0)
     return std::nullopt;
   return RateLimit{static_cast<int>(*count), *window};
 }

@@ -19,7 +19,14 @@ struct RateLimit {
   Duration window{0};
 };
 
-// "10/15m" -> {10, 15 minutes}
+// The largest COUNT a limit may have. A throttle check reads up to COUNT
+// stored events of its key (the newest ones), and never more than the
+// window holds, so COUNT bounds the work of every counted request. A
+// million is the conventional "out of the way" value (tests, benchmarks,
+// earlier configurations); anything larger, or 0, is a mistake.
+inline constexpr int kMaxRateLimitCount = 1'000'000;
+
+// "10/15m" -> {10, 15 minutes}; COUNT from 1 to kMaxRateLimitCount.
 std::optional<RateLimit> parse_rate_limit(std::string_view text);
 std::string format_rate_limit(const RateLimit& limit);
 

@@ -37,6 +37,13 @@ class PeriodicThread {
     return stopping_;
   }
 
+  // For the task: waits `delay`, or less if stop() is called meanwhile;
+  // false when stopping.
+  bool pause(Duration delay) {
+    std::unique_lock lock(mutex_);
+    return !signal_.wait_for(lock, delay, [this] { return stopping_; });
+  }
+
  private:
   void loop() {
     while (true) {

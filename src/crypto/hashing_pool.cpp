@@ -2,9 +2,16 @@
 
 #include <sodium.h>
 
+#include <chrono>
+#include <future>
+
+#include <boost/asio/post.hpp>
+
 #include "core/offload.hpp"
 #include "core/scheduling.hpp"
 #include "core/wipe.hpp"
+#include "crypto/hash_kind.hpp"
+#include "crypto/random.hpp"
 
 namespace authd {
 namespace {
@@ -38,7 +45,11 @@ void prepare_worker_thread() {
 
 HashingPool::HashingPool(const PasswordHasher& hasher, std::size_t workers,
                          std::size_t queue_capacity)
-    : hasher_(hasher), workers_(workers), capacity_(workers + queue_capacity), pool_(workers) {}
+    : hasher_(hasher),
+      floor_(hasher.own_kind()),
+      workers_(workers),
+      capacity_(workers + queue_capacity),
+      pool_(workers) {}
 
 HashingPool::~HashingPool() { stop(); }
 
@@ -74,11 +85,21 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
     VerifyResult result;
     if (skip_abandoned()) return result;  // nobody waits for it: never a match
     prepare_worker_thread();
+    // The floor as it stands before this verification: its own time is
+    // never part of its own floor.
+    VerificationFloor::Nanos floor = floor_.current();
+    auto started = std::chrono::steady_clock::now();
     if (phc) {
       result = hasher_.verify(password, *phc);
     } else {
       hasher_.verify_dummy(password);
     }
+    auto elapsed = std::chrono::steady_clock::now() - started;
+    result.failure_not_before = started + floor;
+    // A match that was re-hashed took two hashes: no measure of one.
+    if (result.upgraded_hash.empty())
+      floor_.observe(phc ? password_hash_kind(*phc).value_or("") : hasher_.own_kind(), elapsed,
+                     floor);
     return result;
   };
   // The caller's `place`, `password` and `phc` outlive this suspended
@@ -86,6 +107,30 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
   WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result = co_await run_on(pool_, job);
   co_return result;
+}
+
+std::optional<VerificationFloor::Nanos> HashingPool::time_verification(const std::string& phc) {
+  std::optional<Place> place = reserve();
+  if (!place) return std::nullopt;
+  std::promise<VerificationFloor::Nanos> timed;
+  boost::asio::post(pool_, [this, &place, &phc, &timed] {
+    try {
+      VerificationFloor::Nanos took{};
+      {
+        // Given back before the caller is told: the caller owns `place`.
+        Running running{busy_, *place};
+        prepare_worker_thread();
+        std::string wrong = new_secret_token("measure_");
+        auto started = std::chrono::steady_clock::now();
+        [[maybe_unused]] VerifyResult ignored = hasher_.verify(wrong, phc);
+        took = std::chrono::steady_clock::now() - started;
+      }
+      timed.set_value(took);
+    } catch (...) {
+      timed.set_exception(std::current_exception());
+    }
+  });
+  return timed.get_future().get();
 }
 
 boost::asio::awaitable<std::optional<std::string>> HashingPool::hash(std::string& password) {

@@ -1,6 +1,9 @@
 // The bounded pool on which every argon2id computation of the server runs.
 // Connection threads submit work and are resumed with the result; when the
-// queue is full, submission fails at once (the API answers 503).
+// queue is full, submission fails at once (the API answers 503). It times
+// every verification it runs, for the verification floor (a failed check
+// is answered no sooner than the floor after its verification started:
+// crypto/verification_floor.hpp), and measures kinds of hashes for it.
 #pragma once
 
 #include <atomic>
@@ -14,6 +17,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "crypto/password_hasher.hpp"
+#include "crypto/verification_floor.hpp"
 
 namespace authd {
 
@@ -45,9 +49,19 @@ class HashingPool {
   std::optional<Place> reserve();
 
   // Verifies on the reserved `place`. A null `phc` verifies against the
-  // dummy hash and never matches. `password` is wiped afterwards.
+  // dummy hash and never matches. `password` is wiped afterwards. The
+  // result's failure_not_before is when the verification started plus the
+  // floor as it stood then.
   boost::asio::awaitable<VerifyResult> verify(Place& place, std::string& password,
                                               const std::optional<std::string>& phc);
+
+  // For a thread that may block (never a connection thread): how long one
+  // verification of a wrong password against `phc` takes on a worker, as a
+  // login's would; nothing when the pool is saturated.
+  std::optional<VerificationFloor::Nanos> time_verification(const std::string& phc);
+
+  VerificationFloor& floor() { return floor_; }
+  const VerificationFloor& floor() const { return floor_; }
 
   // A new PHC string for `password`, or std::nullopt when the pool is
   // saturated. `password` is wiped afterwards.
@@ -74,6 +88,7 @@ class HashingPool {
   bool skip_abandoned();
 
   const PasswordHasher& hasher_;
+  VerificationFloor floor_;
   std::size_t workers_;
   std::size_t capacity_;                 // workers + queue length
   std::atomic<std::size_t> pending_{0};  // queued or running

@@ -10,6 +10,7 @@
 
 #include <sodium.h>
 
+#include "crypto/hash_kind.hpp"
 #include "crypto/random.hpp"
 
 // Warm argon2 memory.
@@ -159,6 +160,33 @@ PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
     throw std::invalid_argument("argon2id parameters below libsodium's minimum");
   }
   dummy_hash_ = hash(new_secret_token("dummy_"));
+  own_kind_ = password_hash_kind(dummy_hash_).value_or("");
+}
+
+std::optional<std::string> PasswordHasher::hash_of_kind(std::string_view kind,
+                                                        std::string_view password) const {
+  std::optional<Argon2Kind> parsed = parse_argon2_kind(kind);
+  if (!parsed || parsed->version != 19 || parsed->lanes != 1) return std::nullopt;
+  bool id = parsed->algorithm == "argon2id";
+  if (!id && parsed->algorithm != "argon2i") return std::nullopt;
+  unsigned long long ops = parsed->iterations;
+  std::size_t memory = static_cast<std::size_t>(parsed->memory_kib) * 1024;
+  // libsodium's ranges: the same for both but the least number of passes.
+  static_assert(crypto_pwhash_argon2i_OPSLIMIT_MAX == crypto_pwhash_argon2id_OPSLIMIT_MAX &&
+                crypto_pwhash_argon2i_MEMLIMIT_MIN == crypto_pwhash_argon2id_MEMLIMIT_MIN &&
+                crypto_pwhash_argon2i_MEMLIMIT_MAX == crypto_pwhash_argon2id_MEMLIMIT_MAX);
+  unsigned long long least_ops =
+      id ? crypto_pwhash_argon2id_OPSLIMIT_MIN : crypto_pwhash_argon2i_OPSLIMIT_MIN;
+  if (ops < least_ops || ops > crypto_pwhash_argon2id_OPSLIMIT_MAX ||
+      memory < crypto_pwhash_argon2id_MEMLIMIT_MIN || memory > crypto_pwhash_argon2id_MEMLIMIT_MAX)
+    return std::nullopt;
+  char out[crypto_pwhash_argon2id_STRBYTES];
+  static_assert(crypto_pwhash_argon2id_STRBYTES >= crypto_pwhash_argon2i_STRBYTES);
+  Argon2Call call(parsed->memory_kib);
+  int failed = id ? crypto_pwhash_argon2id_str(out, password.data(), password.size(), ops, memory)
+                  : crypto_pwhash_argon2i_str(out, password.data(), password.size(), ops, memory);
+  if (failed != 0) return std::nullopt;
+  return std::string(out);
 }
 
 std::string PasswordHasher::hash(std::string_view password) const {

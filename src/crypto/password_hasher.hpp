@@ -2,7 +2,9 @@
 // Synchronous and slow on purpose: servers call it only from HashingPool.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +20,10 @@ struct VerifyResult {
   // Set when the password matched but its hash was made with other
   // parameters or a weaker algorithm: the caller stores this new hash.
   std::string upgraded_hash;
+  // Set by the hashing pool: a failed check must not be answered before
+  // this (when the verification started plus the verification floor,
+  // crypto/verification_floor.hpp).
+  std::chrono::steady_clock::time_point failure_not_before{};
 };
 
 class PasswordHasher {
@@ -37,11 +43,22 @@ class PasswordHasher {
 
   const Argon2Params& params() const { return params_; }
 
+  // The kind of the hashes this hasher makes (crypto/hash_kind.hpp), which
+  // is also the dummy hash's.
+  const std::string& own_kind() const { return own_kind_; }
+
+  // A hash of `password` of the given kind, to measure what verifying that
+  // kind costs; nothing for a kind libsodium cannot make (argon2d, p other
+  // than 1, a version other than 19, argon2i under t = 3, memory or passes
+  // out of libsodium's range).
+  std::optional<std::string> hash_of_kind(std::string_view kind, std::string_view password) const;
+
  private:
   bool needs_rehash(std::string_view phc) const;
 
   Argon2Params params_;
   std::string dummy_hash_;
+  std::string own_kind_;
 };
 
 // Makes the argon2id computations of the calling thread reuse one memory

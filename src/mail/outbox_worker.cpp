@@ -36,7 +36,7 @@ Duration OutboxWorker::backoff(int attempts, Duration first, Duration max) {
 }
 
 void OutboxWorker::deliver_due(PeriodicThread& thread) {
-  while (!thread.stopping() && deliver_one()) {
+  while (!thread.stopping() && deliver_one(thread)) {
   }
 }
 
@@ -64,19 +64,55 @@ void OutboxWorker::note_relay(bool answered, bool probing) {
   if (probing) probing_ = false;
 }
 
-bool OutboxWorker::deliver_one() {
+// The relay has the mail; only the mark keeps it from being claimed and
+// sent again, with a fresh token, once its lease runs out. So a mark that
+// fails (the database briefly unreachable or locked) is tried again, with
+// backoff, for as long as it takes: the mark succeeds only while the mail
+// is still held under this claim's lease (mark_mail_sent), so trying past
+// the lease is safe, and as long as nothing claimed it again meanwhile (a
+// single instance is blocked here; another instance may, once the lease has
+// run out) the mail stays sent once. This delivery thread sends nothing else
+// while it waits: with the database unreachable it could not claim anything
+// anyway.
+// Left behind only when the worker stops, or another claim took the mail:
+// then it is (or has been) delivered again, and only the newer link works.
+bool OutboxWorker::mark_sent(PeriodicThread& thread, const OutboxRecord& mail,
+                             Millis lease_until) {
+  Duration wait = kFirstMarkRetry;
+  for (int attempt = 1;; ++attempt) {
+    bool marked = false;
+    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      marked = tx.mark_mail_sent(mail.id, now_millis(), lease_until);
+    });
+    if (status == StoreStatus::ok) {
+      if (!marked)  // our lease ran out and another claim took it
+        log::warn("mail_sent_twice", {{"mail_id", mail.id}, {"to", mask_email(mail.email)}});
+      return true;
+    }
+    log::warn("mail_mark_failed", {{"mail_id", mail.id}, {"attempt", attempt}});
+    if (!thread.pause(wait)) {
+      log::warn("mail_mark_abandoned", {{"mail_id", mail.id}, {"reason", "stopping"}});
+      return false;
+    }
+    wait = std::min(wait * 2, kMaxMarkRetry);
+  }
+}
+
+bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   Millis now = now_millis();
   bool probing = false;
   Pick pick = pick_next(now, probing);
+  Millis lease_until = now + settings_.lease.count();
   std::optional<OutboxRecord> mail;
   std::optional<std::string> token;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    Millis lease_until = now + settings_.lease.count();
     mail = pick == Pick::due ? tx.claim_due_mail(now, lease_until)
                              : tx.claim_pending_mail(now, lease_until);
     if (!mail) return;
     token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
-    if (!token) tx.delete_mail(mail->id);  // account disabled or deleted since
+    // No enabled account has the address (there never was one, or it was
+    // disabled or deleted since): the request goes, with no token minted.
+    if (!token) tx.delete_mail(mail->id);
   });
   if (status != StoreStatus::ok || !mail) {
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
@@ -85,7 +121,7 @@ bool OutboxWorker::deliver_one() {
   }
   if (!token) {
     if (probing) probing_ = false;
-    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "account disabled or gone"}});
+    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "no enabled account"}});
     return true;
   }
 
@@ -106,11 +142,11 @@ bool OutboxWorker::deliver_one() {
   Millis done = now_millis();
   note_relay(error.empty() || permanent, probing);
   if (error.empty()) {
-    status =
-        store_.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(mail->id, done); });
     sent_.fetch_add(1, std::memory_order_relaxed);
     log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
-  } else if (permanent) {
+    return mark_sent(thread, *mail, lease_until);
+  }
+  if (permanent) {
     // Retrying cannot help: the mail goes, like one whose account went.
     status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.delete_mail(mail->id); });
     rejected_.fetch_add(1, std::memory_order_relaxed);

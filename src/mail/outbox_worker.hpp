@@ -1,8 +1,9 @@
 // Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
-// mints its reset token in the same transaction, sends it, marks it sent or
-// schedules a retry with capped exponential backoff (or drops it when the
-// relay refused its recipient for good). Runs on threads of its own, so SMTP
-// latency never reaches a request.
+// mints its reset token in the same transaction, sends it, marks it sent
+// (retrying that mark while the database is unreachable, so that a mail the
+// relay accepted is not sent again) or schedules a retry with capped
+// exponential backoff (or drops it when the relay refused its recipient for
+// good). Runs on threads of its own, so SMTP latency never reaches a request.
 //
 // Several deliveries run at once (`concurrency` threads, each one mail at a
 // time), so that a relay that takes seconds per message does not cap mail at
@@ -52,8 +53,9 @@ class OutboxWorker {
   void start();
   void stop();
 
-  // One delivery attempt of the oldest due mail; false when none was due.
-  bool deliver_one();
+  // One delivery attempt on `thread` (one of this worker's); false when no
+  // mail was to be sent.
+  bool deliver_one(PeriodicThread& thread);
 
   // Delivery attempts so far, for GET /metrics.
   std::uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
@@ -63,6 +65,10 @@ class OutboxWorker {
   // Delay before attempt number `attempts + 1`.
   static Duration backoff(int attempts, Duration first, Duration max);
 
+  // Between attempts to mark a sent mail sent (see mark_sent).
+  static constexpr Duration kFirstMarkRetry = std::chrono::milliseconds(250);
+  static constexpr Duration kMaxMarkRetry = std::chrono::seconds(10);
+
  private:
   // Which mail a delivery thread claims next: a due one, or, when probing a
   // relay that is down or catching up once it is back, the earliest pending
@@ -71,6 +77,7 @@ class OutboxWorker {
   Pick pick_next(Millis now, bool& probing);
   void note_relay(bool answered, bool probing);
   void deliver_due(PeriodicThread& thread);
+  bool mark_sent(PeriodicThread& thread, const OutboxRecord& mail, Millis lease_until);
 
   Store& store_;
   MailTransport& transport_;

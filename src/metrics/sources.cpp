@@ -22,6 +22,15 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
     out.push_back({"authd_hashing_rejected_total",
                    "Hashing jobs refused because workers and queue were full (answered 503).",
                    "counter", static_cast<double>(hashing.rejected())});
+    const VerificationFloor& floor = hashing.floor();
+    out.push_back({"authd_login_floor_seconds",
+                   "No failed login is answered sooner than this after its verification began "
+                   "(the slowest stored kind of hash, with a margin).",
+                   "gauge", static_cast<double>(floor.current().count()) / 1e9});
+    out.push_back({"authd_login_floor_overruns_total",
+                   "Verifications that took longer than the floor (their failures answered "
+                   "late: the margin was too small for the load).",
+                   "counter", static_cast<double>(floor.overruns())});
   });
   metrics.add_source([&outbox](std::vector<MetricReading>& out) {
     out.push_back({"authd_outbox_sent_total", "Mails the transport accepted.", "counter",

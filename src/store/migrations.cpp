@@ -131,6 +131,41 @@ CREATE INDEX sessions_revoked ON sessions(revoked_at, expires_at) WHERE revoked_
      // table, stalling the previous release's instances; a later release that
      // marks adds it with CREATE INDEX CONCURRENTLY.
      "ALTER TABLE sessions ADD COLUMN revoked_at BIGINT;"},
+    // The kinds of password hashes stored (algorithm and parameters, never a
+    // salt or digest: crypto/hash_kind.hpp), which the login floor follows
+    // (decisions.md 10.5). From now on the store adds a kind whenever it
+    // writes a hash; this fills the set from the hashes already there. Each
+    // dialect takes the prefix "$argon2X$v=N$m=N,t=N,p=N" of a string that
+    // has a salt after it, as password_hash_kind() does (SQLite has no
+    // regular expressions: the fields are cut at their '$' and checked).
+    {3, "password_hash_kinds: the kinds of stored password hashes, for the login floor", R"sql(
+CREATE TABLE password_hash_kinds (kind TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO password_hash_kinds (kind)
+WITH a AS (
+  SELECT password_hash AS h, 1 + instr(substr(password_hash, 2), '$') AS d2
+  FROM users WHERE substr(password_hash, 1, 7) = '$argon2'),
+b AS (SELECT h, d2, d2 + instr(substr(h, d2 + 1), '$') AS d3 FROM a WHERE d2 > 1),
+c AS (SELECT h, d2, d3, d3 + instr(substr(h, d3 + 1), '$') AS d4 FROM b WHERE d3 > d2),
+f AS (SELECT substr(h, 1, d4 - 1) AS kind, substr(h, 2, d2 - 2) AS alg,
+             substr(h, d2 + 1, d3 - d2 - 1) AS v, substr(h, d3 + 1, d4 - d3 - 1) AS params
+      FROM c WHERE d4 > d3)
+SELECT DISTINCT kind FROM f
+WHERE alg IN ('argon2id', 'argon2i', 'argon2d')
+  AND v GLOB 'v=[0-9]*' AND length(v) <= 12 AND substr(v, 3) NOT GLOB '*[^0-9]*'
+  AND params GLOB 'm=[0-9]*,t=[0-9]*,p=[0-9]*' AND params NOT GLOB '*[^0-9mtp=,]*'
+  AND length(params) - length(replace(params, ',', '')) = 2
+  AND length(params) - length(replace(params, '=', '')) = 3
+  AND length(params) - length(replace(replace(replace(params, 'm', ''), 't', ''), 'p', '')) = 3;
+)sql",
+     R"sql(
+CREATE TABLE password_hash_kinds (kind TEXT PRIMARY KEY);
+INSERT INTO password_hash_kinds (kind)
+SELECT DISTINCT substring(password_hash FROM
+  '^\$argon2(?:id|i|d)\$v=[0-9]{1,10}\$m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,10}(?=\$)')
+FROM users
+WHERE password_hash ~ '^\$argon2(?:id|i|d)\$v=[0-9]{1,10}\$m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,10}\$'
+ON CONFLICT (kind) DO NOTHING;
+)sql"},
 };
 
 }  // namespace

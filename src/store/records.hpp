@@ -41,8 +41,8 @@ struct SessionUser {
 // one at delivery time.
 struct OutboxRecord {
   std::int64_t id = 0;
-  std::string kind;  // "password_reset"
-  std::string user_id;
+  std::string kind;     // "password_reset"
+  std::string user_id;  // empty: found by `email` at delivery (every reset request since issue 19)
   std::string email;
   Millis created_at = 0;
   int attempts = 0;

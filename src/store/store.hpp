@@ -42,9 +42,19 @@ class Transaction {
   virtual void update_user(const UserRecord& user) = 0;  // every column but id and created_at
   // Changes only the hash: a transparent upgrade is not a change of the record.
   virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
+  // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm
+  // and parameters, never a salt or digest). The three writes above add the
+  // kind of the hash they store, in their transaction; a kind stays listed
+  // after its last hash is gone (the floor it raises is then only higher
+  // than it needs to be).
+  virtual std::vector<std::string> password_hash_kinds() = 0;
 
   // Throttling events: one row per counted attempt, keyed by e.g. "login:email:a@b.c".
-  virtual std::vector<Millis> event_times(std::string_view key, Millis after) = 0;  // ascending
+  // The times of the newest `most` events of `key` later than `after`,
+  // ascending: one backward range scan of the (key, at) index, so a throttle
+  // check reads at most its limit's count of rows however many attempts
+  // were made.
+  virtual std::vector<Millis> event_times(std::string_view key, Millis after, int most) = 0;
   virtual std::int64_t insert_event(std::string_view key, Millis at) = 0;
   virtual void delete_event(std::int64_t event_id) = 0;
   virtual void delete_events(std::string_view key) = 0;
@@ -70,7 +80,10 @@ class Transaction {
   // (the outbox worker's relay probe, and its catching up once the relay is
   // back).
   virtual std::optional<OutboxRecord> claim_pending_mail(Millis now, Millis lease_until) = 0;
-  virtual void mark_mail_sent(std::int64_t mail_id, Millis at) = 0;
+  // Marks a mail sent, if it is still held under the lease `claimed_until`
+  // that its claim set; false when it is not (the lease ran out and another
+  // claim took it, or it is gone).
+  virtual bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) = 0;
   virtual void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                                std::string_view last_error) = 0;
   virtual void delete_mail(std::int64_t mail_id) = 0;

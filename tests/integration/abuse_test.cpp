@@ -34,7 +34,7 @@ const std::string kNormalPassword = "normal client password";
 std::unique_ptr<AuthdProcess> abuse_server(const std::string& header_timeout = "1s") {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--io-threads", "1", "--header-timeout", header_timeout,
-                           "--idle-timeout", "2s", "--login-client-limit", "1000000/1m"});
+                           "--idle-timeout", "2s", "--login-client-limit", "10000/1m"});
   auto authd = std::make_unique<AuthdProcess>(args);
   authd->add_user(kNormalEmail, kNormalPassword);
   return authd;

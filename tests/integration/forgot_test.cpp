@@ -111,6 +111,31 @@ TEST(Forgot, Decisions_6_Forgot_3_MailWithResetLinkAndOnlyADigestAtRest) {
   EXPECT_EQ(authd.log_text().find(token.substr(token.find('_') + 1)), std::string::npos);
 }
 
+// decisions.md 6 /forgot 2 (issue 19): the request writes the same rows
+// whatever the address: a mail-limit event and an outbox row keyed by the
+// address, with no account resolved (that happens at delivery, here an
+// hour away). So the transaction, and its time, cannot depend on whether
+// the address has an account. timing_test.cpp measures the time itself.
+TEST(Forgot, Decisions_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--reset-mail-delay", "1h"});
+  AuthdProcess authd(args);
+  authd.add_user(kEmail, kPassword);
+  authd.add_user("carol@example.com", kPassword);
+  cli_json(authd, {"user", "disable", "--email", "carol@example.com"});
+  for (const char* email : {"alice@example.com", "carol@example.com", "nobody@example.com"})
+    ASSERT_EQ(forgot(authd, email).status, 200) << email;
+  EXPECT_EQ(lines(authd.sql("select email, kind, user_id, attempts from outbox order by email")),
+            (std::vector<std::string>{"alice@example.com|password_reset||0",
+                                      "carol@example.com|password_reset||0",
+                                      "nobody@example.com|password_reset||0"}));
+  EXPECT_EQ(
+      lines(authd.sql("select key, count(*) from throttle_events where key like 'mail:%' "
+                      "group by key order by key")),
+      (std::vector<std::string>{"mail:reset:alice@example.com|1", "mail:reset:carol@example.com|1",
+                                "mail:reset:nobody@example.com|1"}));
+}
+
 // decisions.md 6 /forgot 3: no mail for an unknown or a disabled account.
 // A mail for an existing account afterwards proves the worker ran.
 TEST(Forgot, Decisions_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {

@@ -450,7 +450,8 @@ std::string AuthdProcess::sql(const std::string& query) const {
   std::string output_path = directory_ + "/sql.out";
   std::filesystem::remove(output_path);
   if (database_url_.rfind("sqlite:", 0) == 0) {
-    run_to_end({"/usr/bin/sqlite3", database_path(), query}, output_path);
+    // The URL's file: a server started on another's database has none of its own.
+    run_to_end({"/usr/bin/sqlite3", database_url_.substr(7), query}, output_path);
   } else {
     run_to_end({"/usr/bin/psql", "-X", "-A", "-t", "-q", "-d", database_url_, "-c", query},
                output_path);
@@ -473,6 +474,8 @@ SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
     args.insert(args.end(), {"--tls-cert", options.tls_cert, "--tls-key", options.tls_key});
   if (options.delay_ms > 0)
     args.insert(args.end(), {"--delay-ms", std::to_string(options.delay_ms)});
+  if (options.hold_reply_seconds > 0)
+    args.insert(args.end(), {"--hold-reply", std::to_string(options.hold_reply_seconds)});
   pid_ = spawn(args, directory_ + "/sink.log", -1, "");
   bool ready = poll([&] {
     std::string text = read_file(port_file);
@@ -514,6 +517,51 @@ std::vector<std::string> SmtpSink::mails() const { return eml_files_in(directory
 std::vector<std::string> SmtpSink::wait_for_mails(std::size_t count) const {
   poll([&] { return mails().size() >= count; });
   return mails();
+}
+
+HeldLock::HeldLock(const AuthdProcess& authd, const std::string& sql)
+    : directory_(make_temporary_directory()) {
+  ::signal(SIGPIPE, SIG_IGN);  // a client that died must fail the test, not kill it
+  int fds[2];
+  // Close-on-exec: the client must see end-of-file once we close our end.
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  input_ = fds[1];
+  const std::string& url = authd.database_url();
+  std::vector<std::string> args;
+  std::string script;
+  if (url.rfind("sqlite:", 0) == 0) {
+    // The shell waits for a lock (authd's writer may hold it for a batch).
+    args = {"/usr/bin/sqlite3", url.substr(7)};
+    script = ".timeout 5000\n" + sql + ";\n.print HELD\n";
+  } else {
+    args = {"/usr/bin/psql", "-X", "-q", "-d", url};
+    script = sql + ";\n\\echo HELD\n";
+  }
+  std::string output = directory_ + "/client.out";
+  pid_ = spawn(args, output, fds[0], "");
+  ::close(fds[0]);
+  if (::write(input_, script.data(), script.size()) != static_cast<ssize_t>(script.size()))
+    throw std::runtime_error("cannot talk to the database client");
+  if (!poll([&] { return read_file(output).find("HELD") != std::string::npos; })) {
+    release();
+    throw std::runtime_error("the lock was not taken: " + read_file(output));
+  }
+}
+
+void HeldLock::release() {
+  if (input_ >= 0) {
+    const std::string rollback = "ROLLBACK;\n";
+    [[maybe_unused]] ssize_t ignored = ::write(input_, rollback.data(), rollback.size());
+    ::close(input_);  // end of input: the client exits
+    input_ = -1;
+  }
+  if (pid_ > 0) {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  if (!directory_.empty()) remove_unless_kept(directory_);
+  directory_.clear();
 }
 
 ReservedPort::ReservedPort() {

@@ -161,6 +161,7 @@ class SmtpSink {
     std::string tls_cert;                        // PEM files: offer (and require) STARTTLS
     std::string tls_key;
     int delay_ms = 0;  // wait before answering each message
+    double hold_reply_seconds = 0;  // store each message, then wait this long before the 250
   };
   explicit SmtpSink(Options options);
   SmtpSink() : SmtpSink(Options{}) {}
@@ -184,6 +185,26 @@ class SmtpSink {
   std::string directory_;
   int pid_ = -1;
   unsigned short port_ = 0;
+};
+
+// Another client of a server's database (the sqlite3 or psql shell) that
+// holds a transaction open, and with it the locks that `sql` takes, until
+// release(): a database that is briefly unavailable to authd, without
+// touching the database server that other tests share. The constructor
+// returns once the locks are held.
+class HeldLock {
+ public:
+  HeldLock(const AuthdProcess& authd, const std::string& sql);
+  ~HeldLock() { release(); }
+  HeldLock(const HeldLock&) = delete;
+  HeldLock& operator=(const HeldLock&) = delete;
+
+  void release();  // rolls the transaction back and ends the client
+
+ private:
+  std::string directory_;
+  int input_ = -1;  // the client's standard input
+  int pid_ = -1;
 };
 
 // A TCP port on 127.0.0.1 held by a socket that is bound but not listening:

@@ -170,7 +170,7 @@ inline AuthdProcess& shared_authd() {
     for (const char* flag :
          {"--login-email-limit", "--login-client-limit", "--forgot-client-limit"}) {
       args.push_back(flag);
-      args.push_back("1000000/1m");
+      args.push_back("10000/1m");
     }
     auto process = std::make_unique<AuthdProcess>(args);
     process->add_user(kUserEmail, kUserPassword);

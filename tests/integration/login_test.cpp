@@ -100,7 +100,7 @@ TEST(Login, Decisions_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
 // 503 with Retry-After (never 500), and the server keeps serving.
 TEST(Login, Decisions_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAndCountsNothing) {
   AuthdProcess authd(
-      {"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit", "100000/15m"});
+      {"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit", "10000/15m"});
   constexpr int kClients = 24;
   std::vector<HttpResponse> all;
   bool saw_503 = false;

@@ -22,8 +22,8 @@ namespace {
 // One worker, one waiting slot, and a hash that takes a while (the default
 // OWASP cost), so that a handful of concurrent logins overflows the pool.
 std::vector<std::string> small_pool() {
-  return {"--hash-workers",      "1",          "--hash-queue",         "1",
-          "--login-email-limit", "1000000/1m", "--login-client-limit", "1000000/1m"};
+  return {"--hash-workers",      "1",        "--hash-queue",         "1",
+          "--login-email-limit", "10000/1m", "--login-client-limit", "10000/1m"};
 }
 
 struct LoadResult {

@@ -102,7 +102,13 @@ TEST(Smtp, Decisions_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
   for (const auto& mail : mails) recipients.push_back(header_of(mail, "Delivered-To"));
   std::sort(recipients.begin(), recipients.end());
   EXPECT_EQ(recipients, (std::vector<std::string>{kEmail, "barrier@example.com"}));
-  EXPECT_EQ(lines(authd.sql("select count(*) from outbox")), std::vector<std::string>{"2"});
+  // The requests for the unknown and the disabled address were queued like
+  // the others (the same work for every address, issue 19) and are dropped
+  // by the worker when due, perhaps after the barrier's mail arrived.
+  EXPECT_TRUE(eventually([&] {
+    return lines(authd.sql("select count(*) from outbox")) == std::vector<std::string>{"2"};
+  }));
+  EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"2"});
 }
 
 // decisions.md 6 /forgot 4: the relay is down when the mail is due; authd

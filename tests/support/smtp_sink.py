@@ -8,9 +8,11 @@ envelope in Return-Path and Delivered-To lines on top, as a mail delivery
 agent would. Optional: STARTTLS with a certificate, required AUTH, a
 number of first deliveries answered 451 (a temporary failure) to exercise
 authd's retries, recipients refused for good (550 to RCPT TO), and a delay
-before each answer to DATA (a slow relay). The most deliveries it ever had
-in progress at once is kept in <mail-dir>/../max-concurrent. Runs until
-SIGTERM or SIGINT.
+before each answer to DATA (a slow relay), and a delay between storing a
+message and answering its DATA (so that a test can act while authd waits
+for the relay's answer to a mail the relay already has). The most
+deliveries it ever had in progress at once is kept in
+<mail-dir>/../max-concurrent. Runs until SIGTERM or SIGINT.
 
 Run it with /usr/bin/python3: that is the interpreter Debian's aiosmtpd is
 installed for.
@@ -26,11 +28,12 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Mailbox:
-    def __init__(self, directory, temporary_failures, refused_recipients, delay_ms):
+    def __init__(self, directory, temporary_failures, refused_recipients, delay_ms, hold_reply):
         self.directory = directory
         self.temporary_failures = temporary_failures
         self.refused_recipients = {r.lower() for r in refused_recipients}
         self.delay = delay_ms / 1000.0
+        self.hold_reply = hold_reply
         self.count = 0
         self.in_progress = 0
         self.most_in_progress = 0
@@ -55,11 +58,11 @@ class Mailbox:
         try:
             if self.delay > 0:
                 await asyncio.sleep(self.delay)
-            return self.answer_DATA(envelope)
+            return await self.answer_DATA(envelope)
         finally:
             self.note_in_progress(-1)
 
-    def answer_DATA(self, envelope):
+    async def answer_DATA(self, envelope):
         if self.temporary_failures > 0:
             self.temporary_failures -= 1
             return "451 4.3.0 Try again later (test sink)"
@@ -71,6 +74,8 @@ class Mailbox:
         with open(name + ".tmp", "wb") as out:
             out.write(data)
         os.rename(name + ".tmp", name)
+        if self.hold_reply > 0:
+            await asyncio.sleep(self.hold_reply)
         return "250 2.0.0 OK"
 
 
@@ -100,10 +105,13 @@ async def main():
                         help="answer 550 to RCPT TO for this address (repeatable)")
     parser.add_argument("--delay-ms", type=int, default=0,
                         help="wait this long before answering each message (a slow relay)")
+    parser.add_argument("--hold-reply", type=float, default=0, metavar="SECONDS",
+                        help="store each message, then wait this long before answering 250")
     args = parser.parse_args()
 
     os.makedirs(args.mail_dir, exist_ok=True)
-    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient, args.delay_ms)
+    mailbox = Mailbox(args.mail_dir, args.fail_first, args.refuse_recipient, args.delay_ms,
+                      args.hold_reply)
     tls = None
     if args.tls_cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

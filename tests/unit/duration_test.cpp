@@ -39,9 +39,20 @@ TEST(RateLimit, ParsesCountAndWindow) {
 }
 
 TEST(RateLimit, RejectsMalformedText) {
-  for (const char* text : {"", "10", "/15m", "10/", "0/15m", "10/0s", "x/15m", "10/15"}) {
+  for (const char* text : {"", "10", "/15m", "10/", "0/15m", "10/0s", "x/15m", "10/15", "-1/15m"}) {
     EXPECT_FALSE(parse_rate_limit(text).has_value()) << text;
   }
+}
+
+// A throttle check reads up to COUNT events, so COUNT is bounded (issue 19):
+// 1 to kMaxRateLimitCount (1,000,000), nothing beyond.
+TEST(RateLimit, CountIsFromOneToTheDocumentedMaximum) {
+  EXPECT_EQ(kMaxRateLimitCount, 1'000'000);
+  ASSERT_TRUE(parse_rate_limit("1/1s").has_value());
+  ASSERT_TRUE(parse_rate_limit("1000000/1h").has_value());
+  EXPECT_EQ(parse_rate_limit("1000000/1h")->count, 1'000'000);
+  for (const char* text : {"0/1m", "1000001/1h", "99999999999/1m"})
+    EXPECT_FALSE(parse_rate_limit(text).has_value()) << text;
 }
 
 }  // namespace

@@ -219,7 +219,7 @@ TEST_F(PostgresStoreTest, Decisions_6_Login_4_ThrottleCountIsExactUnderConcurren
   std::atomic<int> allowed{0};
   race(kWriters, [&](Store& store, int) {
     StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
-      if (tx.event_times("login:email:a@example.com", 0).size() >= 10) return;
+      if (tx.event_times("login:email:a@example.com", 0, 100).size() >= 10) return;
       tx.insert_event("login:email:a@example.com", now_millis());
       ++allowed;
     });
@@ -227,9 +227,94 @@ TEST_F(PostgresStoreTest, Decisions_6_Login_4_ThrottleCountIsExactUnderConcurren
   });
   EXPECT_EQ(allowed, 10);
   std::size_t stored = 0;
-  a_->run(Store::Mode::read,
-          [&](Transaction& tx) { stored = tx.event_times("login:email:a@example.com", 0).size(); });
+  a_->run(Store::Mode::read, [&](Transaction& tx) {
+    stored = tx.event_times("login:email:a@example.com", 0, 100).size();
+  });
   EXPECT_EQ(stored, 10u);
+}
+
+// Issue 19: a throttle check reads the newest `most` events of its key,
+// ascending, walking the (key, at) index backwards: on a table of 50,000
+// events, analysed, the plan is a backward (index-only) scan under the LIMIT, with
+// no sort (the statement is the store's, postgres_store.cpp).
+TEST_F(PostgresStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesByABackwardIndexScan) {
+  PGconn* raw = PQconnectdb(url_.c_str());
+  PQclear(PQexec(raw,
+                 "INSERT INTO throttle_events (key, at) SELECT 'k' || (i % 10), i "
+                 "FROM generate_series(1, 50000) AS i; ANALYZE throttle_events"));
+  PGresult* explained = PQexec(raw,
+                               "EXPLAIN SELECT at FROM throttle_events WHERE key = 'k3' AND "
+                               "at > 0 ORDER BY at DESC LIMIT 10");
+  std::string plan;
+  for (int i = 0; i < PQntuples(explained); ++i)
+    plan += std::string(PQgetvalue(explained, i, 0)) + "\n";
+  PQclear(explained);
+  PQfinish(raw);
+  EXPECT_NE(plan.find("Scan Backward using throttle_events_by_key"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
+
+  std::vector<Millis> newest;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) { newest = tx.event_times("k3", 49'900, 3); }),
+            StoreStatus::ok);
+  EXPECT_EQ(newest, (std::vector<Millis>{49'973, 49'983, 49'993}));
+}
+
+// decisions.md 10.5 (issue 19): each instance's hash writes add their kind
+// to the one set both read; a kind both add at once is stored once.
+TEST_F(PostgresStoreTest, Decisions_10_5_HashWritesOfEveryInstanceRecordTheirKinds) {
+  UserRecord u = add_user("alice@example.com");  // m=64,t=1, through instance a
+  race(8, [&](Store& store, int i) {
+    StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
+      tx.replace_password_hash(u.id, i % 2 == 0 ? "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA"
+                                                : "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA");
+    });
+    EXPECT_EQ(status, StoreStatus::ok);
+  });
+  std::vector<std::string> kinds;
+  ASSERT_EQ(b_->run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+            StoreStatus::ok);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"$argon2i$v=19$m=4096,t=3,p=1",
+                                             "$argon2id$v=19$m=128,t=2,p=1",
+                                             "$argon2id$v=19$m=64,t=1,p=1"}));
+}
+
+// Migration 3 on PostgreSQL fills the set as the SQLite one does (the same
+// cases as SqliteStoreTest.Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes).
+TEST(PostgresMigration, Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
+  const char* server = std::getenv("AUTHD_TEST_POSTGRES");
+  if (server == nullptr || *server == '\0')
+    GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+  std::string url = fresh_database();
+  PGconn* raw = PQconnectdb(url.c_str());
+  std::string old_schema =
+      std::string(migrations()[0].postgres_sql) + migrations()[1].postgres_sql +
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+      "description TEXT NOT NULL, applied_at BIGINT NOT NULL);"
+      "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0);"
+      "INSERT INTO users (id, email, password_hash, created_at, updated_at) "
+      "VALUES "
+      "('u1', 'a@b.c', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', 0, 0),"
+      "('u2', 'b@b.c', '$argon2id$v=19$m=19456,t=2,p=1$b3RoZXI$aGFzaDI', 0, 0),"
+      "('u3', 'c@b.c', '$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA', 0, 0),"
+      "('u4', 'd@b.c', NULL, 0, 0),"
+      "('u5', 'e@b.c', '$argon2id$v=19$m=64,t=1,p=1', 0, 0),"
+      "('u6', 'f@b.c', '$argon2id$v=19$m=64,t=1,p=1,x=2$c2FsdA$aA', 0, 0),"
+      "('u7', 'g@b.c', '$argon2d$v=16$m=8,t=1,p=4$c2FsdA$aA', 0, 0),"
+      "('u8', 'h@b.c', '$ARGON2ID$v=19$m=64,t=1,p=1$c2FsdA$aA', 0, 0);";
+  PGresult* created = PQexec(raw, old_schema.c_str());
+  ASSERT_EQ(PQresultStatus(created), PGRES_COMMAND_OK) << PQerrorMessage(raw);
+  PQclear(created);
+  PQfinish(raw);
+  postgres::PostgresStore store(url, 2, 5s);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  std::vector<std::string> kinds;
+  ASSERT_EQ(
+      store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+      StoreStatus::ok);
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"$argon2d$v=16$m=8,t=1,p=4", "$argon2i$v=19$m=4096,t=3,p=1",
+                                      "$argon2id$v=19$m=19456,t=2,p=1"}));
 }
 
 // Sessions of this test's database waiting for a lock held by another.

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "auth/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"
@@ -136,7 +137,7 @@ TEST_F(SqliteStoreTest, ThrowingTransactionRollsBack) {
                       [&](Transaction& tx) {
                         first = tx.user_by_email("first@b.c").has_value();
                         second = tx.user_by_email("second@b.c").has_value();
-                        events = tx.event_times("login:email:first@b.c", 0).size();
+                        events = tx.event_times("login:email:first@b.c", 0, 100).size();
                       }),
             StoreStatus::ok);
   EXPECT_FALSE(first);
@@ -206,10 +207,20 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->id, first->id);
 
+  // Marking sent needs the current lease: the first claim's lease ran out
+  // and the mail was claimed again, so the first claimer cannot mark it.
+  auto mark = [&](std::int64_t id, Millis at, Millis lease) {
+    bool marked = false;
+    EXPECT_EQ(store.run(Store::Mode::write,
+                        [&](Transaction& tx) { marked = tx.mark_mail_sent(id, at, lease); }),
+              StoreStatus::ok);
+    return marked;
+  };
+  EXPECT_FALSE(mark(first->id, 10'500, 10'000));
+  EXPECT_TRUE(mark(first->id, 10'500, 20'000));
+  EXPECT_FALSE(mark(first->id, 10'600, 20'000)) << "marked once";
+
   // Sent mails are never claimed again; the second one comes when due.
-  ASSERT_EQ(
-      store.run(Store::Mode::write, [&](Transaction& tx) { tx.mark_mail_sent(first->id, 10'500); }),
-      StoreStatus::ok);
   EXPECT_FALSE(claim(40'000, 50'000).has_value());
   auto second = claim(60'000, 70'000);
   ASSERT_TRUE(second.has_value());
@@ -225,6 +236,81 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   ASSERT_TRUE(retried.has_value());
   EXPECT_EQ(retried->id, second->id);
   EXPECT_EQ(retried->attempts, 1);
+}
+
+// Issue 19: a throttle check reads the newest `most` events of its key in
+// the window, ascending, and nothing older, whatever else is stored.
+TEST_F(SqliteStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesOnly) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) {
+                        for (Millis at = 1; at <= 5'000; ++at) tx.insert_event("k", at);
+                        tx.insert_event("other", 4'999);
+                      }),
+            StoreStatus::ok);
+  std::vector<Millis> newest, few, none;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) {
+                        newest = tx.event_times("k", 0, 3);
+                        few = tx.event_times("k", 4'998, 10);
+                        none = tx.event_times("k", 5'000, 10);
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(newest, (std::vector<Millis>{4'998, 4'999, 5'000}));
+  EXPECT_EQ(few, (std::vector<Millis>{4'999, 5'000}));
+  EXPECT_TRUE(none.empty());
+}
+
+// decisions.md 6 /forgot 5: /forgot reads both mail limits of an address in
+// one read (check_throttles); the verdicts are those of one read per limit,
+// at every moment of a history that crosses both limits.
+TEST_F(SqliteStoreTest, Decisions_6_Forgot_5_BothMailLimitsFromOneReadAsFromTwo) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  const RateLimit short_term{1, std::chrono::minutes(1)};
+  const RateLimit long_term{5, std::chrono::hours(1)};
+  constexpr Millis kMinute = 60'000;
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [](Transaction& tx) {
+                        for (Millis at : {1, 7, 8, 20, 21, 22, 50, 59, 61, 62})
+                          tx.insert_event("mail:reset:a@b.c", at * kMinute);
+                      }),
+            StoreStatus::ok);
+  for (Millis now = 0; now <= 130 * kMinute; now += kMinute / 4) {
+    ASSERT_EQ(
+        store.run(Store::Mode::read,
+                  [&](Transaction& tx) {
+                    auto [one, other] =
+                        check_throttles(tx, "mail:reset:a@b.c", now, short_term, long_term);
+                    ThrottleVerdict first = check_throttle(tx, "mail:reset:a@b.c", now, short_term);
+                    ThrottleVerdict second = check_throttle(tx, "mail:reset:a@b.c", now, long_term);
+                    EXPECT_EQ(one.allowed, first.allowed) << now;
+                    EXPECT_EQ(one.retry_after, first.retry_after) << now;
+                    EXPECT_EQ(other.allowed, second.allowed) << now;
+                    EXPECT_EQ(other.retry_after, second.retry_after) << now;
+                  }),
+        StoreStatus::ok);
+  }
+}
+
+// The throttle read walks the (key, at) index backwards and stops after its
+// LIMIT: no temporary b-tree to sort, no visit of the table's rows (the
+// statement is the store's, sqlite_store.cpp).
+TEST_F(SqliteStoreTest, EventTimesReadsTheKeyIndexBackwardsWithoutSorting) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  sqlite::Connection connection(path_);
+  auto st = connection.prepare(
+      "EXPLAIN QUERY PLAN "
+      "SELECT at FROM throttle_events WHERE key = ?1 AND at > ?2 ORDER BY at DESC LIMIT ?3");
+  st.bind(1, "k").bind(2, std::int64_t{0}).bind(3, std::int64_t{10});
+  std::string plan;
+  while (st.step()) plan += st.text(3) + "\n";
+  EXPECT_NE(plan.find("USING COVERING INDEX throttle_events_by_key (key=? AND at>?)"),
+            std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
 }
 
 // decisions.md 5.3: expired sessions are pruned; live ones stay, and so
@@ -262,7 +348,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
                         expired = tx.session_user(sha256("expired")).has_value();
                         just_expired = tx.session_user(sha256("just-expired")).has_value();
                         live = tx.session_user(sha256("live")).has_value();
-                        events = tx.event_times("login:email:alice@example.com", 0).size();
+                        events = tx.event_times("login:email:alice@example.com", 0, 100).size();
                       }),
             StoreStatus::ok);
   EXPECT_FALSE(expired);
@@ -347,6 +433,86 @@ TEST_F(SqliteStoreTest, SessionsOfTheFirstSchemaSurviveMigrationTwo) {
   EXPECT_TRUE(found);
   EXPECT_TRUE(revoked);
   EXPECT_FALSE(found_after);
+}
+
+// decisions.md 10.5 (issue 19): the store keeps the set of kinds of the
+// hashes it holds, adding a kind whenever a write stores a hash, in the
+// same transaction; never a salt or a digest.
+TEST_F(SqliteStoreTest, Decisions_10_5_EveryHashWriteRecordsItsKind) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  UserRecord a = user("a@b.c");  // m=64,t=1
+  UserRecord b = user("b@b.c");
+  b.password_hash.reset();  // no password yet
+  std::vector<std::string> kinds;
+  auto read_kinds = [&] {
+    EXPECT_EQ(
+        store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+        StoreStatus::ok);
+    return kinds;
+  };
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.insert_user(a);
+                        tx.insert_user(b);
+                        UserRecord taken = user("a@b.c");  // e-mail taken: not stored
+                        taken.password_hash = "$argon2id$v=19$m=99,t=9,p=1$c2FsdA$aGFzaA";
+                        EXPECT_FALSE(tx.insert_user(taken));
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(read_kinds(), std::vector<std::string>{"$argon2id$v=19$m=64,t=1,p=1"});
+  ASSERT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.replace_password_hash(a.id, "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA");
+                        b.password_hash = "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA";
+                        tx.update_user(b);
+                        tx.replace_password_hash(a.id, "not a hash authd can read");
+                      }),
+            StoreStatus::ok);
+  EXPECT_EQ(read_kinds(), (std::vector<std::string>{"$argon2i$v=19$m=4096,t=3,p=1",
+                                                    "$argon2id$v=19$m=128,t=2,p=1",
+                                                    "$argon2id$v=19$m=64,t=1,p=1"}));
+  // A write that is rolled back leaves no kind behind.
+  EXPECT_EQ(store.run(Store::Mode::write,
+                      [&](Transaction& tx) {
+                        tx.replace_password_hash(a.id, "$argon2id$v=19$m=256,t=4,p=1$c2FsdA$aA");
+                        throw StoreError("simulated failure");
+                      }),
+            StoreStatus::failed);
+  EXPECT_EQ(read_kinds().size(), 3u);
+}
+
+// Migration 3 fills the set from the hashes already stored, reading the
+// kind as password_hash_kind() does: only well-formed argon2 PHC strings,
+// each kind once, no salt.
+TEST_F(SqliteStoreTest, Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
+  {
+    sqlite::Connection old(path_);
+    old.execute(migrations()[0].sqlite_sql);
+    old.execute(migrations()[1].sqlite_sql);
+    old.execute(
+        "CREATE TABLE schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+        "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0);"
+        "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES "
+        "('u1', 'a@b.c', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', 0, 0),"
+        "('u2', 'b@b.c', '$argon2id$v=19$m=19456,t=2,p=1$b3RoZXI$aGFzaDI', 0, 0),"
+        "('u3', 'c@b.c', '$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA', 0, 0),"
+        "('u4', 'd@b.c', NULL, 0, 0),"
+        "('u5', 'e@b.c', '$argon2id$v=19$m=64,t=1,p=1', 0, 0),"
+        "('u6', 'f@b.c', '$argon2id$v=19$m=64,t=1,p=1,x=2$c2FsdA$aA', 0, 0),"
+        "('u7', 'g@b.c', '$argon2d$v=16$m=8,t=1,p=4$c2FsdA$aA', 0, 0),"
+        "('u8', 'h@b.c', '$ARGON2ID$v=19$m=64,t=1,p=1$c2FsdA$aA', 0, 0);");
+  }
+  sqlite::SqliteStore store(path_);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  std::vector<std::string> kinds;
+  ASSERT_EQ(
+      store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+      StoreStatus::ok);
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"$argon2d$v=16$m=8,t=1,p=4", "$argon2i$v=19$m=4096,t=3,p=1",
+                                      "$argon2id$v=19$m=19456,t=2,p=1"}));
 }
 
 // Frames in the WAL file beside `db` (its 32-byte header, then frames of a

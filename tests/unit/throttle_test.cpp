@@ -4,7 +4,9 @@
 // limits).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -133,6 +135,78 @@ TEST(Throttle, CombineTakesTheLongerWait) {
   auto none = combine(ok, ok);
   EXPECT_TRUE(none.allowed);
   EXPECT_EQ(none.retry_after, 0s);
+}
+
+// What check_throttle reads: the newest `most` events after `after`, as
+// Transaction::event_times returns them (ascending).
+std::vector<Millis> newest(const std::vector<Millis>& times, Millis after, int most) {
+  std::vector<Millis> in_window;
+  for (Millis t : times)
+    if (t > after) in_window.push_back(t);
+  if (in_window.size() > static_cast<std::size_t>(most))
+    in_window.erase(in_window.begin(), in_window.end() - most);
+  return in_window;
+}
+
+// The store reads only the newest `count` events of a key (issue 19: a
+// throttle check must not read every attempt an attacker made). The verdict
+// and Retry-After from those alone must equal those from every event in
+// the window, in every case of this table.
+TEST(Throttle, Decisions_6_Login_4_NewestCountEventsGiveTheSameVerdictAsAllOfThem) {
+  struct Case {
+    const char* what;
+    std::vector<Millis> times;  // ascending
+    RateLimit limit;
+    bool allowed;
+    seconds retry_after;
+  };
+  const std::vector<Case> cases = {
+      {"none", {}, limit(10, 15min), true, 0s},
+      {"one under", events(9, kMinute, 0), limit(10, 15min), true, 0s},
+      {"exactly at", events(10, kMinute, 0), limit(10, 15min), false, 360s},
+      {"far over", events(5000, 100, 0), limit(10, 15min), false, 900s},
+      {"over, oldest decide", events(30, kMinute / 2, 0), limit(10, 15min), false, 630s},
+      {"old ones outside", events(40, kMinute, 0), limit(10, 15min), false, 360s},
+      {"all outside", events(40, kMinute, 16 * kMinute), limit(10, 15min), true, 0s},
+      {"edge: one window old", {kNow - 15 * kMinute, kNow - kMinute}, limit(2, 15min), true, 0s},
+      {"edge: 1 ms inside", {kNow - 15 * kMinute + 1, kNow - kMinute}, limit(2, 15min), false, 1s},
+      {"count 1", events(3, kMinute, 10'500), limit(1, 1min), false, 50s},
+      {"equal times", std::vector<Millis>(20, kNow - 1000), limit(5, 1min), false, 59s},
+      {"max count", events(10'000, 10, 0), limit(10'000, 1h), false, 3'501s},
+  };
+  for (const Case& c : cases) {
+    auto everything = evaluate_window(c.times, kNow, c.limit);
+    auto bounded = evaluate_window(newest(c.times, kNow - c.limit.window.count(), c.limit.count),
+                                   kNow, c.limit);
+    EXPECT_EQ(everything.allowed, c.allowed) << c.what;
+    EXPECT_EQ(everything.retry_after, c.retry_after) << c.what;
+    EXPECT_EQ(bounded.allowed, c.allowed) << c.what;
+    EXPECT_EQ(bounded.retry_after, c.retry_after) << c.what;
+  }
+}
+
+// The same equivalence over many generated event lists (a fixed seed, so
+// the run is deterministic): bursts, gaps, duplicates, events on the edges.
+TEST(Throttle, NewestCountEventsAgreeWithAllOfThemOnGeneratedLists) {
+  std::uint64_t state = 0x9E3779B97F4A7C15u;
+  auto next = [&state](std::uint64_t bound) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return (state >> 33) % bound;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    RateLimit rule = limit(static_cast<int>(1 + next(12)), Duration(1 + next(20 * kMinute)));
+    std::vector<Millis> times;
+    auto n = next(40);
+    for (std::uint64_t i = 0; i < n; ++i)
+      times.push_back(kNow - static_cast<Millis>(
+                                 next(static_cast<std::uint64_t>(rule.window.count() * 2 + 1))));
+    std::sort(times.begin(), times.end());
+    auto everything = evaluate_window(times, kNow, rule);
+    auto bounded =
+        evaluate_window(newest(times, kNow - rule.window.count(), rule.count), kNow, rule);
+    ASSERT_EQ(everything.allowed, bounded.allowed) << round;
+    ASSERT_EQ(everything.retry_after, bounded.retry_after) << round;
+  }
 }
 
 // Counters live in separate namespaces, so one limit never counts another's events.

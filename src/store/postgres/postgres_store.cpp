@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/log.hpp"
+#include "crypto/hash_kind.hpp"
 #include "store/migrations.hpp"
 #include "store/postgres/connection.hpp"
 
@@ -103,11 +104,13 @@ class PostgresTransaction final : public Transaction {
     Params params;
     params.text(u.id);
     add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
-    return db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
-                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-                   "ON CONFLICT (email) DO NOTHING",
-                   params)
-               .affected() == 1;
+    bool inserted = db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
+                            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                            "ON CONFLICT (email) DO NOTHING",
+                            params)
+                        .affected() == 1;
+    if (inserted && u.password_hash) record_hash_kind(*u.password_hash);
+    return inserted;
   }
 
   void update_user(const UserRecord& u) override {
@@ -119,26 +122,39 @@ class PostgresTransaction final : public Transaction {
         "display_name = $6, email_verified_at = $7, phone_verified_at = $8, disabled = $9, "
         "updated_at = $10 WHERE id = $1",
         params);
+    if (u.password_hash) record_hash_kind(*u.password_hash);
   }
 
   void replace_password_hash(std::string_view user_id, std::string_view phc) override {
     Params params;
     params.text(user_id).text(phc);
     db_.run("UPDATE users SET password_hash = $2 WHERE id = $1", params);
+    record_hash_kind(phc);
   }
 
-  std::vector<Millis> event_times(std::string_view key, Millis after) override {
+  std::vector<std::string> password_hash_kinds() override {
+    Result rows = db_.run("SELECT kind FROM password_hash_kinds ORDER BY kind");
+    std::vector<std::string> kinds;
+    kinds.reserve(static_cast<std::size_t>(rows.rows()));
+    for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
+    return kinds;
+  }
+
+  std::vector<Millis> event_times(std::string_view key, Millis after, int most) override {
     Params params;
     params.text(key);
     // A separate statement: a READ COMMITTED statement sees what was
     // committed when it started, so the count must start after the lock.
     if (locking_) db_.run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
-    params.integer(after);
-    Result rows =
-        db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at", params);
-    std::vector<Millis> times;
-    times.reserve(static_cast<std::size_t>(rows.rows()));
-    for (int i = 0; i < rows.rows(); ++i) times.push_back(rows.integer(i, 0));
+    params.integer(after).integer(most);
+    // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
+    // by the LIMIT: no sort, `most` rows at most.
+    Result rows = db_.run(
+        "SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
+        params);
+    std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
+    for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
+      times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
     return times;
   }
 
@@ -243,11 +259,14 @@ class PostgresTransaction final : public Transaction {
                         rows.integer(0, 6)};
   }
 
-  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+  bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override {
     Params params;
-    params.integer(mail_id).integer(at);
-    db_.run("UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL WHERE id = $1",
-            params);
+    params.integer(mail_id).integer(at).integer(claimed_until);
+    return db_.run(
+                  "UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL "
+                  "WHERE id = $1 AND claimed_until = $3 AND sent_at IS NULL",
+                  params)
+               .affected() == 1;
   }
 
   void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
@@ -334,6 +353,17 @@ class PostgresTransaction final : public Transaction {
   }
 
  private:
+  // One statement that changes nothing when the kind is listed already (a
+  // concurrent first insert of the same kind is waited for, then ignored).
+  void record_hash_kind(std::string_view phc) {
+    std::optional<std::string> kind = password_hash_kind(phc);
+    if (!kind) return;
+    Params params;
+    params.text(*kind);
+    db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",
+            params);
+  }
+
   Connection& db_;
   bool locking_;
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <system_error>
 
 #include "core/log.hpp"
+#include "crypto/hash_kind.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
@@ -75,7 +77,9 @@ class SqliteTransaction final : public Transaction {
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (email) DO NOTHING");
     bind_user(st, u);
     st.run();
-    return db_.changes() == 1;
+    if (db_.changes() != 1) return false;
+    if (u.password_hash) record_hash_kind(*u.password_hash);
+    return true;
   }
 
   void update_user(const UserRecord& u) override {
@@ -87,19 +91,32 @@ class SqliteTransaction final : public Transaction {
     bind_user_fields(st, u);
     st.bind(10, u.updated_at);
     st.run();
+    if (u.password_hash) record_hash_kind(*u.password_hash);
   }
 
   void replace_password_hash(std::string_view user_id, std::string_view phc) override {
     auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
     st.bind(1, user_id).bind(2, phc);
     st.run();
+    record_hash_kind(phc);
   }
 
-  std::vector<Millis> event_times(std::string_view key, Millis after) override {
-    auto st = db_.prepare("SELECT at FROM throttle_events WHERE key = ?1 AND at > ?2 ORDER BY at");
-    st.bind(1, key).bind(2, after);
+  std::vector<std::string> password_hash_kinds() override {
+    auto st = db_.prepare("SELECT kind FROM password_hash_kinds ORDER BY kind");
+    std::vector<std::string> kinds;
+    while (st.step()) kinds.push_back(st.text(0));
+    return kinds;
+  }
+
+  std::vector<Millis> event_times(std::string_view key, Millis after, int most) override {
+    // Plan: SEARCH throttle_events USING COVERING INDEX throttle_events_by_key
+    // (key=? AND at>?), walked backwards: no sort, `most` rows at most.
+    auto st = db_.prepare(
+        "SELECT at FROM throttle_events WHERE key = ?1 AND at > ?2 ORDER BY at DESC LIMIT ?3");
+    st.bind(1, key).bind(2, after).bind(3, static_cast<std::int64_t>(most));
     std::vector<Millis> times;
     while (st.step()) times.push_back(st.integer(0));
+    std::reverse(times.begin(), times.end());
     return times;
   }
 
@@ -207,11 +224,13 @@ class SqliteTransaction final : public Transaction {
     return mail;
   }
 
-  void mark_mail_sent(std::int64_t mail_id, Millis at) override {
+  bool mark_mail_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override {
     auto st = db_.prepare(
-        "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL WHERE id = ?1");
-    st.bind(1, mail_id).bind(2, at);
+        "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL "
+        "WHERE id = ?1 AND claimed_until = ?3 AND sent_at IS NULL");
+    st.bind(1, mail_id).bind(2, at).bind(3, claimed_until);
     st.run();
+    return db_.changes() == 1;
   }
 
   void reschedule_mail(std::int64_t mail_id, int attempts, Millis next_attempt_at,
@@ -278,6 +297,16 @@ class SqliteTransaction final : public Transaction {
   }
 
  private:
+  // One statement that changes nothing when the kind is listed already.
+  void record_hash_kind(std::string_view phc) {
+    std::optional<std::string> kind = password_hash_kind(phc);
+    if (!kind) return;
+    auto st = db_.prepare(
+        "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
+    st.bind(1, *kind);
+    st.run();
+  }
+
   static void bind_user(Statement& st, const UserRecord& u) {
     st.bind(1, u.id);
     bind_user_fields(st, u);

@@ -1,0 +1,31 @@
+// The kind of a stored password hash: its algorithm and cost parameters, the
+// part of the string that decides how long verifying it takes, never its
+// salt or digest. "$argon2id$v=19$m=19456,t=2,p=1" is the kind of every
+// hash of "$argon2id$v=19$m=19456,t=2,p=1$<salt>$<digest>". The store keeps
+// the set of kinds of the hashes it holds, and the login floor follows the
+// slowest of them (crypto/verification_floor.hpp, docs/security.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace authd {
+
+// The kind of `phc`, or nothing when it is not a hash whose kind authd can
+// read: an argon2id, argon2i or argon2d PHC string
+// "$argon2X$v=N$m=N,t=N,p=N$...", digits only in the numbers. The result
+// stops before the salt: it holds no secret.
+std::optional<std::string> password_hash_kind(std::string_view phc);
+
+// The numbers of an argon2 kind, read back; nothing for any other text.
+struct Argon2Kind {
+  std::string algorithm;  // "argon2id", "argon2i" or "argon2d"
+  unsigned long version = 0;
+  unsigned long memory_kib = 0;
+  unsigned long iterations = 0;
+  unsigned long lanes = 0;
+};
+std::optional<Argon2Kind> parse_argon2_kind(std::string_view kind);
+
+}  // namespace authd
