@@ -32,12 +32,13 @@ TEST(MailOnce, Decisions_8_2_AMailTheRelayAcceptedIsNotSentAgainWhenMarkingItSen
   {
     HeldLock lock(authd,
                   on_postgres() ? "BEGIN; SELECT id FROM outbox FOR UPDATE" : "BEGIN IMMEDIATE");
-    // The relay's answer comes, and the mark fails against the lock.
+    // The relay's answer comes, and the mark fails against the lock. (Not
+    // any store_busy line: the other delivery threads' claims fail against
+    // the lock too.)
     ASSERT_TRUE(eventually([&] {
       std::string log = authd.log_text();
       return log.find("\"mail_sent\"") != std::string::npos &&
-             (log.find("\"store_busy\"") != std::string::npos ||
-              log.find("\"store_error\"") != std::string::npos);
+             log.find("\"mail_mark_failed\"") != std::string::npos;
     })) << authd.log_text();
   }  // the database is back
 
@@ -51,7 +52,6 @@ TEST(MailOnce, Decisions_8_2_AMailTheRelayAcceptedIsNotSentAgainWhenMarkingItSen
   ASSERT_EQ(mails.size(), 1u) << authd.log_text();
   EXPECT_EQ(lines(authd.sql("select hex(token_digest) from reset_tokens")),
             std::vector<std::string>{sha256_hex(reset_token_in(mails[0]))});
-  EXPECT_NE(authd.log_text().find("\"mail_mark_failed\""), std::string::npos);
 }
 
 }  // namespace
