@@ -8,8 +8,9 @@
 # SCENARIO:
 #   logout  POST /logout, 64 connections, 5 s: requests per second.
 #   storm   logins from 2,000 connections for 10 s (the per-client cap
-#           raised, so that it does no work here), with GET /me from 4 more
-#           connections meanwhile; then logins from 32 connections alone.
+#           raised, so that it does no work here), with a separate client
+#           sending GET /me 200 times a second on one connection meanwhile
+#           (bench/paced_me.py); then logins from 32 connections alone.
 #           Prints logins served per second in the storm and alone, GET /me's
 #           p99 during the storm and the peak RSS.
 #
@@ -63,8 +64,7 @@ run_one() { # BIN LABEL ROUND
         -s "$ROOT/bench/lua/login.lua" "http://127.0.0.1:$PORT" >"$WORK/storm" 2>&1 &
       local storm=$!
       sleep 1
-      BENCH_TOKENS=$WORK/me_tokens.txt BENCH_ALLOWED=200 wrk -t1 -c4 -d8s --timeout 10s \
-        -s "$ROOT/bench/lua/me.lua" "http://127.0.0.1:$PORT" >"$WORK/me" 2>&1 || true
+      python3 "$ROOT/bench/paced_me.py" "$PORT" "$WORK/me_tokens.txt" 8 200 >"$WORK/me" || true
       wait "$storm" || true
       local peak
       peak=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
@@ -73,7 +73,7 @@ run_one() { # BIN LABEL ROUND
         -s "$ROOT/bench/lua/login.lua" "http://127.0.0.1:$PORT" >"$WORK/alone" 2>&1 || true
       printf '%s round %s storm_logins_per_s %s alone_logins_per_s %s me_p99_ms %s storm_rps %s peak_rss_kib %s\n' \
         "$label" "$round" "$(logins_per_s "$(result "$WORK/storm")")" \
-        "$(logins_per_s "$(result "$WORK/alone")")" "$(field p99_ms "$(result "$WORK/me")")" \
+        "$(logins_per_s "$(result "$WORK/alone")")" "$(field p99_ms "$(cat "$WORK/me")")" \
         "$(field rps "$(result "$WORK/storm")")" "$peak"
       ;;
     *) echo "unknown scenario $SCENARIO" >&2; exit 2 ;;
