@@ -1,7 +1,6 @@
 // SMTP delivery through libcurl (smtp:// with STARTTLS, or smtps://). One
 // connection per message: reset mails are rare, and a fresh connection never
 // inherits a half-broken session from an earlier failure.
-#include <arpa/inet.h>
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/loopback.hpp"
 #include "core/wipe.hpp"
 #include "mail/transport.hpp"
 
@@ -143,14 +143,7 @@ bool is_loopback_smtp_host(std::string_view url) {
   } else {
     host = std::string(url.substr(0, url.find(':')));
   }
-  // Numeric addresses are judged by value, so that a name such as
-  // "127.mail.example" is not taken for a loopback address.
-  in_addr v4{};
-  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return host == "localhost";
+  return is_loopback_host(host);
 }
 
 std::unique_ptr<MailTransport> make_smtp_transport(SmtpSettings settings) {

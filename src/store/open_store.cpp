@@ -1,11 +1,11 @@
 #include "store/open_store.hpp"
 
-#include <arpa/inet.h>
 #include <libpq-fe.h>
 
 #include <cctype>
 #include <memory>
 
+#include "core/loopback.hpp"
 #include "store/postgres/postgres_store.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
@@ -19,13 +19,7 @@ bool is_postgres_url(const std::string& url) {
 // A host entry of libpq's `host` or `hostaddr` that stays on this machine.
 bool is_local_host(std::string_view host) {
   if (host.empty() || host.front() == '/' || host.front() == '@') return true;  // Unix sockets
-  std::string text(host);
-  in_addr v4{};
-  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, text.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text == "localhost";
+  return is_loopback_host(host);
 }
 
 // libpq's value of `keyword` in `options` (a PQconninfoOption array).

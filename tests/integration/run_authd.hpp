@@ -28,14 +28,8 @@ inline std::string shell_quote(const std::string& arg) {
   return quoted + "'";
 }
 
-// `environment` is a list of NAME=VALUE set for this run only.
-inline CommandResult run_authd(const std::vector<std::string>& args,
-                               const std::vector<std::string>& environment = {}) {
-  std::string command = "env";
-  for (const auto& variable : environment) command += " " + shell_quote(variable);
-  command += " " + shell_quote(AUTHD_BINARY);
-  for (const auto& arg : args) command += " " + shell_quote(arg);
-  command += " 2>&1 </dev/null";
+// Runs `command` through /bin/sh; its exit code and standard output.
+inline CommandResult run_shell(const std::string& command) {
   CommandResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
@@ -45,6 +39,17 @@ inline CommandResult run_authd(const std::vector<std::string>& args,
   int status = ::pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+// `environment` is a list of NAME=VALUE set for this run only.
+inline CommandResult run_authd(const std::vector<std::string>& args,
+                               const std::vector<std::string>& environment = {}) {
+  std::string command = "env";
+  for (const auto& variable : environment) command += " " + shell_quote(variable);
+  command += " " + shell_quote(AUTHD_BINARY);
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  command += " 2>&1 </dev/null";
+  return run_shell(command);
 }
 
 }  // namespace authd::test

@@ -143,8 +143,8 @@ class AuthdAsNobody {
 TEST(SecretsInMemory, ServeIsNotDumpable) {
   AUTHD_NEEDS_ROOT();
   AuthdAsNobody authd;
-  authd.start({"serve", "--listen", "127.0.0.1:0", "--port-file", "port", "--database",
-               "sqlite:authd.db", "--mail-dir", "mail"});
+  authd.start({"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--port-file",
+               "port", "--database", "sqlite:authd.db", "--mail-dir", "mail"});
   ASSERT_TRUE(authd.wait_for_file("port")) << authd.log();
   EXPECT_EQ(authd.real_uid(), kNobodyUid) << "the check below means nothing as root";
   EXPECT_EQ(authd.proc_owner(), 0u) << "/proc/PID belongs to the user: the process is dumpable";

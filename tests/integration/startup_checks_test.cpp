@@ -31,7 +31,9 @@ class StartupChecks : public ::testing::Test {
   // `authd serve` on this test's SQLite file and a free port, plus `args`:
   // its exit code (0 when it started and then drained on SIGTERM) and log.
   CommandResult serve(std::vector<std::string> args, std::vector<std::string> environment = {}) {
-    std::vector<std::string> command = {"serve", "--listen", "127.0.0.1:0"};
+    // Both listeners on free ports: tests run side by side.
+    std::vector<std::string> command = {"serve", "--listen", "127.0.0.1:0", "--admin-listen",
+                                        "127.0.0.1:0"};
     if (std::find(args.begin(), args.end(), "--database") == args.end())
       command.insert(command.end(), {"--database", "sqlite:" + dir_ + "/authd.db"});
     command.insert(command.end(), {"--mail-dir", dir_ + "/mail", "--port-file", dir_ + "/port"});
@@ -63,15 +65,7 @@ class StartupChecks : public ::testing::Test {
   }
 
   static CommandResult run_command(const std::string& script) {
-    CommandResult result;
-    FILE* pipe = ::popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
-    if (pipe == nullptr) return result;
-    char buffer[4096];
-    std::size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-    int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return run_shell("/bin/bash -c " + shell_quote(script));
   }
 
   std::string dir_;
