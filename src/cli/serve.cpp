@@ -256,6 +256,16 @@ int run_serve(const Config& config) {
     admin_server =
         std::make_unique<Server>(io_threads, admin_settings_from(public_settings, config), api);
   add_connection_source(metrics, {&server, admin_server.get()});
+  // Before the port files exist: a SIGTERM sent as soon as a script sees
+  // one must drain, not kill the process with the signal's default action.
+  // (A drain asked for before listening leaves the accept loops at once.)
+  boost::asio::signal_set signals(io_threads.main(), SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    server.drain();
+    if (admin_server) admin_server->drain();
+  });
   auto endpoint = server.listen();
   std::optional<boost::asio::ip::tcp::endpoint> admin_endpoint;
   if (admin_server) admin_endpoint = admin_server->listen();
@@ -275,14 +285,6 @@ int run_serve(const Config& config) {
                           {"port", endpoint.port()},
                           {"schema_version", schema},
                           {"database", redact_url_secrets(config.database)}});
-
-  boost::asio::signal_set signals(io_threads.main(), SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-    server.drain();
-    if (admin_server) admin_server->drain();
-  });
 
   io_threads.run();
 
