@@ -76,8 +76,7 @@ void OutboxWorker::note_relay(bool answered, bool probing) {
 // anyway.
 // Left behind only when the worker stops, or another claim took the mail:
 // then it is (or has been) delivered again, and only the newer link works.
-bool OutboxWorker::mark_sent(PeriodicThread& thread, const OutboxRecord& mail,
-                             Millis lease_until) {
+bool OutboxWorker::mark_sent(PeriodicThread& thread, const OutboxRecord& mail, Millis lease_until) {
   Duration wait = kFirstMarkRetry;
   for (int attempt = 1;; ++attempt) {
     bool marked = false;

@@ -286,7 +286,8 @@ TEST(Abuse, Rule1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
   const std::vector<Framing> framings = {
       {"chunk-size line", "1", std::string(65536, '0')},
       {"chunk extension", "1;ext=", std::string(65536, 'x')},
-      {"trailer fields", "1\r\nx\r\n0\r\n", [] {
+      {"trailer fields", "1\r\nx\r\n0\r\n",
+       [] {
          std::string fields;
          while (fields.size() < 65536) fields += "X-Trailer: value\r\n";
          return fields;

@@ -160,7 +160,7 @@ class SmtpSink {
     std::string auth;                            // "user:password": AUTH required
     std::string tls_cert;                        // PEM files: offer (and require) STARTTLS
     std::string tls_key;
-    int delay_ms = 0;  // wait before answering each message
+    int delay_ms = 0;               // wait before answering each message
     double hold_reply_seconds = 0;  // store each message, then wait this long before the 250
   };
   explicit SmtpSink(Options options);
