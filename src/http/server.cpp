@@ -29,6 +29,7 @@
 #include "core/wiping_allocator.hpp"
 #include "http/client_address.hpp"
 #include "http/cors.hpp"
+#include "http/request_checks.hpp"
 #include "http/request_id.hpp"
 #include "http/response_wire.hpp"
 #include "metrics/metrics.hpp"
@@ -43,43 +44,8 @@ using boost::system::error_code;
 
 namespace {
 
-using ReadBuffer = beast::basic_flat_buffer<WipingAllocator<char>>;
-// Request bodies hold passwords, header fields tokens: their memory,
-// including the copies left behind when a chunked body grows, is wiped when
-// it is freed.
-using RequestBody = http::basic_string_body<char, std::char_traits<char>, WipingAllocator<char>>;
-using Parser = http::request_parser<RequestBody, WipingAllocator<char>>;
-
 // The first read of each request (see serve()).
 constexpr std::size_t kFirstRead = 1024;
-
-// Beast 1.74 speaks boost::string_view.
-std::string_view to_std(beast::string_view s) { return {s.data(), s.size()}; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-template <class Fields>
-std::vector<std::string_view> values_of(const Fields& fields, http::field name) {
-  std::vector<std::string_view> values;
-  auto [first, last] = fields.equal_range(name);
-  for (auto it = first; it != last; ++it)
-    values.emplace_back(it->value().data(), it->value().size());
-  return values;
-}
-
-template <class Fields>
-std::vector<std::string_view> values_of(const Fields& fields, std::string_view name) {
-  std::vector<std::string_view> values;
-  auto [first, last] = fields.equal_range(beast::string_view(name.data(), name.size()));
-  for (auto it = first; it != last; ++it)
-    values.emplace_back(it->value().data(), it->value().size());
-  return values;
-}
 
 // "Sat, 21 Nov 2026 09:30:00 GMT" (RFC 9110 IMF-fixdate), formatted once a
 // second per thread.
@@ -162,224 +128,6 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 };
 
 namespace {
-
-// What the connection loop does after a request's header has been read.
-struct Rejection {
-  int status;
-  std::string_view reason;  // for the log, never sent
-};
-
-// 414 or 431 when the header section outgrew the parser's limit: the
-// request line alone decides which (decisions.md 1.8). Beast consumes the
-// request line from the buffer as soon as it is complete, so the parser's
-// message, not the buffer, tells what it was: no target yet means the
-// request line itself did not end within the limit.
-int classify_oversized_header(const Parser& parser, std::size_t max_target) {
-  std::size_t target = parser.get().target().size();
-  return target == 0 || target > max_target ? 414 : 431;
-}
-
-// Beast refuses every version but 1.0 and 1.1 as a malformed request line
-// (400). A request line that is well formed apart from its version, such
-// as "GET / HTTP/2.0", deserves the more precise 505 (decisions.md 1.8).
-// After that error the request line is still at the front of the buffer.
-bool has_unsupported_version(const ReadBuffer& buffer) {
-  auto data = buffer.data();
-  std::string_view raw(static_cast<const char*>(data.data()), data.size());
-  auto end = raw.find("\r\n");
-  if (end == std::string_view::npos) return false;
-  std::string_view line = raw.substr(0, end);
-  auto first_space = line.find(' ');
-  auto last_space = line.rfind(' ');
-  if (first_space == std::string_view::npos || first_space == 0 || last_space == first_space ||
-      last_space == first_space + 1)
-    return false;
-  std::string_view version = line.substr(last_space + 1);  // HTTP-version = "HTTP/" DIGIT "." DIGIT
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  return version.size() == 8 && version.substr(0, 5) == "HTTP/" && digit(version[5]) &&
-         version[6] == '.' && digit(version[7]) && version != "HTTP/1.0" && version != "HTTP/1.1";
-}
-
-// Beast's verdict on a request line, without keeping any of it: a parser
-// that stores nothing and is only ever given the bytes up to the end of the
-// request line (or the first bytes of one).
-class RequestLineProbe : public http::basic_parser<true> {
-  void on_request_impl(http::verb, beast::string_view, beast::string_view, int,
-                       error_code&) override {}
-  void on_response_impl(int, beast::string_view, int, error_code&) override {}
-  void on_field_impl(http::field, beast::string_view, beast::string_view, error_code&) override {}
-  void on_header_impl(error_code&) override {}
-  void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
-  std::size_t on_body_impl(beast::string_view, error_code&) override { return 0; }
-  void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code&) override {}
-  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view, error_code&) override {
-    return 0;
-  }
-  void on_finish_impl(error_code&) override {}
-};
-
-// True when Beast, given `bytes` (the start of a request, no further than
-// the end of its request line), refuses them (400, 505 or 414 follow).
-bool beast_refuses_request_line(std::string_view bytes, std::uint32_t header_limit) {
-  RequestLineProbe probe;
-  probe.header_limit(header_limit);
-  error_code ec;
-  probe.put(asio::buffer(bytes.data(), bytes.size()), ec);
-  return ec && ec != http::error::need_more;
-}
-
-// obs-fold (RFC 9112 5.2) is refused (400), not unfolded as Beast would
-// silently do: an intermediary that reads the folded line otherwise would
-// disagree with us on the request's fields (request smuggling). Beast
-// consumes the header as it parses it, so the raw bytes are looked at
-// first, as they arrive, until the empty line that ends the header section.
-//
-// The scan resumes where it stopped on each new read, so that a header
-// dripped a byte at a time costs time linear in its size (decisions.md 1.8:
-// no client can hold a thread). It does not delay Beast's answers either:
-// a request line that Beast refuses (bad method, target or version, bare
-// LF, stray CR) is handed to Beast as soon as it is complete, or at once
-// when the first bytes already show it, for the same 400/505/414 as without
-// the scan (a bare LF right after the version, which Beast would refuse
-// only once one more byte came, is answered 400 here); only a well-formed
-// request line waits for the header's end.
-class HeaderPrescan {
- public:
-  enum class Verdict {
-    need_more,  // read more, then scan again
-    folded,     // a line starts with white space: 400
-    bare_lf,    // the request line ends with LF alone: 400
-    beast,      // let Beast parse what is there now
-  };
-
-  explicit HeaderPrescan(std::uint32_t header_limit) : header_limit_(header_limit) {}
-
-  // `raw`: everything buffered for this request so far; it only grows
-  // between calls.
-  Verdict scan(std::string_view raw) {
-    bool first_look = std::exchange(first_look_, false);
-    if (!request_line_done_) {
-      // Empty lines before the request line are skipped.
-      if (request_line_start_ == npos) {
-        request_line_start_ = raw.find_first_not_of("\r\n", search_);
-        if (request_line_start_ == npos) {
-          search_ = raw.size();
-          return Verdict::need_more;
-        }
-        search_ = request_line_start_;
-      }
-      // The request line ends at CRLF, or at a bare LF (Beast refuses
-      // that); a CR alone, which no request line may hold, shows it bad.
-      while (true) {
-        std::size_t end = raw.find_first_of("\r\n", search_);
-        bool crlf = false;
-        if (end != npos && raw[end] == '\r' && end + 1 < raw.size()) {
-          if (raw[end + 1] == '\n') {
-            ++end;
-            crlf = true;
-          } else {
-            if (beast_refuses_request_line(raw.substr(0, end + 2), header_limit_))
-              return Verdict::beast;
-            search_ = end + 1;
-            continue;
-          }
-        } else if (end == npos || raw[end] == '\r') {
-          // Incomplete: on the first look, Beast may already see it bad
-          // (a bad method, say), as it did before there was a scan.
-          search_ = end == npos ? raw.size() : end;
-          return first_look && beast_refuses_request_line(raw, header_limit_) ? Verdict::beast
-                                                                              : Verdict::need_more;
-        }
-        if (beast_refuses_request_line(raw.substr(0, end + 1), header_limit_))
-          return Verdict::beast;
-        // Right after the version, Beast needs one more byte to refuse a
-        // bare LF, which may never come: the answer is the same 400.
-        if (!crlf) return Verdict::bare_lf;
-        line_end_ = end;
-        break;
-      }
-      request_line_done_ = true;
-      line_start_checked_ = false;
-    }
-    while (true) {
-      if (!line_start_checked_) {
-        // The line after the '\n' at line_end_: empty (the end of the
-        // header section), folded, or a field line.
-        std::size_t at = line_end_ + 1;
-        if (at >= raw.size()) return Verdict::need_more;
-        char c = raw[at];
-        if (c == ' ' || c == '\t') return Verdict::folded;
-        if (c == '\n') return Verdict::beast;
-        if (c == '\r') {
-          if (at + 1 >= raw.size()) return Verdict::need_more;
-          if (raw[at + 1] == '\n') return Verdict::beast;
-        }
-        line_start_checked_ = true;
-        search_ = at;
-      }
-      std::size_t end = raw.find('\n', search_);
-      if (end == npos) {
-        search_ = raw.size();
-        return Verdict::need_more;
-      }
-      line_end_ = end;
-      line_start_checked_ = false;
-    }
-  }
-
- private:
-  static constexpr std::size_t npos = std::string_view::npos;
-  std::uint32_t header_limit_;
-  bool first_look_ = true;
-  bool request_line_done_ = false;
-  std::size_t request_line_start_ = npos;
-  std::size_t search_ = 0;           // where the search for the next '\n' resumes
-  std::size_t line_end_ = 0;         // the '\n' that ends the last complete line
-  bool line_start_checked_ = false;  // the line after line_end_ has been classified
-};
-
-// Checks that Beast leaves to the server, on a parsed header, in the order
-// of decisions.md 1.10: protocol (505, 414, 431, 400 framing) come first.
-std::optional<Rejection> check_header(const Parser& parser, std::size_t header_bytes,
-                                      const HttpSettings& settings) {
-  const auto& req = parser.get();
-  if (req.version() / 10 != 1) return Rejection{505, "unsupported HTTP version"};
-  if (req.target().size() > settings.max_target) return Rejection{414, "request target too long"};
-  // Request line: METHOD SP target SP HTTP/1.x CRLF
-  std::size_t request_line = req.method_string().size() + req.target().size() + 12;
-  if (header_bytes > request_line && header_bytes - request_line > settings.max_header_section)
-    return Rejection{431, "header section too large"};
-  std::size_t hosts = values_of(req, http::field::host).size();
-  if (hosts > 1 || (req.version() == 11 && hosts == 0)) return Rejection{400, "bad Host header"};
-  // Request smuggling defences (RFC 9112 6.1, 6.3): a request may frame its
-  // body one way only, and "chunked" is the only transfer coding we take.
-  auto encodings = values_of(req, http::field::transfer_encoding);
-  if (!encodings.empty()) {
-    if (req.count(http::field::content_length) > 0)
-      return Rejection{400, "both Content-Length and Transfer-Encoding"};
-    if (encodings.size() != 1 || !iequals(encodings.front(), "chunked") || req.version() == 10)
-      return Rejection{400, "unsupported Transfer-Encoding"};
-  }
-  return std::nullopt;
-}
-
-// Path for routing: the target without query, absolute-form authority or
-// configured prefix. Empty when nothing can match.
-std::string_view route_path(std::string_view target, std::string_view base_path) {
-  if (!target.empty() && target.front() != '/') {
-    // absolute-form "http://host/path" (RFC 9112 3.2.2)
-    auto scheme = target.find("://");
-    if (scheme == std::string_view::npos) return {};
-    auto slash = target.find('/', scheme + 3);
-    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
-  }
-  target = target.substr(0, target.find_first_of("?#"));
-  if (!base_path.empty()) {
-    if (target.substr(0, base_path.size()) != base_path) return {};
-    target.remove_prefix(base_path.size());
-  }
-  return target;
-}
 
 bool is_quiet_disconnect(const error_code& ec) {
   return ec == http::error::end_of_stream || ec == http::error::partial_message ||
@@ -510,20 +258,21 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   const std::string client =
       rejection || settings.trusted_proxies.empty()
           ? peer
-          : choose_client_address(
-                peer,
-                {values_of(parser.get(), "X-Forwarded-For"), values_of(parser.get(), "Forwarded")},
-                settings.trusted_proxies);
+          : choose_client_address(peer,
+                                  {field_values(parser.get(), "X-Forwarded-For"),
+                                   field_values(parser.get(), "Forwarded")},
+                                  settings.trusted_proxies);
 
   // 2. The body, bounded in size (413 before any parsing) and in time.
   if (!rejection) {
     parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
     if (log::debug_enabled())
       log::debug("request_started",
-                 {{"method", to_std(parser.get().method_string())}, {"client", client}});
+                 {{"method", as_std_view(parser.get().method_string())}, {"client", client}});
     const auto& req = parser.get();
     // Only an HTTP/1.1 client may be sent 100 Continue (RFC 9110 10.1.1).
-    if (req.version() == 11 && iequals(to_std(req[http::field::expect]), "100-continue") &&
+    if (req.version() == 11 &&
+        equals_ignoring_case(as_std_view(req[http::field::expect]), "100-continue") &&
         !parser.is_done()) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       co_await asio::async_write(stream, asio::buffer(kContinue),
@@ -553,21 +302,21 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   bool keep_alive = false;
   std::string method(parser.get().method_string());
   unsigned version = parser.get().version() == 10 ? 10 : 11;
-  auto origin = allowed_origin(settings.cors_origins, values_of(parser.get(), "Origin"));
+  auto origin = allowed_origin(settings.cors_origins, field_values(parser.get(), "Origin"));
   bool preflight = false;
   if (rejection) {
-    request_id = choose_request_id(values_of(parser.get(), "X-Request-Id"));
+    request_id = choose_request_id(field_values(parser.get(), "X-Request-Id"));
     response = error_response(rejection->status);
     log::debug("request_rejected", {{"reason", rejection->reason}, {"request_id", request_id}});
   } else {
     auto& req = parser.get();
-    request_id = choose_request_id(values_of(req, "X-Request-Id"));
+    request_id = choose_request_id(field_values(req, "X-Request-Id"));
     ApiRequest request;
     request.listener = settings.listener;
     request.method = method;
-    request.path = route_path(to_std(req.target()), settings.base_path);
-    request.content_types = values_of(req, http::field::content_type);
-    request.authorization = values_of(req, http::field::authorization);
+    request.path = route_path(as_std_view(req.target()), settings.base_path);
+    request.content_types = field_values(req, http::field::content_type);
+    request.authorization = field_values(req, http::field::authorization);
     request.body = std::string_view(req.body().data(), req.body().size());
     request.client_address = client;
     auto preflight_answer =
