@@ -1,5 +1,5 @@
 // Fuzz target: Authorization header parsing for the bearer routes
-// (api/bearer.cpp, decisions.md 6 /logout 1-2, RFC 6750 2.1). The input is
+// (api/bearer.cpp, interface.md 6 /logout 1-2, RFC 6750 2.1). The input is
 // split at '\n' into the request's Authorization field values (none, one or
 // several), as the HTTP layer hands them over.
 #include <cstddef>

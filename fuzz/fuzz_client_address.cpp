@@ -1,5 +1,5 @@
 // Fuzz target: the client address behind trusted proxies
-// (http/client_address.cpp, decisions.md 13.1). The first line of the input
+// (http/client_address.cpp, interface.md 13.1). The first line of the input
 // is parsed as a --trusted-proxies network and as an address; the other
 // lines are header fields, X-Forwarded-For when they start with 'x',
 // Forwarded otherwise, from a trusted peer.

@@ -1,4 +1,4 @@
-// Fuzz target: the e-mail address rules (auth/email.cpp, decisions.md 3.1:
+// Fuzz target: the e-mail address rules (auth/email.cpp, interface.md 3.1:
 // WHATWG "valid e-mail address", 1 to 254 characters, ASCII only), the
 // canonical form and the masked form used in logs.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Fuzz target: the strict JSON body rules (api/json_body.cpp, decisions.md
+// Fuzz target: the strict JSON body rules (api/json_body.cpp, interface.md
 // 1.7) and the field checks the JSON routes apply to what they take out of a
 // body (auth/email.cpp, auth/password_rules.cpp), on arbitrary bytes.
 #include <cstddef>

@@ -14,7 +14,7 @@
 
 namespace authd {
 
-// The two listeners (decisions.md 10.1): the public one, and the management
+// The two listeners (interface.md 10.1): the public one, and the management
 // one that alone serves /metrics and the admin routes.
 enum class Listener { public_api, management };
 
@@ -63,7 +63,7 @@ struct ApiContext {
 
 using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&);
 
-// 404, 405, 415 (decisions.md 1.4, 1.6), then the route's handler.
+// 404, 405, 415 (interface.md 1.4, 1.6), then the route's handler.
 boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& request);
 
 // Every route authd serves, for documentation tests: "METHOD /path".

@@ -1,4 +1,4 @@
-// Parsing of the Authorization header for bearer routes (decisions.md 6
+// Parsing of the Authorization header for bearer routes (interface.md 6
 // /logout 1-2, RFC 6750 section 2.1).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Error responses in the contract's shape {"code": status, "message": text}
-// (decisions.md 1.3). Only a 400 may carry a "detail".
+// (interface.md 1.3). Only a 400 may carry a "detail".
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// POST /forgot (decisions.md 6 /forgot): always the same 200 for a valid
+// POST /forgot (interface.md 6 /forgot): always the same 200 for a valid
 // e-mail, whether or not an account has it; the mail, if any, goes through
 // the outbox.
 #include "api/handlers.hpp"

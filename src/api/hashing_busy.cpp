@@ -1,4 +1,4 @@
-// The answer to a request that the hashing pool cannot take (decisions.md
+// The answer to a request that the hashing pool cannot take (interface.md
 // 4.3): 503 with Retry-After: 1, sent when that second is over rather than at
 // once. A flood of logins on keep-alive connections sends the next request as
 // soon as it has an answer; answered at once, it came back tens of thousands

@@ -1,4 +1,4 @@
-// GET /healthz (decisions.md 7.4): 200 when the store answers, else 503.
+// GET /healthz (interface.md 7.4): 200 when the store answers, else 503.
 #include "api/handlers.hpp"
 
 #include "api/errors.hpp"

@@ -1,4 +1,4 @@
-// Strict JSON request bodies (decisions.md 1.7): valid UTF-8 JSON, an object
+// Strict JSON request bodies (interface.md 1.7): valid UTF-8 JSON, an object
 // at the top, no duplicate member name anywhere, string members where strings
 // are wanted. Problems come back as a short "detail" for the 400; it never
 // echoes the input, which may hold a password.

@@ -1,4 +1,4 @@
-// POST /login (decisions.md 6 /login): e-mail and password for a User and a
+// POST /login (interface.md 6 /login): e-mail and password for a User and a
 // bearer token in the Authorization response header.
 #include "api/handlers.hpp"
 

@@ -1,4 +1,4 @@
-// GET /metrics (decisions.md 7.4): the Prometheus text format. The request
+// GET /metrics (interface.md 7.4): the Prometheus text format. The request
 // counters and the pools' readings are in memory; the outbox backlog and the
 // live sessions are counted by the store, on a database thread of their own
 // (Database::read_aside), so that a scrape blocks neither a connection

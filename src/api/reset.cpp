@@ -1,4 +1,4 @@
-// POST /reset (decisions.md 7.2): a reset token from the mail and a new
+// POST /reset (interface.md 7.2): a reset token from the mail and a new
 // password. The checks run in the contract's order: body shape and password
 // length (400), the token (401), the rules that need the account (400).
 #include "api/handlers.hpp"

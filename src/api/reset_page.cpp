@@ -1,4 +1,4 @@
-// GET /reset, /reset.js and /reset.css (decisions.md 7.3): the page that
+// GET /reset, /reset.js and /reset.css (interface.md 7.3): the page that
 // takes the token from the link's fragment and sets a new password through
 // POST /reset. Its sources are src/web/*, embedded at build time. The page
 // loads nothing but its own script and style sheet (relative URLs, so a

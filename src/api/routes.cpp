@@ -1,8 +1,8 @@
 // The route table and the checks every route shares: 404 for an unknown
 // path, 405 (with Allow) for a known path and another method, 415 when a
-// route that takes JSON gets anything else (decisions.md 1.4, 1.6, 1.10).
+// route that takes JSON gets anything else (interface.md 1.4, 1.6, 1.10).
 // Each route belongs to the public listener, the management one, or both
-// (decisions.md 10.1); on the other listener its path is unknown (404), so
+// (interface.md 10.1); on the other listener its path is unknown (404), so
 // that the public port says nothing of what the management port serves.
 #include <array>
 

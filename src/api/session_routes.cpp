@@ -1,5 +1,5 @@
-// The bearer routes: POST /logout (decisions.md 6 /logout) and GET /me
-// (decisions.md 7.1). Both read the token the same way and answer the same
+// The bearer routes: POST /logout (interface.md 6 /logout) and GET /me
+// (interface.md 7.1). Both read the token the same way and answer the same
 // 400/401 for bad credentials.
 #include "api/handlers.hpp"
 

@@ -1,4 +1,4 @@
-// The User resource of the seed interface (decisions.md section 2).
+// The User resource of the seed interface (interface.md section 2).
 #pragma once
 
 #include <string>

@@ -101,7 +101,7 @@ AccountResult Accounts::update(std::string_view email, Change change) {
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
     user = tx.user_by_email(canonical);
     if (!user) return;
-    // decisions.md 2.6: every change moves updatedAt forward, even one made
+    // interface.md 2.6: every change moves updatedAt forward, even one made
     // within the same millisecond as the previous change (or a clock step
     // back): clients compare it to see whether the record changed.
     Millis now = std::max(now_millis(), user->updated_at + 1);

@@ -1,4 +1,4 @@
-// The e-mail address rules of decisions.md section 3.1.
+// The e-mail address rules of interface.md section 3.1.
 #pragma once
 
 #include <string>

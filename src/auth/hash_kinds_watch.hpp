@@ -1,5 +1,5 @@
 // Keeps the verification floor (crypto/verification_floor.hpp) in step with
-// the kinds of password hashes the store holds (decisions.md 6 /login 2 and
+// the kinds of password hashes the store holds (interface.md 6 /login 2 and
 // 10.5): before the server listens, measures what verifying each stored kind
 // costs against the server's own kind; then re-reads the set every
 // kRefreshInterval and measures the kinds that appeared meanwhile (written by

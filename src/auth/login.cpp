@@ -16,7 +16,7 @@ namespace authd {
 namespace {
 
 // Every 401 leaves no sooner than the verification floor after its
-// verification started (decisions.md 6 /login 2, 10.5): the time of a
+// verification started (interface.md 6 /login 2, 10.5): the time of a
 // failure then follows the slowest kind of hash stored, not this account's
 // kind, nor whether there is an account. Waited out on a timer of the
 // connection's own thread: the hashing worker is free again already.

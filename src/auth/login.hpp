@@ -1,4 +1,4 @@
-// The login flow (decisions.md 6 /login): throttle, verify, open a session.
+// The login flow (interface.md 6 /login): throttle, verify, open a session.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// The password rules of decisions.md sections 3.2 and 3.3. Lengths are in
+// The password rules of interface.md sections 3.2 and 3.3. Lengths are in
 // Unicode code points; passwords are never normalised or trimmed.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Password recovery (decisions.md 6 /forgot, 7.2): the request, answered the
+// Password recovery (interface.md 6 /forgot, 7.2): the request, answered the
 // same way whether or not the account exists; the reset token, minted only
 // when the outbox worker delivers the mail; and the reset itself.
 #pragma once

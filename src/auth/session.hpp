@@ -1,5 +1,5 @@
 // Sessions: opaque bearer tokens, stored only as SHA-256 digests, valid for a
-// fixed absolute lifetime (decisions.md section 5).
+// fixed absolute lifetime (interface.md section 5).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Sliding-window throttling (decisions.md 6 /login 4 and /forgot 5). Every
+// Sliding-window throttling (interface.md 6 /login 4 and /forgot 5). Every
 // counted attempt is one stored event; a limit of N per window W is exceeded
 // when N events lie in the last W. Counting happens in the database, so the
 // limits hold across instances that share it.

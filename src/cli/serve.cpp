@@ -1,5 +1,5 @@
 // `authd serve`: wires the parts together, runs until SIGTERM or SIGINT, then
-// drains (decisions.md 9.3).
+// drains (interface.md 9.3).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -74,7 +74,7 @@ HttpSettings http_settings_from(const Config& c, rlim_t descriptors) {
   return http;
 }
 
-// The management listener's (decisions.md 10.1): --admin-listen, the same
+// The management listener's (interface.md 10.1): --admin-listen, the same
 // limits, and neither the public path prefix nor CORS: browsers have no
 // business there.
 HttpSettings admin_settings_from(const HttpSettings& public_settings, const Config& c) {

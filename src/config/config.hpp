@@ -27,7 +27,7 @@ struct Config {
   HttpSettings http;
   std::string public_url = "http://127.0.0.1:8080";
   std::string port_file;  // written with the bound port once listening
-  // The management listener (decisions.md 10.1): "HOST:PORT" or "off".
+  // The management listener (interface.md 10.1): "HOST:PORT" or "off".
   std::string admin_listen = "127.0.0.1:8081";
   std::string admin_port_file;
   std::size_t io_threads = 0;  // 0: one per core

@@ -20,7 +20,7 @@
 // kernel then has to fault in and zero 4,864 fresh pages per hash, which on a
 // virtual machine costs about as much system time as the hash's own
 // computation (docs/performance.md). libsodium offers no allocator hook, and
-// decisions.md 4.1 keeps libsodium, so authd interposes the two calls, for
+// interface.md 4.1 keeps libsodium, so authd interposes the two calls, for
 // the hashing pool's threads only and only while they are inside libsodium's
 // argon2 (`Argon2Call` below): the anonymous private mapping libsodium asks
 // for (exactly the call's m KiB, with MAP_POPULATE, as libsodium maps it; any

@@ -1,5 +1,5 @@
 // The floor under the time of a failed password check: no 401 of /login
-// leaves sooner than this after its verification started (decisions.md 6
+// leaves sooner than this after its verification started (interface.md 6
 // /login 2 and 10.5). It follows the slowest kind of hash stored, so that a
 // wrong password for an account whose hash is cheaper to verify (older
 // parameters, a legacy algorithm) takes as long as an unknown e-mail, and an

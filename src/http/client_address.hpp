@@ -1,4 +1,4 @@
-// The client address of a request (decisions.md 13.1): the TCP peer, or,
+// The client address of a request (interface.md 13.1): the TCP peer, or,
 // when the peer is a trusted proxy (--trusted-proxies), the client that the
 // proxies name in X-Forwarded-For or Forwarded (RFC 7239). Throttling and
 // logs use it. Pure functions of their arguments: no I/O, no Beast.

@@ -1,4 +1,4 @@
-// CORS (decisions.md 5.2): lets the listed browser origins call authd and
+// CORS (interface.md 5.2): lets the listed browser origins call authd and
 // read the login token from the Authorization response header.
 //
 // - Only exact origins are allowed (--cors-origins); no wildcard, and no

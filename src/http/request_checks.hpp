@@ -1,4 +1,4 @@
-// The checks of a request that need no socket (decisions.md 1.8 and 1.10):
+// The checks of a request that need no socket (interface.md 1.8 and 1.10):
 // the raw header's pre-scan (obs-fold, a bad request line answered without
 // waiting for the header's end), the verdicts Beast leaves to the server on
 // a parsed header (505, 414, 431, Host, request smuggling), and the path
@@ -67,7 +67,7 @@ struct Rejection {
 };
 
 // 414 or 431 when the header section outgrew the parser's limit: the
-// request line alone decides which (decisions.md 1.8). Beast consumes the
+// request line alone decides which (interface.md 1.8). Beast consumes the
 // request line from the buffer as soon as it is complete, so the parser's
 // message, not the buffer, tells what it was: no target yet means the
 // request line itself did not end within the limit.
@@ -75,7 +75,7 @@ int classify_oversized_header(const Parser& parser, std::size_t max_target);
 
 // Beast refuses every version but 1.0 and 1.1 as a malformed request line
 // (400). A request line that is well formed apart from its version, such
-// as "GET / HTTP/2.0", deserves the more precise 505 (decisions.md 1.8).
+// as "GET / HTTP/2.0", deserves the more precise 505 (interface.md 1.8).
 // After that error the request line is still at the front of the buffer.
 bool has_unsupported_version(const ReadBuffer& buffer);
 
@@ -86,7 +86,7 @@ bool has_unsupported_version(const ReadBuffer& buffer);
 // first, as they arrive, until the empty line that ends the header section.
 //
 // The scan resumes where it stopped on each new read, so that a header
-// dripped a byte at a time costs time linear in its size (decisions.md 1.8:
+// dripped a byte at a time costs time linear in its size (interface.md 1.8:
 // no client can hold a thread). It does not delay Beast's answers either:
 // a request line that Beast refuses (bad method, target or version, bare
 // LF, stray CR) is handed to Beast as soon as it is complete, or at once
@@ -121,7 +121,7 @@ class HeaderPrescan {
 };
 
 // Checks that Beast leaves to the server, on a parsed header, in the order
-// of decisions.md 1.10: protocol (505, 414, 431, 400 framing) come first.
+// of interface.md 1.10: protocol (505, 414, 431, 400 framing) come first.
 std::optional<Rejection> check_header(const Parser& parser, std::size_t header_bytes,
                                       const HttpSettings& settings);
 

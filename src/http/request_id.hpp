@@ -1,4 +1,4 @@
-// X-Request-Id (decisions.md 1.9).
+// X-Request-Id (interface.md 1.9).
 #pragma once
 
 #include <string>

@@ -202,7 +202,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
   parser.header_limit(header_limit);
   // No body limit while the header is read: Beast would report a declared
   // Content-Length over the limit before the header checks below, and a
-  // malformed request must win over 413 (decisions.md 1.10). The real
+  // malformed request must win over 413 (interface.md 1.10). The real
   // limit is applied once the header has passed.
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   if (!header_deadline_set) stream.expires_after(settings.header_timeout);
@@ -253,7 +253,7 @@ asio::awaitable<Server::State::After> Server::State::serve_request(Connection& c
     rejection = Rejection{413, "declared body too large"};
   }
 
-  // decisions.md 13.1: behind a trusted proxy, the client it names. Not
+  // interface.md 13.1: behind a trusted proxy, the client it names. Not
   // for a refused request: its fields are not to be read.
   const std::string client =
       rejection || settings.trusted_proxies.empty()

@@ -1,4 +1,4 @@
-// The HTTP/1.1 front end (decisions.md section 1): accepts connections,
+// The HTTP/1.1 front end (interface.md section 1): accepts connections,
 // enforces the protocol limits and time-outs, hands each well-formed request
 // to the API router, and sends every response with the common headers.
 #pragma once
@@ -38,7 +38,7 @@ struct HttpSettings {
   Duration cors_max_age = std::chrono::minutes(10);
   // Open connections: in all and per client (docs/security.md).
   ConnectionRegistry::Limits connection_limits;
-  // Peers whose X-Forwarded-For or Forwarded names the client (decisions.md
+  // Peers whose X-Forwarded-For or Forwarded names the client (interface.md
   // 13.1, http/client_address.hpp); none: the peer is always the client.
   TrustedProxies trusted_proxies;
 };

@@ -1,4 +1,4 @@
-// Delivers the mail outbox (decisions.md 6 /forgot 3-4): claims a due mail,
+// Delivers the mail outbox (interface.md 6 /forgot 3-4): claims a due mail,
 // mints its reset token in the same transaction, sends it, marks it sent
 // (retrying that mark while the database is unreachable, so that a mail the
 // relay accepted is not sent again) or schedules a retry with capped

@@ -1,4 +1,4 @@
-// Prometheus metrics (decisions.md 7.4): counters and latency histograms of
+// Prometheus metrics (interface.md 7.4): counters and latency histograms of
 // the HTTP requests, kept in atomics that the connection threads update
 // without a lock, plus readings taken from their owners at scrape time (the
 // hashing pool, the outbox worker, the store). Rendered in the Prometheus

@@ -8,7 +8,7 @@
 //   hands them to the store as a batch that shares one durable commit
 //   (Store::run_writes). A coroutine resumes only after the commit of its
 //   batch has returned, so no answer is sent before its data is durable
-//   (decisions.md 8.3), while N concurrent writes cost one fsync instead of N;
+//   (interface.md 8.3), while N concurrent writes cost one fsync instead of N;
 // - group reads: the reads asked for during one turn of a connection
 //   thread's event loop run together on that thread, in one read
 //   transaction begun after all of them were queued (LoopReads,

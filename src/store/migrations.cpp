@@ -133,7 +133,7 @@ CREATE INDEX sessions_revoked ON sessions(revoked_at, expires_at) WHERE revoked_
      "ALTER TABLE sessions ADD COLUMN revoked_at BIGINT;"},
     // The kinds of password hashes stored (algorithm and parameters, never a
     // salt or digest: crypto/hash_kind.hpp), which the login floor follows
-    // (decisions.md 10.5). From now on the store adds a kind whenever it
+    // (interface.md 10.5). From now on the store adds a kind whenever it
     // writes a hash; this fills the set from the hashes already there. Each
     // dialect takes the prefix "$argon2X$v=N$m=N,t=N,p=N" of a string that
     // has a salt after it, as password_hash_kind() does (SQLite has no

@@ -1,4 +1,4 @@
-// The password-reset page (decisions.md 7.3). The link in the mail is
+// The password-reset page (interface.md 7.3). The link in the mail is
 // {public_url}/reset#token=...: the fragment never reaches a server or a
 // Referer header. The script reads the token, removes it from the address
 // bar and the history entry, and sends it with the new password to
@@ -6,7 +6,7 @@
 'use strict';
 
 (function () {
-  const MIN_LENGTH = 8;    // decisions.md 3.3, in Unicode code points
+  const MIN_LENGTH = 8;    // interface.md 3.3, in Unicode code points
   const MAX_LENGTH = 255;
 
   const MESSAGES = {

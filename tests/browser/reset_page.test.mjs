@@ -1,4 +1,4 @@
-// Browser test of the password-reset flow (decisions.md 7.2, 7.3; issue 3).
+// Browser test of the password-reset flow (interface.md 7.2, 7.3; issue 3).
 //
 //   node tests/browser/reset_page.test.mjs <path to authd>
 //
@@ -353,7 +353,7 @@ async function main() {
   assert.equal(page.resetPosts, 0, 'client-side checks send nothing');
 
   // 5. A rule only the server knows: the password equals the e-mail. The
-  //    400 does not use the link up (decisions.md 7.2).
+  //    400 does not use the link up (interface.md 7.2).
   await typeAndSubmit(page, EMAIL.toUpperCase(), EMAIL.toUpperCase());
   log('same as e-mail:', await waitForStatus(page, SAME_AS_EMAIL_TEXT));
   assert.equal(page.resetPosts, 1);

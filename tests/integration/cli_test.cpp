@@ -1,4 +1,4 @@
-// decisions.md 7.5 (the operator CLI) and 3.3 (new-password rules), through
+// interface.md 7.5 (the operator CLI) and 3.3 (new-password rules), through
 // the real binary: `authd user ...` on the database a running server uses.
 #include <gtest/gtest.h>
 
@@ -24,9 +24,9 @@ int set_password(const AuthdProcess& authd, const std::string& email, const std:
   return authd.cli(with_fast_hashing({"user", "set-password", "--email", email}), password, output);
 }
 
-// decisions.md 7.5: create a user with every profile field; `show` prints
+// interface.md 7.5: create a user with every profile field; `show` prints
 // it; the server serves the same record.
-TEST(Cli, Decisions_7_5_UserAddWithProfileAndShow) {
+TEST(Cli, Interface_7_5_UserAddWithProfileAndShow) {
   AuthdProcess authd(fast_hashing());
   nlohmann::json added =
       cli_json(authd,
@@ -57,9 +57,9 @@ TEST(Cli, Decisions_7_5_UserAddWithProfileAndShow) {
   EXPECT_EQ(output.find("argon2"), std::string::npos) << output;
 }
 
-// decisions.md 7.5: errors are reported with a non-zero exit code: an
+// interface.md 7.5: errors are reported with a non-zero exit code: an
 // existing e-mail, an unknown account, invalid profile fields.
-TEST(Cli, Decisions_7_5_ErrorsExitNonZero) {
+TEST(Cli, Interface_7_5_ErrorsExitNonZero) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   EXPECT_NE(user_add(authd, "ALICE@example.com", kPassword), 0);
@@ -77,9 +77,9 @@ TEST(Cli, Decisions_7_5_ErrorsExitNonZero) {
   EXPECT_EQ(lines(authd.sql("select email from users")), std::vector<std::string>{kEmail});
 }
 
-// decisions.md 7.5: the password is read from stdin or a prompt, never from
+// interface.md 7.5: the password is read from stdin or a prompt, never from
 // argv: there is no option for it.
-TEST(Cli, Decisions_7_5_PasswordNeverAcceptedFromArgv) {
+TEST(Cli, Interface_7_5_PasswordNeverAcceptedFromArgv) {
   AuthdProcess authd(fast_hashing());
   std::string output;
   int code = authd.cli(with_fast_hashing({"user", "add", "--email", kEmail, "--password",
@@ -96,9 +96,9 @@ TEST(Cli, Decisions_7_5_PasswordNeverAcceptedFromArgv) {
   EXPECT_EQ(lines(authd.sql("select count(*) from users")), std::vector<std::string>{"0"});
 }
 
-// decisions.md 3.3: a new password (operator) is 8 to 255 code points and
+// interface.md 3.3: a new password (operator) is 8 to 255 code points and
 // not the account's e-mail.
-TEST(Cli, Decisions_3_3_NewPasswordRules) {
+TEST(Cli, Interface_3_3_NewPasswordRules) {
   AuthdProcess authd(fast_hashing());
   EXPECT_NE(user_add(authd, kEmail, "1234567"), 0);
   EXPECT_NE(user_add(authd, kEmail, emoji(7)), 0);  // 28 bytes, 7 code points
@@ -124,8 +124,8 @@ TEST(Cli, Decisions_3_3_NewPasswordRules) {
             200);
 }
 
-// decisions.md 7.5: disable and enable; a disabled account cannot log in.
-TEST(Cli, Decisions_7_5_DisableAndEnable) {
+// interface.md 7.5: disable and enable; a disabled account cannot log in.
+TEST(Cli, Interface_7_5_DisableAndEnable) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   nlohmann::json disabled = cli_json(authd, {"user", "disable", "--email", kEmail});
@@ -136,8 +136,8 @@ TEST(Cli, Decisions_7_5_DisableAndEnable) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 7.5: set-password, like a reset, revokes every session.
-TEST(Cli, Decisions_7_5_SetPasswordRevokesEverySession) {
+// interface.md 7.5: set-password, like a reset, revokes every session.
+TEST(Cli, Interface_7_5_SetPasswordRevokesEverySession) {
   AuthdProcess authd(fast_hashing());
   auto [first, second] = user_with_two_sessions(authd);
   ASSERT_FALSE(first.empty() || second.empty());
@@ -149,8 +149,8 @@ TEST(Cli, Decisions_7_5_SetPasswordRevokesEverySession) {
             200);
 }
 
-// decisions.md 7.5 and 2.6: the operator marks the e-mail or phone verified.
-TEST(Cli, Decisions_7_5_VerifyEmailAndPhone) {
+// interface.md 7.5 and 2.6: the operator marks the e-mail or phone verified.
+TEST(Cli, Interface_7_5_VerifyEmailAndPhone) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--phone", "+15551234567"});
   nlohmann::json email = cli_json(authd, {"user", "verify-email", "--email", kEmail});

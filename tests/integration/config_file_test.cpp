@@ -1,5 +1,5 @@
 // The TOML configuration file (--config FILE, AUTHD_CONFIG) and `authd
-// config` (issue 7; decisions.md 9.1 extended): keys are the long flag
+// config` (issue 7; interface.md 9.1 extended): keys are the long flag
 // names, precedence is flags > environment > file > defaults, unknown keys
 // and wrong types are errors naming the key, and the effective
 // configuration is printed with secrets redacted.
@@ -57,7 +57,7 @@ TEST_F(ConfigFile, ValuesFromTheFileApply) {
 }
 
 // A value the option rewrites (CORS origins normalised to the form browsers
-// send, decisions.md 5.2) is applied, and shown, rewritten when it comes
+// send, interface.md 5.2) is applied, and shown, rewritten when it comes
 // from the file too.
 TEST_F(ConfigFile, OriginsFromTheFileAreNormalisedLikeTheFlag) {
   std::string path =

@@ -1,4 +1,4 @@
-// decisions.md 9.1: every option is documented. docs/configuration.md is
+// interface.md 9.1: every option is documented. docs/configuration.md is
 // the reference: each flag that `authd serve --help` lists must appear in
 // it, written as `--flag`.
 #include <fstream>
@@ -13,7 +13,7 @@
 namespace authd::test {
 namespace {
 
-TEST(ConfigurationDocs, Decisions_9_1_EveryServeFlagIsInDocsConfiguration) {
+TEST(ConfigurationDocs, Interface_9_1_EveryServeFlagIsInDocsConfiguration) {
   CommandResult help = run_authd({"serve", "--help"});
   ASSERT_EQ(help.exit_code, 0) << help.output;
   std::ifstream file(AUTHD_SOURCE_DIR "/docs/configuration.md");

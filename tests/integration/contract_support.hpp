@@ -1,4 +1,4 @@
-// Small helpers shared by the integration tests of decisions.md sections 2
+// Small helpers shared by the integration tests of interface.md sections 2
 // to 8: patterns for the User record and tokens, what is stored at rest, and
 // the operator CLI's JSON output. Nothing here sleeps to wait for the server.
 #pragma once
@@ -20,7 +20,7 @@
 
 namespace authd::test {
 
-// decisions.md 2.3: a UUID, version 7.
+// interface.md 2.3: a UUID, version 7.
 // The account most tests use.
 const std::string kEmail = "alice@example.com";
 const std::string kPassword = "correct horse battery staple";
@@ -60,13 +60,13 @@ inline const std::regex& uuid_v7_pattern() {
   return pattern;
 }
 
-// decisions.md 2.4: RFC 3339, UTC, milliseconds.
+// interface.md 2.4: RFC 3339, UTC, milliseconds.
 inline const std::regex& timestamp_pattern() {
   static const std::regex pattern(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$)");
   return pattern;
 }
 
-// decisions.md 5.1: prefix of 2 to 9 lowercase letters or digits, '_', then
+// interface.md 5.1: prefix of 2 to 9 lowercase letters or digits, '_', then
 // base64url without padding of at least 256 bits (43 characters).
 inline const std::regex& token_pattern() {
   static const std::regex pattern("^[a-z0-9]{2,9}_[A-Za-z0-9_-]{43,}$");
@@ -148,10 +148,10 @@ inline nlohmann::json show_user(const AuthdProcess& authd, const std::string& em
   return cli_json(authd, {"user", "show", "--email", email});
 }
 
-// The body every 401 carries (decisions.md 1.3).
+// The body every 401 carries (interface.md 1.3).
 inline std::string unauthorized_body() { return R"({"code":401,"message":"Unauthorized Error"})"; }
 
-// decisions.md 2.1-2.4: all ten fields, password null, id a UUIDv7, the
+// interface.md 2.1-2.4: all ten fields, password null, id a UUIDv7, the
 // timestamps in RFC 3339 UTC with milliseconds (or null where allowed).
 inline void expect_full_user(const nlohmann::json& user) {
   ASSERT_TRUE(user.is_object()) << user;

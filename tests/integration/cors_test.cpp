@@ -1,7 +1,7 @@
-// CORS (decisions.md 5.2: "CORS, when enabled, exposes that header"): exact
+// CORS (interface.md 5.2: "CORS, when enabled, exposes that header"): exact
 // allowed origins, preflights answered on known paths, the Authorization
 // and X-Request-Id response headers exposed, nothing for other origins, and
-// 405 with Allow (decisions.md 1.4) kept for every OPTIONS that is not an
+// 405 with Allow (interface.md 1.4) kept for every OPTIONS that is not an
 // allowed preflight.
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ bool has_cors_header(const HttpResponse& res) {
 
 // 5.2: a preflight from an allowed origin on a known path: 204 with what
 // the browser needs to send the real request.
-TEST(Cors, Decisions_5_2_PreflightFromAllowedOriginIsAnswered204) {
+TEST(Cors, Interface_5_2_PreflightFromAllowedOriginIsAnswered204) {
   AuthdProcess authd(cors_args());
   HttpResponse res = preflight(authd.port(), "/login", kApp);
   EXPECT_EQ(res.status, 204);
@@ -60,7 +60,7 @@ TEST(Cors, Decisions_5_2_PreflightFromAllowedOriginIsAnswered204) {
 
 // 5.2: the login answer to an allowed origin exposes the Authorization
 // header that carries the token.
-TEST(Cors, Decisions_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
+TEST(Cors, Interface_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
   AuthdProcess authd(cors_args());
   authd.add_user("ada@example.com", "correct horse battery");
   HttpResponse res =
@@ -79,9 +79,9 @@ TEST(Cors, Decisions_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
 }
 
 // A page must be able to react to a refusal: the 401's WWW-Authenticate
-// (decisions.md 5.2 with 6 /me) and the Retry-After of a 429 or 503 are
+// (interface.md 5.2 with 6 /me) and the Retry-After of a 429 or 503 are
 // exposed along with the token's header.
-TEST(Cors, Decisions_5_2_ChallengeAndRetryAfterAreExposed) {
+TEST(Cors, Interface_5_2_ChallengeAndRetryAfterAreExposed) {
   AuthdProcess authd(cors_args());
   HttpResponse res = send_request(authd.port(), "GET", "/me", {{"Origin", kApp}});
   ASSERT_EQ(res.status, 401);
@@ -94,7 +94,7 @@ TEST(Cors, Decisions_5_2_ChallengeAndRetryAfterAreExposed) {
 // A configured origin is normalised to the form browsers send (lower-case
 // scheme and host, no default port): written any other way it would
 // silently never match.
-TEST(Cors, Decisions_5_2_ConfiguredOriginIsNormalisedToTheBrowsersForm) {
+TEST(Cors, Interface_5_2_ConfiguredOriginIsNormalisedToTheBrowsersForm) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--cors-origins",
                            "HTTPS://App.Example:443,http://LocalHost:80,"
@@ -111,7 +111,7 @@ TEST(Cors, Decisions_5_2_ConfiguredOriginIsNormalisedToTheBrowsersForm) {
 }
 
 // Other origins get no CORS header at all; their preflight is an ordinary
-// OPTIONS request (405 with Allow, decisions.md 1.4).
+// OPTIONS request (405 with Allow, interface.md 1.4).
 TEST(Cors, OriginNotAllowedGetsNoCorsHeaders) {
   AuthdProcess authd(cors_args());
   for (const char* origin : {"https://evil.example", "https://app.example.evil",
@@ -130,7 +130,7 @@ TEST(Cors, OriginNotAllowedGetsNoCorsHeaders) {
 // 1.4: with CORS on, an OPTIONS that is not a preflight (no Origin, or no
 // Access-Control-Request-Method) still gets 405 with Allow; an unknown path
 // 404 even for a preflight.
-TEST(Cors, Decisions_1_4_OptionsThatIsNotAPreflightIs405WithAllow) {
+TEST(Cors, Interface_1_4_OptionsThatIsNotAPreflightIs405WithAllow) {
   AuthdProcess authd(cors_args());
   HttpResponse plain = send_request(authd.port(), "OPTIONS", "/login");
   EXPECT_EQ(plain.status, 405);

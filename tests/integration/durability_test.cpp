@@ -1,4 +1,4 @@
-// decisions.md 8.3: a 200 means the change is committed durably; a kill -9
+// interface.md 8.3: a 200 means the change is committed durably; a kill -9
 // right after it loses nothing. And 6 /forgot 4: a mail acknowledged by a 200
 // survives a crash and failed deliveries (it is retried).
 #include <filesystem>
@@ -13,8 +13,8 @@
 namespace authd::test {
 namespace {
 
-// decisions.md 8.3: a session acknowledged by a 200 login survives kill -9.
-TEST(Durability, Decisions_8_3_LoginSurvivesKill9) {
+// interface.md 8.3: a session acknowledged by a 200 login survives kill -9.
+TEST(Durability, Interface_8_3_LoginSurvivesKill9) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -26,8 +26,8 @@ TEST(Durability, Decisions_8_3_LoginSurvivesKill9) {
   EXPECT_EQ(me.json()["email"], kEmail);
 }
 
-// decisions.md 8.3: a revocation acknowledged by a 200 logout survives kill -9.
-TEST(Durability, Decisions_8_3_LogoutSurvivesKill9) {
+// interface.md 8.3: a revocation acknowledged by a 200 logout survives kill -9.
+TEST(Durability, Interface_8_3_LogoutSurvivesKill9) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -40,9 +40,9 @@ TEST(Durability, Decisions_8_3_LogoutSurvivesKill9) {
   EXPECT_EQ(me.header("WWW-Authenticate"), R"(Bearer error="invalid_token")");
 }
 
-// decisions.md 8.3 and 6 /login 4: throttling counters are committed too: a
+// interface.md 8.3 and 6 /login 4: throttling counters are committed too: a
 // crash does not reset them.
-TEST(Durability, Decisions_8_3_ThrottlingSurvivesKill9) {
+TEST(Durability, Interface_8_3_ThrottlingSurvivesKill9) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   for (int i = 0; i < 10; ++i) {
@@ -53,10 +53,10 @@ TEST(Durability, Decisions_8_3_ThrottlingSurvivesKill9) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 429);
 }
 
-// decisions.md 6 /forgot 3-4 and 8.3: the mail request of a 200 /forgot is
+// interface.md 6 /forgot 3-4 and 8.3: the mail request of a 200 /forgot is
 // in the durable outbox; when delivery fails it is retried, and a kill -9
 // before it could be delivered loses nothing: the next start delivers it.
-TEST(Durability, Decisions_8_3_ForgotMailSurvivesFailedDeliveryAndKill9) {
+TEST(Durability, Interface_8_3_ForgotMailSurvivesFailedDeliveryAndKill9) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   // Make delivery fail: the mail directory becomes a plain file.

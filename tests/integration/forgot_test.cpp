@@ -1,4 +1,4 @@
-// decisions.md 6 /forgot: the always-same 200, the reset mail through the
+// interface.md 6 /forgot: the always-same 200, the reset mail through the
 // outbox, the reset token stored only as a digest, the limits. Real HTTP,
 // real mail files (the log transport).
 #include <algorithm>
@@ -25,9 +25,9 @@ std::string recipient_of(const std::string& mail) {
   return found[2];
 }
 
-// decisions.md 6 /forgot 1: e-mail missing, not a string, empty, invalid:
+// interface.md 6 /forgot 1: e-mail missing, not a string, empty, invalid:
 // 400 (never a 200, never a mail).
-TEST(Forgot, Decisions_6_Forgot_1_InvalidRequestIs400) {
+TEST(Forgot, Interface_6_Forgot_1_InvalidRequestIs400) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   const std::vector<std::string> bodies = {
@@ -54,9 +54,9 @@ TEST(Forgot, Decisions_6_Forgot_1_InvalidRequestIs400) {
   EXPECT_EQ(lines(authd.sql("select count(*) from outbox")), std::vector<std::string>{"0"});
 }
 
-// decisions.md 6 /forgot 2: exactly {"email": "<canonical form>"}, the same
+// interface.md 6 /forgot 2: exactly {"email": "<canonical form>"}, the same
 // for an existing, an unknown and a disabled account.
-TEST(Forgot, Decisions_6_Forgot_2_AnswerIsExactlyTheCanonicalEmail) {
+TEST(Forgot, Interface_6_Forgot_2_AnswerIsExactlyTheCanonicalEmail) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--display-name", "Alice", "--phone", "+15551234567"});
   authd.add_user("carol@example.com", kPassword);
@@ -80,10 +80,10 @@ TEST(Forgot, Decisions_6_Forgot_2_AnswerIsExactlyTheCanonicalEmail) {
   }
 }
 
-// decisions.md 6 /forgot 3: for an existing, enabled account, a mail with
+// interface.md 6 /forgot 3: for an existing, enabled account, a mail with
 // {public_url}/reset#token=<token>; the database keeps only the token's
 // digest, and the token text is nowhere at rest.
-TEST(Forgot, Decisions_6_Forgot_3_MailWithResetLinkAndOnlyADigestAtRest) {
+TEST(Forgot, Interface_6_Forgot_3_MailWithResetLinkAndOnlyADigestAtRest) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(forgot(authd, "ALICE@example.com").status, 200);
@@ -111,12 +111,12 @@ TEST(Forgot, Decisions_6_Forgot_3_MailWithResetLinkAndOnlyADigestAtRest) {
   EXPECT_EQ(authd.log_text().find(token.substr(token.find('_') + 1)), std::string::npos);
 }
 
-// decisions.md 6 /forgot 2 (issue 19): the request writes the same rows
+// interface.md 6 /forgot 2 (issue 19): the request writes the same rows
 // whatever the address: a mail-limit event and an outbox row keyed by the
 // address, with no account resolved (that happens at delivery, here an
 // hour away). So the transaction, and its time, cannot depend on whether
 // the address has an account. timing_test.cpp measures the time itself.
-TEST(Forgot, Decisions_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
+TEST(Forgot, Interface_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-delay", "1h"});
   AuthdProcess authd(args);
@@ -136,9 +136,9 @@ TEST(Forgot, Decisions_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
                                 "mail:reset:nobody@example.com|1"}));
 }
 
-// decisions.md 6 /forgot 3: no mail for an unknown or a disabled account.
+// interface.md 6 /forgot 3: no mail for an unknown or a disabled account.
 // A mail for an existing account afterwards proves the worker ran.
-TEST(Forgot, Decisions_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {
+TEST(Forgot, Interface_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("carol@example.com", kPassword);
@@ -159,9 +159,9 @@ TEST(Forgot, Decisions_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {
   EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"1"});
 }
 
-// decisions.md 6 /forgot 5: at most one mail a minute per e-mail; the
+// interface.md 6 /forgot 5: at most one mail a minute per e-mail; the
 // request past it is answered 200 all the same and enqueues nothing.
-TEST(Forgot, Decisions_6_Forgot_5_OneMailPerMinutePerEmail) {
+TEST(Forgot, Interface_6_Forgot_5_OneMailPerMinutePerEmail) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("bob@example.com", kPassword);
@@ -183,9 +183,9 @@ TEST(Forgot, Decisions_6_Forgot_5_OneMailPerMinutePerEmail) {
   EXPECT_EQ(recipients, (std::vector<std::string>{kEmail, "bob@example.com"}));
 }
 
-// decisions.md 6 /forgot 5: per client, N valid requests per window, then
+// interface.md 6 /forgot 5: per client, N valid requests per window, then
 // 429 with Retry-After; requests answered 400 or 415 are not counted.
-TEST(Forgot, Decisions_6_Forgot_5_PerClientLimit) {
+TEST(Forgot, Interface_6_Forgot_5_PerClientLimit) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--forgot-client-limit", "2/15m"});
   AuthdProcess authd(args);
@@ -210,9 +210,9 @@ TEST(Forgot, Decisions_6_Forgot_5_PerClientLimit) {
             std::vector<std::string>{"2"});
 }
 
-// decisions.md 6 /forgot 5: at most five mails an hour per e-mail (the
+// interface.md 6 /forgot 5: at most five mails an hour per e-mail (the
 // one-a-minute limit relaxed here to reach the hourly one).
-TEST(Forgot, Decisions_6_Forgot_5_FiveMailsAnHourPerEmail) {
+TEST(Forgot, Interface_6_Forgot_5_FiveMailsAnHourPerEmail) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-limit-short", "100/1m"});
   AuthdProcess authd(args);
@@ -236,9 +236,9 @@ TEST(Forgot, Decisions_6_Forgot_5_FiveMailsAnHourPerEmail) {
             5);
 }
 
-// decisions.md 6 /forgot 3: a new reset token voids any older one of the
+// interface.md 6 /forgot 3: a new reset token voids any older one of the
 // same user: only the last mail's token is stored.
-TEST(Forgot, Decisions_6_Forgot_3_NewResetTokenVoidsTheOlderOne) {
+TEST(Forgot, Interface_6_Forgot_3_NewResetTokenVoidsTheOlderOne) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-limit-short", "100/1m"});
   AuthdProcess authd(args);
@@ -261,10 +261,10 @@ TEST(Forgot, Decisions_6_Forgot_3_NewResetTokenVoidsTheOlderOne) {
             std::vector<std::string>{sha256_hex(newer)});
 }
 
-// decisions.md 6 /forgot 3: a request whose account was disabled before
+// interface.md 6 /forgot 3: a request whose account was disabled before
 // delivery is dropped (delivery is made to fail first, so that the disable
 // lands before it; then delivery works again).
-TEST(Forgot, Decisions_6_Forgot_3_AccountDisabledBeforeDeliveryIsDropped) {
+TEST(Forgot, Interface_6_Forgot_3_AccountDisabledBeforeDeliveryIsDropped) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::filesystem::remove_all(authd.mail_directory());
@@ -285,9 +285,9 @@ TEST(Forgot, Decisions_6_Forgot_3_AccountDisabledBeforeDeliveryIsDropped) {
   EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"0"});
 }
 
-// decisions.md 6.6: /forgot never answers 401 or 403, whatever the account
+// interface.md 6.6: /forgot never answers 401 or 403, whatever the account
 // or the Authorization header.
-TEST(Forgot, Decisions_6_6_ForgotNeverAnswers401Or403) {
+TEST(Forgot, Interface_6_6_ForgotNeverAnswers401Or403) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("carol@example.com", kPassword);

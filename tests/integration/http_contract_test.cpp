@@ -1,6 +1,6 @@
-// decisions.md section 1 (HTTP in general), clauses 1.1 to 1.7 and 1.9, over
+// interface.md section 1 (HTTP in general), clauses 1.1 to 1.7 and 1.9, over
 // real sockets against the real binary. Each test name starts with the
-// clause it checks (Rule1_5_... is decisions.md 1.5). Clauses 1.8, 1.10 and
+// clause it checks (Rule1_5_... is interface.md 1.5). Clauses 1.8, 1.10 and
 // the framing defences are in http_protocol_test.cpp.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Shared helpers of the decisions.md section 1 tests (http_contract_test.cpp
+// Shared helpers of the interface.md section 1 tests (http_contract_test.cpp
 // and http_protocol_test.cpp): raw request building, the checks every error
 // response must pass, and one server shared by the tests that need no special
 // configuration.
@@ -25,7 +25,7 @@ inline const Headers kJson = {{"Content-Type", "application/json"}};
 // A well-formed login for an account that does not exist.
 inline std::string unknown_login() { return login_body("nobody@example.com", "whatever"); }
 
-// The message of every error status (decisions.md 1.3), exactly.
+// The message of every error status (interface.md 1.3), exactly.
 inline std::string expected_message(int status) {
   switch (status) {
     case 400:

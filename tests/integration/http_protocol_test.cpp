@@ -1,8 +1,8 @@
-// decisions.md section 1 (HTTP in general), clauses 1.8 (malformed requests,
+// interface.md section 1 (HTTP in general), clauses 1.8 (malformed requests,
 // limits, time-outs) and 1.10 (which rule wins), plus the framing defences
 // against request smuggling and Expect: 100-continue, over real sockets
 // against the real binary. Each test name starts with the clause it checks
-// (Rule1_8_... is decisions.md 1.8).
+// (Rule1_8_... is interface.md 1.8).
 #include <gtest/gtest.h>
 
 #include "harness.hpp"

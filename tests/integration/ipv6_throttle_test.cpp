@@ -1,8 +1,8 @@
-// decisions.md 6 /login 4 and /forgot 5 for IPv6 clients: a client is its
+// interface.md 6 /login 4 and /forgot 5 for IPv6 clients: a client is its
 // /64, and the /56 and /48 around it are counters too (--ipv6-56-limit-factor,
 // --ipv6-48-limit-factor), so that a holder of a /48 does not get 65,536
 // per-client limits. IPv6 clients come in through X-Forwarded-For from the
-// trusted loopback peer (decisions.md 13.1): no IPv6 network is needed.
+// trusted loopback peer (interface.md 13.1): no IPv6 network is needed.
 #include <gtest/gtest.h>
 
 #include "contract_support.hpp"
@@ -42,7 +42,7 @@ std::string events_under(const AuthdProcess& authd, const std::string& key) {
 
 // 6 /login 4: failures from other /64s of one /56, and of one /48, add up
 // to the aggregate limits; another /48 and IPv4 clients are not affected.
-TEST(Ipv6Throttle, Decisions_6_Login_4_Slash56AndSlash48AreLimitedAcrossTheirSlash64s) {
+TEST(Ipv6Throttle, Interface_6_Login_4_Slash56AndSlash48AreLimitedAcrossTheirSlash64s) {
   AuthdProcess authd(small_ipv6_limits());
   authd.add_user(kEmail, kPassword);
 
@@ -66,7 +66,7 @@ TEST(Ipv6Throttle, Decisions_6_Login_4_Slash56AndSlash48AreLimitedAcrossTheirSla
   EXPECT_EQ(login_as(authd, "2001:db8:2::1", login_body(kEmail, kPassword)), 200);
 
   // Only counted attempts (401s) are events: 429s and 400s add none
-  // (decisions.md 1.10), and a success takes its own back.
+  // (interface.md 1.10), and a success takes its own back.
   EXPECT_EQ(login_as(authd, "2001:db8:2::1", R"({"email":"x@example.com"})"), 400);
   EXPECT_EQ(events_under(authd, "login:client:2001:db8:1:100::/64"), "2");
   EXPECT_EQ(events_under(authd, "login:client:2001:db8:1:100::/56"), "4");
@@ -80,7 +80,7 @@ TEST(Ipv6Throttle, Decisions_6_Login_4_Slash56AndSlash48AreLimitedAcrossTheirSla
 }
 
 // 6 /forgot 5: the same for valid /forgot requests.
-TEST(Ipv6Throttle, Decisions_6_Forgot_5_Slash56AndSlash48AreLimitedAcrossTheirSlash64s) {
+TEST(Ipv6Throttle, Interface_6_Forgot_5_Slash56AndSlash48AreLimitedAcrossTheirSlash64s) {
   AuthdProcess authd(small_ipv6_limits());
   EXPECT_EQ(forgot_as(authd, "2001:db8:1:100::1"), 200);
   EXPECT_EQ(forgot_as(authd, "2001:db8:1:100::1"), 200);

@@ -1,4 +1,4 @@
-// decisions.md 9.2 and 9.3 (issue 7): structured JSON logs carry one line
+// interface.md 9.2 and 9.3 (issue 7): structured JSON logs carry one line
 // per lifecycle event, from start to stop, besides one per request; the
 // level is set by --log-level.
 #include <signal.h>
@@ -26,7 +26,7 @@ std::size_t position(const std::vector<std::string>& names, const std::string& e
 // 9.2/9.3: starting, migration applied, outbox worker started, listening;
 // then on SIGTERM draining, drained, outbox worker stopped, stopped: in
 // that order, each a JSON object with time, level and event.
-TEST(Logging, Decisions_9_2_OneLinePerLifecycleEventFromStartToStop) {
+TEST(Logging, Interface_9_2_OneLinePerLifecycleEventFromStartToStop) {
   AuthdProcess authd(fast_hashing());
   ASSERT_EQ(authd.stop(), 0);
   auto lines = log_lines(authd);
@@ -65,7 +65,7 @@ TEST(Logging, MigrationIsLoggedOnceWhenApplied) {
 
 // 9.2: --log-level sets the lowest level written: warn leaves out the
 // info lines (requests, lifecycle), debug adds the debug ones.
-TEST(Logging, Decisions_9_2_LogLevelFlagSetsTheLowestLevelWritten) {
+TEST(Logging, Interface_9_2_LogLevelFlagSetsTheLowestLevelWritten) {
   std::vector<std::string> quiet_args = fast_hashing();
   quiet_args.insert(quiet_args.end(), {"--log-level", "warn"});
   AuthdProcess quiet(quiet_args);

@@ -1,4 +1,4 @@
-// The floor under failed logins (decisions.md 6 /login 2 and 10.5, issue 19):
+// The floor under failed logins (interface.md 6 /login 2 and 10.5, issue 19):
 // which kinds of stored hashes the server measures, and when. The time
 // itself is measured by timing_test.cpp; these check, without timing, that
 // every kind stored is measured before the server listens, and that a kind
@@ -26,7 +26,7 @@ std::size_t position_of(const AuthdProcess& authd, const std::string& event) {
   return lines.size();
 }
 
-TEST(LoginFloor, Decisions_10_5_EveryStoredKindIsMeasuredBeforeTheServerListens) {
+TEST(LoginFloor, Interface_10_5_EveryStoredKindIsMeasuredBeforeTheServerListens) {
   AuthdProcess before(fast_hashing());
   std::string output;
   ASSERT_EQ(before.cli({"user", "add", "--email", kEmail, "--argon2-memory-kib", "256",
@@ -49,7 +49,7 @@ TEST(LoginFloor, Decisions_10_5_EveryStoredKindIsMeasuredBeforeTheServerListens)
   EXPECT_EQ(authd.log_text().find(salt_and_digest.substr(0, 10)), std::string::npos);
 }
 
-TEST(LoginFloor, Decisions_10_5_AKindStoredWhileTheServerRunsIsMeasuredSoonAfter) {
+TEST(LoginFloor, Interface_10_5_AKindStoredWhileTheServerRunsIsMeasuredSoonAfter) {
   AuthdProcess authd(fast_hashing());
   // Another kind, written beside the running server (as another instance or
   // the CLI with other parameters would).

@@ -1,4 +1,4 @@
-// decisions.md 3.1, 3.2 (input rules), 4.1, 4.3 (passwords at rest, the
+// interface.md 3.1, 3.2 (input rules), 4.1, 4.3 (passwords at rest, the
 // hashing pool), 5.1, 5.2, 5.4 (tokens) and 6 /login, over real HTTP.
 #include <algorithm>
 #include <latch>
@@ -13,9 +13,9 @@
 namespace authd::test {
 namespace {
 
-// decisions.md 3.1: e-mail rules (WHATWG, 1 to 254 characters, no trimming,
+// interface.md 3.1: e-mail rules (WHATWG, 1 to 254 characters, no trimming,
 // no quoted local part, no IP literal, ASCII only) on /login and /forgot.
-TEST(Login, Decisions_3_1_EmailRulesOnLoginAndForgot) {
+TEST(Login, Interface_3_1_EmailRulesOnLoginAndForgot) {
   AuthdProcess authd(fast_hashing());
   const std::vector<std::string> invalid = {
       "",
@@ -60,8 +60,8 @@ TEST(Login, Decisions_3_1_EmailRulesOnLoginAndForgot) {
   }
 }
 
-// decisions.md 3.2: a login password is 1 to 255 code points, any content.
-TEST(Login, Decisions_3_2_LoginPasswordLengthInCodePoints) {
+// interface.md 3.2: a login password is 1 to 255 code points, any content.
+TEST(Login, Interface_3_2_LoginPasswordLengthInCodePoints) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, emoji(255));
 
@@ -82,8 +82,8 @@ TEST(Login, Decisions_3_2_LoginPasswordLengthInCodePoints) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, " " + emoji(254))).status, 401);
 }
 
-// decisions.md 4.1: argon2id in PHC format with at least OWASP's defaults.
-TEST(Login, Decisions_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
+// interface.md 4.1: argon2id in PHC format with at least OWASP's defaults.
+TEST(Login, Interface_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
   AuthdProcess authd;  // default parameters
   authd.add_user(kEmail, kPassword);
   std::string hash = without_trailing_newlines(authd.sql("select password_hash from users"));
@@ -96,9 +96,9 @@ TEST(Login, Decisions_4_1_StoredHashIsArgon2idWithOwaspDefaults) {
   EXPECT_EQ(without_trailing_newlines(authd.sql("select password_hash from users")), hash);
 }
 
-// decisions.md 4.3: when the hashing pool and its queue are full, logins get
+// interface.md 4.3: when the hashing pool and its queue are full, logins get
 // 503 with Retry-After (never 500), and the server keeps serving.
-TEST(Login, Decisions_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAndCountsNothing) {
+TEST(Login, Interface_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAndCountsNothing) {
   AuthdProcess authd(
       {"--hash-workers", "1", "--hash-queue", "0", "--login-client-limit", "10000/15m"});
   constexpr int kClients = 24;
@@ -134,7 +134,7 @@ TEST(Login, Decisions_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAn
       expect_retry_after(res, 3600);
     }
   }
-  // decisions.md 6 /login 4: a 503 is not a failed attempt. Each 401 left
+  // interface.md 6 /login 4: a 503 is not a failed attempt. Each 401 left
   // its two throttling events (its e-mail's and its client's); no 503 did.
   EXPECT_EQ(std::stoi(authd.sql("select count(*) from throttle_events")), 2 * failures);
   // The pool recovers: a login goes through once the burst is over.
@@ -142,9 +142,9 @@ TEST(Login, Decisions_4_3_And_6_Login_4_FullHashingQueueGives503WithRetryAfterAn
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 5.1: an opaque token with a recognisable prefix and at least
+// interface.md 5.1: an opaque token with a recognisable prefix and at least
 // 256 bits; the database stores only its SHA-256 digest, never the token.
-TEST(Login, Decisions_5_1_TokenFormatAndOnlyItsDigestAtRest) {
+TEST(Login, Interface_5_1_TokenFormatAndOnlyItsDigestAtRest) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string first = authd.login(kEmail, kPassword);
@@ -172,9 +172,9 @@ TEST(Login, Decisions_5_1_TokenFormatAndOnlyItsDigestAtRest) {
   EXPECT_EQ(log.find(kPassword), std::string::npos);
 }
 
-// decisions.md 5.2: the token travels in the login response's
+// interface.md 5.2: the token travels in the login response's
 // Authorization header; the body is a plain User without it.
-TEST(Login, Decisions_5_2_TokenInAuthorizationHeaderNotInBody) {
+TEST(Login, Interface_5_2_TokenInAuthorizationHeaderNotInBody) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));
@@ -190,8 +190,8 @@ TEST(Login, Decisions_5_2_TokenInAuthorizationHeaderNotInBody) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 200);
 }
 
-// decisions.md 5.4: one session per login, several at once.
-TEST(Login, Decisions_5_4_SeveralSessionsPerUser) {
+// interface.md 5.4: one session per login, several at once.
+TEST(Login, Interface_5_4_SeveralSessionsPerUser) {
   AuthdProcess authd(fast_hashing());
   auto [first, second] = user_with_two_sessions(authd);
   ASSERT_FALSE(first.empty() || second.empty());
@@ -202,8 +202,8 @@ TEST(Login, Decisions_5_4_SeveralSessionsPerUser) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", second).status, 200);
 }
 
-// decisions.md 6 /login 1: invalid requests get 400 with the Error shape.
-TEST(Login, Decisions_6_Login_1_InvalidRequestIs400) {
+// interface.md 6 /login 1: invalid requests get 400 with the Error shape.
+TEST(Login, Interface_6_Login_1_InvalidRequestIs400) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   const std::vector<std::string> bodies = {
@@ -237,9 +237,9 @@ TEST(Login, Decisions_6_Login_1_InvalidRequestIs400) {
   EXPECT_EQ(extra.status, 200) << extra.body;
 }
 
-// decisions.md 6 /login 2: unknown e-mail and wrong password are the same
+// interface.md 6 /login 2: unknown e-mail and wrong password are the same
 // 401, byte for byte.
-TEST(Login, Decisions_6_Login_2_UnknownEmailAndWrongPasswordAreTheSame401) {
+TEST(Login, Interface_6_Login_2_UnknownEmailAndWrongPasswordAreTheSame401) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   HttpResponse unknown =
@@ -255,9 +255,9 @@ TEST(Login, Decisions_6_Login_2_UnknownEmailAndWrongPasswordAreTheSame401) {
   EXPECT_TRUE(wrong.header("Authorization").empty());
 }
 
-// decisions.md 6 /login 3: right password, disabled account: 403; a wrong
+// interface.md 6 /login 3: right password, disabled account: 403; a wrong
 // password on a disabled account stays a 401 (nothing is revealed).
-TEST(Login, Decisions_6_Login_3_DisabledAccountIs403OnlyWithTheRightPassword) {
+TEST(Login, Interface_6_Login_3_DisabledAccountIs403OnlyWithTheRightPassword) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   cli_json(authd, {"user", "disable", "--email", kEmail});
@@ -271,10 +271,10 @@ TEST(Login, Decisions_6_Login_3_DisabledAccountIs403OnlyWithTheRightPassword) {
   EXPECT_EQ(lines(authd.sql("select count(*) from sessions")), std::vector<std::string>{"0"});
 }
 
-// decisions.md 6 /login 4: after 10 failures for one e-mail, the next
+// interface.md 6 /login 4: after 10 failures for one e-mail, the next
 // attempt gets 429 with Retry-After, even with the right password, and for
 // any spelling of the address.
-TEST(Login, Decisions_6_Login_4_TenFailuresPerEmailThenThrottled) {
+TEST(Login, Interface_6_Login_4_TenFailuresPerEmailThenThrottled) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   for (int i = 0; i < 10; ++i) {
@@ -295,9 +295,9 @@ TEST(Login, Decisions_6_Login_4_TenFailuresPerEmailThenThrottled) {
             200);
 }
 
-// decisions.md 6 /login 4 (and 1.10): requests answered 400 (or 415) never
+// interface.md 6 /login 4 (and 1.10): requests answered 400 (or 415) never
 // reach the throttle and do not count.
-TEST(Login, Decisions_6_Login_4_BadRequestsDoNotCount) {
+TEST(Login, Interface_6_Login_4_BadRequestsDoNotCount) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   for (int i = 0; i < 12; ++i) {
@@ -314,8 +314,8 @@ TEST(Login, Decisions_6_Login_4_BadRequestsDoNotCount) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 6 /login 4: a success clears the e-mail's count.
-TEST(Login, Decisions_6_Login_4_SuccessClearsTheCount) {
+// interface.md 6 /login 4: a success clears the e-mail's count.
+TEST(Login, Interface_6_Login_4_SuccessClearsTheCount) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   for (int i = 0; i < 9; ++i) {
@@ -329,9 +329,9 @@ TEST(Login, Decisions_6_Login_4_SuccessClearsTheCount) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 6 /login 4: the per-client limit counts failures across
+// interface.md 6 /login 4: the per-client limit counts failures across
 // e-mails; throttled requests are not counted (the 429 repeats, no more).
-TEST(Login, Decisions_6_Login_4_PerClientLimitAcrossEmails) {
+TEST(Login, Interface_6_Login_4_PerClientLimitAcrossEmails) {
   AuthdProcess authd([] {
     std::vector<std::string> args = fast_hashing();
     args.insert(args.end(), {"--login-client-limit", "3/15m"});
@@ -355,8 +355,8 @@ TEST(Login, Decisions_6_Login_4_PerClientLimitAcrossEmails) {
       std::vector<std::string>{"3"});
 }
 
-// decisions.md 6 /login 5: success is 200, the full User, the token header.
-TEST(Login, Decisions_6_Login_5_SuccessIsUserAndToken) {
+// interface.md 6 /login 5: success is 200, the full User, the token header.
+TEST(Login, Interface_6_Login_5_SuccessIsUserAndToken) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));

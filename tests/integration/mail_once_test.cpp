@@ -1,4 +1,4 @@
-// decisions.md 8.2 ("each mail is sent once") and 6 /forgot 4, at the one
+// interface.md 8.2 ("each mail is sent once") and 6 /forgot 4, at the one
 // moment where that is hardest: the relay has accepted the mail and the
 // database is briefly unavailable when the worker marks it sent (issue 19,
 // item 4). Real SMTP (tests/support/smtp_sink.py), on both backends; the
@@ -18,7 +18,7 @@ namespace {
 // retry of the mark, the mail would stay unsent in the outbox, be claimed
 // again when its 8 s lease ran out, and reach the relay a second time with
 // a new token.
-TEST(MailOnce, Decisions_8_2_AMailTheRelayAcceptedIsNotSentAgainWhenMarkingItSentFails) {
+TEST(MailOnce, Interface_8_2_AMailTheRelayAcceptedIsNotSentAgainWhenMarkingItSentFails) {
   SmtpSink sink({.hold_reply_seconds = 2});
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-delay", "1ms", "--mail-transport", "smtp", "--smtp-url",

@@ -1,4 +1,4 @@
-// decisions.md 7.4: GET /metrics in the Prometheus text format, checked with
+// interface.md 7.4: GET /metrics in the Prometheus text format, checked with
 // a real parser of the format: the Prometheus project's own Python parser
 // (Debian python3-prometheus-client), through tests/integration/parse_metrics.py,
 // which also checks the histograms' structure.
@@ -65,7 +65,7 @@ double sample(const Scrape& s, const std::string& family, const std::string& nam
 
 // 7.4: the document is the text format, version 0.0.4, and a real parser
 // reads every family the contract names.
-TEST(Metrics, Decisions_7_4_ServedInPrometheusTextFormatThatARealParserAccepts) {
+TEST(Metrics, Interface_7_4_ServedInPrometheusTextFormatThatARealParserAccepts) {
   AuthdProcess authd(fast_hashing());
   Scrape s = scrape(authd);
   EXPECT_EQ(s.response.status, 200);
@@ -88,7 +88,7 @@ TEST(Metrics, Decisions_7_4_ServedInPrometheusTextFormatThatARealParserAccepts) 
 
 // 7.4: requests are counted by matched route and status; the route label
 // is the route, never the raw target (which a client chooses freely).
-TEST(Metrics, Decisions_7_4_RequestsCountedByMatchedRouteAndStatus) {
+TEST(Metrics, Interface_7_4_RequestsCountedByMatchedRouteAndStatus) {
   AuthdProcess authd(fast_hashing());
   authd.add_user("ada@example.com", "correct horse battery");
   EXPECT_EQ(
@@ -120,7 +120,7 @@ TEST(Metrics, Decisions_7_4_RequestsCountedByMatchedRouteAndStatus) {
 }
 
 // 7.4: a latency histogram per route, counting every answered request.
-TEST(Metrics, Decisions_7_4_LatencyHistogramPerRoute) {
+TEST(Metrics, Interface_7_4_LatencyHistogramPerRoute) {
   AuthdProcess authd(fast_hashing());
   for (int i = 0; i < 3; ++i) send_request(authd.port(), "GET", "/me");
   const std::string family = "authd_http_request_duration_seconds";
@@ -139,7 +139,7 @@ TEST(Metrics, Decisions_7_4_LatencyHistogramPerRoute) {
 // 7.4: live sessions follow logins and logouts. The store's readings are
 // cached for 5 s (one query per 5 s however many scrapes), so the drop
 // after the logout is polled for, bounded.
-TEST(Metrics, Decisions_7_4_LiveSessionsFollowLoginAndLogout) {
+TEST(Metrics, Interface_7_4_LiveSessionsFollowLoginAndLogout) {
   AuthdProcess authd(fast_hashing());
   authd.add_user("ada@example.com", "correct horse battery");
   std::string first = authd.login("ada@example.com", "correct horse battery");
@@ -157,7 +157,7 @@ TEST(Metrics, Decisions_7_4_LiveSessionsFollowLoginAndLogout) {
 }
 
 // 7.4: the hashing pool's size and load.
-TEST(Metrics, Decisions_7_4_HashingPoolSizeAndLoad) {
+TEST(Metrics, Interface_7_4_HashingPoolSizeAndLoad) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--hash-workers", "3", "--hash-queue", "17"});
   AuthdProcess authd(args);
@@ -172,7 +172,7 @@ TEST(Metrics, Decisions_7_4_HashingPoolSizeAndLoad) {
 // 7.4: the outbox backlog, and failed deliveries (a regular file where the
 // log transport's mail directory should be: every attempt fails and the
 // mail stays in the outbox).
-TEST(Metrics, Decisions_7_4_OutboxBacklogAndDeliveryFailures) {
+TEST(Metrics, Interface_7_4_OutboxBacklogAndDeliveryFailures) {
   AuthdProcess authd(fast_hashing());
   std::filesystem::remove_all(authd.mail_directory());
   std::ofstream(authd.mail_directory()) << "not a directory";
@@ -204,7 +204,7 @@ namespace {
 // an account (scrape, /forgot, scrape). The public listener answers 404,
 // for every method, as for a path it never had; /healthz is on both; the
 // public API is not on the management listener.
-TEST(ManagementListener, Decisions_10_1_MetricsOnTheManagementListenerOnly) {
+TEST(ManagementListener, Interface_10_1_MetricsOnTheManagementListenerOnly) {
   AuthdProcess authd(fast_hashing());
   ASSERT_NE(authd.admin_port(), 0);
   ASSERT_NE(authd.admin_port(), authd.port());
@@ -222,7 +222,7 @@ TEST(ManagementListener, Decisions_10_1_MetricsOnTheManagementListenerOnly) {
 
 // 10.1: a /forgot for an existing account cannot be seen in what the public
 // listener serves: the backlog gauge is out of its reach entirely.
-TEST(ManagementListener, Decisions_7_4_OutboxBacklogIsNotReadableFromThePublicListener) {
+TEST(ManagementListener, Interface_7_4_OutboxBacklogIsNotReadableFromThePublicListener) {
   AuthdProcess authd(fast_hashing());
   authd.add_user("ada@example.com", "correct horse battery");
   EXPECT_EQ(post_json(authd.port(), "/forgot", "{\"email\":\"ada@example.com\"}").status, 200);
@@ -233,7 +233,7 @@ TEST(ManagementListener, Decisions_7_4_OutboxBacklogIsNotReadableFromThePublicLi
 
 // 10.1: --admin-listen off: no management listener, and /metrics is still
 // not on the public one.
-TEST(ManagementListener, Decisions_10_1_OffMeansNoManagementListener) {
+TEST(ManagementListener, Interface_10_1_OffMeansNoManagementListener) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--admin-listen", "off"});
   AuthdProcess authd(args);
@@ -248,7 +248,7 @@ TEST(ManagementListener, Decisions_10_1_OffMeansNoManagementListener) {
 
 // 10.1: several instances on one host each set their own port (here port
 // 0, which picks a free one for each).
-TEST(ManagementListener, Decisions_10_1_TwoInstancesTakeTheirOwnPorts) {
+TEST(ManagementListener, Interface_10_1_TwoInstancesTakeTheirOwnPorts) {
   AuthdProcess first(fast_hashing());
   AuthdProcess second(fast_hashing());
   EXPECT_NE(first.admin_port(), second.admin_port());

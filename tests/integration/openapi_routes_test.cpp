@@ -63,7 +63,7 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
   }
 }
 
-// decisions.md 1.4: a known path with another method gets 405 and Allow;
+// interface.md 1.4: a known path with another method gets 405 and Allow;
 // Allow must name exactly the methods the document gives that path.
 TEST(OpenApiRoutes, AllowHeaderMatchesDocumentedMethods) {
   std::map<std::string, std::set<std::string>> methods_by_path;

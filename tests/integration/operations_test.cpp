@@ -1,4 +1,4 @@
-// decisions.md sections 8 (storage) and 9 (operations): the database file,
+// interface.md sections 8 (storage) and 9 (operations): the database file,
 // migrations, configuration, structured request logs without secrets, and a
 // graceful drain on SIGTERM/SIGINT.
 #include <signal.h>

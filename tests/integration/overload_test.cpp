@@ -1,11 +1,11 @@
-// Overload (decisions.md 4.3; issue "Hardening" item 4): argon2id runs on a
+// Overload (interface.md 4.3; issue "Hardening" item 4): argon2id runs on a
 // bounded pool with a bounded queue. When both are full, a login is answered
 // at once with 503 and Retry-After instead of queueing without bound; routes
 // that need no hash keep being served meanwhile; and once the load stops,
 // service is back to normal: every login succeeds, on new connections and on
 // the very connections that got 503.
 //
-// login_test.cpp's Decisions_4_3_And_6_Login_4_FullHashingQueueGives503...
+// login_test.cpp's Interface_4_3_And_6_Login_4_FullHashingQueueGives503...
 // checks the 503 of a single burst; this file checks the sustained load
 // around it and the recovery.
 #include <atomic>
@@ -61,7 +61,7 @@ LoadResult login_load(const AuthdProcess& authd, int clients, int rounds) {
 // queue full get 503 with Retry-After and the contract's error body; the
 // others succeed; routes without hashing (/me, /healthz) are served all
 // along; after the load, every login succeeds again.
-TEST(Overload, Decisions_4_3_FullHashingQueueIs503AndServiceRecovers) {
+TEST(Overload, Interface_4_3_FullHashingQueueIs503AndServiceRecovers) {
   AuthdProcess authd(small_pool());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);

@@ -1,4 +1,4 @@
-// decisions.md 13.1: the client address behind a trusted reverse proxy. A
+// interface.md 13.1: the client address behind a trusted reverse proxy. A
 // real nginx (tests/integration/reverse_proxy.hpp) in front of authd, with
 // `--trusted-proxies 127.0.0.1/32` (nginx reaches authd from 127.0.0.1);
 // clients connect from addresses of their own in 127.0.0.0/8.
@@ -49,7 +49,7 @@ std::vector<std::string> clients_logged(const AuthdProcess& authd, const std::st
 // holds per real client: one client's failures lock out that client only,
 // a forged X-Forwarded-For (which nginx appends to) changes nothing, and
 // neither does one sent straight to authd from a peer it does not trust.
-TEST(Proxy, Decisions_13_1_PerClientLoginThrottleHoldsPerRealClientBehindNginx) {
+TEST(Proxy, Interface_13_1_PerClientLoginThrottleHoldsPerRealClientBehindNginx) {
   AuthdProcess authd(behind_loopback_proxy());
   authd.add_user(kEmail, kPassword);
   NginxProxy nginx(authd.port());
@@ -98,7 +98,7 @@ TEST(Proxy, Decisions_13_1_PerClientLoginThrottleHoldsPerRealClientBehindNginx) 
 }
 
 // 13.1 and 9.2: the request log names the real client, never a forged one.
-TEST(Proxy, Decisions_13_1_LogsNameTheRealClient) {
+TEST(Proxy, Interface_13_1_LogsNameTheRealClient) {
   AuthdProcess authd(behind_loopback_proxy());
   NginxProxy nginx(authd.port());
   HttpConnection a(nginx.port(), kLoopbackClientA);
@@ -125,7 +125,7 @@ TEST(Proxy, Decisions_13_1_LogsNameTheRealClient) {
 
 // 13.1: without --trusted-proxies (the default) the headers are ignored
 // even from loopback: the peer is the client.
-TEST(Proxy, Decisions_13_1_ByDefaultNoPeerIsTrusted) {
+TEST(Proxy, Interface_13_1_ByDefaultNoPeerIsTrusted) {
   AuthdProcess authd(fast_hashing());
   HttpResponse res =
       send_request(authd.port(), "GET", "/healthz",
@@ -135,7 +135,7 @@ TEST(Proxy, Decisions_13_1_ByDefaultNoPeerIsTrusted) {
 }
 
 // 13.1: a value that is not a network is refused at start, naming the flag.
-TEST(Proxy, Decisions_13_1_MalformedTrustedProxiesIsRefused) {
+TEST(Proxy, Interface_13_1_MalformedTrustedProxiesIsRefused) {
   AuthdProcess authd(fast_hashing());
   for (const char* value : {"10.0.0.1/8", "localhost", "10.0.0.0/33", "127.0.0.1,garbage"}) {
     std::string output;

@@ -1,4 +1,4 @@
-// decisions.md 7.3: GET /reset serves a small HTML page with no external
+// interface.md 7.3: GET /reset serves a small HTML page with no external
 // assets, a strict Content-Security-Policy (no 'unsafe-inline') and
 // Referrer-Policy: no-referrer; its script and style sheet come from their
 // own routes. What the page does in a browser is tested by
@@ -40,10 +40,10 @@ std::set<std::string> attribute_values(const std::string& html, const std::strin
   return values;
 }
 
-// decisions.md 7.3: the page is HTML, with a Content-Security-Policy that
+// interface.md 7.3: the page is HTML, with a Content-Security-Policy that
 // allows no inline script or style and nothing from another origin, and
 // Referrer-Policy: no-referrer.
-TEST(ResetPage, Decisions_7_3_PageIsHtmlWithStrictSecurityHeaders) {
+TEST(ResetPage, Interface_7_3_PageIsHtmlWithStrictSecurityHeaders) {
   AuthdProcess authd(fast_hashing());
   HttpResponse res = send_request(authd.port(), "GET", "/reset");
   ASSERT_EQ(res.status, 200);
@@ -69,11 +69,11 @@ TEST(ResetPage, Decisions_7_3_PageIsHtmlWithStrictSecurityHeaders) {
   }
 }
 
-// decisions.md 7.3: no external assets. The page loads exactly its own
+// interface.md 7.3: no external assets. The page loads exactly its own
 // script and style sheet, by relative URL (so a --base-path prefix works),
 // and has no inline script, inline style or event-handler attribute (the
 // CSP would block them anyway).
-TEST(ResetPage, Decisions_7_3_PageLoadsOnlyItsOwnScriptAndStyle) {
+TEST(ResetPage, Interface_7_3_PageLoadsOnlyItsOwnScriptAndStyle) {
   AuthdProcess authd(fast_hashing());
   HttpResponse res = send_request(authd.port(), "GET", "/reset");
   ASSERT_EQ(res.status, 200);
@@ -98,10 +98,10 @@ TEST(ResetPage, Decisions_7_3_PageLoadsOnlyItsOwnScriptAndStyle) {
   EXPECT_EQ(scripts, 1);
 }
 
-// decisions.md 7.3 (an accessible form): labelled fields for the new
+// interface.md 7.3 (an accessible form): labelled fields for the new
 // password and its confirmation, both autocomplete="new-password", and a
 // live region for the messages.
-TEST(ResetPage, Decisions_7_3_FormIsLabelledWithConfirmationAndLiveStatus) {
+TEST(ResetPage, Interface_7_3_FormIsLabelledWithConfirmationAndLiveStatus) {
   AuthdProcess authd(fast_hashing());
   HttpResponse res = send_request(authd.port(), "GET", "/reset");
   ASSERT_EQ(res.status, 200);
@@ -119,7 +119,7 @@ TEST(ResetPage, Decisions_7_3_FormIsLabelledWithConfirmationAndLiveStatus) {
 
 // The script and the style sheet: their own routes and content types,
 // never sniffed.
-TEST(ResetPage, Decisions_7_3_ScriptAndStyleSheetHaveTheirContentTypes) {
+TEST(ResetPage, Interface_7_3_ScriptAndStyleSheetHaveTheirContentTypes) {
   AuthdProcess authd(fast_hashing());
   HttpResponse js = send_request(authd.port(), "GET", "/reset.js");
   ASSERT_EQ(js.status, 200);
@@ -139,9 +139,9 @@ TEST(ResetPage, Decisions_7_3_ScriptAndStyleSheetHaveTheirContentTypes) {
   EXPECT_EQ(health.header("content-security-policy"), "");
 }
 
-// decisions.md 1.4: another method on the page's paths is 405 with the
+// interface.md 1.4: another method on the page's paths is 405 with the
 // methods of that path in Allow, as a JSON error.
-TEST(ResetPage, Decisions_1_4_OtherMethodsAre405WithAllow) {
+TEST(ResetPage, Interface_1_4_OtherMethodsAre405WithAllow) {
   AuthdProcess authd(fast_hashing());
   for (const char* method : {"PUT", "DELETE", "PATCH"}) {
     HttpResponse res = send_request(authd.port(), method, "/reset");

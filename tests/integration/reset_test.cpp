@@ -1,4 +1,4 @@
-// decisions.md 7.2: POST /reset with the token of a reset mail. Real HTTP,
+// interface.md 7.2: POST /reset with the token of a reset mail. Real HTTP,
 // real mails (the log transport); the SMTP path is in smtp_test.cpp.
 #include <atomic>
 #include <thread>
@@ -37,10 +37,10 @@ HttpResponse reset(const AuthdProcess& authd, const std::string& token,
   return post_json(authd.port(), "/reset", reset_body(token, password));
 }
 
-// decisions.md 7.2: the new password works and the old one does not, the
+// interface.md 7.2: the new password works and the old one does not, the
 // token is consumed, every session of the user is revoked, emailVerifiedAt
 // is set, and the answer is the full User.
-TEST(Reset, Decisions_7_2_SetsPasswordConsumesTokenRevokesSessionsVerifiesEmail) {
+TEST(Reset, Interface_7_2_SetsPasswordConsumesTokenRevokesSessionsVerifiesEmail) {
   AuthdProcess authd(reset_args());
   auto [first_session, second_session] = user_with_two_sessions(authd);
   nlohmann::json before = show_user(authd, kEmail);
@@ -73,8 +73,8 @@ TEST(Reset, Decisions_7_2_SetsPasswordConsumesTokenRevokesSessionsVerifiesEmail)
   EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"0"});
 }
 
-// decisions.md 7.2: an e-mail already verified keeps its first verification time.
-TEST(Reset, Decisions_7_2_KeepsAnEarlierEmailVerification) {
+// interface.md 7.2: an e-mail already verified keeps its first verification time.
+TEST(Reset, Interface_7_2_KeepsAnEarlierEmailVerification) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   ASSERT_EQ(authd.cli({"user", "verify-email", "--email", kEmail}), 0);
@@ -85,9 +85,9 @@ TEST(Reset, Decisions_7_2_KeepsAnEarlierEmailVerification) {
   EXPECT_EQ(res.json()["emailVerifiedAt"], verified);
 }
 
-// decisions.md 7.2: body shape and password length (400) come before the
+// interface.md 7.2: body shape and password length (400) come before the
 // token (401); a 400 carries a detail and never uses the token up.
-TEST(Reset, Decisions_7_2_BodyAndLengthAre400BeforeTheToken) {
+TEST(Reset, Interface_7_2_BodyAndLengthAre400BeforeTheToken) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   std::string token = mailed_token(authd, kEmail);
@@ -125,9 +125,9 @@ TEST(Reset, Decisions_7_2_BodyAndLengthAre400BeforeTheToken) {
   EXPECT_EQ(reset(authd, token, kNewPassword).status, 200);
 }
 
-// decisions.md 7.2: the token is checked before the rule that the password
+// interface.md 7.2: the token is checked before the rule that the password
 // differs from the e-mail; that 400 leaves the token usable.
-TEST(Reset, Decisions_7_2_PasswordEqualToEmailIs400AfterTheToken) {
+TEST(Reset, Interface_7_2_PasswordEqualToEmailIs400AfterTheToken) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   const std::string unknown = "authdrt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
@@ -143,8 +143,8 @@ TEST(Reset, Decisions_7_2_PasswordEqualToEmailIs400AfterTheToken) {
   EXPECT_EQ(authd.login(kEmail, kEmail), "");
 }
 
-// decisions.md 7.2: unknown or malformed tokens, and session tokens, are 401.
-TEST(Reset, Decisions_7_2_UnknownTokenIs401) {
+// interface.md 7.2: unknown or malformed tokens, and session tokens, are 401.
+TEST(Reset, Interface_7_2_UnknownTokenIs401) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   std::string session = authd.login(kEmail, kPassword);
@@ -158,8 +158,8 @@ TEST(Reset, Decisions_7_2_UnknownTokenIs401) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 7.2: an expired token is 401 (and the password is unchanged).
-TEST(Reset, Decisions_7_2_ExpiredTokenIs401) {
+// interface.md 7.2: an expired token is 401 (and the password is unchanged).
+TEST(Reset, Interface_7_2_ExpiredTokenIs401) {
   AuthdProcess authd(reset_args({"--reset-token-lifetime", "1ms"}));
   authd.add_user(kEmail, kPassword);
   std::string token = mailed_token(authd, kEmail);
@@ -167,9 +167,9 @@ TEST(Reset, Decisions_7_2_ExpiredTokenIs401) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 7.2: a token of a disabled account is 401, and disabling
+// interface.md 7.2: a token of a disabled account is 401, and disabling
 // voids it for good (enabling again does not bring it back).
-TEST(Reset, Decisions_7_2_TokenOfDisabledAccountIs401) {
+TEST(Reset, Interface_7_2_TokenOfDisabledAccountIs401) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   std::string token = mailed_token(authd, kEmail);
@@ -180,8 +180,8 @@ TEST(Reset, Decisions_7_2_TokenOfDisabledAccountIs401) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 6 /forgot 3: a newer mail's token voids the older one.
-TEST(Reset, Decisions_6_Forgot_3_NewerMailVoidsOlderToken) {
+// interface.md 6 /forgot 3: a newer mail's token voids the older one.
+TEST(Reset, Interface_6_Forgot_3_NewerMailVoidsOlderToken) {
   AuthdProcess authd(reset_args({"--reset-mail-limit-short", "5/1m"}));
   authd.add_user(kEmail, kPassword);
   std::string older = mailed_token(authd, kEmail, 0);
@@ -192,7 +192,7 @@ TEST(Reset, Decisions_6_Forgot_3_NewerMailVoidsOlderToken) {
 }
 
 // A completed reset proves control of the address: it lifts the lockout
-// that failed guesses put on the e-mail (decisions.md 6 /login 4), so the
+// that failed guesses put on the e-mail (interface.md 6 /login 4), so the
 // owner can log in at once with the new password.
 TEST(Reset, ResetLiftsTheEmailLockout) {
   AuthdProcess authd(reset_args({"--login-email-limit", "3/15m"}));
@@ -204,9 +204,9 @@ TEST(Reset, ResetLiftsTheEmailLockout) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kNewPassword)).status, 200);
 }
 
-// decisions.md 7.2 (single use) under concurrency: of many simultaneous
+// interface.md 7.2 (single use) under concurrency: of many simultaneous
 // resets with one token, exactly one succeeds.
-TEST(Reset, Decisions_7_2_ConcurrentResetsWithOneTokenSucceedOnce) {
+TEST(Reset, Interface_7_2_ConcurrentResetsWithOneTokenSucceedOnce) {
   AuthdProcess authd(reset_args());
   authd.add_user(kEmail, kPassword);
   std::string token = mailed_token(authd, kEmail);
@@ -225,8 +225,8 @@ TEST(Reset, Decisions_7_2_ConcurrentResetsWithOneTokenSucceedOnce) {
   EXPECT_EQ(other.load(), 0);
 }
 
-// decisions.md 1.6 and 1.4: /reset takes JSON only.
-TEST(Reset, Decisions_1_6_ResetWithoutJsonIs415) {
+// interface.md 1.6 and 1.4: /reset takes JSON only.
+TEST(Reset, Interface_1_6_ResetWithoutJsonIs415) {
   AuthdProcess authd(reset_args());
   HttpResponse res = send_request(authd.port(), "POST", "/reset", {{"Content-Type", "text/plain"}},
                                   R"({"token":"x","password":"a brand new passphrase"})");

@@ -1,4 +1,4 @@
-// A real nginx (Debian's) in front of a test's authd, for decisions.md 13.1:
+// A real nginx (Debian's) in front of a test's authd, for interface.md 13.1:
 // started by the test in a temporary directory of its own (configuration,
 // pid, logs and temporary files; nothing under /etc or /var), in the
 // foreground (`daemon off`, `master_process off`), on a free loopback port,

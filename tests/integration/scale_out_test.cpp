@@ -1,4 +1,4 @@
-// decisions.md 8.2 and 8.3 with several instances: two authd processes on
+// interface.md 8.2 and 8.3 with several instances: two authd processes on
 // one PostgreSQL database share sessions, throttling counters and the
 // outbox. Skipped in the SQLite run; scripts/test.sh runs them against a
 // throw-away PostgreSQL 15 (scripts/with-postgres.sh).
@@ -35,7 +35,7 @@ struct TwoInstances {
 };
 
 // 8.2: a session opened on one instance is known to the other.
-TEST(ScaleOut, Decisions_8_2_LoginOnOneInstanceMeAndLogoutOnTheOther) {
+TEST(ScaleOut, Interface_8_2_LoginOnOneInstanceMeAndLogoutOnTheOther) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both;
   both.a.add_user(kEmail, kPassword);
@@ -53,7 +53,7 @@ TEST(ScaleOut, Decisions_8_2_LoginOnOneInstanceMeAndLogoutOnTheOther) {
 
 // 6 /login 4 across instances: ten failures in all, wherever they land,
 // lock the e-mail on both, even when they all arrive at once.
-TEST(ScaleOut, Decisions_8_2_And_6_Login_4_FailedLoginsAreCountedAcrossInstances) {
+TEST(ScaleOut, Interface_8_2_And_6_Login_4_FailedLoginsAreCountedAcrossInstances) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both;
   both.a.add_user(kEmail, kPassword);
@@ -84,7 +84,7 @@ TEST(ScaleOut, Decisions_8_2_And_6_Login_4_FailedLoginsAreCountedAcrossInstances
 // 8.2: the outbox is claimed with FOR UPDATE SKIP LOCKED: with both
 // instances' workers polling the same table, every reset request gives
 // exactly one mail.
-TEST(ScaleOut, Decisions_8_2_EachResetMailIsSentOnceWhileBothOutboxWorkersRun) {
+TEST(ScaleOut, Interface_8_2_EachResetMailIsSentOnceWhileBothOutboxWorkersRun) {
   AUTHD_POSTGRES_ONLY();
   // Due at once, so both workers find the same mails due together.
   TwoInstances both({"--reset-mail-delay", "1ms"});
@@ -136,7 +136,7 @@ TEST(ScaleOut, Decisions_8_2_EachResetMailIsSentOnceWhileBothOutboxWorkersRun) {
 // requests that need it answer 503 at once, never 500 and never hang; both
 // instances come back by themselves when it returns, with every session
 // they acknowledged.
-TEST(ScaleOutRestart, Decisions_8_3_DatabaseDownGives503ThenBothInstancesRecover) {
+TEST(ScaleOutRestart, Interface_8_3_DatabaseDownGives503ThenBothInstancesRecover) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both;
   both.a.add_user(kEmail, kPassword);
@@ -167,7 +167,7 @@ TEST(ScaleOutRestart, Decisions_8_3_DatabaseDownGives503ThenBothInstancesRecover
 // A database that stops answering (SIGSTOP: a frozen VM, a partition):
 // requests answer 503 once --database-timeout has passed, not hang; when it
 // answers again, both instances carry on by themselves.
-TEST(ScaleOutRestart, Decisions_8_3_HungDatabaseGives503AfterTheDeadlineThenRecovers) {
+TEST(ScaleOutRestart, Interface_8_3_HungDatabaseGives503AfterTheDeadlineThenRecovers) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both({"--database-timeout", "1s"});
   both.a.add_user(kEmail, kPassword);
@@ -194,7 +194,7 @@ TEST(ScaleOutRestart, Decisions_8_3_HungDatabaseGives503AfterTheDeadlineThenReco
 // After a restart every pooled connection is dead. The first request on
 // each instance still succeeds: the dead connection is dropped and the
 // transaction starts over on a fresh one, even with a pool of one.
-TEST(ScaleOutRestart, Decisions_8_3_FirstRequestAfterARestartSucceedsEvenWithAPoolOfOne) {
+TEST(ScaleOutRestart, Interface_8_3_FirstRequestAfterARestartSucceedsEvenWithAPoolOfOne) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both({"--database-pool-size", "1"});
   both.a.add_user(kEmail, kPassword);
@@ -212,7 +212,7 @@ TEST(ScaleOutRestart, Decisions_8_3_FirstRequestAfterARestartSucceedsEvenWithAPo
 // never a hang, and no 401 for a session that was acknowledged), both
 // instances recover, and every login and logout
 // that was acknowledged holds afterwards.
-TEST(ScaleOutRestart, Decisions_8_3_RestartUnderLoadLosesNothingAcknowledged) {
+TEST(ScaleOutRestart, Interface_8_3_RestartUnderLoadLosesNothingAcknowledged) {
   AUTHD_POSTGRES_ONLY();
   TwoInstances both;
   both.a.add_user(kEmail, kPassword);

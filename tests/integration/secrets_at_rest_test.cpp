@@ -151,9 +151,9 @@ TEST(SecretsInMemory, ServeIsNotDumpable) {
   authd.finish();
 }
 
-// decisions.md 7.5: `authd user add` is not dumpable while it waits for
+// interface.md 7.5: `authd user add` is not dumpable while it waits for
 // the password on standard input.
-TEST(SecretsInMemory, Decisions_7_5_UserCommandReadingAPasswordIsNotDumpable) {
+TEST(SecretsInMemory, Interface_7_5_UserCommandReadingAPasswordIsNotDumpable) {
   AUTHD_NEEDS_ROOT();
   AuthdAsNobody authd;
   std::vector<std::string> args = {
@@ -168,10 +168,10 @@ TEST(SecretsInMemory, Decisions_7_5_UserCommandReadingAPasswordIsNotDumpable) {
   authd.finish();
 }
 
-// decisions.md 8.1: an existing database file that other users can read
+// interface.md 8.1: an existing database file that other users can read
 // is warned about at start (path and mode, nothing from inside it); the
 // file authd creates itself (0600) is not.
-TEST(SecretsAtRest, Decisions_8_1_DatabaseFileWiderThan0600IsWarnedAbout) {
+TEST(SecretsAtRest, Interface_8_1_DatabaseFileWiderThan0600IsWarnedAbout) {
   AUTHD_SQLITE_ONLY();
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);

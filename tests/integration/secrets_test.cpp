@@ -1,4 +1,4 @@
-// Secrets never leave where they belong (decisions.md 9.2, 5.1, 6 /forgot 3;
+// Secrets never leave where they belong (interface.md 9.2, 5.1, 6 /forgot 3;
 // ENGINEERING.md "Security habits"; issue "Hardening" item 5). A whole flow
 // runs at debug log level: failed and refused logins, logins, /me, a bogus
 // token, /forgot, a refused and a successful /reset, logout. Then every
@@ -59,7 +59,7 @@ void expect_absent(const std::string& where, const std::string& text, const Secr
 // 9.2 and the security habits: the whole flow at debug level leaks no
 // password, token, reset token, hash or digest into the log, the response
 // bodies or the mails (except the reset link itself).
-TEST(Secrets, Decisions_9_2_NoSecretInLogsResponsesOrMailsAtDebugLevel) {
+TEST(Secrets, Interface_9_2_NoSecretInLogsResponsesOrMailsAtDebugLevel) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--log-level", "debug"});
   AuthdProcess authd(args);

@@ -1,4 +1,4 @@
-// decisions.md 5.3 (lifetime) and 6 /logout, with GET /me (7.1), which
+// interface.md 5.3 (lifetime) and 6 /logout, with GET /me (7.1), which
 // answers the same statuses for the same credentials. Over real HTTP.
 #include <chrono>
 #include <thread>
@@ -21,9 +21,9 @@ HttpResponse call(unsigned short port, const BearerRoute& route, const Headers& 
   return send_request(port, route.method, route.path, headers);
 }
 
-// decisions.md 6 /logout 1 (and 7.1 for /me): no Authorization header, or
+// interface.md 6 /logout 1 (and 7.1 for /me): no Authorization header, or
 // another scheme: 401 with the realm challenge.
-TEST(Session, Decisions_6_Logout_1_MissingOrOtherSchemeIs401WithRealm) {
+TEST(Session, Interface_6_Logout_1_MissingOrOtherSchemeIs401WithRealm) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -49,9 +49,9 @@ TEST(Session, Decisions_6_Logout_1_MissingOrOtherSchemeIs401WithRealm) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 200);
 }
 
-// decisions.md 6 /logout 2: Bearer with missing or malformed credentials,
+// interface.md 6 /logout 2: Bearer with missing or malformed credentials,
 // or several Authorization headers: 400, error="invalid_request".
-TEST(Session, Decisions_6_Logout_2_MalformedBearerIs400InvalidRequest) {
+TEST(Session, Interface_6_Logout_2_MalformedBearerIs400InvalidRequest) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -81,8 +81,8 @@ TEST(Session, Decisions_6_Logout_2_MalformedBearerIs400InvalidRequest) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 200);
 }
 
-// decisions.md 6 /logout 3: unknown token: 401, error="invalid_token".
-TEST(Session, Decisions_6_Logout_3_UnknownTokenIs401InvalidToken) {
+// interface.md 6 /logout 3: unknown token: 401, error="invalid_token".
+TEST(Session, Interface_6_Logout_3_UnknownTokenIs401InvalidToken) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -98,9 +98,9 @@ TEST(Session, Decisions_6_Logout_3_UnknownTokenIs401InvalidToken) {
   }
 }
 
-// decisions.md 6 /logout 2: the scheme is case-insensitive and one or more
+// interface.md 6 /logout 2: the scheme is case-insensitive and one or more
 // spaces may separate it from the token.
-TEST(Session, Decisions_6_Logout_2_SchemeCaseInsensitiveAndSeveralSpaces) {
+TEST(Session, Interface_6_Logout_2_SchemeCaseInsensitiveAndSeveralSpaces) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -115,9 +115,9 @@ TEST(Session, Decisions_6_Logout_2_SchemeCaseInsensitiveAndSeveralSpaces) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 401);
 }
 
-// decisions.md 6 /logout 4: a valid token: 200 with the full User, the
+// interface.md 6 /logout 4: a valid token: 200 with the full User, the
 // session is gone (same token: 401), other sessions stay valid.
-TEST(Session, Decisions_6_Logout_4_RevokesThisSessionOnly) {
+TEST(Session, Interface_6_Logout_4_RevokesThisSessionOnly) {
   AuthdProcess authd(fast_hashing());
   auto [first, second] = user_with_two_sessions(authd);
   ASSERT_FALSE(first.empty() || second.empty());
@@ -137,9 +137,9 @@ TEST(Session, Decisions_6_Logout_4_RevokesThisSessionOnly) {
             std::vector<std::string>{sha256_hex(second)});
 }
 
-// decisions.md 6 /logout 4: disabling an account revokes all its sessions;
+// interface.md 6 /logout 4: disabling an account revokes all its sessions;
 // enabling it again does not bring them back.
-TEST(Session, Decisions_6_Logout_4_DisablingRevokesAllSessions) {
+TEST(Session, Interface_6_Logout_4_DisablingRevokesAllSessions) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("bob@example.com", kPassword);
@@ -164,8 +164,8 @@ TEST(Session, Decisions_6_Logout_4_DisablingRevokesAllSessions) {
   EXPECT_FALSE(authd.login(kEmail, kPassword).empty());
 }
 
-// decisions.md 6 /logout 5: a request body, of any type, is ignored.
-TEST(Session, Decisions_6_Logout_5_RequestBodyIsIgnored) {
+// interface.md 6 /logout 5: a request body, of any type, is ignored.
+TEST(Session, Interface_6_Logout_5_RequestBodyIsIgnored) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   std::string first = authd.login(kEmail, kPassword);
@@ -182,8 +182,8 @@ TEST(Session, Decisions_6_Logout_5_RequestBodyIsIgnored) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", second).status, 401);
 }
 
-// decisions.md 7.1: GET /me answers 200 with the full User for a live token.
-TEST(Session, Decisions_7_1_MeReturnsTheFullUser) {
+// interface.md 7.1: GET /me answers 200 with the full User for a live token.
+TEST(Session, Interface_7_1_MeReturnsTheFullUser) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--display-name", "Alice"});
   HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));
@@ -197,9 +197,9 @@ TEST(Session, Decisions_7_1_MeReturnsTheFullUser) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token_of(login)).json(), login.json());
 }
 
-// decisions.md 5.3: a token past its lifetime is refused like an unknown
+// interface.md 5.3: a token past its lifetime is refused like an unknown
 // one (the wait lets time pass; it does not wait for the server).
-TEST(Session, Decisions_5_3_ExpiredTokenIsRefused) {
+TEST(Session, Interface_5_3_ExpiredTokenIsRefused) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--session-lifetime", "2s", "--prune-interval", "200ms"});
   AuthdProcess authd(args);

@@ -1,4 +1,4 @@
-// Graceful shutdown (decisions.md 9.3; issue "Hardening" item 6): SIGTERM
+// Graceful shutdown (interface.md 9.3; issue "Hardening" item 6): SIGTERM
 // stops accepting, lets what is in flight finish, then the process exits 0.
 //
 // operations_test.cpp's Lifecycle tests cover one in-flight login and an
@@ -53,7 +53,7 @@ bool connection_refused(unsigned short port) {
 // last body byte is sent only once the listening socket is seen closed,
 // which drain() does after it has set the draining flag, so their responses
 // are decided after the drain began, whatever the timing.
-TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConnections) {
+TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConnections) {
   // Slow hashes on a single worker: the logins are still in flight (one
   // hashing, the rest queued) when the signal arrives.
   AuthdProcess authd({"--log-level", "debug", "--argon2-memory-kib", "65536", "--argon2-iterations",
@@ -108,7 +108,7 @@ TEST(Shutdown, Decisions_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
 // never finish, one on each io thread (connections are handed out in turn),
 // do not keep it alive until their own header time-out. Its exit status
 // (3) says that requests were dropped.
-TEST(Shutdown, Decisions_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
+TEST(Shutdown, Interface_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
   AuthdProcess authd({"--log-level", "debug", "--io-threads", "2", "--drain-timeout", "1s",
                       "--header-timeout", "120s"});
   const std::string unfinished =
@@ -134,7 +134,7 @@ TEST(Shutdown, Decisions_9_3_PastTheDrainTimeoutTheProcessExitsAnyway) {
 // are not worked off after the deadline (each would cost a full argon2id
 // hash for an answer nobody reads): the queue is skipped, the log says how
 // many, and the exit status says that requests were dropped.
-TEST(Shutdown, Decisions_9_3_QueuedHashesAreSkippedWhenTheDrainTimesOut) {
+TEST(Shutdown, Interface_9_3_QueuedHashesAreSkippedWhenTheDrainTimesOut) {
   AuthdProcess authd({"--drain-timeout", "1s", "--hash-workers", "1", "--hash-queue", "1000",
                       "--argon2-iterations", "8", "--login-client-limit", "1000000/1m",
                       "--login-email-limit", "1000000/1m"});

@@ -1,4 +1,4 @@
-// decisions.md 6 /forgot 3-5 over real SMTP: authd's libcurl transport
+// interface.md 6 /forgot 3-5 over real SMTP: authd's libcurl transport
 // delivers to an SMTP receiver (tests/support/smtp_sink.py, Debian's
 // aiosmtpd) started by the test. Retries, restarts, AUTH and STARTTLS.
 #include <cstdlib>
@@ -44,10 +44,10 @@ std::string outbox_state(const AuthdProcess& authd) {
                 "order by id"));
 }
 
-// decisions.md 6 /forgot 3: the mail for an existing, enabled account
+// interface.md 6 /forgot 3: the mail for an existing, enabled account
 // reaches the receiver with proper headers, the envelope, and a link whose
 // token resets the password end to end.
-TEST(Smtp, Decisions_6_Forgot_3_ResetMailArrivesOverSmtp) {
+TEST(Smtp, Interface_6_Forgot_3_ResetMailArrivesOverSmtp) {
   SmtpSink sink;
   AuthdProcess authd(smtp_args(sink.url()));
   authd.add_user(kEmail, kPassword);
@@ -78,11 +78,11 @@ TEST(Smtp, Decisions_6_Forgot_3_ResetMailArrivesOverSmtp) {
   EXPECT_EQ(outbox_state(authd), kEmail + "|0|1");
 }
 
-// decisions.md 6 /forgot 2, 3 and 5: no mail for an unknown or a disabled
+// interface.md 6 /forgot 2, 3 and 5: no mail for an unknown or a disabled
 // account, and a second request within a minute sends nothing. A last mail
 // to another account is the barrier: once it has arrived, every earlier
 // request has been dealt with.
-TEST(Smtp, Decisions_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
+TEST(Smtp, Interface_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
   SmtpSink sink;
   AuthdProcess authd(smtp_args(sink.url()));
   authd.add_user(kEmail, kPassword);
@@ -111,10 +111,10 @@ TEST(Smtp, Decisions_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
   EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"2"});
 }
 
-// decisions.md 6 /forgot 4: the relay is down when the mail is due; authd
+// interface.md 6 /forgot 4: the relay is down when the mail is due; authd
 // retries, and the mail arrives once the relay is up. The token delivered
 // is the only live one: the failed attempt's token was replaced.
-TEST(Smtp, Decisions_6_Forgot_4_RelayDownThenUpDeliversOnRetry) {
+TEST(Smtp, Interface_6_Forgot_4_RelayDownThenUpDeliversOnRetry) {
   ReservedPort relay;  // refuses connections until the sink starts on it
   AuthdProcess authd(smtp_args(smtp_url(relay.port())));
   authd.add_user(kEmail, kPassword);
@@ -135,9 +135,9 @@ TEST(Smtp, Decisions_6_Forgot_4_RelayDownThenUpDeliversOnRetry) {
   EXPECT_EQ(sent, std::vector<std::string>{"1|1"});
 }
 
-// decisions.md 6 /forgot 4: a temporary SMTP failure (451) is retried with
+// interface.md 6 /forgot 4: a temporary SMTP failure (451) is retried with
 // backoff and recorded; the mail arrives once.
-TEST(Smtp, Decisions_6_Forgot_4_TemporaryRejectionIsRetried) {
+TEST(Smtp, Interface_6_Forgot_4_TemporaryRejectionIsRetried) {
   SmtpSink sink({.fail_first = 1});
   AuthdProcess authd(smtp_args(sink.url()));
   authd.add_user(kEmail, kPassword);
@@ -153,11 +153,11 @@ TEST(Smtp, Decisions_6_Forgot_4_TemporaryRejectionIsRetried) {
       200);
 }
 
-// decisions.md 6 /forgot 4 retries what may pass; a recipient the relay
+// interface.md 6 /forgot 4 retries what may pass; a recipient the relay
 // refuses for good (550 to RCPT TO) never will: that mail is dropped after
 // one attempt, counted and logged with the address masked, and the outbox
 // goes on delivering the next mail.
-TEST(Smtp, Decisions_6_Forgot_4_ARecipientRefusedForGoodIsDroppedNotRetried) {
+TEST(Smtp, Interface_6_Forgot_4_ARecipientRefusedForGoodIsDroppedNotRetried) {
   const std::string refused = "nobody@example.com";
   SmtpSink sink({.refuse_recipients = {refused}});
   AuthdProcess authd(smtp_args(sink.url()));
@@ -185,9 +185,9 @@ TEST(Smtp, Decisions_6_Forgot_4_ARecipientRefusedForGoodIsDroppedNotRetried) {
   EXPECT_EQ(log.find(refused), std::string::npos) << "the address must be masked:\n" << log;
 }
 
-// decisions.md 6 /forgot 4: a crash (kill -9) after the 200 and before the
+// interface.md 6 /forgot 4: a crash (kill -9) after the 200 and before the
 // delivery loses no mail: it is delivered after the restart.
-TEST(Smtp, Decisions_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {
+TEST(Smtp, Interface_6_Forgot_4_MailSurvivesKillNineBeforeDelivery) {
   ReservedPort relay;  // no relay yet: the mail cannot leave
   AuthdProcess authd(
       smtp_args(smtp_url(relay.port()), {"--smtp-timeout", "2s", "--mail-claim-lease", "5s"}));

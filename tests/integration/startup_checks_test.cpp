@@ -1,12 +1,12 @@
 // Settings that would expose secrets on the way (issue 19): refused or
 // warned about at start, through the real binary's exit code and log.
-// - decisions.md 6 /forgot 3: the reset link never goes in clear to a
+// - interface.md 6 /forgot 3: the reset link never goes in clear to a
 //   remote relay unless --smtp-allow-plaintext says so (exit 2);
-// - decisions.md 8.2: a PostgreSQL server on another machine without
+// - interface.md 8.2: a PostgreSQL server on another machine without
 //   sslmode=verify-full is warned about;
-// - decisions.md 9.1: a secret given as a flag (argv is readable by every
+// - interface.md 9.1: a secret given as a flag (argv is readable by every
 //   local user) is warned about, never logged itself;
-// - decisions.md 13.1: a trusted-proxy network holding every address is
+// - interface.md 13.1: a trusted-proxy network holding every address is
 //   warned about.
 #include <filesystem>
 #include <fstream>
@@ -78,7 +78,7 @@ bool logged_event(const std::string& log, const std::string& event) {
 // 6 /forgot 3: plain or opportunistic SMTP (STARTTLS can be stripped by
 // anyone on the path) to a relay on another machine is refused at start,
 // exit 2 with a bad_configuration line, with or without credentials.
-TEST_F(StartupChecks, Decisions_6_Forgot_3_ResetLinkInClearToARemoteRelayIsRefused) {
+TEST_F(StartupChecks, Interface_6_Forgot_3_ResetLinkInClearToARemoteRelayIsRefused) {
   for (const char* mode : {"off", "opportunistic"}) {
     CommandResult r = serve({"--mail-transport", "smtp", "--smtp-url",
                              "smtp://mail.example.com:587", "--smtp-starttls", mode});
@@ -90,7 +90,7 @@ TEST_F(StartupChecks, Decisions_6_Forgot_3_ResetLinkInClearToARemoteRelayIsRefus
 
 // 6 /forgot 3: the explicit flag allows it, with a warning; TLS, implicit
 // TLS and a relay on this machine need no flag.
-TEST_F(StartupChecks, Decisions_6_Forgot_3_PlaintextOnlyWithTheExplicitFlagOrOnLoopback) {
+TEST_F(StartupChecks, Interface_6_Forgot_3_PlaintextOnlyWithTheExplicitFlagOrOnLoopback) {
   CommandResult allowed =
       serve({"--mail-transport", "smtp", "--smtp-url", "smtp://mail.example.com:587",
              "--smtp-starttls", "off", "--smtp-allow-plaintext"});
@@ -121,7 +121,7 @@ TEST_F(StartupChecks, Decisions_6_Forgot_3_PlaintextOnlyWithTheExplicitFlagOrOnL
 // 8.2: a database on another machine without sslmode=verify-full is
 // warned about at start (the connection itself then fails here: there is
 // no such server, which does not matter for the warning).
-TEST_F(StartupChecks, Decisions_8_2_RemotePostgresqlWithoutVerifiedTlsIsWarnedAbout) {
+TEST_F(StartupChecks, Interface_8_2_RemotePostgresqlWithoutVerifiedTlsIsWarnedAbout) {
   const std::vector<std::string> fast = {"--database-timeout", "300ms"};
   auto run = [&](const std::string& url) {
     std::vector<std::string> args = {"--database", url};
@@ -152,7 +152,7 @@ TEST_F(StartupChecks, Decisions_8_2_RemotePostgresqlWithoutVerifiedTlsIsWarnedAb
 // 9.1: a secret given as a flag is warned about (naming the flag, never
 // the value); the same secret from the environment or the config file is
 // not.
-TEST_F(StartupChecks, Decisions_9_1_SecretOnTheCommandLineIsWarnedAbout) {
+TEST_F(StartupChecks, Interface_9_1_SecretOnTheCommandLineIsWarnedAbout) {
   const std::string password = "Argv-Visible-Secret-42";
   CommandResult flag = serve({"--smtp-password", password});
   EXPECT_EQ(flag.exit_code, 0) << flag.output;
@@ -195,7 +195,7 @@ TEST_F(StartupChecks, Decisions_9_1_SecretOnTheCommandLineIsWarnedAbout) {
 
 // 13.1: a trusted network that contains every address lets any client
 // name itself: allowed, but warned about.
-TEST_F(StartupChecks, Decisions_13_1_TrustingEveryAddressIsWarnedAbout) {
+TEST_F(StartupChecks, Interface_13_1_TrustingEveryAddressIsWarnedAbout) {
   for (const char* everyone : {"0.0.0.0/0", "10.0.0.0/8,::/0"}) {
     CommandResult r = serve({"--trusted-proxies", everyone});
     EXPECT_EQ(r.exit_code, 0) << r.output;

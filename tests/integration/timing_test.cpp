@@ -1,4 +1,4 @@
-// Timing side channels (decisions.md 6 /login 2, 6 /forgot 2 and 10.5; issue
+// Timing side channels (interface.md 6 /login 2, 6 /forgot 2 and 10.5; issue
 // "Hardening" item 7, issue 19 items 1 and 2): from the response time, a
 // client cannot tell an unknown e-mail from a wrong password on /login,
 // whatever the stored hash, nor an existing account from a disabled or an
@@ -67,7 +67,7 @@ std::pair<double, double> login_failure_medians(const AuthdProcess& authd,
 
 // 6 /login 2 at the default argon2id cost: the unknown e-mail's dummy hash
 // costs what the account's hash costs.
-TEST(Timing, Decisions_6_Login_2_UnknownEmailAndWrongPasswordTakeTheSameTime) {
+TEST(Timing, Interface_6_Login_2_UnknownEmailAndWrongPasswordTakeTheSameTime) {
   AuthdProcess authd({"--login-email-limit", "10000/1m", "--login-client-limit", "10000/1m"});
   authd.add_user(kEmail, kPassword);  // hashed with the same default cost
 
@@ -118,7 +118,7 @@ void expect_other_kind_answers_like_unknown(const std::vector<std::string>& acco
 // The account's hash is several times cheaper to verify than the server's
 // (4 MiB and one pass against the default 19 MiB and two: the operator
 // raised the parameters, and the account has not logged in since).
-TEST(Timing, Decisions_6_Login_2_WrongPasswordForACheaperStoredHashTakesTheTimeOfAnUnknownEmail) {
+TEST(Timing, Interface_6_Login_2_WrongPasswordForACheaperStoredHashTakesTheTimeOfAnUnknownEmail) {
   expect_other_kind_answers_like_unknown(
       {"--argon2-memory-kib", "4096", "--argon2-iterations", "1"},
       {"--argon2-memory-kib", "19456", "--argon2-iterations", "2"});
@@ -126,7 +126,7 @@ TEST(Timing, Decisions_6_Login_2_WrongPasswordForACheaperStoredHashTakesTheTimeO
 
 // The account's hash is several times dearer than the server's (the
 // operator lowered the parameters, or the hash came from elsewhere).
-TEST(Timing, Decisions_6_Login_2_WrongPasswordForADearerStoredHashTakesTheTimeOfAnUnknownEmail) {
+TEST(Timing, Interface_6_Login_2_WrongPasswordForADearerStoredHashTakesTheTimeOfAnUnknownEmail) {
   expect_other_kind_answers_like_unknown(
       {"--argon2-memory-kib", "19456", "--argon2-iterations", "2"},
       {"--argon2-memory-kib", "4096", "--argon2-iterations", "1"});
@@ -140,7 +140,7 @@ TEST(Timing, Decisions_6_Login_2_WrongPasswordForADearerStoredHashTakesTheTimeOf
 // out of the samples (the jitter that hides it from later requests is
 // another matter: docs/security.md). One connection for all three cases,
 // so that they differ only by the address.
-TEST(Timing, Decisions_6_Forgot_2_EnabledDisabledAndUnknownAddressesTakeTheSameTime) {
+TEST(Timing, Interface_6_Forgot_2_EnabledDisabledAndUnknownAddressesTakeTheSameTime) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(),
               {"--forgot-client-limit", "10000/100ms", "--reset-mail-limit-short", "10000/100ms",

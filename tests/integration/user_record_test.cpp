@@ -1,4 +1,4 @@
-// decisions.md section 2 (the User record) and 4.2 (a transparent re-hash
+// interface.md section 2 (the User record) and 4.2 (a transparent re-hash
 // is not a change of the record), over real HTTP against the real binary.
 #include <latch>
 #include <thread>
@@ -11,9 +11,9 @@
 namespace authd::test {
 namespace {
 
-// decisions.md 2.1, 2.2: the 200 of /login, /me and /logout is a full User,
+// interface.md 2.1, 2.2: the 200 of /login, /me and /logout is a full User,
 // all ten fields present, absent values null, password null.
-TEST(UserRecord, Decisions_2_1_LoginMeLogoutReturnAllTenFields) {
+TEST(UserRecord, Interface_2_1_LoginMeLogoutReturnAllTenFields) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
 
@@ -39,8 +39,8 @@ TEST(UserRecord, Decisions_2_1_LoginMeLogoutReturnAllTenFields) {
   EXPECT_EQ(logout.json(), user);
 }
 
-// decisions.md 2.1: profile values set by the operator come back as given.
-TEST(UserRecord, Decisions_2_1_ProfileFieldsArePresentWhenSet) {
+// interface.md 2.1: profile values set by the operator come back as given.
+TEST(UserRecord, Interface_2_1_ProfileFieldsArePresentWhenSet) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword,
                  {"--display-name", "Alice Liddell", "--phone", "+15551234567", "--photo-url",
@@ -54,9 +54,9 @@ TEST(UserRecord, Decisions_2_1_ProfileFieldsArePresentWhenSet) {
   EXPECT_EQ(user["photoUrl"], "https://example.com/alice.png");
 }
 
-// decisions.md 2.2: the password field is null and no hash is anywhere in
+// interface.md 2.2: the password field is null and no hash is anywhere in
 // the response.
-TEST(UserRecord, Decisions_2_2_PasswordIsNullAndNoHashLeaves) {
+TEST(UserRecord, Interface_2_2_PasswordIsNullAndNoHashLeaves) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));
@@ -68,8 +68,8 @@ TEST(UserRecord, Decisions_2_2_PasswordIsNullAndNoHashLeaves) {
   }
 }
 
-// decisions.md 2.3: id is a UUID (version 7), stable across responses.
-TEST(UserRecord, Decisions_2_3_IdIsUuidV7) {
+// interface.md 2.3: id is a UUID (version 7), stable across responses.
+TEST(UserRecord, Interface_2_3_IdIsUuidV7) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("bob@example.com", kPassword);
@@ -85,9 +85,9 @@ TEST(UserRecord, Decisions_2_3_IdIsUuidV7) {
   EXPECT_EQ(show_user(authd, kEmail)["id"], alice_id);
 }
 
-// decisions.md 2.4: timestamps are RFC 3339 in UTC with milliseconds,
+// interface.md 2.4: timestamps are RFC 3339 in UTC with milliseconds,
 // including the verification times once set.
-TEST(UserRecord, Decisions_2_4_TimestampsAreRfc3339UtcWithMilliseconds) {
+TEST(UserRecord, Interface_2_4_TimestampsAreRfc3339UtcWithMilliseconds) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--phone", "+15551234567"});
   cli_json(authd, {"user", "verify-email", "--email", kEmail});
@@ -102,9 +102,9 @@ TEST(UserRecord, Decisions_2_4_TimestampsAreRfc3339UtcWithMilliseconds) {
   }
 }
 
-// decisions.md 2.5: e-mail stored and returned ASCII-lowercased, and
+// interface.md 2.5: e-mail stored and returned ASCII-lowercased, and
 // matched case-insensitively.
-TEST(UserRecord, Decisions_2_5_EmailIsCanonicalLowercase) {
+TEST(UserRecord, Interface_2_5_EmailIsCanonicalLowercase) {
   AuthdProcess authd(fast_hashing());
   authd.add_user("Alice@Example.COM", kPassword);
   EXPECT_EQ(lines(authd.sql("select email from users")), std::vector<std::string>{kEmail});
@@ -120,9 +120,9 @@ TEST(UserRecord, Decisions_2_5_EmailIsCanonicalLowercase) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token_of(upper)).json()["email"], kEmail);
 }
 
-// decisions.md 2.6: updatedAt equals createdAt at creation, and a login
+// interface.md 2.6: updatedAt equals createdAt at creation, and a login
 // changes neither.
-TEST(UserRecord, Decisions_2_6_UpdatedAtEqualsCreatedAtAndLoginChangesNothing) {
+TEST(UserRecord, Interface_2_6_UpdatedAtEqualsCreatedAtAndLoginChangesNothing) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   nlohmann::json created = show_user(authd, kEmail);
@@ -139,9 +139,9 @@ TEST(UserRecord, Decisions_2_6_UpdatedAtEqualsCreatedAtAndLoginChangesNothing) {
   EXPECT_EQ(show_user(authd, kEmail)["updatedAt"], created["createdAt"]);
 }
 
-// decisions.md 2.6: every change of the stored record moves updatedAt
+// interface.md 2.6: every change of the stored record moves updatedAt
 // forward: password, enabled state, verification.
-TEST(UserRecord, Decisions_2_6_UpdatedAtChangesWithEveryRecordChange) {
+TEST(UserRecord, Interface_2_6_UpdatedAtChangesWithEveryRecordChange) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--phone", "+15551234567"});
   nlohmann::json before = show_user(authd, kEmail);
@@ -170,9 +170,9 @@ TEST(UserRecord, Decisions_2_6_UpdatedAtChangesWithEveryRecordChange) {
   EXPECT_EQ(login.json()["updatedAt"], last);
 }
 
-// decisions.md 2.6 and 4.2: a login that re-hashes a password made under
+// interface.md 2.6 and 4.2: a login that re-hashes a password made under
 // other parameters stores the new hash, but does not change updatedAt.
-TEST(UserRecord, Decisions_2_6_And_4_2_TransparentRehashDoesNotChangeUpdatedAt) {
+TEST(UserRecord, Interface_2_6_And_4_2_TransparentRehashDoesNotChangeUpdatedAt) {
   AuthdProcess authd;  // default (OWASP) parameters
   // Created with weaker parameters than the server's.
   std::vector<std::string> args = {"user", "add", "--email", kEmail};
@@ -199,9 +199,9 @@ TEST(UserRecord, Decisions_2_6_And_4_2_TransparentRehashDoesNotChangeUpdatedAt) 
   EXPECT_EQ(without_trailing_newlines(authd.sql("select password_hash from users")), new_hash);
 }
 
-// decisions.md 4.2: the upgrade is invisible, also to several logins that
+// interface.md 4.2: the upgrade is invisible, also to several logins that
 // race on the same outdated hash: every one of them succeeds.
-TEST(UserRecord, Decisions_4_2_ConcurrentLoginsDuringRehashAllSucceed) {
+TEST(UserRecord, Interface_4_2_ConcurrentLoginsDuringRehashAllSucceed) {
   AuthdProcess authd({"--hash-workers", "4", "--hash-queue", "16"});
   std::vector<std::string> args = {"user", "add", "--email", kEmail};
   std::vector<std::string> hashing = fast_hashing();
@@ -230,9 +230,9 @@ TEST(UserRecord, Decisions_4_2_ConcurrentLoginsDuringRehashAllSucceed) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// decisions.md 2.6: emailVerifiedAt is never set implicitly by `user add`;
+// interface.md 2.6: emailVerifiedAt is never set implicitly by `user add`;
 // an operator sets it (and phoneVerifiedAt) explicitly.
-TEST(UserRecord, Decisions_2_6_VerificationOnlyByOperator) {
+TEST(UserRecord, Interface_2_6_VerificationOnlyByOperator) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword, {"--phone", "+15551234567"});
   HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));

@@ -1,4 +1,4 @@
-// api/bearer: decisions.md 6 /logout 1-2 (RFC 6750 section 2.1).
+// api/bearer: interface.md 6 /logout 1-2 (RFC 6750 section 2.1).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,10 +28,10 @@ const char* name(Kind kind) {
   return "?";
 }
 
-// decisions.md 6 /logout 1: no Authorization header is "missing" (401).
+// interface.md 6 /logout 1: no Authorization header is "missing" (401).
 TEST(Bearer, NoHeaderIsMissing) { EXPECT_EQ(parse_bearer({}).kind, Kind::missing); }
 
-// decisions.md 6 /logout 1: another scheme is "missing" (401).
+// interface.md 6 /logout 1: another scheme is "missing" (401).
 TEST(Bearer, OtherSchemeIsMissing) {
   for (const char* value : {"Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Digest x", "Token abc", "Bearerx",
                             "Bearerx abc", "Bear x", "Bearer-x y", "x"}) {
@@ -41,7 +41,7 @@ TEST(Bearer, OtherSchemeIsMissing) {
   }
 }
 
-// decisions.md 6 /logout 2: scheme Bearer (case-insensitive), one or more
+// interface.md 6 /logout 2: scheme Bearer (case-insensitive), one or more
 // spaces, one b64token: a token.
 TEST(Bearer, WellFormedCredentialsAreAToken) {
   struct Case {
@@ -59,7 +59,7 @@ TEST(Bearer, WellFormedCredentialsAreAToken) {
   }
 }
 
-// decisions.md 6 /logout 2: Bearer with missing or malformed credentials
+// interface.md 6 /logout 2: Bearer with missing or malformed credentials
 // (a tab, nothing after the scheme, more than one value, bad characters).
 TEST(Bearer, MalformedCredentialsAreMalformed) {
   for (const char* value : {"Bearer", "bearer", "Bearer ", "Bearer  ", "Bearer\tx", "Bearer \tx",
@@ -72,7 +72,7 @@ TEST(Bearer, MalformedCredentialsAreMalformed) {
   }
 }
 
-// decisions.md 6 /logout 2: more than one Authorization header is malformed,
+// interface.md 6 /logout 2: more than one Authorization header is malformed,
 // even when each would be valid alone or is of another scheme.
 TEST(Bearer, SeveralHeadersAreMalformed) {
   EXPECT_EQ(parse_bearer({"Bearer x", "Bearer x"}).kind, Kind::malformed);

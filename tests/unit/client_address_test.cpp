@@ -1,4 +1,4 @@
-// http/client_address: decisions.md 13.1, the client address behind trusted
+// http/client_address: interface.md 13.1, the client address behind trusted
 // proxies. Tables of header values, each with the address authd must take.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ TrustedProxies networks(const std::vector<std::string>& texts) {
   return out;
 }
 
-TEST(IpNetwork, Decisions_13_1_ParsesCidrOfBothFamilies) {
+TEST(IpNetwork, Interface_13_1_ParsesCidrOfBothFamilies) {
   struct Case {
     std::string text;
     std::string canonical;  // empty: refused
@@ -62,7 +62,7 @@ TEST(IpNetwork, Decisions_13_1_ParsesCidrOfBothFamilies) {
   }
 }
 
-TEST(IpNetwork, Decisions_13_1_ContainsByPrefix) {
+TEST(IpNetwork, Interface_13_1_ContainsByPrefix) {
   auto address = [](const char* text) { return *parse_ip_address(text); };
   auto v4 = *IpNetwork::parse("10.1.0.0/16");
   EXPECT_TRUE(v4.contains(address("10.1.255.3")));
@@ -98,7 +98,7 @@ void expect_choices(const TrustedProxies& trusted, const std::vector<ChoiceCase>
 }
 
 // 13.1: no trusted proxies (the default): the peer, whatever the headers say.
-TEST(ClientAddress, Decisions_13_1_WithoutTrustedProxiesThePeerIsTheClient) {
+TEST(ClientAddress, Interface_13_1_WithoutTrustedProxiesThePeerIsTheClient) {
   expect_choices({}, {
                          {"127.0.0.1", {}, {}, "127.0.0.1"},
                          {"127.0.0.1", {"203.0.113.9"}, {}, "127.0.0.1"},
@@ -107,7 +107,7 @@ TEST(ClientAddress, Decisions_13_1_WithoutTrustedProxiesThePeerIsTheClient) {
 }
 
 // 13.1: from a peer that is not a trusted proxy, both headers are ignored.
-TEST(ClientAddress, Decisions_13_1_HeadersFromAnUntrustedPeerAreIgnored) {
+TEST(ClientAddress, Interface_13_1_HeadersFromAnUntrustedPeerAreIgnored) {
   expect_choices(networks({"10.0.0.0/8"}),
                  {
                      {"192.0.2.1", {"203.0.113.9"}, {}, "192.0.2.1"},
@@ -119,7 +119,7 @@ TEST(ClientAddress, Decisions_13_1_HeadersFromAnUntrustedPeerAreIgnored) {
 
 // 13.1: X-Forwarded-For from a trusted proxy: the rightmost address that is
 // not itself a trusted proxy; several fields are one list.
-TEST(ClientAddress, Decisions_13_1_XForwardedForRightmostUntrustedAddress) {
+TEST(ClientAddress, Interface_13_1_XForwardedForRightmostUntrustedAddress) {
   expect_choices(networks({"10.0.0.0/8", "2001:db8:ffff::/48"}),
                  {
                      {"10.0.0.1", {"203.0.113.9"}, {}, "203.0.113.9"},
@@ -149,7 +149,7 @@ TEST(ClientAddress, Decisions_13_1_XForwardedForRightmostUntrustedAddress) {
 
 // 13.1 (documented choice): what cannot be read without guessing makes the
 // peer the client; never a value taken from garbage.
-TEST(ClientAddress, Decisions_13_1_MalformedOrAmbiguousFallsBackToThePeer) {
+TEST(ClientAddress, Interface_13_1_MalformedOrAmbiguousFallsBackToThePeer) {
   expect_choices(networks({"10.0.0.0/8"}),
                  {
                      {"10.0.0.1", {}, {}, "10.0.0.1"},  // the proxy's own request
@@ -174,7 +174,7 @@ TEST(ClientAddress, Decisions_13_1_MalformedOrAmbiguousFallsBackToThePeer) {
 
 // 13.1: Forwarded (RFC 7239) from a trusted proxy: the `for` of each
 // element, read like X-Forwarded-For.
-TEST(ClientAddress, Decisions_13_1_ForwardedForRightmostUntrustedAddress) {
+TEST(ClientAddress, Interface_13_1_ForwardedForRightmostUntrustedAddress) {
   expect_choices(
       networks({"10.0.0.0/8"}),
       {
@@ -199,7 +199,7 @@ TEST(ClientAddress, Decisions_13_1_ForwardedForRightmostUntrustedAddress) {
       });
 }
 
-TEST(ClientAddress, Decisions_13_1_MalformedForwardedFallsBackToThePeer) {
+TEST(ClientAddress, Interface_13_1_MalformedForwardedFallsBackToThePeer) {
   expect_choices(networks({"10.0.0.0/8"}),
                  {
                      {"10.0.0.1", {}, {""}, "10.0.0.1"},

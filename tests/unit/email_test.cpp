@@ -1,4 +1,4 @@
-// auth/email: decisions.md 3.1 (WHATWG "valid e-mail address", 1 to 254
+// auth/email: interface.md 3.1 (WHATWG "valid e-mail address", 1 to 254
 // characters, no trimming, no quoted local parts, IP literals or non-ASCII)
 // and 2.5 (canonical form: ASCII-lowercased).
 #include <gtest/gtest.h>
@@ -127,7 +127,7 @@ std::vector<std::string> invalid_addresses() {
   };
 }
 
-// decisions.md 3.1: the table of valid addresses.
+// interface.md 3.1: the table of valid addresses.
 TEST(Email, WhatwgValidAddressesAreAccepted) {
   EXPECT_EQ(address_of_length(254).size(), 254u);
   auto table = valid_addresses();
@@ -137,7 +137,7 @@ TEST(Email, WhatwgValidAddressesAreAccepted) {
   }
 }
 
-// decisions.md 3.1: the table of invalid addresses (surrounding white space,
+// interface.md 3.1: the table of invalid addresses (surrounding white space,
 // quoted local part, IP literal, non-ASCII, bad labels, over 254 characters).
 TEST(Email, InvalidAddressesAreRejected) {
   EXPECT_EQ(address_of_length(255).size(), 255u);
@@ -148,7 +148,7 @@ TEST(Email, InvalidAddressesAreRejected) {
   }
 }
 
-// decisions.md 3.1: 1 to 254 characters, the limit is exact.
+// interface.md 3.1: 1 to 254 characters, the limit is exact.
 TEST(Email, LengthLimitIs254Characters) {
   for (std::size_t length = 250; length <= 260; ++length) {
     std::string address = address_of_length(length);
@@ -157,7 +157,7 @@ TEST(Email, LengthLimitIs254Characters) {
   }
 }
 
-// decisions.md 2.5 and 3.1: canonical form lowercases ASCII letters only.
+// interface.md 2.5 and 3.1: canonical form lowercases ASCII letters only.
 TEST(Email, CanonicalFormLowercasesAsciiOnly) {
   EXPECT_EQ(canonical_email("Foo.Bar@Example.COM"), "foo.bar@example.com");
   EXPECT_EQ(canonical_email("already@lower.case"), "already@lower.case");
@@ -170,13 +170,13 @@ TEST(Email, CanonicalFormLowercasesAsciiOnly) {
   EXPECT_EQ(canonical_email(""), "");
 }
 
-// decisions.md 3.1: matching is case-insensitive, through the canonical form.
+// interface.md 3.1: matching is case-insensitive, through the canonical form.
 TEST(Email, CaseVariantsShareOneCanonicalForm) {
   EXPECT_EQ(canonical_email("ALICE@EXAMPLE.COM"), canonical_email("alice@example.com"));
   EXPECT_EQ(canonical_email("aLiCe@ExAmPlE.cOm"), canonical_email("Alice@Example.Com"));
 }
 
-// decisions.md 9.2: logs mask e-mails; the whole local part never shows.
+// interface.md 9.2: logs mask e-mails; the whole local part never shows.
 TEST(Email, MaskNeverShowsTheWholeLocalPart) {
   for (std::string local : {"a", "ab", "abc", "alice", "first.last", "x+tag"}) {
     std::string address = local + "@example.com";

@@ -1,6 +1,6 @@
 // crypto/hash_kind and crypto/verification_floor: the kind of a stored hash
 // (algorithm and parameters, never the salt), and the floor under a failed
-// login that follows the slowest kind (decisions.md 6 /login 2, 10.5).
+// login that follows the slowest kind (interface.md 6 /login 2, 10.5).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -20,7 +20,7 @@ using Nanos = VerificationFloor::Nanos;
 
 // The kind is everything before the salt, for argon2 PHC strings of every
 // variant; nothing for anything else, and never a part of the salt.
-TEST(HashKind, Decisions_10_5_KindIsAlgorithmAndParametersNeverTheSalt) {
+TEST(HashKind, Interface_10_5_KindIsAlgorithmAndParametersNeverTheSalt) {
   struct Case {
     const char* phc;
     std::optional<std::string> kind;
@@ -84,7 +84,7 @@ constexpr const char* kOlder = "$argon2id$v=19$m=9728,t=1,p=1";
 constexpr const char* kDearer = "$argon2id$v=19$m=65536,t=3,p=1";
 
 // floor = margin x slowest relative cost x current cost of the own kind.
-TEST(VerificationFloor, Decisions_6_Login_2_FloorFollowsTheSlowestKindWithTheMargin) {
+TEST(VerificationFloor, Interface_6_Login_2_FloorFollowsTheSlowestKindWithTheMargin) {
   VerificationFloor floor(kOwn);
   EXPECT_EQ(floor.current(), Nanos::zero()) << "nothing measured: nothing waits";
   floor.set_own_cost(20ms);

@@ -1,4 +1,4 @@
-// api/json_body: decisions.md 1.7 (a body that is not valid JSON, not valid
+// api/json_body: interface.md 1.7 (a body that is not valid JSON, not valid
 // UTF-8, not an object, or has a duplicate member name anywhere: 400; a member
 // of the wrong type: 400; unknown members ignored) and 1.3 (the 400 detail is
 // short and never echoes the input, which may hold a password).
@@ -16,7 +16,7 @@ std::optional<RequestJson> parse(std::string_view text, std::string& problem) {
   return parse_json_object(text, problem);
 }
 
-// decisions.md 1.7: a plain object parses; unknown members are kept (and ignored by callers).
+// interface.md 1.7: a plain object parses; unknown members are kept (and ignored by callers).
 TEST(JsonBody, ObjectParses) {
   std::string problem;
   auto body = parse(R"({"email":"a@b.c","password":"pw","extra":[1,{"x":null}]})", problem);
@@ -27,7 +27,7 @@ TEST(JsonBody, ObjectParses) {
   ASSERT_TRUE(parse(" \r\n\t{ } \n", problem).has_value());
 }
 
-// decisions.md 1.7: the same name in sibling objects is not a duplicate.
+// interface.md 1.7: the same name in sibling objects is not a duplicate.
 TEST(JsonBody, SameNameInDifferentObjectsIsNotADuplicate) {
   std::string problem;
   EXPECT_TRUE(
@@ -37,7 +37,7 @@ TEST(JsonBody, SameNameInDifferentObjectsIsNotADuplicate) {
       << problem;  // names are case-sensitive
 }
 
-// decisions.md 1.7: a duplicate member name anywhere in the document is 400.
+// interface.md 1.7: a duplicate member name anywhere in the document is 400.
 TEST(JsonBody, DuplicateMemberNamesAnywhereAreRejected) {
   for (const char* text : {
            R"({"email":"a@b.c","email":"x@y.z"})",
@@ -57,7 +57,7 @@ TEST(JsonBody, DuplicateMemberNamesAnywhereAreRejected) {
   }
 }
 
-// decisions.md 1.7: not valid JSON, or not valid UTF-8, is 400.
+// interface.md 1.7: not valid JSON, or not valid UTF-8, is 400.
 TEST(JsonBody, InvalidJsonAndInvalidUtf8AreRejected) {
   for (std::string text : {
            std::string(""),
@@ -91,7 +91,7 @@ TEST(JsonBody, InvalidJsonAndInvalidUtf8AreRejected) {
   }
 }
 
-// decisions.md 1.7: a valid surrogate pair and raw multi-byte UTF-8 are fine.
+// interface.md 1.7: a valid surrogate pair and raw multi-byte UTF-8 are fine.
 TEST(JsonBody, ValidUnicodeIsAccepted) {
   std::string problem;
   auto body = parse(R"({"a":"\ud83d\ude00","b":"é€😀"})", problem);
@@ -99,7 +99,7 @@ TEST(JsonBody, ValidUnicodeIsAccepted) {
   EXPECT_EQ((*body)["a"].get<std::string>(), "\xF0\x9F\x98\x80");
 }
 
-// decisions.md 1.7: a top level that is not an object is 400.
+// interface.md 1.7: a top level that is not an object is 400.
 TEST(JsonBody, NonObjectTopLevelIsRejected) {
   for (const char* text : {"[]", R"([{"a":1}])", R"("a")", "1", "null", "true"}) {
     std::string problem;
@@ -108,7 +108,7 @@ TEST(JsonBody, NonObjectTopLevelIsRejected) {
   }
 }
 
-// decisions.md 1.7: a missing member, or one of the wrong type (number,
+// interface.md 1.7: a missing member, or one of the wrong type (number,
 // null, array, object, boolean where a string is wanted), is 400.
 TEST(JsonBody, TakeStringRequiresAString) {
   std::string problem;
@@ -163,7 +163,7 @@ TEST(JsonBody, TakeStringMovesTheValueOut) {
             WipedString::npos);
 }
 
-// decisions.md 1.3: the detail never contains the input (a password, say).
+// interface.md 1.3: the detail never contains the input (a password, say).
 TEST(JsonBody, ProblemNeverEchoesTheInput) {
   const std::string secret = "Hunter2-SecretPassword";
   for (std::string text : {

@@ -1,4 +1,4 @@
-// mail/message: the reset mail of decisions.md 6 /forgot 3 (a link to
+// mail/message: the reset mail of interface.md 6 /forgot 3 (a link to
 // {public_url}/reset#token=<token>), rendered as RFC 5322 text.
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ std::string header_value(const std::string& text, const std::string& name) {
   return "<absent>";
 }
 
-// decisions.md 6 /forgot 3: the link sits in the fragment, under {public_url}/reset.
+// interface.md 6 /forgot 3: the link sits in the fragment, under {public_url}/reset.
 TEST(MailMessage, ResetLinkPutsTheTokenInTheFragment) {
   EXPECT_EQ(reset_link("https://auth.example.com", "t0k"),
             "https://auth.example.com/reset#token=t0k");
@@ -73,7 +73,7 @@ TEST(MailMessage, RendersRfc5322HeadersWithCrlf) {
   }
 }
 
-// decisions.md 6 /forgot 3: the body carries the link (trailing slash of
+// interface.md 6 /forgot 3: the body carries the link (trailing slash of
 // public_url handled) and the lifetime.
 TEST(MailMessage, ResetMailBodyHasTheLinkAndTheLifetime) {
   MailMessage m = password_reset_mail("authd <no-reply@example.com>", "alice@example.com",

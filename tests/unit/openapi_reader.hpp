@@ -28,7 +28,7 @@ struct OpenApiOperation {
   // empty when it only uses $ref.
   std::set<std::string> success_media_types;
   // `      x-authd-listener: management` puts it on the management listener
-  // (decisions.md 10.1); otherwise it is the public listener's.
+  // (interface.md 10.1); otherwise it is the public listener's.
   bool on_management_listener = false;
   int line = 0;  // where the operation starts, for messages
 };

@@ -1,5 +1,5 @@
 // mail/outbox_worker: delivery retries with capped exponential backoff
-// (decisions.md 6 /forgot 4).
+// (interface.md 6 /forgot 4).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,7 +11,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// decisions.md 6 /forgot 4: the delay doubles from the first retry...
+// interface.md 6 /forgot 4: the delay doubles from the first retry...
 TEST(OutboxBackoff, DoublesFromTheFirstRetry) {
   Duration first = 2s, max = 10min;
   EXPECT_EQ(OutboxWorker::backoff(1, first, max), Duration(2s));

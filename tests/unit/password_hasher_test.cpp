@@ -1,4 +1,4 @@
-// crypto/password_hasher: decisions.md 4.1 (argon2id, PHC string format,
+// crypto/password_hasher: interface.md 4.1 (argon2id, PHC string format,
 // through libsodium; defaults at least m = 19 MiB, t = 2, p = 1) and 4.2 (a
 // hash under older parameters or a weaker algorithm is re-hashed on login).
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ std::string phc_prefix(const Argon2Params& p) {
          ",p=1$";
 }
 
-// decisions.md 4.1: a PHC argon2id string with the configured m and t, p = 1.
+// interface.md 4.1: a PHC argon2id string with the configured m and t, p = 1.
 TEST(PasswordHasher, HashIsPhcArgon2idWithTheConfiguredParameters) {
   PasswordHasher hasher(kFast);
   std::string phc = hasher.hash("correct horse battery staple");
@@ -31,7 +31,7 @@ TEST(PasswordHasher, HashIsPhcArgon2idWithTheConfiguredParameters) {
   EXPECT_EQ(phc.find("correct horse"), std::string::npos);
 }
 
-// decisions.md 4.1: the defaults are OWASP's minimum, m = 19 MiB, t = 2.
+// interface.md 4.1: the defaults are OWASP's minimum, m = 19 MiB, t = 2.
 TEST(PasswordHasher, DefaultsAreOwaspMinimum) {
   Argon2Params defaults;
   EXPECT_EQ(defaults.memory_kib, 19456u);
@@ -48,7 +48,7 @@ TEST(PasswordHasher, SamePasswordHashesDifferently) {
   EXPECT_NE(hasher.hash("same"), hasher.hash("same"));
 }
 
-// decisions.md 4.1: the right password verifies, a wrong one does not, and
+// interface.md 4.1: the right password verifies, a wrong one does not, and
 // a current hash needs no upgrade.
 TEST(PasswordHasher, VerifiesRightAndRejectsWrongPassword) {
   PasswordHasher hasher(kFast);
@@ -75,7 +75,7 @@ TEST(PasswordHasher, PasswordsAreNotNormalised) {
   EXPECT_FALSE(hasher.verify("a", phc_nul).matches);
 }
 
-// decisions.md 4.2: a hash made with other parameters matches and comes
+// interface.md 4.2: a hash made with other parameters matches and comes
 // back re-hashed with the current ones.
 TEST(PasswordHasher, OlderParametersAreUpgradedOnMatch) {
   PasswordHasher old_hasher(kOther);
@@ -96,7 +96,7 @@ TEST(PasswordHasher, OlderParametersAreUpgradedOnMatch) {
   EXPECT_TRUE(wrong.upgraded_hash.empty());
 }
 
-// decisions.md 4.2: a weaker algorithm (argon2i) verifies and is upgraded to argon2id.
+// interface.md 4.2: a weaker algorithm (argon2i) verifies and is upgraded to argon2id.
 TEST(PasswordHasher, Argon2iIsUpgradedToArgon2id) {
   const std::string password = "legacy password";
   char legacy[crypto_pwhash_argon2i_STRBYTES];
@@ -128,7 +128,7 @@ TEST(PasswordHasher, MalformedStoredHashNeverMatches) {
   }
 }
 
-// decisions.md 6 /login 2: the dummy verification (unknown e-mail) never
+// interface.md 6 /login 2: the dummy verification (unknown e-mail) never
 // throws, whatever the input.
 TEST(PasswordHasher, VerifyDummyNeverThrows) {
   PasswordHasher hasher(kFast);

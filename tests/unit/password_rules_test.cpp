@@ -1,4 +1,4 @@
-// auth/password_rules: decisions.md 3.2 (login password: 1 to 255 code
+// auth/password_rules: interface.md 3.2 (login password: 1 to 255 code
 // points, any content) and 3.3 (new password: 8 to 255 code points, not the
 // account's e-mail).
 #include <gtest/gtest.h>
@@ -20,13 +20,13 @@ std::string times(const std::string& unit, std::size_t n) {
   return out;
 }
 
-// decisions.md 3.2: 255 emoji are fine, 256 are not (code points, not bytes).
+// interface.md 3.2: 255 emoji are fine, 256 are not (code points, not bytes).
 TEST(PasswordRules, LoginPasswordOf255EmojiIsValidAnd256IsNot) {
   EXPECT_TRUE(is_valid_login_password(times(kEmoji, 255)));
   EXPECT_FALSE(is_valid_login_password(times(kEmoji, 256)));
 }
 
-// decisions.md 3.2: at least one code point.
+// interface.md 3.2: at least one code point.
 TEST(PasswordRules, LoginPasswordNeedsOneCodePoint) {
   EXPECT_FALSE(is_valid_login_password(""));
   EXPECT_TRUE(is_valid_login_password("x"));
@@ -34,7 +34,7 @@ TEST(PasswordRules, LoginPasswordNeedsOneCodePoint) {
   EXPECT_TRUE(is_valid_login_password(" "));  // any content, never trimmed
 }
 
-// decisions.md 3.2: two- and three-byte characters count once each.
+// interface.md 3.2: two- and three-byte characters count once each.
 TEST(PasswordRules, LoginPasswordCountsMultiByteCharactersOnce) {
   EXPECT_TRUE(is_valid_login_password(times(kEAcute, 255)));
   EXPECT_FALSE(is_valid_login_password(times(kEAcute, 256)));
@@ -47,7 +47,7 @@ TEST(PasswordRules, LoginPasswordCountsMultiByteCharactersOnce) {
   EXPECT_FALSE(is_valid_login_password(times("a", 256)));
 }
 
-// decisions.md 3.3: a new password has 8 to 255 code points.
+// interface.md 3.3: a new password has 8 to 255 code points.
 TEST(PasswordRules, NewPasswordIs8To255CodePoints) {
   const std::string email = "alice@example.com";
   EXPECT_TRUE(new_password_problem("", email).has_value());
@@ -66,7 +66,7 @@ TEST(PasswordRules, NewPasswordIs8To255CodePoints) {
   EXPECT_TRUE(new_password_length_problem(times("a", 256)).has_value());
 }
 
-// decisions.md 3.3: not the account's e-mail, compared case-insensitively.
+// interface.md 3.3: not the account's e-mail, compared case-insensitively.
 TEST(PasswordRules, NewPasswordMustNotBeTheEmail) {
   const std::string email = "alice@example.com";
   EXPECT_TRUE(new_password_problem("alice@example.com", email).has_value());
@@ -76,7 +76,7 @@ TEST(PasswordRules, NewPasswordMustNotBeTheEmail) {
   EXPECT_FALSE(new_password_problem("correct horse battery", email).has_value());
 }
 
-// decisions.md 1.3 and the security habits: a reason never quotes the password.
+// interface.md 1.3 and the security habits: a reason never quotes the password.
 TEST(PasswordRules, ProblemNeverQuotesThePassword) {
   for (std::string password :
        {std::string("short"), times("s3cr3t", 50), std::string("bob@example.org")}) {

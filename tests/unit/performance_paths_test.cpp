@@ -2,13 +2,13 @@
 // for speed):
 // - group commit (store/database.hpp, SqliteStore::run_writes): concurrent
 //   writes share one durable commit, a unit that throws is undone alone, and
-//   no writer resumes before its commit (decisions.md 8.3: a 200 means
+//   no writer resumes before its commit (interface.md 8.3: a 200 means
 //   durable);
 // - group reads (Database::read, SqliteStore::run_reads): the reads of one
 //   turn of an event loop share a read transaction on that loop's thread,
 //   yet fail alone and see every commit that returned before them, and are
 //   served from the read connections' own page cache;
-// - argon2id hashes stay standard PHC strings both ways (decisions.md 4.1):
+// - argon2id hashes stay standard PHC strings both ways (interface.md 4.1):
 //   authd's hashes verify with an independent implementation (the reference
 //   argon2 library through python3-argon2), and that implementation's hashes
 //   verify in authd.
@@ -69,10 +69,10 @@ class GroupCommit : public ::testing::Test {
   std::string path_ = dir_.file("authd.db");
 };
 
-// decisions.md 8.3: every unit of a batch is committed (durably, visible to
+// interface.md 8.3: every unit of a batch is committed (durably, visible to
 // another connection) and reported ok; a unit that throws is undone alone and
 // its exception goes back to its own caller.
-TEST_F(GroupCommit, Decisions_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
+TEST_F(GroupCommit, Interface_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
   sqlite::SqliteStore store(path_);
   ASSERT_TRUE(store.group_commit());
   std::function<void(Transaction&)> first = [](Transaction& tx) { tx.insert_user(user("a@b.c")); };
@@ -108,10 +108,10 @@ TEST_F(GroupCommit, Decisions_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
   EXPECT_TRUE(committed("d@b.c"));
 }
 
-// decisions.md 8.3: through Database (the server's path), many concurrent
+// interface.md 8.3: through Database (the server's path), many concurrent
 // writes all succeed, and each coroutine resumes only once its write is
 // committed: another connection already sees it.
-TEST_F(GroupCommit, Decisions_8_3_AWriterResumesOnlyAfterItsCommit) {
+TEST_F(GroupCommit, Interface_8_3_AWriterResumesOnlyAfterItsCommit) {
   sqlite::SqliteStore store(path_);
   Database db(store, 2);
   boost::asio::io_context io;
@@ -219,11 +219,11 @@ TEST_F(GroupCommit, AReadThatThrowsFailsAloneTheOthersRead) {
   EXPECT_TRUE(last_found);
 }
 
-// decisions.md 8.3 with group reads: a read asked for after a commit has
+// interface.md 8.3 with group reads: a read asked for after a commit has
 // returned sees it, though reads share transactions. Clients write a user
 // and read it back, round after round, so that read batches and commits
 // interleave; two read threads take turns at the queue.
-TEST_F(GroupCommit, Decisions_8_3_AReadAfterACommitSeesIt) {
+TEST_F(GroupCommit, Interface_8_3_AReadAfterACommitSeesIt) {
   sqlite::SqliteStore store(path_);
   Database db(store, 2);
   boost::asio::io_context io;
@@ -534,10 +534,10 @@ void on_hashing_worker(Fn fn) {
   worker.join();
 }
 
-// decisions.md 4.1: authd's PHC strings are standard argon2id: another
+// interface.md 4.1: authd's PHC strings are standard argon2id: another
 // implementation verifies them (and refuses a wrong password), including
 // those made in a hashing worker's reused memory.
-TEST_P(Argon2Interop, Decisions_4_1_AuthdHashesVerifyWithTheReferenceImplementation) {
+TEST_P(Argon2Interop, Interface_4_1_AuthdHashesVerifyWithTheReferenceImplementation) {
   PasswordHasher hasher(GetParam());
   std::vector<std::string> hashes;
   hashes.push_back(hasher.hash("correct horse battery staple"));  // fresh memory
@@ -553,10 +553,10 @@ TEST_P(Argon2Interop, Decisions_4_1_AuthdHashesVerifyWithTheReferenceImplementat
   EXPECT_EQ(wrong, 1);
 }
 
-// decisions.md 4.1: standard argon2id PHC strings made elsewhere verify in
+// interface.md 4.1: standard argon2id PHC strings made elsewhere verify in
 // authd, on a fresh thread and in a hashing worker's reused memory, and a hash
 // made with authd's own parameters needs no upgrade.
-TEST_P(Argon2Interop, Decisions_4_1_ReferenceHashesVerifyInAuthd) {
+TEST_P(Argon2Interop, Interface_4_1_ReferenceHashesVerifyInAuthd) {
   const Argon2Params& p = GetParam();
   auto [status, phc] =
       python(kHashScript, std::to_string(p.memory_kib) + " " + std::to_string(p.iterations) +
@@ -604,7 +604,7 @@ TEST(WarmArgon2Memory, AHashingWorkerFaultsInNoFreshPagesAfterItsFirstHash) {
     long faults = thread_minor_faults() - before;
     EXPECT_LT(faults, fresh_pages_per_hash / 10) << faults << " minor faults for three calls";
 
-    // Wrong guesses: a right one would upgrade the hash (decisions.md 4.2),
+    // Wrong guesses: a right one would upgrade the hash (interface.md 4.2),
     // which hashes again at m=19456.
     EXPECT_FALSE(hasher.verify("a wrong guess", stored_small).matches);
     before = thread_minor_faults();

@@ -2,7 +2,7 @@
 // PostgreSQL database. Two PostgresStore objects stand for two authd
 // instances. Skipped unless AUTHD_TEST_POSTGRES names a server
 // (scripts/with-postgres.sh; scripts/test.sh runs them there).
-// (decisions.md 6 /login 4 exact limits, 6 /forgot 4 each mail sent once,
+// (interface.md 6 /login 4 exact limits, 6 /forgot 4 each mail sent once,
 // 7.2 one reset per token, 8.2 several instances on one database.)
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -138,7 +138,7 @@ class PostgresStoreTest : public ::testing::Test {
 };
 
 // 8.4 on PostgreSQL: one schema version, whichever instance migrated.
-TEST_F(PostgresStoreTest, Decisions_8_4_MigrationsRunOnceAcrossInstances) {
+TEST_F(PostgresStoreTest, Interface_8_4_MigrationsRunOnceAcrossInstances) {
   const int latest = migrations().back().version;
   EXPECT_EQ(a_->migrate(), latest);
   EXPECT_EQ(b_->migrate(), latest);
@@ -147,7 +147,7 @@ TEST_F(PostgresStoreTest, Decisions_8_4_MigrationsRunOnceAcrossInstances) {
 
 // 6 /logout 4 on PostgreSQL: a revoked session is found by neither
 // instance, cannot be revoked twice, and no longer counts as live.
-TEST_F(PostgresStoreTest, Decisions_6_Logout_4_ARevokedSessionIsGoneForEveryInstance) {
+TEST_F(PostgresStoreTest, Interface_6_Logout_4_ARevokedSessionIsGoneForEveryInstance) {
   add_two_live_sessions("tok");
   bool revoked_first = false, revoked_again = true, found_by_b = true;
   std::int64_t live = 0;
@@ -214,7 +214,7 @@ TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
 // 6 /login 4: a limit of 10 holds exactly when 16 instances' worth of
 // transactions count and add at the same moment (the advisory lock on the
 // key; without it several would see 9 and all add).
-TEST_F(PostgresStoreTest, Decisions_6_Login_4_ThrottleCountIsExactUnderConcurrentWriters) {
+TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurrentWriters) {
   constexpr int kWriters = 16;
   std::atomic<int> allowed{0};
   race(kWriters, [&](Store& store, int) {
@@ -237,7 +237,7 @@ TEST_F(PostgresStoreTest, Decisions_6_Login_4_ThrottleCountIsExactUnderConcurren
 // ascending, walking the (key, at) index backwards: on a table of 50,000
 // events, analysed, the plan is a backward (index-only) scan under the LIMIT, with
 // no sort (the statement is the store's, postgres_store.cpp).
-TEST_F(PostgresStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesByABackwardIndexScan) {
+TEST_F(PostgresStoreTest, Interface_6_Login_4_EventTimesAreTheNewestOnesByABackwardIndexScan) {
   PGconn* raw = PQconnectdb(url_.c_str());
   PQclear(PQexec(raw,
                  "INSERT INTO throttle_events (key, at) SELECT 'k' || (i % 10), i "
@@ -260,9 +260,9 @@ TEST_F(PostgresStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesByABackw
   EXPECT_EQ(newest, (std::vector<Millis>{49'973, 49'983, 49'993}));
 }
 
-// decisions.md 10.5 (issue 19): each instance's hash writes add their kind
+// interface.md 10.5 (issue 19): each instance's hash writes add their kind
 // to the one set both read; a kind both add at once is stored once.
-TEST_F(PostgresStoreTest, Decisions_10_5_HashWritesOfEveryInstanceRecordTheirKinds) {
+TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKinds) {
   UserRecord u = add_user("alice@example.com");  // m=64,t=1, through instance a
   race(8, [&](Store& store, int i) {
     StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
@@ -280,8 +280,8 @@ TEST_F(PostgresStoreTest, Decisions_10_5_HashWritesOfEveryInstanceRecordTheirKin
 }
 
 // Migration 3 on PostgreSQL fills the set as the SQLite one does (the same
-// cases as SqliteStoreTest.Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes).
-TEST(PostgresMigration, Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
+// cases as SqliteStoreTest.Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes).
+TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
   const char* server = std::getenv("AUTHD_TEST_POSTGRES");
   if (server == nullptr || *server == '\0')
     GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
@@ -334,7 +334,7 @@ int lock_waiters(const std::string& url) {
 // way: the second reads while the first has read and not yet committed.
 // Exactly one finds the token: the row is read FOR UPDATE, so the second
 // waits (seen in pg_stat_activity), then finds it gone.
-TEST_F(PostgresStoreTest, Decisions_7_2_OneWinnerAmongConcurrentUsesOfAResetToken) {
+TEST_F(PostgresStoreTest, Interface_7_2_OneWinnerAmongConcurrentUsesOfAResetToken) {
   UserRecord u = add_user("ada@example.com");
   Sha256Digest digest = add_reset_token(u, "authdrt_example");
   std::atomic<int> winners{0};
@@ -372,7 +372,7 @@ TEST_F(PostgresStoreTest, Decisions_7_2_OneWinnerAmongConcurrentUsesOfAResetToke
 
 // 6 /forgot 4 and 8.2: workers of both instances claiming at once take
 // each due mail exactly once (FOR UPDATE SKIP LOCKED).
-TEST_F(PostgresStoreTest, Decisions_8_2_ConcurrentWorkersClaimEachMailOnce) {
+TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
   UserRecord u = add_user("grace@example.com");
   constexpr int kMails = 60;
   ASSERT_EQ(a_->run(Store::Mode::write,

@@ -1,4 +1,4 @@
-// http/request_id: decisions.md 1.9 (the client's X-Request-Id if it sent
+// http/request_id: interface.md 1.9 (the client's X-Request-Id if it sent
 // exactly one of 1 to 128 characters of A-Z a-z 0-9 . _ : -, otherwise a
 // generated one).
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 namespace authd {
 namespace {
 
-// decisions.md 1.9: 1 to 128 characters of the allowed set are acceptable.
+// interface.md 1.9: 1 to 128 characters of the allowed set are acceptable.
 TEST(RequestId, AcceptsOneTo128AllowedCharacters) {
   for (std::string id :
        {std::string("a"), std::string(128, 'x'), std::string("Z"), std::string("0"),
@@ -25,7 +25,7 @@ TEST(RequestId, AcceptsOneTo128AllowedCharacters) {
   }
 }
 
-// decisions.md 1.9: empty, over 128, or any other character is not.
+// interface.md 1.9: empty, over 128, or any other character is not.
 TEST(RequestId, RejectsEmptyTooLongAndOtherCharacters) {
   EXPECT_FALSE(is_acceptable_request_id(""));
   EXPECT_FALSE(is_acceptable_request_id(std::string(129, 'x')));
@@ -40,14 +40,14 @@ TEST(RequestId, RejectsEmptyTooLongAndOtherCharacters) {
   EXPECT_FALSE(is_acceptable_request_id("abc "));
 }
 
-// decisions.md 1.9: exactly one acceptable client value is echoed.
+// interface.md 1.9: exactly one acceptable client value is echoed.
 TEST(RequestId, OneAcceptableClientValueIsKept) {
   EXPECT_EQ(choose_request_id({"client-id-1"}), "client-id-1");
   std::string longest(128, 'q');
   EXPECT_EQ(choose_request_id({longest}), longest);
 }
 
-// decisions.md 1.9: none, two, or an unacceptable one: a generated id
+// interface.md 1.9: none, two, or an unacceptable one: a generated id
 // (itself acceptable, so that it can be echoed by proxies and clients).
 TEST(RequestId, OtherwiseAFreshIdIsGenerated) {
   std::vector<std::vector<std::string_view>> cases = {

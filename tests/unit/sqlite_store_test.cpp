@@ -1,5 +1,5 @@
 // store/sqlite: the embedded store in process, on a temporary file
-// (decisions.md 8.1 one file, created and migrated; 8.4 versioned
+// (interface.md 8.1 one file, created and migrated; 8.4 versioned
 // migrations; 5.3 expired sessions pruned; 6 /forgot 4 each mail sent once).
 #include <gtest/gtest.h>
 
@@ -47,7 +47,7 @@ class SqliteStoreTest : public ::testing::Test {
   std::string path_ = dir_.file("authd.db");
 };
 
-// decisions.md 8.4: migrations are versioned; running them again changes nothing.
+// interface.md 8.4: migrations are versioned; running them again changes nothing.
 TEST_F(SqliteStoreTest, MigrateIsIdempotentAndReturnsTheVersion) {
   sqlite::SqliteStore store(path_);
   int version = store.migrate();
@@ -150,7 +150,7 @@ TEST_F(SqliteStoreTest, ThrowingTransactionRollsBack) {
             StoreStatus::ok);
 }
 
-// decisions.md 2.5 / 3.1: one account per canonical e-mail.
+// interface.md 2.5 / 3.1: one account per canonical e-mail.
 TEST_F(SqliteStoreTest, InsertUserIsFalseOnDuplicateEmail) {
   sqlite::SqliteStore store(path_);
   store.migrate();
@@ -172,7 +172,7 @@ TEST_F(SqliteStoreTest, InsertUserIsFalseOnDuplicateEmail) {
   EXPECT_EQ(stored->created_at, 1);  // the first one stays
 }
 
-// decisions.md 6 /forgot 4: a claimed mail is not handed to another worker
+// interface.md 6 /forgot 4: a claimed mail is not handed to another worker
 // while its lease runs, and is handed out again once it has run out.
 TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
   sqlite::SqliteStore store(path_);
@@ -240,7 +240,7 @@ TEST_F(SqliteStoreTest, ClaimDueMailRespectsTheLease) {
 
 // Issue 19: a throttle check reads the newest `most` events of its key in
 // the window, ascending, and nothing older, whatever else is stored.
-TEST_F(SqliteStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesOnly) {
+TEST_F(SqliteStoreTest, Interface_6_Login_4_EventTimesAreTheNewestOnesOnly) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   ASSERT_EQ(store.run(Store::Mode::write,
@@ -262,10 +262,10 @@ TEST_F(SqliteStoreTest, Decisions_6_Login_4_EventTimesAreTheNewestOnesOnly) {
   EXPECT_TRUE(none.empty());
 }
 
-// decisions.md 6 /forgot 5: /forgot reads both mail limits of an address in
+// interface.md 6 /forgot 5: /forgot reads both mail limits of an address in
 // one read (check_throttles); the verdicts are those of one read per limit,
 // at every moment of a history that crosses both limits.
-TEST_F(SqliteStoreTest, Decisions_6_Forgot_5_BothMailLimitsFromOneReadAsFromTwo) {
+TEST_F(SqliteStoreTest, Interface_6_Forgot_5_BothMailLimitsFromOneReadAsFromTwo) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   const RateLimit short_term{1, std::chrono::minutes(1)};
@@ -313,7 +313,7 @@ TEST_F(SqliteStoreTest, EventTimesReadsTheKeyIndexBackwardsWithoutSorting) {
   EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
 }
 
-// decisions.md 5.3: expired sessions are pruned; live ones stay, and so
+// interface.md 5.3: expired sessions are pruned; live ones stay, and so
 // does a logged-out one until its expiry.
 TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   sqlite::SqliteStore store(path_);
@@ -363,7 +363,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   EXPECT_EQ(removed_later, 2);  // "live" and "logged-out", both expired by now
 }
 
-// decisions.md 5.1 and 6 /logout 4: sessions are found by the digest only;
+// interface.md 5.1 and 6 /logout 4: sessions are found by the digest only;
 // a revoked one is never found again, nor revoked twice, and no longer
 // counts as live.
 TEST_F(SqliteStoreTest, SessionsAreKeyedByDigestAndRevokedOnce) {
@@ -435,10 +435,10 @@ TEST_F(SqliteStoreTest, SessionsOfTheFirstSchemaSurviveMigrationTwo) {
   EXPECT_FALSE(found_after);
 }
 
-// decisions.md 10.5 (issue 19): the store keeps the set of kinds of the
+// interface.md 10.5 (issue 19): the store keeps the set of kinds of the
 // hashes it holds, adding a kind whenever a write stores a hash, in the
 // same transaction; never a salt or a digest.
-TEST_F(SqliteStoreTest, Decisions_10_5_EveryHashWriteRecordsItsKind) {
+TEST_F(SqliteStoreTest, Interface_10_5_EveryHashWriteRecordsItsKind) {
   sqlite::SqliteStore store(path_);
   store.migrate();
   UserRecord a = user("a@b.c");  // m=64,t=1
@@ -485,7 +485,7 @@ TEST_F(SqliteStoreTest, Decisions_10_5_EveryHashWriteRecordsItsKind) {
 // Migration 3 fills the set from the hashes already stored, reading the
 // kind as password_hash_kind() does: only well-formed argon2 PHC strings,
 // each kind once, no salt.
-TEST_F(SqliteStoreTest, Decisions_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
+TEST_F(SqliteStoreTest, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
   {
     sqlite::Connection old(path_);
     old.execute(migrations()[0].sqlite_sql);
@@ -547,10 +547,10 @@ std::string migrate_and_add_user(sqlite::SqliteStore& store) {
   return u.id;
 }
 
-// decisions.md 8.3 with group commit: a commit that takes the WAL past the
+// interface.md 8.3 with group commit: a commit that takes the WAL past the
 // checkpoint threshold returns without copying the WAL back into the
 // database; the background checkpointer does it (checkpointer.hpp).
-TEST_F(SqliteStoreTest, Decisions_8_3_WalCheckpointRunsOffTheCommittingThread) {
+TEST_F(SqliteStoreTest, Interface_8_3_WalCheckpointRunsOffTheCommittingThread) {
   sqlite::SqliteStore store(path_);
   std::string user_id = migrate_and_add_user(store);
   // Past the background threshold, well short of the foreground one.
@@ -654,7 +654,7 @@ class ResetTokenStoreTest : public ::testing::Test {
   test::TempDirectory dir_;
 };
 
-// decisions.md 6 /forgot 3: reset tokens are stored only as digests, and a
+// interface.md 6 /forgot 3: reset tokens are stored only as digests, and a
 // new one voids any older one of the same user.
 TEST_F(ResetTokenStoreTest, NewResetTokenVoidsTheOlderOneAndIsFoundByDigest) {
   sqlite::SqliteStore store(dir_.file("authd.db"));

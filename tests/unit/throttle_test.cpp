@@ -1,4 +1,4 @@
-// auth/throttle: the sliding-window arithmetic behind decisions.md 6 /login 4
+// auth/throttle: the sliding-window arithmetic behind interface.md 6 /login 4
 // (10 failures per e-mail per 15 minutes, 429 with Retry-After until the
 // window allows again) and 6 /forgot 5 (per-client limit, per-e-mail mail
 // limits).
@@ -31,7 +31,7 @@ std::vector<Millis> events(int n, Millis step, Millis age_of_last) {
   return times;
 }
 
-// decisions.md 6 /login 4: under the limit, attempts are allowed.
+// interface.md 6 /login 4: under the limit, attempts are allowed.
 TEST(Throttle, UnderTheLimitIsAllowed) {
   auto ten_per_15m = limit(10, 15min);
   EXPECT_TRUE(evaluate_window({}, kNow, ten_per_15m).allowed);
@@ -42,7 +42,7 @@ TEST(Throttle, UnderTheLimitIsAllowed) {
   }
 }
 
-// decisions.md 6 /login 4: at the limit, blocked until the oldest relevant
+// interface.md 6 /login 4: at the limit, blocked until the oldest relevant
 // event leaves the window; Retry-After is that wait in whole seconds.
 TEST(Throttle, AtTheLimitIsBlockedUntilTheOldestEventLeaves) {
   auto ten_per_15m = limit(10, 15min);
@@ -53,7 +53,7 @@ TEST(Throttle, AtTheLimitIsBlockedUntilTheOldestEventLeaves) {
   EXPECT_EQ(verdict.retry_after, 360s);
 }
 
-// decisions.md 6 /login 4: with more events than the limit, the window
+// interface.md 6 /login 4: with more events than the limit, the window
 // allows again once enough have left that fewer than `count` remain.
 TEST(Throttle, OverTheLimitWaitsForTheRightEvent) {
   auto three_per_10m = limit(3, 10min);
@@ -85,7 +85,7 @@ TEST(Throttle, RetryAfterIsAtLeastOneSecond) {
   EXPECT_EQ(verdict.retry_after, 1s);
 }
 
-// decisions.md 6 /login 4 ("within any 15-minute window"): events older than
+// interface.md 6 /login 4 ("within any 15-minute window"): events older than
 // the window do not count; an event exactly one window old has left it.
 TEST(Throttle, EventsOlderThanTheWindowAreIgnored) {
   auto three_per_10m = limit(3, 10min);
@@ -104,7 +104,7 @@ TEST(Throttle, EventsOlderThanTheWindowAreIgnored) {
   EXPECT_EQ(evaluate_window(edge, kNow, three_per_10m).retry_after, 1s);
 }
 
-// decisions.md 6 /forgot 5: "at most one mail a minute and five an hour".
+// interface.md 6 /forgot 5: "at most one mail a minute and five an hour".
 TEST(Throttle, ResetMailLimitsPerEmail) {
   auto one_per_minute = limit(1, 1min);
   auto five_per_hour = limit(5, 1h);
@@ -116,7 +116,7 @@ TEST(Throttle, ResetMailLimitsPerEmail) {
   EXPECT_EQ(hourly.retry_after, 600s);  // now-50m leaves in 10 minutes
 }
 
-// decisions.md 6 /login 4: both limits (e-mail and client) must allow; the
+// interface.md 6 /login 4: both limits (e-mail and client) must allow; the
 // wait is the longer one.
 TEST(Throttle, CombineTakesTheLongerWait) {
   ThrottleVerdict ok;
@@ -152,7 +152,7 @@ std::vector<Millis> newest(const std::vector<Millis>& times, Millis after, int m
 // throttle check must not read every attempt an attacker made). The verdict
 // and Retry-After from those alone must equal those from every event in
 // the window, in every case of this table.
-TEST(Throttle, Decisions_6_Login_4_NewestCountEventsGiveTheSameVerdictAsAllOfThem) {
+TEST(Throttle, Interface_6_Login_4_NewestCountEventsGiveTheSameVerdictAsAllOfThem) {
   struct Case {
     const char* what;
     std::vector<Millis> times;  // ascending
@@ -255,7 +255,7 @@ std::vector<std::string> keys_of(const std::vector<ThrottleCounter>& counters) {
 
 // 6 /login 4 and /forgot 5: an IPv4 client has its one counter, nothing
 // more (each counter is a read and a write per counted request).
-TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv4ClientHasOneCounter) {
+TEST(ClientCounters, Interface_6_Login_4_And_Forgot_5_Ipv4ClientHasOneCounter) {
   auto counters = client_counters(ClientCounterKind::login, "203.0.113.7", kPerClient, kDefaults);
   ASSERT_EQ(keys_of(counters), std::vector<std::string>{login_client_key("203.0.113.7")});
   EXPECT_EQ(counters[0].limit.count, 100);
@@ -266,7 +266,7 @@ TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv4ClientHasOneCounter) {
 
 // 6 /login 4 and /forgot 5: an IPv6 client counts in its /64 at the
 // per-client limit, and in its /56 and /48 at multiples of it, same window.
-TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv6ClientCountsInItsSlash56AndSlash48) {
+TEST(ClientCounters, Interface_6_Login_4_And_Forgot_5_Ipv6ClientCountsInItsSlash56AndSlash48) {
   auto counters = client_counters(ClientCounterKind::login, "2001:db8:1:2ff:aaaa:bbbb:cccc:dddd",
                                   kPerClient, kDefaults);
   EXPECT_EQ(keys_of(counters), (std::vector<std::string>{"login:client:2001:db8:1:2ff::/64",
@@ -291,7 +291,7 @@ TEST(ClientCounters, Decisions_6_Login_4_And_Forgot_5_Ipv6ClientCountsInItsSlash
 
 // 6 /login 4: /64s of one /56 share its counter; /56s of one /48 share
 // the /48's; another /48 shares nothing.
-TEST(ClientCounters, Decisions_6_Login_4_NeighbouringNetworksShareTheAggregates) {
+TEST(ClientCounters, Interface_6_Login_4_NeighbouringNetworksShareTheAggregates) {
   auto keys = [](const char* address) {
     return keys_of(client_counters(ClientCounterKind::login, address, kPerClient, kDefaults));
   };

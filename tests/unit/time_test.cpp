@@ -1,4 +1,4 @@
-// core/time: decisions.md 2.4 (timestamps are RFC 3339 in UTC with
+// core/time: interface.md 2.4 (timestamps are RFC 3339 in UTC with
 // milliseconds, "2026-11-21T09:30:00.123Z").
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 namespace authd {
 namespace {
 
-// decisions.md 2.4: known instants, with milliseconds always present.
+// interface.md 2.4: known instants, with milliseconds always present.
 TEST(Time, FormatsKnownInstantsInRfc3339UtcWithMilliseconds) {
   EXPECT_EQ(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(format_rfc3339(1), "1970-01-01T00:00:00.001Z");
@@ -21,7 +21,7 @@ TEST(Time, FormatsKnownInstantsInRfc3339UtcWithMilliseconds) {
   EXPECT_EQ(format_rfc3339(253'402'300'799'999), "9999-12-31T23:59:59.999Z");
 }
 
-// decisions.md 2.4: instants before 1970 (floor, not truncation).
+// interface.md 2.4: instants before 1970 (floor, not truncation).
 TEST(Time, FormatsInstantsBefore1970) {
   EXPECT_EQ(format_rfc3339(-1), "1969-12-31T23:59:59.999Z");
   EXPECT_EQ(format_rfc3339(-1000), "1969-12-31T23:59:59.000Z");
@@ -39,7 +39,7 @@ TEST(Time, AppendWritesAfterWhatIsThere) {
   EXPECT_EQ(out, R"({"createdAt":"2026-11-21T09:30:00.123Z1969-12-31T23:59:59.999Z)");
 }
 
-// decisions.md 2.4: the shape holds for the present too.
+// interface.md 2.4: the shape holds for the present too.
 TEST(Time, NowHasTheRfc3339Shape) {
   std::regex shape(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$)");
   EXPECT_TRUE(std::regex_match(format_rfc3339(now_millis()), shape));

@@ -1,4 +1,4 @@
-// crypto/random: decisions.md 5.1 (opaque tokens: 256 bits from the CSPRNG,
+// crypto/random: interface.md 5.1 (opaque tokens: 256 bits from the CSPRNG,
 // base64url without padding, a recognisable prefix; only the SHA-256 digest
 // is stored) and 2.3 (ids are UUIDs, version 7).
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ std::string b64(std::string_view text) {
   return base64url(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
 }
 
-// decisions.md 5.1: prefix, then 256 bits in base64url without padding.
+// interface.md 5.1: prefix, then 256 bits in base64url without padding.
 TEST(Token, SecretTokenHasPrefixAnd256BitsOfBase64url) {
   const std::regex shape("^authd_[A-Za-z0-9_-]{43}$");
   std::string token = new_secret_token("authd_");
@@ -43,14 +43,14 @@ TEST(Token, SecretTokenHasPrefixAnd256BitsOfBase64url) {
   EXPECT_EQ(decoded_size, 32u);
 }
 
-// decisions.md 5.1: tokens come from the CSPRNG, so they never repeat.
+// interface.md 5.1: tokens come from the CSPRNG, so they never repeat.
 TEST(Token, SecretTokensDiffer) {
   std::set<std::string> seen;
   for (int i = 0; i < 100; ++i) seen.insert(new_secret_token("authd_"));
   EXPECT_EQ(seen.size(), 100u);
 }
 
-// decisions.md 5.1: the stored digest is SHA-256 (FIPS 180-2 test vectors).
+// interface.md 5.1: the stored digest is SHA-256 (FIPS 180-2 test vectors).
 TEST(Token, Sha256MatchesKnownVectors) {
   EXPECT_EQ(hex(sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(hex(sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -58,7 +58,7 @@ TEST(Token, Sha256MatchesKnownVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-// decisions.md 5.1: base64url without padding (RFC 4648 section 10 vectors).
+// interface.md 5.1: base64url without padding (RFC 4648 section 10 vectors).
 TEST(Token, Base64urlMatchesRfc4648Vectors) {
   EXPECT_EQ(b64(""), "");
   EXPECT_EQ(b64("f"), "Zg");
@@ -72,7 +72,7 @@ TEST(Token, Base64urlMatchesRfc4648Vectors) {
   EXPECT_EQ(base64url(high, sizeof high), "-_-_");
 }
 
-// decisions.md 5.1: secrets compare in constant time, and only if equal length.
+// interface.md 5.1: secrets compare in constant time, and only if equal length.
 TEST(Token, ConstantTimeEqual) {
   EXPECT_TRUE(constant_time_equal("abc", "abc"));
   EXPECT_TRUE(constant_time_equal("", ""));
@@ -81,7 +81,7 @@ TEST(Token, ConstantTimeEqual) {
   EXPECT_FALSE(constant_time_equal("abc", ""));
 }
 
-// decisions.md 2.3: a UUID of version 7 and the RFC 9562 variant.
+// interface.md 2.3: a UUID of version 7 and the RFC 9562 variant.
 TEST(Uuid, Version7Format) {
   const std::regex shape("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
   for (int i = 0; i < 50; ++i) {
@@ -90,13 +90,13 @@ TEST(Uuid, Version7Format) {
   }
 }
 
-// decisions.md 2.3: the first 48 bits are the Unix milliseconds, big-endian.
+// interface.md 2.3: the first 48 bits are the Unix milliseconds, big-endian.
 TEST(Uuid, Version7CarriesTheMilliseconds) {
   EXPECT_EQ(new_uuid_v7(0x0123456789AB).substr(0, 13), "01234567-89ab");
   EXPECT_EQ(new_uuid_v7(0).substr(0, 13), "00000000-0000");
 }
 
-// decisions.md 2.3: time-ordered: later milliseconds sort later as text.
+// interface.md 2.3: time-ordered: later milliseconds sort later as text.
 TEST(Uuid, Version7IsTimeOrdered) {
   std::string previous = new_uuid_v7(1'700'000'000'000);
   for (std::int64_t ms : {1'700'000'000'001LL, 1'700'000'000'255LL, 1'700'000'000'256LL,

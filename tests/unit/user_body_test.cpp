@@ -1,4 +1,4 @@
-// api/user_json: the User body (decisions.md section 2) is written as text
+// api/user_json: the User body (interface.md section 2) is written as text
 // for speed. It must be byte for byte what nlohmann writes for the same
 // User, whatever bytes the stored fields hold.
 #include <gtest/gtest.h>
@@ -46,7 +46,7 @@ UserRecord plain_user() {
   return user;
 }
 
-TEST(UserBody, Decisions_2_MatchesTheJsonObjectForEveryField) {
+TEST(UserBody, Interface_2_MatchesTheJsonObjectForEveryField) {
   UserRecord user = plain_user();
   EXPECT_EQ(user_body(user), reference_body(user));
   user.phone = "+44 20 7946 0000";
@@ -57,7 +57,7 @@ TEST(UserBody, Decisions_2_MatchesTheJsonObjectForEveryField) {
   EXPECT_EQ(user_body(user), reference_body(user));
 }
 
-TEST(UserBody, Decisions_2_EscapesLikeNlohmannAndReplacesBadUtf8) {
+TEST(UserBody, Interface_2_EscapesLikeNlohmannAndReplacesBadUtf8) {
   const std::vector<std::string> awkward = {
       "",
       "a quote \" alone",
@@ -78,14 +78,14 @@ TEST(UserBody, Decisions_2_EscapesLikeNlohmannAndReplacesBadUtf8) {
   }
 }
 
-TEST(UserBody, Decisions_2_NeverCarriesThePasswordHash) {
+TEST(UserBody, Interface_2_NeverCarriesThePasswordHash) {
   UserRecord user = plain_user();
   std::string body = user_body(user);
   EXPECT_EQ(body.find("argon2"), std::string::npos) << body;
   EXPECT_TRUE(nlohmann::json::parse(body)["password"].is_null());
 }
 
-TEST(UserBody, Decisions_2_TheJsonValueIsTheSameUser) {
+TEST(UserBody, Interface_2_TheJsonValueIsTheSameUser) {
   UserRecord user = plain_user();
   user.display_name = "Ada";
   EXPECT_EQ(dump_json(user_json(user)), user_body(user));

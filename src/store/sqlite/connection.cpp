@@ -126,7 +126,7 @@ Connection::Connection(const std::string& path, std::size_t cache_kib) {
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, 5000);
   // WAL lets readers run beside the writer; FULL makes every commit durable
-  // before authd answers (decisions.md 8.3).
+  // before authd answers (interface.md 8.3).
   execute("PRAGMA journal_mode = WAL");
   execute("PRAGMA synchronous = FULL");
   // When a commit rewinds the WAL, a file longer than this is cut back to
