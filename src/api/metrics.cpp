@@ -46,8 +46,8 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
       std::int64_t pending_mails = 0;
       std::int64_t live_sessions = 0;
       auto count = [&](Transaction& tx) {
-        pending_mails = tx.pending_mail_count();
-        live_sessions = tx.live_session_count(now_millis());
+        pending_mails = tx.outbox().pending_count();
+        live_sessions = tx.sessions().live_count(now_millis());
       };
       StoreStatus status = co_await ctx.auth.db.read_aside(count);
       store.up = status == StoreStatus::ok;

@@ -77,8 +77,8 @@ AccountResult Accounts::create(const NewAccount& account, std::string& password)
   user.created_at = user.updated_at = now;
 
   bool inserted = false;
-  if (store_.run(Store::Mode::write, [&](Transaction& tx) { inserted = tx.insert_user(user); }) !=
-      StoreStatus::ok)
+  if (store_.run(Store::Mode::write,
+                 [&](Transaction& tx) { inserted = tx.users().insert(user); }) != StoreStatus::ok)
     return store_failure();
   if (!inserted) return failure(AccountResult::Kind::exists, "an account with this e-mail exists");
   return {AccountResult::Kind::ok, {}, user};
@@ -87,8 +87,9 @@ AccountResult Accounts::create(const NewAccount& account, std::string& password)
 AccountResult Accounts::show(std::string_view email) {
   std::optional<UserRecord> user;
   std::string canonical = canonical_email(email);
-  if (store_.run(Store::Mode::read, [&](Transaction& tx) { user = tx.user_by_email(canonical); }) !=
-      StoreStatus::ok)
+  if (store_.run(Store::Mode::read, [&](Transaction& tx) {
+        user = tx.users().by_email(canonical);
+      }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
   return {AccountResult::Kind::ok, {}, *user};
@@ -99,7 +100,7 @@ AccountResult Accounts::update(std::string_view email, Change change) {
   std::string canonical = canonical_email(email);
   std::optional<UserRecord> user;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    user = tx.user_by_email(canonical);
+    user = tx.users().by_email(canonical);
     if (!user) return;
     // interface.md 2.6: every change moves updatedAt forward, even one made
     // within the same millisecond as the previous change (or a clock step
@@ -107,7 +108,7 @@ AccountResult Accounts::update(std::string_view email, Change change) {
     Millis now = std::max(now_millis(), user->updated_at + 1);
     if (!change(tx, *user, now)) return;
     user->updated_at = now;
-    tx.update_user(*user);
+    tx.users().update(*user);
   });
   if (status != StoreStatus::ok) return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
@@ -123,8 +124,8 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   wipe(password);
   return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     user.password_hash = phc;
-    tx.delete_sessions_of_user(user.id);
-    tx.delete_reset_tokens_of_user(user.id);
+    tx.sessions().delete_of_user(user.id);
+    tx.reset_tokens().delete_of_user(user.id);
     return true;
   });
 }
@@ -132,8 +133,8 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
 AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
   return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     if (disabled) {
-      tx.delete_sessions_of_user(user.id);
-      tx.delete_reset_tokens_of_user(user.id);
+      tx.sessions().delete_of_user(user.id);
+      tx.reset_tokens().delete_of_user(user.id);
     }
     if (user.disabled == disabled) return false;
     user.disabled = disabled;

@@ -33,8 +33,9 @@ HashKindsWatch::HashKindsWatch(Store& store, HashingPool& hashing, const Passwor
 bool HashKindsWatch::measure_all() {
   measure_own();
   std::vector<std::string> kinds;
-  if (store_.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }) !=
-      StoreStatus::ok)
+  if (store_.run(Store::Mode::read, [&](Transaction& tx) {
+        kinds = tx.users().password_hash_kinds();
+      }) != StoreStatus::ok)
     return false;
   for (const std::string& kind : hashing_.floor().unmeasured(kinds)) measure(kind);
   log::info("login_floor", {{"floor_ms", milliseconds(hashing_.floor().current())},
@@ -44,8 +45,9 @@ bool HashKindsWatch::measure_all() {
 
 void HashKindsWatch::refresh() {
   std::vector<std::string> kinds;
-  if (store_.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }) !=
-      StoreStatus::ok)
+  if (store_.run(Store::Mode::read, [&](Transaction& tx) {
+        kinds = tx.users().password_hash_kinds();
+      }) != StoreStatus::ok)
     return;
   std::vector<std::string> missing = hashing_.floor().unmeasured(kinds);
   for (const std::string& kind : missing) {

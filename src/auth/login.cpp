@@ -66,10 +66,10 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
         check_throttle(tx, email_key, started, policy.login_failures_per_email);
     verdict = combine(by_email, check_throttles(tx, per_client, started));
     if (!verdict.allowed) return;
-    email_event = tx.insert_event(email_key, started);
+    email_event = tx.throttle().insert_event(email_key, started);
     for (const ThrottleCounter& counter : per_client)
-      client_events.push_back(tx.insert_event(counter.key, started));
-    user = tx.user_by_email(email);
+      client_events.push_back(tx.throttle().insert_event(counter.key, started));
+    user = tx.users().by_email(email);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;
@@ -88,8 +88,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
 
   // Un-counts this attempt only (a 403 is not a failed guess).
   auto release = [&](Transaction& tx) {
-    tx.delete_event(email_event);
-    for (std::int64_t event : client_events) tx.delete_event(event);
+    tx.throttle().delete_event(email_event);
+    for (std::int64_t event : client_events) tx.throttle().delete_event(event);
   };
   if (!user || !verified.matches) {
     co_await wait_out_floor(verified);
@@ -109,7 +109,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime);
   enum class Found { ok, disabled, password_changed } found = Found::ok;
   auto open_session = [&](Transaction& tx) {
-    auto current = tx.user_by_id(user->id);
+    auto current = tx.users().by_id(user->id);
     // Another hash than the one we verified: either a concurrent login
     // upgraded it (same password, updatedAt untouched), or the password was
     // set meanwhile (updatedAt moved): then the password we verified is no
@@ -120,16 +120,16 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       found = Found::password_changed;
       return;
     }
-    tx.delete_events(email_key);  // a success clears the e-mail's count
-    for (std::int64_t event : client_events) tx.delete_event(event);
+    tx.throttle().delete_events(email_key);  // a success clears the e-mail's count
+    for (std::int64_t event : client_events) tx.throttle().delete_event(event);
     if (current->disabled) {  // disabled while we were hashing
       found = Found::disabled;
       return;
     }
     // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
     if (!verified.upgraded_hash.empty() && !hash_changed)
-      tx.replace_password_hash(user->id, verified.upgraded_hash);
-    tx.insert_session(session.record);
+      tx.users().replace_password_hash(user->id, verified.upgraded_hash);
+    tx.sessions().insert(session.record);
     user = std::move(current);
   };
   StoreStatus opened = co_await ctx.db.write(open_session);

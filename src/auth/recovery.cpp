@@ -23,9 +23,9 @@ Millis random_delay(Duration most) {
 // expired, and its account exists and is enabled.
 std::optional<UserRecord> account_of_live_token(Transaction& tx, const Sha256Digest& digest,
                                                 Millis now) {
-  auto record = tx.reset_token_by_digest(digest);
+  auto record = tx.reset_tokens().by_digest(digest);
   if (!record || record->expires_at <= now) return std::nullopt;
-  auto user = tx.user_by_id(record->user_id);
+  auto user = tx.users().by_id(record->user_id);
   if (!user || user->disabled) return std::nullopt;
   return user;
 }
@@ -53,18 +53,18 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   auto work = [&](Transaction& tx) {
     verdict = check_throttles(tx, per_client, now);
     if (!verdict.allowed) return;
-    for (const ThrottleCounter& counter : per_client) tx.insert_event(counter.key, now);
+    for (const ThrottleCounter& counter : per_client) tx.throttle().insert_event(counter.key, now);
 
     auto [short_term, long_term] = check_throttles(
         tx, mail_key, now, policy.reset_mails_per_email_short, policy.reset_mails_per_email_long);
     if (!short_term.allowed || !long_term.allowed) return;  // 200 all the same; nothing enqueued
-    tx.insert_event(mail_key, now);
+    tx.throttle().insert_event(mail_key, now);
     OutboxRecord mail;
     mail.kind = std::string(kResetMailKind);
     mail.email = email;  // no user id: the account is found at delivery
     mail.created_at = now;
     mail.next_attempt_at = now + random_delay(policy.reset_mail_jitter);
-    tx.enqueue_mail(mail);
+    tx.outbox().enqueue(mail);
   };
   StoreStatus status = co_await ctx.db.write(work);
 
@@ -76,14 +76,14 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
 
 std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,
                                             Duration lifetime) {
-  auto user = tx.user_by_email(mail.email);
+  auto user = tx.users().by_email(mail.email);
   if (!user || user->disabled) return std::nullopt;
   // A request queued before issue 19 names its account: if the address now
   // belongs to another one (the first deleted, the address reused), the
   // request was not this account's.
   if (!mail.user_id.empty() && mail.user_id != user->id) return std::nullopt;
   std::string token = new_secret_token(kResetTokenPrefix);
-  tx.replace_reset_token({sha256(token), user->id, now, now + lifetime.count()});
+  tx.reset_tokens().replace({sha256(token), user->id, now, now + lifetime.count()});
   return token;
 }
 
@@ -126,12 +126,12 @@ boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std:
     user->password_hash = *phc;
     if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
     user->updated_at = now;
-    tx.update_user(*user);
-    tx.delete_reset_tokens_of_user(user->id);
-    tx.delete_sessions_of_user(user->id);
+    tx.users().update(*user);
+    tx.reset_tokens().delete_of_user(user->id);
+    tx.sessions().delete_of_user(user->id);
     // The owner proved control of the address: lift a lockout that guesses
     // by someone else put on it.
-    tx.delete_events(login_email_key(user->email));
+    tx.throttle().delete_events(login_email_key(user->email));
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

@@ -11,7 +11,7 @@ namespace {
 // The session's user, when the token names a live session of an enabled account.
 std::optional<UserRecord> live_session_user(Transaction& tx, const Sha256Digest& digest,
                                             Millis now) {
-  auto found = tx.session_user(digest);
+  auto found = tx.sessions().user_of(digest);
   if (!found || found->expires_at <= now) return std::nullopt;  // expired = unknown
   if (found->user.disabled) return std::nullopt;
   return std::move(found->user);
@@ -46,7 +46,7 @@ boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::stri
   std::optional<UserRecord> user;
   auto work = [&](Transaction& tx) {
     user = live_session_user(tx, digest, now);
-    if (user) tx.revoke_session(digest, now);
+    if (user) tx.sessions().revoke(digest, now);
   };
   StoreStatus status = co_await ctx.db.write(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};

@@ -36,7 +36,8 @@ ThrottleVerdict combine(const ThrottleVerdict& a, const ThrottleVerdict& b) {
 }
 
 ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now, RateLimit limit) {
-  return evaluate_window(tx.event_times(key, now - limit.window.count(), limit.count), now, limit);
+  return evaluate_window(tx.throttle().event_times(key, now - limit.window.count(), limit.count),
+                         now, limit);
 }
 
 std::pair<ThrottleVerdict, ThrottleVerdict> check_throttles(Transaction& tx, std::string_view key,
@@ -45,7 +46,8 @@ std::pair<ThrottleVerdict, ThrottleVerdict> check_throttles(Transaction& tx, std
   // The newest `count` events of each window are among the newest
   // max(count) events of the longer one, so one read serves both.
   Millis after = now - std::max(first.window, second.window).count();
-  std::vector<Millis> times = tx.event_times(key, after, std::max(first.count, second.count));
+  std::vector<Millis> times =
+      tx.throttle().event_times(key, after, std::max(first.count, second.count));
   return {evaluate_window(times, now, first), evaluate_window(times, now, second)};
 }
 

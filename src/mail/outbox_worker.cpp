@@ -81,7 +81,7 @@ bool OutboxWorker::mark_sent(PeriodicThread& thread, const OutboxRecord& mail, M
   for (int attempt = 1;; ++attempt) {
     bool marked = false;
     StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      marked = tx.mark_mail_sent(mail.id, now_millis(), lease_until);
+      marked = tx.outbox().mark_sent(mail.id, now_millis(), lease_until);
     });
     if (status == StoreStatus::ok) {
       if (!marked)  // our lease ran out and another claim took it
@@ -105,13 +105,13 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   std::optional<OutboxRecord> mail;
   std::optional<std::string> token;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    mail = pick == Pick::due ? tx.claim_due_mail(now, lease_until)
-                             : tx.claim_pending_mail(now, lease_until);
+    mail = pick == Pick::due ? tx.outbox().claim_due(now, lease_until)
+                             : tx.outbox().claim_pending(now, lease_until);
     if (!mail) return;
     token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
     // No enabled account has the address (there never was one, or it was
     // disabled or deleted since): the request goes, with no token minted.
-    if (!token) tx.delete_mail(mail->id);
+    if (!token) tx.outbox().remove(mail->id);
   });
   if (status != StoreStatus::ok || !mail) {
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
@@ -147,7 +147,7 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   }
   if (permanent) {
     // Retrying cannot help: the mail goes, like one whose account went.
-    status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.delete_mail(mail->id); });
+    status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.outbox().remove(mail->id); });
     rejected_.fetch_add(1, std::memory_order_relaxed);
     log::warn("mail_rejected",
               {{"mail_id", mail->id}, {"to", mask_email(mail->email)}, {"error", error}});
@@ -155,7 +155,7 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
     int attempts = mail->attempts + 1;
     Millis next = done + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
     status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      tx.reschedule_mail(mail->id, attempts, next, error);
+      tx.outbox().reschedule(mail->id, attempts, next, error);
     });
     failures_.fetch_add(1, std::memory_order_relaxed);
     log::warn("mail_failed", {{"mail_id", mail->id}, {"attempt", attempts}, {"error", error}});

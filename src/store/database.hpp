@@ -2,37 +2,31 @@
 // connection threads, so that an fsync never blocks one.
 //
 // Reads and writes run on a small dedicated thread pool (PostgreSQL, where
-// each waits out a network round trip), unless the store asks for batches
+// each waits out a network round trip), unless the store is a BatchedStore
 // (SQLite):
 // - group commit: one writer thread drains the queue of pending writes and
 //   hands them to the store as a batch that shares one durable commit
-//   (Store::run_writes). A coroutine resumes only after the commit of its
-//   batch has returned, so no answer is sent before its data is durable
-//   (interface.md 8.3), while N concurrent writes cost one fsync instead of N;
+//   (TransactionBatcher, BatchedStore::run_writes). A coroutine resumes only after the commit of
+//   its batch has returned, so no answer is sent before its data is durable (interface.md 8.3),
+//   while N concurrent writes cost one fsync instead of N;
 // - group reads: the reads asked for during one turn of a connection
 //   thread's event loop run together on that thread, in one read
 //   transaction begun after all of them were queued (LoopReads,
-//   Store::run_reads), so each still sees every commit that had returned
+//   BatchedStore::run_reads), so each still sees every commit that had returned
 //   before it was asked for. An SQLite read in WAL mode never waits for the
 //   writer and takes microseconds (indexed lookups in a local file): handing
 //   it to a read thread and back cost more than the read itself
 //   (docs/performance.md, section 18).
+// Side work (the /metrics counts, the /healthz check) runs on one thread of
+// its own, so that it never holds up the requests' transactions.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstddef>
 #include <exception>
 #include <functional>
-#include <future>
 #include <memory>
-#include <mutex>
-#include <span>
+#include <optional>
 #include <string_view>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include <boost/asio/associated_executor.hpp>
@@ -41,7 +35,6 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
-#include <boost/asio/execution_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/query.hpp>
@@ -50,248 +43,27 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "core/offload.hpp"
+#include "store/batching/batched_store.hpp"
+#include "store/batching/loop_reads.hpp"
+#include "store/batching/queued_write_store.hpp"
+#include "store/batching/transaction_batcher.hpp"
+#include "store/commit_health.hpp"
 #include "store/store.hpp"
 
 namespace authd {
 
-// A thread that runs queued transactions in batches: the SQLite writer
-// (SQLite has one writer), through Store::run_writes, one durable commit per
-// batch. It takes what is queued when it comes free, up to kMaxBatch.
-class TransactionBatcher {
- public:
-  using RunBatch = void (Store::*)(std::span<Store::BatchUnit>);
-  struct Job {
-    std::function<void(Transaction&)> work;
-    std::function<void(StoreStatus, std::exception_ptr)> done;  // called after the batch
-  };
-
-  // A batch is bounded so that one batch does not hold SQLite's write lock
-  // (and the first waiters' answers) for long.
-  static constexpr std::size_t kMaxBatch = 256;
-
-  TransactionBatcher(Store& store, RunBatch run_batch)
-      : store_(store), run_batch_(run_batch), thread_([this] { loop(); }) {}
-  ~TransactionBatcher() { stop(); }
-
-  // Once stop() has begun, a new job is refused at once (unavailable)
-  // rather than queued where no thread would run it.
-  void submit(Job job) {
-    {
-      std::lock_guard lock(mutex_);
-      if (!stopping_) {
-        queue_.push_back(std::move(job));
-        wake_.notify_one();
-        return;
-      }
-    }
-    job.done(StoreStatus::unavailable, nullptr);
-  }
-
-  // Runs the jobs as one batch, `run_units(std::span<Store::BatchUnit>)`,
-  // and tells each its outcome. `units` is scratch space the caller keeps,
-  // for its capacity.
-  template <class RunUnits>
-  static void run_jobs(std::vector<Job>& batch, std::vector<Store::BatchUnit>& units,
-                       RunUnits&& run_units) {
-    units.assign(batch.size(), Store::BatchUnit{});
-    for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
-    try {
-      run_units(std::span<Store::BatchUnit>(units));
-    } catch (...) {
-      // Out of memory, say: no unit may report success it cannot vouch for.
-      for (auto& unit : units) {
-        unit.status = StoreStatus::failed;
-        unit.error = std::current_exception();
-      }
-    }
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      try {
-        batch[i].done(units[i].status, units[i].error);
-      } catch (...) {
-        // The waiter could not be told (posting its answer failed), or it
-        // failed when resumed in place: the others are told all the same.
-      }
-    }
-  }
-
-  // Runs what is queued, then joins.
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  void loop() {
-    std::vector<Job> batch;
-    std::vector<Store::BatchUnit> units;
-    for (;;) {
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and nothing left
-        // What is left past kMaxBatch is taken at once by the next round.
-        std::size_t take = std::min(queue_.size(), kMaxBatch);
-        batch.assign(std::make_move_iterator(queue_.begin()),
-                     std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
-        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
-      }
-      run_jobs(batch, units, [this](std::span<Store::BatchUnit> u) { (store_.*run_batch_)(u); });
-      batch.clear();
-    }
-  }
-
-  Store& store_;
-  RunBatch run_batch_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::vector<Job> queue_;
-  bool stopping_ = false;
-  std::thread thread_;  // last: it starts once the rest is constructed
-};
-
-// The reads asked for during one turn of an event loop, gathered so that
-// they run together on that loop's thread (Database::read on SQLite). One
-// LoopReads lives in each execution context (an asio service): a connection
-// thread's io_context, or whatever context a caller's coroutine runs on.
-// It keeps a queue per Database (the owner), so that two databases used
-// from one loop never run each other's reads. The first read queued for an
-// owner in a turn posts one run to the context; the reads queued after it,
-// until that run starts, join its batch. The queues have a lock of their
-// own, for contexts run by several threads.
-class LoopReads final : public boost::asio::execution_context::service {
- public:
-  using key_type = LoopReads;
-  static inline boost::asio::execution_context::id id;
-
-  explicit LoopReads(boost::asio::execution_context& context) : service(context) {}
-
-  // Queues a read for `owner`; true when it is the first since the owner's
-  // last take(), and the caller must post the run that will take it.
-  bool add(const void* owner, TransactionBatcher::Job job) {
-    std::lock_guard lock(mutex_);
-    Queue& queue = queue_of(owner);
-    queue.jobs.push_back(std::move(job));
-    return !std::exchange(queue.run_posted, true);
-  }
-
-  // Every read queued for `owner` since its last take(), oldest first.
-  std::vector<TransactionBatcher::Job> take(const void* owner) {
-    std::lock_guard lock(mutex_);
-    Queue& queue = queue_of(owner);
-    queue.run_posted = false;
-    return std::exchange(queue.jobs, {});
-  }
-
- private:
-  struct Queue {
-    const void* owner = nullptr;
-    std::vector<TransactionBatcher::Job> jobs;
-    bool run_posted = false;
-  };
-
-  Queue& queue_of(const void* owner) {
-    for (Queue& queue : queues_)
-      if (queue.owner == owner) return queue;
-    return queues_.emplace_back(Queue{owner, {}, false});
-  }
-
-  // The context is going away, and with it the handlers these reads would
-  // have resumed.
-  void shutdown() override {
-    std::vector<Queue> dropped;
-    std::lock_guard lock(mutex_);
-    dropped.swap(queues_);
-  }
-
-  std::mutex mutex_;
-  std::vector<Queue> queues_;  // one per Database that read from this context; a few at most
-};
-
-// The store as the server's background threads (outbox worker, pruner) see
-// it: they block, so they call Store::run, but with group commit their
-// writes join the writer's queue instead of competing with it for SQLite's
-// write lock. Competing, they could lose for the whole busy timeout while
-// requests kept the writer busy (bench: `store_busy` warnings during the
-// /forgot scenarios, each a mail claim that had to wait for the next poll).
-// Never call it from a write's own work: that runs on the writer's thread,
-// which would wait for itself.
-class QueuedWriteStore final : public Store {
- public:
-  QueuedWriteStore(Store& store, TransactionBatcher* writer) : store_(store), writer_(writer) {}
-
-  StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override {
-    if (mode == Mode::read || writer_ == nullptr) return store_.run(mode, work);
-    std::promise<void> committed;
-    StoreStatus status = StoreStatus::failed;
-    std::exception_ptr error;
-    writer_->submit(TransactionBatcher::Job{[&work](Transaction& tx) { work(tx); },
-                                            [&](StoreStatus s, std::exception_ptr e) {
-                                              status = s;
-                                              error = e;
-                                              committed.set_value();
-                                            }});
-    committed.get_future().wait();
-    if (error) std::rethrow_exception(error);
-    return status;
-  }
-  int migrate() override { return store_.migrate(); }
-  bool healthy() override { return store_.healthy(); }
-
- private:
-  Store& store_;
-  TransactionBatcher* writer_;  // null: the store has no group commit
-};
-
-// Whether the store can commit, from the outcome of the last writes, and
-// when /healthz should probe it with a write of its own: after a failure,
-// at most once a second; after kQuietMs without writes, once per kQuietMs.
-class CommitHealth {
- public:
-  static constexpr std::int64_t kRetryMs = 1000;
-  static constexpr std::int64_t kQuietMs = 10000;
-
-  void note(StoreStatus status) {
-    last_ok_ = status == StoreStatus::ok;
-    last_write_ms_ = now_ms();
-  }
-  bool last_ok() const { return last_ok_; }
-
-  // True for one caller at a time, when a probe is due.
-  bool probe_due() {
-    std::int64_t now = now_ms();
-    std::int64_t wait = last_ok_ ? kQuietMs : kRetryMs;
-    if (now - last_write_ms_ < wait || now - last_probe_ms_ < wait) return false;
-    if (probing_.exchange(true)) return false;
-    last_probe_ms_ = now;
-    return true;
-  }
-  void probe_done() { probing_ = false; }
-
- private:
-  static std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  std::atomic<bool> last_ok_{true};
-  std::atomic<std::int64_t> last_write_ms_{0};
-  std::atomic<std::int64_t> last_probe_ms_{0};
-  std::atomic<bool> probing_{false};
-};
-
 class Database {
  public:
-  // `threads` run the requests' transactions (PostgreSQL). With group reads
-  // and group commit (SQLite) reads run on the callers' threads and writes
-  // on the writer, and the pool keeps a single thread, for the health check.
+  // `threads` run the requests' transactions on a store that does not batch
+  // (PostgreSQL). A BatchedStore (SQLite) runs reads on the callers' threads
+  // and writes on its writer thread, and needs no pool.
   Database(Store& store, std::size_t threads)
-      : store_(store), pool_(store.group_reads() && store.group_commit() ? 1 : threads), aside_(1) {
-    if (store_.group_commit())
-      writer_ = std::make_unique<TransactionBatcher>(store_, &Store::run_writes);
+      : store_(store), batched_(dynamic_cast<BatchedStore*>(&store)) {
+    if (batched_ != nullptr) {
+      writer_ = std::make_unique<TransactionBatcher>(*batched_);
+    } else {
+      pool_.emplace(threads);
+    }
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
   ~Database() { stop(); }
@@ -305,28 +77,28 @@ class Database {
   template <class Work>
   boost::asio::awaitable<StoreStatus> write(Work& work) {
     StoreStatus status = StoreStatus::failed;
-    if (!writer_) {
-      auto job = [this, &work] { return store_.run(Store::Mode::write, work); };
-      status = co_await run_on(pool_, job);
-    } else {
+    if (writer_) {
       status = co_await run_batched(*writer_, work);
+    } else {
+      auto job = [this, &work] { return store_.run(Store::Mode::write, work); };
+      status = co_await run_on(*pool_, job);
     }
-    commits_.note(status);
+    commits_.note(status, CommitHealth::steady_now_ms());
     co_return status;
   }
 
   template <class Work>
   boost::asio::awaitable<StoreStatus> read(Work& work) {
-    if (store_.group_reads()) {
+    if (batched_ != nullptr) {
       StoreStatus status = co_await run_in_loop_batch(work);
       co_return status;
     }
-    StoreStatus status = co_await read_on(pool_, work);
+    StoreStatus status = co_await read_on(*pool_, work);
     co_return status;
   }
 
-  // A read that visits many rows (the /metrics counts) runs on a thread of
-  // its own, so that it never holds up the requests' reads, which on SQLite
+  // A read that visits many rows (the /metrics counts) runs on the side
+  // thread, so that it never holds up the requests' reads, which on SQLite
   // run on one thread on two cores.
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_aside(Work& work) {
@@ -341,14 +113,14 @@ class Database {
   // waiting for traffic that a load balancer no longer sends.
   boost::asio::awaitable<bool> healthy() {
     auto job = [this] { return store_.healthy(); };
-    bool readable = co_await run_on(pool_, job);
+    bool readable = co_await run_on(aside_, job);
     if (!readable) co_return false;
-    if (commits_.probe_due()) {
+    if (commits_.probe_due(CommitHealth::steady_now_ms())) {
       auto probe = [](Transaction& tx) {
         // Inserted and deleted again: pages change and the commit is
         // durable, as any request's, and nothing is left behind.
-        tx.insert_event(kProbeKey, 0);
-        tx.delete_events(kProbeKey);
+        tx.throttle().insert_event(kProbeKey, 0);
+        tx.throttle().delete_events(kProbeKey);
       };
       co_await write(probe);
       commits_.probe_done();
@@ -363,7 +135,7 @@ class Database {
     for (int running = batches_running_; running != 0; running = batches_running_)
       batches_running_.wait(running);
     if (writer_) writer_->stop();
-    pool_.join();
+    if (pool_) pool_->join();
     aside_.join();
   }
 
@@ -380,11 +152,12 @@ class Database {
     auto initiation = [&batcher, caller, &work](auto handler) {
       // The handler is move-only; std::function wants a copyable callable.
       auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      batcher.submit(TransactionBatcher::Job{
-          [&work](Transaction& tx) { work(tx); },
-          [caller, shared](StoreStatus status, std::exception_ptr error) {
-            asio::post(caller, [shared, status, error] { std::move (*shared)(error, status); });
-          }});
+      batcher.submit(BatchJob{[&work](Transaction& tx) { work(tx); },
+                              [caller, shared](StoreStatus status, std::exception_ptr error) {
+                                asio::post(caller, [shared, status, error] {
+                                  std::move (*shared)(error, status);
+                                });
+                              }});
     };
     StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
                                                        void(std::exception_ptr, StoreStatus)>(
@@ -405,14 +178,13 @@ class Database {
     auto initiation = [this, executor, &reads, &work](auto handler) {
       auto resume_on = asio::get_associated_executor(handler, executor);
       auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      bool first =
-          reads.add(this, TransactionBatcher::Job{
-                              [&work](Transaction& tx) { work(tx); },
-                              [resume_on, shared](StoreStatus status, std::exception_ptr error) {
-                                asio::dispatch(resume_on, [shared, status, error] {
-                                  std::move (*shared)(error, status);
-                                });
-                              }});
+      bool first = reads.add(
+          this, BatchJob{[&work](Transaction& tx) { work(tx); },
+                         [resume_on, shared](StoreStatus status, std::exception_ptr error) {
+                           asio::dispatch(resume_on, [shared, status, error] {
+                             std::move (*shared)(error, status);
+                           });
+                         }});
       if (first) asio::post(executor, [this, &reads] { run_loop_batch(reads); });
     };
     StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
@@ -422,14 +194,14 @@ class Database {
   }
 
   void run_loop_batch(LoopReads& reads) {
-    std::vector<TransactionBatcher::Job> batch = reads.take(this);
+    std::vector<BatchJob> batch = reads.take(this);
     // Counted before stopped_ is read, so that stop() either sees this batch
     // and waits for it, or this batch sees stop() and runs nothing.
     ++batches_running_;
-    std::vector<Store::BatchUnit> units;
-    TransactionBatcher::run_jobs(batch, units, [this](std::span<Store::BatchUnit> u) {
-      if (!stopped_) return store_.run_reads(u);
-      for (Store::BatchUnit& unit : u) unit.status = StoreStatus::unavailable;
+    std::vector<BatchedStore::Unit> units;
+    run_batch(batch, units, [this](std::span<BatchedStore::Unit> u) {
+      if (!stopped_) return batched_->run_reads(u);
+      for (BatchedStore::Unit& unit : u) unit.status = StoreStatus::unavailable;
     });
     if (--batches_running_ == 0) batches_running_.notify_all();
   }
@@ -445,10 +217,11 @@ class Database {
 
   CommitHealth commits_;
   Store& store_;
-  boost::asio::thread_pool pool_;
-  boost::asio::thread_pool aside_;
-  std::unique_ptr<TransactionBatcher> writer_;
-  std::atomic<bool> stopped_ = false;  // reads after stop() are unavailable
+  BatchedStore* batched_;                         // null: one transaction per call
+  std::optional<boost::asio::thread_pool> pool_;  // only without batching
+  boost::asio::thread_pool aside_{1};             // /metrics counts, /healthz
+  std::unique_ptr<TransactionBatcher> writer_;    // only with batching
+  std::atomic<bool> stopped_ = false;             // reads after stop() are unavailable
   std::atomic<int> batches_running_ = 0;
   std::unique_ptr<QueuedWriteStore> background_;
 };

@@ -8,7 +8,8 @@ namespace authd {
 namespace {
 
 // On SQLite reads run on the connection threads and writes on the writer:
-// the pool only runs the health check, one thread, whatever is asked for.
+// Database starts no pool (tests/unit/database_test.cpp), so the count is
+// 1 whatever is asked for, and only sizes the connection pool's spare.
 TEST(DatabaseThreads, OnSqliteThePoolIsOneThread) {
   Config config;
   config.database = "sqlite:/var/lib/authd/authd.db";

@@ -61,7 +61,7 @@ class GroupCommit : public ::testing::Test {
     sqlite::SqliteStore other(path_);
     bool found = false;
     other.run(Store::Mode::read,
-              [&](Transaction& tx) { found = tx.user_by_email(email).has_value(); });
+              [&](Transaction& tx) { found = tx.users().by_email(email).has_value(); });
     return found;
   }
 
@@ -74,23 +74,24 @@ class GroupCommit : public ::testing::Test {
 // its exception goes back to its own caller.
 TEST_F(GroupCommit, Interface_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
   sqlite::SqliteStore store(path_);
-  ASSERT_TRUE(store.group_commit());
-  std::function<void(Transaction&)> first = [](Transaction& tx) { tx.insert_user(user("a@b.c")); };
+  std::function<void(Transaction&)> first = [](Transaction& tx) {
+    tx.users().insert(user("a@b.c"));
+  };
   std::function<void(Transaction&)> throws = [](Transaction& tx) {
-    tx.insert_user(user("b@b.c"));
+    tx.users().insert(user("b@b.c"));
     throw std::runtime_error("bug in a handler");
   };
   std::function<void(Transaction&)> store_error = [](Transaction& tx) {
-    tx.insert_user(user("c@b.c"));
+    tx.users().insert(user("c@b.c"));
     // No such user: the foreign key fails, a StoreError.
-    tx.insert_session(SessionRecord{sha256("t"), "no-such-user", 0, 10});
+    tx.sessions().insert(SessionRecord{sha256("t"), "no-such-user", 0, 10});
   };
   std::function<void(Transaction&)> last = [](Transaction& tx) {
     // Sees the first unit's write, as a later transaction would.
-    ASSERT_TRUE(tx.user_by_email("a@b.c").has_value());
-    tx.insert_user(user("d@b.c"));
+    ASSERT_TRUE(tx.users().by_email("a@b.c").has_value());
+    tx.users().insert(user("d@b.c"));
   };
-  std::vector<Store::BatchUnit> units(4);
+  std::vector<BatchedStore::Unit> units(4);
   units[0].work = &first;
   units[1].work = &throws;
   units[2].work = &store_error;
@@ -121,7 +122,7 @@ TEST_F(GroupCommit, Interface_8_3_AWriterResumesOnlyAfterItsCommit) {
   for (int i = 0; i < kWriters; ++i) {
     auto writer = [&, i]() -> boost::asio::awaitable<void> {
       std::string email = "user" + std::to_string(i) + "@b.c";
-      auto work = [&](Transaction& tx) { tx.insert_user(user(email)); };
+      auto work = [&](Transaction& tx) { tx.users().insert(user(email)); };
       StoreStatus status = co_await db.write(work);
       if (status == StoreStatus::ok) ++ok;
       if (committed(email)) ++seen_after_resume;
@@ -152,7 +153,7 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   std::thread holder([&] {
     holder_id = std::this_thread::get_id();
     first = background.run(Store::Mode::write, [&](Transaction& tx) {
-      tx.insert_user(user("first@b.c"));
+      tx.users().insert(user("first@b.c"));
       first_ran.set_value(std::this_thread::get_id());
       released.wait();  // holds the writer, and SQLite's write lock
     });
@@ -161,7 +162,7 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   std::thread other([&] {
     second = background.run(Store::Mode::write, [&](Transaction& tx) {
       second_ran_on = std::this_thread::get_id();
-      tx.insert_user(user("second@b.c"));
+      tx.users().insert(user("second@b.c"));
     });
   });
   release.set_value();
@@ -176,8 +177,8 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   EXPECT_TRUE(committed("first@b.c"));
   EXPECT_TRUE(committed("second@b.c"));
 
-  StoreStatus after_stop =
-      background.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("late@b.c")); });
+  StoreStatus after_stop = background.run(
+      Store::Mode::write, [](Transaction& tx) { tx.users().insert(user("late@b.c")); });
   EXPECT_EQ(after_stop, StoreStatus::unavailable);
   EXPECT_FALSE(committed("late@b.c"));
 }
@@ -187,12 +188,12 @@ TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
 // to its own caller.
 TEST_F(GroupCommit, AReadThatThrowsFailsAloneTheOthersRead) {
   sqlite::SqliteStore store(path_);
-  ASSERT_TRUE(store.group_reads());
-  ASSERT_EQ(store.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("a@b.c")); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(Store::Mode::write, [](Transaction& tx) { tx.users().insert(user("a@b.c")); }),
+      StoreStatus::ok);
   bool first_found = false, last_found = false;
   std::function<void(Transaction&)> first = [&](Transaction& tx) {
-    first_found = tx.user_by_email("a@b.c").has_value();
+    first_found = tx.users().by_email("a@b.c").has_value();
   };
   std::function<void(Transaction&)> throws = [](Transaction&) {
     throw std::runtime_error("bug in a handler");
@@ -201,9 +202,9 @@ TEST_F(GroupCommit, AReadThatThrowsFailsAloneTheOthersRead) {
     throw StoreError("disk I/O error");
   };
   std::function<void(Transaction&)> last = [&](Transaction& tx) {
-    last_found = tx.user_by_email("a@b.c").has_value();
+    last_found = tx.users().by_email("a@b.c").has_value();
   };
-  std::vector<Store::BatchUnit> units(4);
+  std::vector<BatchedStore::Unit> units(4);
   units[0].work = &first;
   units[1].work = &throws;
   units[2].work = &store_error;
@@ -234,10 +235,10 @@ TEST_F(GroupCommit, Interface_8_3_AReadAfterACommitSeesIt) {
     auto client = [&, c]() -> boost::asio::awaitable<void> {
       for (int round = 0; round < kRounds; ++round) {
         std::string email = "user" + std::to_string(c) + "-" + std::to_string(round) + "@b.c";
-        auto write = [&](Transaction& tx) { tx.insert_user(user(email)); };
+        auto write = [&](Transaction& tx) { tx.users().insert(user(email)); };
         StoreStatus written = co_await db.write(write);
         bool found = false;
-        auto read = [&](Transaction& tx) { found = tx.user_by_email(email).has_value(); };
+        auto read = [&](Transaction& tx) { found = tx.users().by_email(email).has_value(); };
         StoreStatus read_status = co_await db.read(read);
         if (written == StoreStatus::ok && read_status == StoreStatus::ok && found)
           ++found_after_commit;
@@ -264,7 +265,7 @@ TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
                            for (int i = 0; i < kUsers; ++i) {
                              UserRecord u = user("user" + std::to_string(i) + "@b.c");
                              u.display_name = std::string(1000, 'n');
-                             tx.insert_user(u);
+                             tx.users().insert(u);
                            }
                          }),
               StoreStatus::ok);
@@ -275,9 +276,9 @@ TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
     int found = 0;
     std::function<void(Transaction&)> read_all = [&](Transaction& tx) {
       for (int i = 0; i < kUsers; ++i)
-        found += tx.user_by_email("user" + std::to_string(i) + "@b.c").has_value() ? 1 : 0;
+        found += tx.users().by_email("user" + std::to_string(i) + "@b.c").has_value() ? 1 : 0;
     };
-    std::vector<Store::BatchUnit> units(1);
+    std::vector<BatchedStore::Unit> units(1);
     units[0].work = &read_all;
     store.run_reads(units);
     std::int64_t after_first = store.read_cache_misses();
@@ -292,24 +293,22 @@ TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
 }
 
 // The store as Database sees it, counting the batches of reads it is handed.
-class BatchCountingStore final : public Store {
+class BatchCountingStore final : public Store, public BatchedStore {
  public:
-  explicit BatchCountingStore(Store& store) : store_(store) {}
+  explicit BatchCountingStore(sqlite::SqliteStore& store) : store_(store) {}
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override {
     return store_.run(mode, work);
   }
   int migrate() override { return store_.migrate(); }
-  bool group_commit() const override { return store_.group_commit(); }
-  void run_writes(std::span<BatchUnit> units) override { store_.run_writes(units); }
-  bool group_reads() const override { return store_.group_reads(); }
-  void run_reads(std::span<BatchUnit> units) override {
+  void run_writes(std::span<Unit> units) override { store_.run_writes(units); }
+  void run_reads(std::span<Unit> units) override {
     batch_sizes.push_back(units.size());
     store_.run_reads(units);
   }
   std::vector<std::size_t> batch_sizes;  // one connection thread: no lock
 
  private:
-  Store& store_;
+  sqlite::SqliteStore& store_;
 };
 
 // Reads asked for during one turn of a connection thread's event loop run
@@ -317,8 +316,9 @@ class BatchCountingStore final : public Store {
 // a read asked for later, by a resumed caller, goes into the next batch.
 TEST_F(GroupCommit, TheReadsOfOneTurnOfTheLoopRunAsOneBatchOnItsThread) {
   sqlite::SqliteStore sqlite(path_);
-  ASSERT_EQ(sqlite.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("a@b.c")); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      sqlite.run(Store::Mode::write, [](Transaction& tx) { tx.users().insert(user("a@b.c")); }),
+      StoreStatus::ok);
   BatchCountingStore store(sqlite);
   Database db(store, 1);
   boost::asio::io_context io;
@@ -329,7 +329,7 @@ TEST_F(GroupCommit, TheReadsOfOneTurnOfTheLoopRunAsOneBatchOnItsThread) {
     auto reader = [&]() -> boost::asio::awaitable<void> {
       for (int round = 0; round < 2; ++round) {
         auto read = [&](Transaction& tx) {
-          found += tx.user_by_email("a@b.c").has_value() ? 1 : 0;
+          found += tx.users().by_email("a@b.c").has_value() ? 1 : 0;
           on_the_loops_thread += std::this_thread::get_id() == loop_thread ? 1 : 0;
         };
         StoreStatus status = co_await db.read(read);
@@ -353,26 +353,26 @@ TEST_F(GroupCommit, TwoDatabasesReadFromOneLoopEachOnItsOwnStore) {
   sqlite::SqliteStore first(path_), second(other_path);
   second.migrate();
   ASSERT_EQ(
-      first.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("first@b.c")); }),
+      first.run(Store::Mode::write, [](Transaction& tx) { tx.users().insert(user("first@b.c")); }),
       StoreStatus::ok);
-  ASSERT_EQ(
-      second.run(Store::Mode::write, [](Transaction& tx) { tx.insert_user(user("second@b.c")); }),
-      StoreStatus::ok);
+  ASSERT_EQ(second.run(Store::Mode::write,
+                       [](Transaction& tx) { tx.users().insert(user("second@b.c")); }),
+            StoreStatus::ok);
   Database first_db(first, 1), second_db(second, 1);
   boost::asio::io_context io;
   bool first_sees_own = false, first_sees_other = true, second_sees_own = false,
        second_sees_other = true;
   auto read_first = [&]() -> boost::asio::awaitable<void> {
     auto read = [&](Transaction& tx) {
-      first_sees_own = tx.user_by_email("first@b.c").has_value();
-      first_sees_other = tx.user_by_email("second@b.c").has_value();
+      first_sees_own = tx.users().by_email("first@b.c").has_value();
+      first_sees_other = tx.users().by_email("second@b.c").has_value();
     };
     co_await first_db.read(read);
   };
   auto read_second = [&]() -> boost::asio::awaitable<void> {
     auto read = [&](Transaction& tx) {
-      second_sees_own = tx.user_by_email("second@b.c").has_value();
-      second_sees_other = tx.user_by_email("first@b.c").has_value();
+      second_sees_own = tx.users().by_email("second@b.c").has_value();
+      second_sees_other = tx.users().by_email("first@b.c").has_value();
     };
     co_await second_db.read(read);
   };
@@ -409,7 +409,7 @@ TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   auto other = [&]() -> boost::asio::awaitable<void> {
     std::optional<UserRecord> found;
     auto read = [&](Transaction& tx) {
-      found = tx.user_by_email("nobody@b.c");
+      found = tx.users().by_email("nobody@b.c");
       other_read_ran_on = std::this_thread::get_id();
     };
     StoreStatus status = co_await db.read(read);
@@ -452,7 +452,7 @@ TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   auto aside = [&]() -> boost::asio::awaitable<void> {
     std::int64_t sessions = -1;
     auto count = [&](Transaction& tx) {
-      sessions = tx.live_session_count(0);
+      sessions = tx.sessions().live_count(0);
       count_ran_on = std::this_thread::get_id();
     };
     StoreStatus status = co_await db.read_aside(count);

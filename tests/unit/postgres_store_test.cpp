@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "postgres_test_database.hpp"
 #include "store/migrations.hpp"
 #include "store/postgres/postgres_store.hpp"
 
@@ -27,30 +28,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A fresh database on the test server; its URL.
-std::string fresh_database() {
-  const std::string server = std::getenv("AUTHD_TEST_POSTGRES");
-  static std::atomic<int> counter{0};
-  std::string name = "unittest_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) +
-                     "_" +
-                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  PGconn* admin = PQconnectdb((server + "/postgres").c_str());
-  PGresult* result = PQexec(admin, ("CREATE DATABASE " + name).c_str());
-  bool created = PQresultStatus(result) == PGRES_COMMAND_OK;
-  std::string error = PQerrorMessage(admin);
-  PQclear(result);
-  PQfinish(admin);
-  if (!created) throw std::runtime_error("CREATE DATABASE failed: " + error);
-  return server + "/" + name;
-}
-
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* server = std::getenv("AUTHD_TEST_POSTGRES");
-    if (server == nullptr || *server == '\0')
+    if (!test::postgres_available())
       GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = fresh_database();
+    url_ = test::fresh_postgres_database();
     a_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
     b_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
     a_->migrate();
@@ -63,8 +46,9 @@ class PostgresStoreTest : public ::testing::Test {
     u.email = email;
     u.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA";
     u.created_at = u.updated_at = 1'000;
-    EXPECT_EQ(a_->run(Store::Mode::write, [&](Transaction& tx) { EXPECT_TRUE(tx.insert_user(u)); }),
-              StoreStatus::ok);
+    EXPECT_EQ(
+        a_->run(Store::Mode::write, [&](Transaction& tx) { EXPECT_TRUE(tx.users().insert(u)); }),
+        StoreStatus::ok);
     return u;
   }
 
@@ -74,8 +58,8 @@ class PostgresStoreTest : public ::testing::Test {
     Millis expires = now_millis() + 60'000;
     ASSERT_EQ(a_->run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        tx.insert_session({sha256(token), u.id, 1'000, expires});
-                        tx.insert_session({sha256("other"), u.id, 1'000, expires});
+                        tx.sessions().insert({sha256(token), u.id, 1'000, expires});
+                        tx.sessions().insert({sha256("other"), u.id, 1'000, expires});
                       }),
               StoreStatus::ok);
   }
@@ -99,7 +83,7 @@ class PostgresStoreTest : public ::testing::Test {
     });
     locked.wait();
     StoreStatus waited =
-        other.run(Store::Mode::write, [&](Transaction& tx) { tx.user_by_id(user_id); });
+        other.run(Store::Mode::write, [&](Transaction& tx) { tx.users().by_id(user_id); });
     release.count_down();
     holder.join();
     return waited;
@@ -110,7 +94,7 @@ class PostgresStoreTest : public ::testing::Test {
     Sha256Digest digest = sha256(token);
     EXPECT_EQ(a_->run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        tx.replace_reset_token({digest, user.id, 1'000, now_millis() + 60'000});
+                        tx.reset_tokens().replace({digest, user.id, 1'000, now_millis() + 60'000});
                       }),
               StoreStatus::ok);
     return digest;
@@ -153,13 +137,13 @@ TEST_F(PostgresStoreTest, Interface_6_Logout_4_ARevokedSessionIsGoneForEveryInst
   std::int64_t live = 0;
   ASSERT_EQ(
       a_->run(Store::Mode::write,
-              [&](Transaction& tx) { revoked_first = tx.revoke_session(sha256("tok"), 2'000); }),
+              [&](Transaction& tx) { revoked_first = tx.sessions().revoke(sha256("tok"), 2'000); }),
       StoreStatus::ok);
   ASSERT_EQ(b_->run(Store::Mode::write,
                     [&](Transaction& tx) {
-                      found_by_b = tx.session_user(sha256("tok")).has_value();
-                      revoked_again = tx.revoke_session(sha256("tok"), 3'000);
-                      live = tx.live_session_count(2'000);
+                      found_by_b = tx.sessions().user_of(sha256("tok")).has_value();
+                      revoked_again = tx.sessions().revoke(sha256("tok"), 3'000);
+                      live = tx.sessions().live_count(2'000);
                     }),
             StoreStatus::ok);
   EXPECT_TRUE(revoked_first);
@@ -174,15 +158,15 @@ TEST_F(PostgresStoreTest, Interface_6_Logout_4_ARevokedSessionIsGoneForEveryInst
 TEST_F(PostgresStoreTest, SessionUserReadsTheUserAndLocksItInAWrite) {
   add_two_live_sessions("mine");
   std::optional<SessionUser> found;
-  ASSERT_EQ(
-      b_->run(Store::Mode::read, [&](Transaction& tx) { found = tx.session_user(sha256("mine")); }),
-      StoreStatus::ok);
+  ASSERT_EQ(b_->run(Store::Mode::read,
+                    [&](Transaction& tx) { found = tx.sessions().user_of(sha256("mine")); }),
+            StoreStatus::ok);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->user.email, "alice@example.com");
   EXPECT_GT(found->expires_at, now_millis());
 
   postgres::PostgresStore impatient(url_, 2, 300ms);
-  auto hold = [](Transaction& tx) { tx.session_user(sha256("mine")); };
+  auto hold = [](Transaction& tx) { tx.sessions().user_of(sha256("mine")); };
   EXPECT_EQ(write_behind(hold, impatient, found->user.id), StoreStatus::unavailable);
 }
 
@@ -203,8 +187,8 @@ TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
   std::int64_t live = 0;
   ASSERT_EQ(b_->run(Store::Mode::read,
                     [&](Transaction& tx) {
-                      found = tx.session_user(sha256("marked")).has_value();
-                      live = tx.live_session_count(2'000);
+                      found = tx.sessions().user_of(sha256("marked")).has_value();
+                      live = tx.sessions().live_count(2'000);
                     }),
             StoreStatus::ok);
   EXPECT_FALSE(found);
@@ -219,8 +203,8 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurren
   std::atomic<int> allowed{0};
   race(kWriters, [&](Store& store, int) {
     StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
-      if (tx.event_times("login:email:a@example.com", 0, 100).size() >= 10) return;
-      tx.insert_event("login:email:a@example.com", now_millis());
+      if (tx.throttle().event_times("login:email:a@example.com", 0, 100).size() >= 10) return;
+      tx.throttle().insert_event("login:email:a@example.com", now_millis());
       ++allowed;
     });
     EXPECT_EQ(status, StoreStatus::ok);
@@ -228,7 +212,7 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurren
   EXPECT_EQ(allowed, 10);
   std::size_t stored = 0;
   a_->run(Store::Mode::read, [&](Transaction& tx) {
-    stored = tx.event_times("login:email:a@example.com", 0, 100).size();
+    stored = tx.throttle().event_times("login:email:a@example.com", 0, 100).size();
   });
   EXPECT_EQ(stored, 10u);
 }
@@ -255,7 +239,7 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_EventTimesAreTheNewestOnesByABackw
 
   std::vector<Millis> newest;
   ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) { newest = tx.event_times("k3", 49'900, 3); }),
+                    [&](Transaction& tx) { newest = tx.throttle().event_times("k3", 49'900, 3); }),
             StoreStatus::ok);
   EXPECT_EQ(newest, (std::vector<Millis>{49'973, 49'983, 49'993}));
 }
@@ -266,13 +250,14 @@ TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKin
   UserRecord u = add_user("alice@example.com");  // m=64,t=1, through instance a
   race(8, [&](Store& store, int i) {
     StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
-      tx.replace_password_hash(u.id, i % 2 == 0 ? "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA"
-                                                : "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA");
+      tx.users().replace_password_hash(u.id, i % 2 == 0 ? "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA"
+                                                        : "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA");
     });
     EXPECT_EQ(status, StoreStatus::ok);
   });
   std::vector<std::string> kinds;
-  ASSERT_EQ(b_->run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
+  ASSERT_EQ(b_->run(Store::Mode::read,
+                    [&](Transaction& tx) { kinds = tx.users().password_hash_kinds(); }),
             StoreStatus::ok);
   EXPECT_EQ(kinds, (std::vector<std::string>{"$argon2i$v=19$m=4096,t=3,p=1",
                                              "$argon2id$v=19$m=128,t=2,p=1",
@@ -282,10 +267,9 @@ TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKin
 // Migration 3 on PostgreSQL fills the set as the SQLite one does (the same
 // cases as SqliteStoreTest.Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes).
 TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
-  const char* server = std::getenv("AUTHD_TEST_POSTGRES");
-  if (server == nullptr || *server == '\0')
+  if (!test::postgres_available())
     GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-  std::string url = fresh_database();
+  std::string url = test::fresh_postgres_database();
   PGconn* raw = PQconnectdb(url.c_str());
   std::string old_schema =
       std::string(migrations()[0].postgres_sql) + migrations()[1].postgres_sql +
@@ -309,9 +293,9 @@ TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes
   postgres::PostgresStore store(url, 2, 5s);
   EXPECT_EQ(store.migrate(), migrations().back().version);
   std::vector<std::string> kinds;
-  ASSERT_EQ(
-      store.run(Store::Mode::read, [&](Transaction& tx) { kinds = tx.password_hash_kinds(); }),
-      StoreStatus::ok);
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) { kinds = tx.users().password_hash_kinds(); }),
+            StoreStatus::ok);
   EXPECT_EQ(kinds,
             (std::vector<std::string>{"$argon2d$v=16$m=8,t=1,p=4", "$argon2i$v=19$m=4096,t=3,p=1",
                                       "$argon2id$v=19$m=19456,t=2,p=1"}));
@@ -339,9 +323,9 @@ TEST_F(PostgresStoreTest, Interface_7_2_OneWinnerAmongConcurrentUsesOfAResetToke
   Sha256Digest digest = add_reset_token(u, "authdrt_example");
   std::atomic<int> winners{0};
   auto use_token = [&](Transaction& tx) {
-    auto token = tx.reset_token_by_digest(digest);
+    auto token = tx.reset_tokens().by_digest(digest);
     if (!token) return;
-    tx.delete_reset_tokens_of_user(token->user_id);
+    tx.reset_tokens().delete_of_user(token->user_id);
     ++winners;
   };
   std::latch first_has_read(1);
@@ -378,7 +362,7 @@ TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
   ASSERT_EQ(a_->run(Store::Mode::write,
                     [&](Transaction& tx) {
                       for (int i = 0; i < kMails; ++i)
-                        tx.enqueue_mail({0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
+                        tx.outbox().enqueue({0, "password_reset", u.id, u.email, 1'000, 0, 1'000});
                     }),
             StoreStatus::ok);
   std::mutex mutex;
@@ -387,7 +371,7 @@ TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
     for (;;) {
       std::optional<OutboxRecord> mail;
       ASSERT_EQ(store.run(Store::Mode::write,
-                          [&](Transaction& tx) { mail = tx.claim_due_mail(2'000, 999'999); }),
+                          [&](Transaction& tx) { mail = tx.outbox().claim_due(2'000, 999'999); }),
                 StoreStatus::ok);
       if (!mail) return;
       std::lock_guard lock(mutex);
@@ -407,14 +391,14 @@ TEST_F(PostgresStoreTest, ConcurrentMintsLeaveOneLiveToken) {
     Sha256Digest digest = sha256("authdrt_" + std::to_string(i));
     EXPECT_EQ(store.run(Store::Mode::write,
                         [&](Transaction& tx) {
-                          tx.replace_reset_token({digest, u.id, 1'000, 999'999});
+                          tx.reset_tokens().replace({digest, u.id, 1'000, 999'999});
                         }),
               StoreStatus::ok);
   });
   int live = 0;
   for (int i = 0; i < 8; ++i) {
     a_->run(Store::Mode::read, [&](Transaction& tx) {
-      if (tx.reset_token_by_digest(sha256("authdrt_" + std::to_string(i)))) ++live;
+      if (tx.reset_tokens().by_digest(sha256("authdrt_" + std::to_string(i)))) ++live;
     });
   }
   EXPECT_EQ(live, 1);
@@ -426,12 +410,12 @@ TEST_F(PostgresStoreTest, ConcurrentMintsLeaveOneLiveToken) {
 TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecovers) {
   UserRecord u = add_user("lock@example.com");
   postgres::PostgresStore impatient(url_, 2, 300ms);
-  auto hold = [&](Transaction& tx) { tx.user_by_id(u.id); };  // FOR UPDATE: holds the row
+  auto hold = [&](Transaction& tx) { tx.users().by_id(u.id); };  // FOR UPDATE: holds the row
   EXPECT_EQ(write_behind(hold, impatient, u.id), StoreStatus::unavailable);
 
   std::optional<UserRecord> found;
   EXPECT_EQ(
-      impatient.run(Store::Mode::write, [&](Transaction& tx) { found = tx.user_by_id(u.id); }),
+      impatient.run(Store::Mode::write, [&](Transaction& tx) { found = tx.users().by_id(u.id); }),
       StoreStatus::ok);
   EXPECT_TRUE(found.has_value());
 }
@@ -451,20 +435,20 @@ TEST_F(PostgresStoreTest, ResetAndMintForOneUserDoNotDeadlock) {
   StoreStatus mint_status = StoreStatus::failed;
   std::thread reset([&] {
     reset_status = a_->run(Store::Mode::write, [&](Transaction& tx) {
-      auto token = tx.reset_token_by_digest(old_token);
+      auto token = tx.reset_tokens().by_digest(old_token);
       reset_has_read.count_down();
       reset_may_go_on.wait();
       if (!token) return;
-      tx.user_by_id(token->user_id);
-      tx.delete_reset_tokens_of_user(token->user_id);
+      tx.users().by_id(token->user_id);
+      tx.reset_tokens().delete_of_user(token->user_id);
     });
   });
   reset_has_read.wait();
   std::thread mint([&] {
     mint_status = b_->run(Store::Mode::write, [&](Transaction& tx) {
-      tx.user_by_id(u.id);
+      tx.users().by_id(u.id);
       mint_has_user = true;
-      tx.replace_reset_token({sha256("authdrt_new"), u.id, 2'000, now_millis() + 60'000});
+      tx.reset_tokens().replace({sha256("authdrt_new"), u.id, 2'000, now_millis() + 60'000});
     });
   });
   // The mint either waits for the user's row or (were the lock order

@@ -79,6 +79,26 @@ class Result {
   pg_result* result_;
 };
 
+// One row of a Result, read by column alone (store/user_columns.hpp).
+class Row {
+ public:
+  Row(const Result& result, int row) : result_(result), row_(row) {}
+  std::string text(int column) const { return result_.text(row_, column); }
+  std::optional<std::string> optional_text(int column) const {
+    return result_.optional_text(row_, column);
+  }
+  std::int64_t integer(int column) const { return result_.integer(row_, column); }
+  std::optional<std::int64_t> optional_integer(int column) const {
+    return result_.optional_integer(row_, column);
+  }
+  bool boolean(int column) const { return result_.boolean(row_, column); }
+  Sha256Digest digest(int column) const { return result_.digest(row_, column); }
+
+ private:
+  const Result& result_;
+  int row_;
+};
+
 // A wait on the database that ran past its deadline.
 class TimedOutError : public BusyError {
  public:

@@ -179,4 +179,14 @@ int Connection::changes() const { return sqlite3_changes(db_); }
 
 bool Connection::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
+void rollback_quietly(Connection& connection) {
+  if (!connection.in_transaction()) return;  // SQLite rolled it back by itself
+  try {
+    connection.prepare("ROLLBACK").run();
+  } catch (const StoreError&) {
+    // Nothing more can be undone; the pool closes a connection still in a
+    // transaction instead of reusing it.
+  }
+}
+
 }  // namespace authd::sqlite

@@ -43,6 +43,7 @@ class Statement {
   std::optional<std::string> optional_text(int column) const;
   std::int64_t integer(int column) const;
   std::optional<std::int64_t> optional_integer(int column) const;
+  bool boolean(int column) const { return integer(column) != 0; }
   Sha256Digest digest(int column) const;
 
  private:
@@ -72,6 +73,10 @@ class Connection {
   sqlite3* db_ = nullptr;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
 };
+
+// Rolls back the connection's transaction, if SQLite has not already: after
+// a failure, when nothing more can be undone or reported.
+void rollback_quietly(Connection& connection);
 
 // Throws StoreError with SQLite's message; "busy" errors carry that word so
 // the store can report them as unavailable rather than failed.

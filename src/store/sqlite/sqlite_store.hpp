@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "store/batching/batched_store.hpp"
 #include "store/store.hpp"
 
 namespace authd::sqlite {
@@ -16,7 +17,7 @@ namespace authd::sqlite {
 class Checkpointer;
 class Connection;
 
-class SqliteStore final : public Store {
+class SqliteStore final : public Store, public BatchedStore {
  public:
   // Creates the file (mode 0600) when it does not exist yet.
   // `read_cache_kib`: the page cache of each group reader's connection
@@ -27,10 +28,10 @@ class SqliteStore final : public Store {
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
   // One BEGIN IMMEDIATE ... COMMIT (one fsync) for the whole batch, each
   // unit inside its own SAVEPOINT.
-  bool group_commit() const override { return true; }
-  void run_writes(std::span<BatchUnit> units) override;
-  bool group_reads() const override { return true; }
-  void run_reads(std::span<BatchUnit> units) override;
+  void run_writes(std::span<Unit> units) override;
+  // One BEGIN ... COMMIT for the whole batch, on a connection of the
+  // readers' pool.
+  void run_reads(std::span<Unit> units) override;
   int migrate() override;
 
   // WAL checkpoints that the background thread ran to completion
@@ -54,7 +55,7 @@ class SqliteStore final : public Store {
   };
 
   std::unique_ptr<Connection> acquire(Pool& pool);
-  std::unique_ptr<Connection> acquire_for(Pool& pool, std::span<BatchUnit> units);
+  std::unique_ptr<Connection> acquire_for(Pool& pool, std::span<Unit> units);
   void release(Pool& pool, std::unique_ptr<Connection> connection);
 
   std::string path_;

@@ -1,0 +1,37 @@
+// The outbox area: mail queued in the transaction that decided to send it,
+// delivered later by the outbox worker (mail/outbox_worker.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "store/records.hpp"
+
+namespace authd {
+
+class OutboxStore {
+ public:
+  virtual ~OutboxStore() = default;
+
+  virtual std::int64_t enqueue(const OutboxRecord& mail) = 0;
+  // The oldest mail due at `now` that no worker holds; marks it held until
+  // `lease_until`. Two workers, of one instance or of several, never claim
+  // the same mail under one lease.
+  virtual std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) = 0;
+  // The same for the unsent mail with the earliest next attempt, due or not
+  // (the worker's relay probe, and its catching up once the relay is back).
+  virtual std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) = 0;
+  // Marks a mail sent, if it is still held under the lease `claimed_until`
+  // that its claim set; false when it is not (the lease ran out and another
+  // claim took it, or it is gone).
+  virtual bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) = 0;
+  virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                          std::string_view last_error) = 0;
+  virtual void remove(std::int64_t mail_id) = 0;
+  virtual std::int64_t pending_count() = 0;  // not sent yet, held or not
+  // Removes the mail sent at or before `sent_horizon`; unsent mail stays.
+  virtual std::int64_t prune(Millis sent_horizon) = 0;
+};
+
+}  // namespace authd

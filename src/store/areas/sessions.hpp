@@ -1,0 +1,33 @@
+// The sessions area: one row per bearer token, keyed by the token's digest.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "store/records.hpp"
+
+namespace authd {
+
+class SessionStore {
+ public:
+  virtual ~SessionStore() = default;
+
+  virtual void insert(const SessionRecord& session) = 0;
+  // The user of the unrevoked session with this digest, expired or not, in
+  // one statement. In a write transaction the user's row is locked, as by
+  // UserStore::by_id.
+  virtual std::optional<SessionUser> user_of(const Sha256Digest& digest) = 0;
+  // POST /logout. False when no unrevoked session has that digest. A revoked
+  // session is never found again; whether its row stays until pruned (SQLite
+  // marks it) or goes at once (PostgreSQL deletes it) is the backend's.
+  virtual bool revoke(const Sha256Digest& digest, Millis now) = 0;
+  virtual void delete_of_user(std::string_view user_id) = 0;
+  // Sessions neither revoked nor expired at `now` (GET /metrics).
+  virtual std::int64_t live_count(Millis now) = 0;
+  // Removes the sessions expired at `now`, revoked or not; returns the rows
+  // removed.
+  virtual std::int64_t prune(Millis now) = 0;
+};
+
+}  // namespace authd

@@ -1,0 +1,31 @@
+// The throttling area: one row per counted attempt, keyed by what is
+// throttled, e.g. "login:email:a@b.c" (auth/throttle.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace authd {
+
+class ThrottleStore {
+ public:
+  virtual ~ThrottleStore() = default;
+
+  // The times of the newest `most` events of `key` later than `after`,
+  // ascending: one backward range scan of the (key, at) index, so a throttle
+  // check reads at most its limit's count of rows however many attempts
+  // were made. In a write transaction on PostgreSQL the key is locked first
+  // (an advisory lock), so that two instances cannot both count 9 and both
+  // let a 10th attempt through.
+  virtual std::vector<Millis> event_times(std::string_view key, Millis after, int most) = 0;
+  virtual std::int64_t insert_event(std::string_view key, Millis at) = 0;
+  virtual void delete_event(std::int64_t event_id) = 0;
+  virtual void delete_events(std::string_view key) = 0;
+  // Removes the events at or before `horizon`; returns the rows removed.
+  virtual std::int64_t prune(Millis horizon) = 0;
+};
+
+}  // namespace authd

@@ -1,0 +1,33 @@
+// The users area: accounts and the kinds of password hash they hold.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/records.hpp"
+
+namespace authd {
+
+class UserStore {
+ public:
+  virtual ~UserStore() = default;
+
+  // In a write transaction on PostgreSQL the row found is locked until the
+  // commit, so that a read-then-write of one user is atomic across instances.
+  virtual std::optional<UserRecord> by_email(std::string_view canonical_email) = 0;
+  virtual std::optional<UserRecord> by_id(std::string_view id) = 0;
+  virtual bool insert(const UserRecord& user) = 0;  // false: e-mail taken
+  virtual void update(const UserRecord& user) = 0;  // every column but id and created_at
+  // Changes only the hash: a transparent upgrade is not a change of the record.
+  virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
+  // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm
+  // and parameters, never a salt or digest). The three writes above add the
+  // kind of the hash they store, in their transaction; a kind stays listed
+  // after its last hash is gone (the floor it raises is then only higher
+  // than it needs to be).
+  virtual std::vector<std::string> password_hash_kinds() = 0;
+};
+
+}  // namespace authd

@@ -1,0 +1,86 @@
+// How PostgreSQL stores the mail outbox: claims pass over what another
+// instance is claiming (SKIP LOCKED) instead of waiting for it.
+#include <limits>
+
+#include "store/postgres/connection.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd::postgres {
+
+std::int64_t Outbox::enqueue(const OutboxRecord& m) {
+  Params params;
+  params.text(m.kind).text(m.user_id).text(m.email).integer(m.created_at);
+  params.integer(static_cast<std::int64_t>(m.attempts)).integer(m.next_attempt_at);
+  return db_
+      .run(
+          "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
+          "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+          params)
+      .integer(0, 0);
+}
+
+std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
+  return claim(now, now, lease_until);
+}
+
+std::optional<OutboxRecord> Outbox::claim_pending(Millis now, Millis lease_until) {
+  return claim(now, std::numeric_limits<Millis>::max(), lease_until);
+}
+
+// The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
+std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until) {
+  // One statement finds, locks and leases it.
+  Params params;
+  params.integer(now).integer(lease_until).integer(due_by);
+  Result rows = db_.run(
+      "UPDATE outbox SET claimed_until = $2 WHERE id = ("
+      " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
+      " AND (claimed_until IS NULL OR claimed_until <= $1)"
+      " ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+      "RETURNING id, kind, user_id, email, created_at, attempts, next_attempt_at",
+      params);
+  if (rows.rows() == 0) return std::nullopt;
+  return OutboxRecord{rows.integer(0, 0), rows.text(0, 1),    rows.text(0, 2),
+                      rows.text(0, 3),    rows.integer(0, 4), static_cast<int>(rows.integer(0, 5)),
+                      rows.integer(0, 6)};
+}
+
+bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
+  Params params;
+  params.integer(mail_id).integer(at).integer(claimed_until);
+  return db_.run(
+                "UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL "
+                "WHERE id = $1 AND claimed_until = $3 AND sent_at IS NULL",
+                params)
+             .affected() == 1;
+}
+
+void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                        std::string_view last_error) {
+  Params params;
+  params.integer(mail_id).integer(static_cast<std::int64_t>(attempts)).integer(next_attempt_at);
+  params.text(last_error);
+  db_.run(
+      "UPDATE outbox SET attempts = $2, next_attempt_at = $3, claimed_until = NULL, "
+      "last_error = $4 WHERE id = $1",
+      params);
+}
+
+void Outbox::remove(std::int64_t mail_id) {
+  Params params;
+  params.integer(mail_id);
+  db_.run("DELETE FROM outbox WHERE id = $1", params);
+}
+
+std::int64_t Outbox::pending_count() {
+  return db_.run("SELECT count(*) FROM outbox WHERE sent_at IS NULL").integer(0, 0);
+}
+
+std::int64_t Outbox::prune(Millis sent_horizon) {
+  Params params;
+  params.integer(sent_horizon);
+  return db_.run("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= $1", params)
+      .affected();
+}
+
+}  // namespace authd::postgres

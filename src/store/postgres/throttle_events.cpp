@@ -1,0 +1,52 @@
+// How PostgreSQL stores throttling events: one row per counted attempt,
+// read through the (key, at) index, the key locked before counting in a
+// write transaction.
+#include "store/postgres/connection.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd::postgres {
+
+std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis after, int most) {
+  Params params;
+  params.text(key);
+  // A separate statement: a READ COMMITTED statement sees what was
+  // committed when it started, so the count must start after the lock.
+  if (locking_) db_.run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
+  params.integer(after).integer(most);
+  // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
+  // by the LIMIT: no sort, `most` rows at most.
+  Result rows =
+      db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
+              params);
+  std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
+    times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
+  return times;
+}
+
+std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {
+  Params params;
+  params.text(key).integer(at);
+  return db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
+      .integer(0, 0);
+}
+
+void ThrottleEvents::delete_event(std::int64_t event_id) {
+  Params params;
+  params.integer(event_id);
+  db_.run("DELETE FROM throttle_events WHERE id = $1", params);
+}
+
+void ThrottleEvents::delete_events(std::string_view key) {
+  Params params;
+  params.text(key);
+  db_.run("DELETE FROM throttle_events WHERE key = $1", params);
+}
+
+std::int64_t ThrottleEvents::prune(Millis horizon) {
+  Params params;
+  params.integer(horizon);
+  return db_.run("DELETE FROM throttle_events WHERE at <= $1", params).affected();
+}
+
+}  // namespace authd::postgres

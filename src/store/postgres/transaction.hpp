@@ -1,0 +1,126 @@
+// PostgreSQL's areas of a transaction (store/transaction.hpp), each
+// implemented in a file of its own (users.cpp, sessions.cpp,
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp) with statements
+// prepared once per connection. PostgresStore (postgres_store.cpp) begins
+// and ends the transactions; the areas only run statements.
+//
+// How the write transactions keep the domain's read-then-write steps
+// atomic across instances (READ COMMITTED, no retry loop needed):
+// - the rows a write transaction reads in order to change them (a user, a
+//   reset token) are read FOR UPDATE: a concurrent writer waits, then sees
+//   the committed result (the second of two resets with one token finds
+//   no token). Always a user's row before its token's, never the reverse,
+//   so writers cannot deadlock;
+// - a throttling key is locked with a transaction-scoped advisory lock
+//   before its events are counted, so two instances cannot both count 9
+//   and both let a 10th guess through;
+// - the outbox is claimed with FOR UPDATE SKIP LOCKED.
+// `locking` is true in write transactions: reads take no locks.
+#pragma once
+
+#include "store/transaction.hpp"
+
+namespace authd::postgres {
+
+class Connection;
+
+class Users final : public UserStore {
+ public:
+  Users(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  std::optional<UserRecord> by_email(std::string_view canonical_email) override;
+  std::optional<UserRecord> by_id(std::string_view id) override;
+  bool insert(const UserRecord& user) override;
+  void update(const UserRecord& user) override;
+  void replace_password_hash(std::string_view user_id, std::string_view phc) override;
+  std::vector<std::string> password_hash_kinds() override;
+
+ private:
+  void record_hash_kind(std::string_view phc);
+  Connection& db_;
+  bool locking_;
+};
+
+class Sessions final : public SessionStore {
+ public:
+  Sessions(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void insert(const SessionRecord& session) override;
+  std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
+  bool revoke(const Sha256Digest& digest, Millis now) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t live_count(Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+class ThrottleEvents final : public ThrottleStore {
+ public:
+  ThrottleEvents(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  std::vector<Millis> event_times(std::string_view key, Millis after, int most) override;
+  std::int64_t insert_event(std::string_view key, Millis at) override;
+  void delete_event(std::int64_t event_id) override;
+  void delete_events(std::string_view key) override;
+  std::int64_t prune(Millis horizon) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+class Outbox final : public OutboxStore {
+ public:
+  // Claims lock what they take (SKIP LOCKED) in any mode.
+  explicit Outbox(Connection& db) : db_(db) {}
+  std::int64_t enqueue(const OutboxRecord& mail) override;
+  std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) override;
+  std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
+  bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;
+  void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                  std::string_view last_error) override;
+  void remove(std::int64_t mail_id) override;
+  std::int64_t pending_count() override;
+  std::int64_t prune(Millis sent_horizon) override;
+
+ private:
+  std::optional<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until);
+  Connection& db_;
+};
+
+class ResetTokens final : public ResetTokenStore {
+ public:
+  ResetTokens(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void replace(const ResetTokenRecord& token) override;
+  std::optional<ResetTokenRecord> by_digest(const Sha256Digest& digest) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+class PostgresTransaction final : public Transaction {
+ public:
+  PostgresTransaction(Connection& db, bool locking)
+      : users_(db, locking),
+        sessions_(db, locking),
+        throttle_(db, locking),
+        outbox_(db),
+        reset_tokens_(db, locking) {}
+  UserStore& users() override { return users_; }
+  SessionStore& sessions() override { return sessions_; }
+  ThrottleStore& throttle() override { return throttle_; }
+  OutboxStore& outbox() override { return outbox_; }
+  ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+
+ private:
+  Users users_;
+  Sessions sessions_;
+  ThrottleEvents throttle_;
+  Outbox outbox_;
+  ResetTokens reset_tokens_;
+};
+
+}  // namespace authd::postgres

@@ -1,0 +1,98 @@
+// How PostgreSQL stores users and the kinds of their password hashes.
+#include "crypto/hash_kind.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/transaction.hpp"
+#include "store/user_columns.hpp"
+
+namespace authd::postgres {
+namespace {
+
+// Parameters $2 to $9: the columns that an update may change.
+Params& add_user_fields(Params& params, const UserRecord& u) {
+  return params.text(u.email)
+      .text(u.password_hash)
+      .text(u.phone)
+      .text(u.photo_url)
+      .text(u.display_name)
+      .integer(u.email_verified_at)
+      .integer(u.phone_verified_at)
+      .boolean(u.disabled);
+}
+
+std::optional<UserRecord> first_user(const Result& rows) {
+  if (rows.rows() == 0) return std::nullopt;
+  return read_user(Row(rows, 0));
+}
+
+}  // namespace
+
+std::optional<UserRecord> Users::by_email(std::string_view email) {
+  Params params;
+  params.text(email);
+  return first_user(
+      locking_
+          ? db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1 FOR UPDATE", params)
+          : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1", params));
+}
+
+std::optional<UserRecord> Users::by_id(std::string_view id) {
+  Params params;
+  params.text(id);
+  return first_user(
+      locking_
+          ? db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = $1 FOR UPDATE", params)
+          : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = $1", params));
+}
+
+bool Users::insert(const UserRecord& u) {
+  Params params;
+  params.text(u.id);
+  add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
+  bool inserted = db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
+                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                          "ON CONFLICT (email) DO NOTHING",
+                          params)
+                      .affected() == 1;
+  if (inserted && u.password_hash) record_hash_kind(*u.password_hash);
+  return inserted;
+}
+
+void Users::update(const UserRecord& u) {
+  Params params;
+  params.text(u.id);
+  add_user_fields(params, u).integer(u.updated_at);
+  db_.run(
+      "UPDATE users SET email = $2, password_hash = $3, phone = $4, photo_url = $5, "
+      "display_name = $6, email_verified_at = $7, phone_verified_at = $8, disabled = $9, "
+      "updated_at = $10 WHERE id = $1",
+      params);
+  if (u.password_hash) record_hash_kind(*u.password_hash);
+}
+
+void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
+  Params params;
+  params.text(user_id).text(phc);
+  db_.run("UPDATE users SET password_hash = $2 WHERE id = $1", params);
+  record_hash_kind(phc);
+}
+
+std::vector<std::string> Users::password_hash_kinds() {
+  Result rows = db_.run("SELECT kind FROM password_hash_kinds ORDER BY kind");
+  std::vector<std::string> kinds;
+  kinds.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
+  return kinds;
+}
+
+// One statement that changes nothing when the kind is listed already (a
+// concurrent first insert of the same kind is waited for, then ignored).
+void Users::record_hash_kind(std::string_view phc) {
+  std::optional<std::string> kind = password_hash_kind(phc);
+  if (!kind) return;
+  Params params;
+  params.text(*kind);
+  db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",
+          params);
+}
+
+}  // namespace authd::postgres

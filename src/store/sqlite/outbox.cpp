@@ -1,0 +1,89 @@
+// How SQLite stores the mail outbox. Claims need no row locks: a write
+// transaction holds SQLite's single write lock.
+#include <limits>
+
+#include "store/sqlite/connection.hpp"
+#include "store/sqlite/transaction.hpp"
+
+namespace authd::sqlite {
+
+std::int64_t Outbox::enqueue(const OutboxRecord& m) {
+  auto st = db_.prepare(
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  st.bind(1, m.kind).bind(2, m.user_id).bind(3, m.email).bind(4, m.created_at);
+  st.bind(5, static_cast<std::int64_t>(m.attempts)).bind(6, m.next_attempt_at);
+  st.run();
+  return db_.last_insert_id();
+}
+
+std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
+  return claim(now, now, lease_until);
+}
+
+std::optional<OutboxRecord> Outbox::claim_pending(Millis now, Millis lease_until) {
+  return claim(now, std::numeric_limits<Millis>::max(), lease_until);
+}
+
+// The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
+std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until) {
+  // The write transaction holds SQLite's single write lock, so no other
+  // worker can claim the same row between the SELECT and the UPDATE.
+  std::optional<OutboxRecord> mail;
+  {
+    auto st = db_.prepare(
+        "SELECT id, kind, user_id, email, created_at, attempts, next_attempt_at FROM outbox "
+        "WHERE sent_at IS NULL AND next_attempt_at <= ?2 "
+        "AND (claimed_until IS NULL OR claimed_until <= ?1) "
+        "ORDER BY next_attempt_at, id LIMIT 1");
+    st.bind(1, now).bind(2, due_by);
+    if (!st.step()) return std::nullopt;
+    mail = OutboxRecord{st.integer(0), st.text(1),    st.text(2),
+                        st.text(3),    st.integer(4), static_cast<int>(st.integer(5)),
+                        st.integer(6)};
+  }
+  auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
+  st.bind(1, mail->id).bind(2, lease_until);
+  st.run();
+  return mail;
+}
+
+bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
+  auto st = db_.prepare(
+      "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL "
+      "WHERE id = ?1 AND claimed_until = ?3 AND sent_at IS NULL");
+  st.bind(1, mail_id).bind(2, at).bind(3, claimed_until);
+  st.run();
+  return db_.changes() == 1;
+}
+
+void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                        std::string_view last_error) {
+  auto st = db_.prepare(
+      "UPDATE outbox SET attempts = ?2, next_attempt_at = ?3, claimed_until = NULL, "
+      "last_error = ?4 WHERE id = ?1");
+  st.bind(1, mail_id).bind(2, static_cast<std::int64_t>(attempts)).bind(3, next_attempt_at);
+  st.bind(4, last_error);
+  st.run();
+}
+
+void Outbox::remove(std::int64_t mail_id) {
+  auto st = db_.prepare("DELETE FROM outbox WHERE id = ?1");
+  st.bind(1, mail_id);
+  st.run();
+}
+
+std::int64_t Outbox::pending_count() {
+  auto st = db_.prepare("SELECT count(*) FROM outbox WHERE sent_at IS NULL");
+  st.step();
+  return st.integer(0);
+}
+
+std::int64_t Outbox::prune(Millis sent_horizon) {
+  auto st = db_.prepare("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= ?1");
+  st.bind(1, sent_horizon);
+  st.run();
+  return db_.changes();
+}
+
+}  // namespace authd::sqlite

@@ -1,0 +1,104 @@
+// SQLite's areas of a transaction (store/transaction.hpp), each implemented
+// in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
+// outbox.cpp, reset_tokens.cpp) with the connection's cached prepared
+// statements. SqliteStore (sqlite_store.cpp) begins and ends the
+// transactions and batches them; the areas only run statements.
+#pragma once
+
+#include "store/transaction.hpp"
+
+namespace authd::sqlite {
+
+class Connection;
+
+class Users final : public UserStore {
+ public:
+  explicit Users(Connection& db) : db_(db) {}
+  std::optional<UserRecord> by_email(std::string_view canonical_email) override;
+  std::optional<UserRecord> by_id(std::string_view id) override;
+  bool insert(const UserRecord& user) override;
+  void update(const UserRecord& user) override;
+  void replace_password_hash(std::string_view user_id, std::string_view phc) override;
+  std::vector<std::string> password_hash_kinds() override;
+
+ private:
+  void record_hash_kind(std::string_view phc);
+  Connection& db_;
+};
+
+class Sessions final : public SessionStore {
+ public:
+  explicit Sessions(Connection& db) : db_(db) {}
+  void insert(const SessionRecord& session) override;
+  std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
+  bool revoke(const Sha256Digest& digest, Millis now) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t live_count(Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class ThrottleEvents final : public ThrottleStore {
+ public:
+  explicit ThrottleEvents(Connection& db) : db_(db) {}
+  std::vector<Millis> event_times(std::string_view key, Millis after, int most) override;
+  std::int64_t insert_event(std::string_view key, Millis at) override;
+  void delete_event(std::int64_t event_id) override;
+  void delete_events(std::string_view key) override;
+  std::int64_t prune(Millis horizon) override;
+
+ private:
+  Connection& db_;
+};
+
+class Outbox final : public OutboxStore {
+ public:
+  explicit Outbox(Connection& db) : db_(db) {}
+  std::int64_t enqueue(const OutboxRecord& mail) override;
+  std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) override;
+  std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
+  bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;
+  void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
+                  std::string_view last_error) override;
+  void remove(std::int64_t mail_id) override;
+  std::int64_t pending_count() override;
+  std::int64_t prune(Millis sent_horizon) override;
+
+ private:
+  std::optional<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until);
+  Connection& db_;
+};
+
+class ResetTokens final : public ResetTokenStore {
+ public:
+  explicit ResetTokens(Connection& db) : db_(db) {}
+  void replace(const ResetTokenRecord& token) override;
+  std::optional<ResetTokenRecord> by_digest(const Sha256Digest& digest) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class SqliteTransaction final : public Transaction {
+ public:
+  explicit SqliteTransaction(Connection& db)
+      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db) {}
+  UserStore& users() override { return users_; }
+  SessionStore& sessions() override { return sessions_; }
+  ThrottleStore& throttle() override { return throttle_; }
+  OutboxStore& outbox() override { return outbox_; }
+  ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+
+ private:
+  Users users_;
+  Sessions sessions_;
+  ThrottleEvents throttle_;
+  Outbox outbox_;
+  ResetTokens reset_tokens_;
+};
+
+}  // namespace authd::sqlite

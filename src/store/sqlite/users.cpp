@@ -1,0 +1,82 @@
+// How SQLite stores users and the kinds of their password hashes.
+#include "crypto/hash_kind.hpp"
+#include "store/sqlite/connection.hpp"
+#include "store/sqlite/transaction.hpp"
+#include "store/user_columns.hpp"
+
+namespace authd::sqlite {
+namespace {
+
+// Parameters 2 to 9: the columns that an update may change.
+void bind_user_fields(Statement& st, const UserRecord& u) {
+  st.bind(2, u.email).bind(3, u.password_hash).bind(4, u.phone);
+  st.bind(5, u.photo_url).bind(6, u.display_name).bind(7, u.email_verified_at);
+  st.bind(8, u.phone_verified_at).bind(9, static_cast<std::int64_t>(u.disabled ? 1 : 0));
+}
+
+}  // namespace
+
+std::optional<UserRecord> Users::by_email(std::string_view email) {
+  auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = ?1");
+  st.bind(1, email);
+  if (!st.step()) return std::nullopt;
+  return read_user(st);
+}
+
+std::optional<UserRecord> Users::by_id(std::string_view id) {
+  auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = ?1");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  return read_user(st);
+}
+
+bool Users::insert(const UserRecord& u) {
+  auto st = db_.prepare("INSERT INTO users (" AUTHD_USER_COLUMNS
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                        "ON CONFLICT (email) DO NOTHING");
+  st.bind(1, u.id);
+  bind_user_fields(st, u);
+  st.bind(10, u.created_at).bind(11, u.updated_at);
+  st.run();
+  if (db_.changes() != 1) return false;
+  if (u.password_hash) record_hash_kind(*u.password_hash);
+  return true;
+}
+
+void Users::update(const UserRecord& u) {
+  auto st = db_.prepare(
+      "UPDATE users SET email = ?2, password_hash = ?3, phone = ?4, photo_url = ?5, "
+      "display_name = ?6, email_verified_at = ?7, phone_verified_at = ?8, disabled = ?9, "
+      "updated_at = ?10 WHERE id = ?1");
+  st.bind(1, u.id);
+  bind_user_fields(st, u);
+  st.bind(10, u.updated_at);
+  st.run();
+  if (u.password_hash) record_hash_kind(*u.password_hash);
+}
+
+void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
+  auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
+  st.bind(1, user_id).bind(2, phc);
+  st.run();
+  record_hash_kind(phc);
+}
+
+std::vector<std::string> Users::password_hash_kinds() {
+  auto st = db_.prepare("SELECT kind FROM password_hash_kinds ORDER BY kind");
+  std::vector<std::string> kinds;
+  while (st.step()) kinds.push_back(st.text(0));
+  return kinds;
+}
+
+// One statement that changes nothing when the kind is listed already.
+void Users::record_hash_kind(std::string_view phc) {
+  std::optional<std::string> kind = password_hash_kind(phc);
+  if (!kind) return;
+  auto st = db_.prepare(
+      "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
+  st.bind(1, *kind);
+  st.run();
+}
+
+}  // namespace authd::sqlite

@@ -1,0 +1,40 @@
+// One transaction, as the domain sees it: the store's areas, each with the
+// primitives of one kind of row. Domain code runs inside a transaction
+// (Store::run, Database::read/write) and calls e.g.
+// `tx.sessions().revoke(digest, now)`; each backend implements each area in
+// a file of its own (store/sqlite/, store/postgres/). A new area (admin
+// keys, second factors, events) is one more interface here and one more
+// file per backend.
+#pragma once
+
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "store/areas/outbox.hpp"
+#include "store/areas/reset_tokens.hpp"
+#include "store/areas/sessions.hpp"
+#include "store/areas/throttle_events.hpp"
+#include "store/areas/users.hpp"
+
+namespace authd {
+
+class Transaction {
+ public:
+  virtual ~Transaction() = default;
+
+  virtual UserStore& users() = 0;
+  virtual SessionStore& sessions() = 0;
+  virtual ThrottleStore& throttle() = 0;
+  virtual OutboxStore& outbox() = 0;
+  virtual ResetTokenStore& reset_tokens() = 0;
+
+  // Housekeeping: removes what can no longer matter (expired sessions and
+  // tokens, throttling events older than the longest window, mail sent
+  // before `sent_mail_horizon`); returns the rows removed.
+  std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) {
+    return sessions().prune(now) + reset_tokens().prune(now) + throttle().prune(event_horizon) +
+           outbox().prune(sent_mail_horizon);
+  }
+};
+
+}  // namespace authd

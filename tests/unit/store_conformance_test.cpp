@@ -1,0 +1,548 @@
+// The store conformance suite: every primitive of every store area
+// (store/areas/), run unchanged on SQLite and on PostgreSQL. A backend that
+// passes it behaves, as far as the domain can see, like the other. Where
+// the two differ on purpose (SQLite marks a revoked session and prunes it
+// later, PostgreSQL deletes it at once), the tests pin what both show: a
+// revoked session is never found again and no longer counts as live.
+//
+// The PostgreSQL cases skip unless AUTHD_TEST_POSTGRES names a server;
+// scripts/test.sh runs them there (ctest -R 'StoreConformance.*OnPostgres').
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "crypto/random.hpp"
+#include "postgres_test_database.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "temp_directory.hpp"
+
+namespace authd {
+
+using namespace std::chrono_literals;
+
+// The two backends, by the names the test names carry (ctest:
+// unit.StoreConformance.<test><authd::OnSqlite>); outside the anonymous
+// namespace so that the names stay that short.
+struct OnSqlite {
+  std::unique_ptr<Store> open() {
+    return std::make_unique<sqlite::SqliteStore>(dir.file("authd.db"));
+  }
+  test::TempDirectory dir;
+};
+
+struct OnPostgres {
+  std::unique_ptr<Store> open() {
+    if (!test::postgres_available()) return nullptr;
+    return std::make_unique<postgres::PostgresStore>(test::fresh_postgres_database(), 4, 5s);
+  }
+};
+
+namespace {
+
+template <class Backend>
+class StoreConformance : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = backend_.open();
+    if (!store_) GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    store_->migrate();
+  }
+
+  // Runs `work` in a write transaction and expects it to commit.
+  template <class Work>
+  void write(Work&& work) {
+    ASSERT_EQ(store_->run(Store::Mode::write, std::forward<Work>(work)), StoreStatus::ok);
+  }
+  template <class Work>
+  void read(Work&& work) {
+    ASSERT_EQ(store_->run(Store::Mode::read, std::forward<Work>(work)), StoreStatus::ok);
+  }
+
+  static UserRecord user(const std::string& email, Millis at = 1'000) {
+    UserRecord u;
+    u.id = new_uuid_v7(at);
+    u.email = email;
+    u.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA";
+    u.created_at = u.updated_at = at;
+    return u;
+  }
+
+  UserRecord stored_user(const std::string& email) {
+    UserRecord u = user(email);
+    write([&](Transaction& tx) { ASSERT_TRUE(tx.users().insert(u)); });
+    return u;
+  }
+
+  static OutboxRecord mail(const std::string& email, Millis next_attempt_at) {
+    return OutboxRecord{0, "password_reset", "", email, 1'000, 0, next_attempt_at};
+  }
+
+  Backend backend_;
+  std::unique_ptr<Store> store_;
+};
+
+using Backends = ::testing::Types<OnSqlite, OnPostgres>;
+TYPED_TEST_SUITE(StoreConformance, Backends);
+
+void expect_same_user(const UserRecord& a, const UserRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.email, b.email);
+  EXPECT_EQ(a.password_hash, b.password_hash);
+  EXPECT_EQ(a.phone, b.phone);
+  EXPECT_EQ(a.photo_url, b.photo_url);
+  EXPECT_EQ(a.display_name, b.display_name);
+  EXPECT_EQ(a.email_verified_at, b.email_verified_at);
+  EXPECT_EQ(a.phone_verified_at, b.phone_verified_at);
+  EXPECT_EQ(a.disabled, b.disabled);
+  EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.updated_at, b.updated_at);
+}
+
+// ---- users ----------------------------------------------------------------
+
+// interface.md 2: every field of the User record survives a round trip, by
+// e-mail and by id, nulls as nulls.
+TYPED_TEST(StoreConformance, Interface_2_AUserReadsBackWithEveryColumnByEmailAndById) {
+  UserRecord full = this->user("full@example.com");
+  full.phone = "+15550100";
+  full.photo_url = "https://example.com/p.png";
+  full.display_name = "Ann Example";
+  full.email_verified_at = 2'000;
+  full.phone_verified_at = 3'000;
+  full.disabled = true;
+  UserRecord bare = this->user("bare@example.com");
+  bare.password_hash.reset();
+  this->write([&](Transaction& tx) {
+    EXPECT_TRUE(tx.users().insert(full));
+    EXPECT_TRUE(tx.users().insert(bare));
+  });
+  this->read([&](Transaction& tx) {
+    auto by_email = tx.users().by_email("full@example.com");
+    ASSERT_TRUE(by_email);
+    expect_same_user(*by_email, full);
+    auto by_id = tx.users().by_id(bare.id);
+    ASSERT_TRUE(by_id);
+    expect_same_user(*by_id, bare);
+    EXPECT_FALSE(tx.users().by_email("nobody@example.com"));
+    EXPECT_FALSE(tx.users().by_id(new_uuid_v7(1)));
+  });
+}
+
+// One account per canonical e-mail (interface.md 2.5): the second insert is
+// refused and the first account is left as it was.
+TYPED_TEST(StoreConformance, InsertIsFalseWhenTheEmailIsTaken) {
+  UserRecord first = this->stored_user("a@example.com");
+  UserRecord second = this->user("a@example.com");
+  second.display_name = "Impostor";
+  this->write([&](Transaction& tx) { EXPECT_FALSE(tx.users().insert(second)); });
+  this->read([&](Transaction& tx) {
+    auto found = tx.users().by_email("a@example.com");
+    ASSERT_TRUE(found);
+    expect_same_user(*found, first);
+    EXPECT_FALSE(tx.users().by_id(second.id));
+  });
+}
+
+TYPED_TEST(StoreConformance, UpdateChangesEveryColumnButIdAndCreatedAt) {
+  UserRecord u = this->stored_user("a@example.com");
+  UserRecord changed = u;
+  changed.email = "b@example.com";
+  changed.password_hash = "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aGFzaA";
+  changed.phone = "+15550101";
+  changed.display_name = "B";
+  changed.email_verified_at = 5'000;
+  changed.disabled = true;
+  changed.updated_at = 6'000;
+  changed.created_at = 9'999;  // not written
+  this->write([&](Transaction& tx) { tx.users().update(changed); });
+  this->read([&](Transaction& tx) {
+    auto found = tx.users().by_id(u.id);
+    ASSERT_TRUE(found);
+    changed.created_at = u.created_at;
+    expect_same_user(*found, changed);
+    EXPECT_FALSE(tx.users().by_email("a@example.com"));
+  });
+}
+
+// interface.md 4.2: a transparent rehash changes the hash and nothing else,
+// not even updated_at.
+TYPED_TEST(StoreConformance, Interface_4_2_ReplacePasswordHashChangesOnlyTheHash) {
+  UserRecord u = this->stored_user("a@example.com");
+  const std::string rehashed = "$argon2id$v=19$m=256,t=3,p=1$c2FsdA$aGFzaA";
+  this->write([&](Transaction& tx) { tx.users().replace_password_hash(u.id, rehashed); });
+  this->read([&](Transaction& tx) {
+    auto found = tx.users().by_id(u.id);
+    ASSERT_TRUE(found);
+    u.password_hash = rehashed;
+    expect_same_user(*found, u);
+  });
+}
+
+// interface.md 10.5: every write of a hash records its kind (algorithm and
+// parameters, never salt or digest), in its own transaction: a rolled-back
+// write leaves no kind behind; what authd cannot read records nothing.
+TYPED_TEST(StoreConformance, Interface_10_5_EveryHashWriteRecordsItsKindInItsTransaction) {
+  UserRecord a = this->user("a@example.com");  // m=64,t=1
+  UserRecord b = this->user("b@example.com");
+  b.password_hash.reset();
+  this->write([&](Transaction& tx) {
+    tx.users().insert(a);
+    tx.users().insert(b);
+  });
+  this->write([&](Transaction& tx) {
+    tx.users().replace_password_hash(a.id, "$argon2id$v=19$m=128,t=2,p=1$c2FsdA$aA");
+    b.password_hash = "$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aA";
+    tx.users().update(b);
+    tx.users().replace_password_hash(a.id, "not a hash authd can read");
+  });
+  EXPECT_EQ(this->store_->run(Store::Mode::write,
+                              [&](Transaction& tx) {
+                                tx.users().replace_password_hash(
+                                    a.id, "$argon2id$v=19$m=512,t=4,p=1$c2FsdA$aA");
+                                throw StoreError("simulated failure");
+                              }),
+            StoreStatus::failed);
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(
+        tx.users().password_hash_kinds(),
+        (std::vector<std::string>{"$argon2i$v=19$m=4096,t=3,p=1", "$argon2id$v=19$m=128,t=2,p=1",
+                                  "$argon2id$v=19$m=64,t=1,p=1"}));
+  });
+}
+
+// ---- sessions -------------------------------------------------------------
+
+// interface.md 5.1: a session is found by its token's digest, with its user
+// and expiry, expired or not (the domain decides what expiry means).
+TYPED_TEST(StoreConformance, Interface_5_1_ASessionIsFoundByDigestWithItsUserAndExpiry) {
+  UserRecord u = this->stored_user("a@example.com");
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("live"), u.id, 1'000, 90'000});
+    tx.sessions().insert({sha256("expired"), u.id, 1'000, 2'000});
+  });
+  this->read([&](Transaction& tx) {
+    auto live = tx.sessions().user_of(sha256("live"));
+    ASSERT_TRUE(live);
+    expect_same_user(live->user, u);
+    EXPECT_EQ(live->expires_at, 90'000);
+    auto expired = tx.sessions().user_of(sha256("expired"));
+    ASSERT_TRUE(expired);
+    EXPECT_EQ(expired->expires_at, 2'000);
+    EXPECT_FALSE(tx.sessions().user_of(sha256("never issued")));
+  });
+}
+
+// interface.md 6 /logout 4: a revoked session is never found again, cannot
+// be revoked twice and no longer counts as live; its user's other session
+// is untouched.
+TYPED_TEST(StoreConformance, Interface_6_Logout_4_ARevokedSessionIsGoneAndRevokesOnce) {
+  UserRecord u = this->stored_user("a@example.com");
+  const Millis now = 10'000;
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("t1"), u.id, 1'000, now + 60'000});
+    tx.sessions().insert({sha256("t2"), u.id, 1'000, now + 60'000});
+  });
+  this->write([&](Transaction& tx) { EXPECT_TRUE(tx.sessions().revoke(sha256("t1"), now)); });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().revoke(sha256("t1"), now));
+    EXPECT_FALSE(tx.sessions().revoke(sha256("never issued"), now));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().user_of(sha256("t1")));
+    EXPECT_TRUE(tx.sessions().user_of(sha256("t2")));
+    EXPECT_EQ(tx.sessions().live_count(now), 1);
+  });
+}
+
+// interface.md 7.2: a password reset ends every session of its user, and
+// only of that user.
+TYPED_TEST(StoreConformance, Interface_7_2_DeleteOfUserEndsEverySessionOfThatUserOnly) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("a1"), a.id, 1'000, 90'000});
+    tx.sessions().insert({sha256("a2"), a.id, 1'000, 90'000});
+    tx.sessions().insert({sha256("b1"), b.id, 1'000, 90'000});
+  });
+  this->write([&](Transaction& tx) { tx.sessions().delete_of_user(a.id); });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().user_of(sha256("a1")));
+    EXPECT_FALSE(tx.sessions().user_of(sha256("a2")));
+    EXPECT_TRUE(tx.sessions().user_of(sha256("b1")));
+    EXPECT_EQ(tx.sessions().live_count(1'000), 1);
+  });
+}
+
+// interface.md 5.3: expired sessions are pruned, live ones stay; the live
+// count ignores the expired ones even before the pruner runs.
+TYPED_TEST(StoreConformance, Interface_5_3_PruneRemovesExpiredSessionsOnly) {
+  UserRecord u = this->stored_user("a@example.com");
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("old1"), u.id, 1'000, 5'000});
+    tx.sessions().insert({sha256("old2"), u.id, 1'000, 6'000});
+    tx.sessions().insert({sha256("live"), u.id, 1'000, 60'000});
+  });
+  this->read([&](Transaction& tx) { EXPECT_EQ(tx.sessions().live_count(6'000), 1); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.sessions().prune(6'000), 2); });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().user_of(sha256("old1")));
+    EXPECT_FALSE(tx.sessions().user_of(sha256("old2")));
+    EXPECT_TRUE(tx.sessions().user_of(sha256("live")));
+  });
+}
+
+// ---- throttling -----------------------------------------------------------
+
+// interface.md 6 /login 4: a throttle reads the newest events of its key
+// after the window's start, at most as many as its limit, oldest first.
+TYPED_TEST(StoreConformance, Interface_6_Login_4_EventTimesAreTheNewestOnesAfterTheHorizon) {
+  this->write([&](Transaction& tx) {
+    for (Millis at : {100, 200, 300, 400, 500}) tx.throttle().insert_event("login:k", at);
+    tx.throttle().insert_event("login:other", 450);
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.throttle().event_times("login:k", 150, 10),
+              (std::vector<Millis>{200, 300, 400, 500}));
+    EXPECT_EQ(tx.throttle().event_times("login:k", 0, 2), (std::vector<Millis>{400, 500}));
+    EXPECT_EQ(tx.throttle().event_times("login:k", 500, 10), std::vector<Millis>{});
+    EXPECT_EQ(tx.throttle().event_times("login:none", 0, 10), std::vector<Millis>{});
+  });
+}
+
+// interface.md 6 /login 4: a success clears its key's count (delete_events);
+// an attempt given back (a request that failed for another reason) is one
+// event removed (delete_event). Other keys keep theirs.
+TYPED_TEST(StoreConformance, Interface_6_Login_4_EventsAreRemovedOneByOneOrByKey) {
+  std::int64_t second = 0;
+  this->write([&](Transaction& tx) {
+    tx.throttle().insert_event("k", 100);
+    second = tx.throttle().insert_event("k", 200);
+    tx.throttle().insert_event("k", 300);
+    tx.throttle().insert_event("other", 300);
+  });
+  this->write([&](Transaction& tx) { tx.throttle().delete_event(second); });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.throttle().event_times("k", 0, 10), (std::vector<Millis>{100, 300}));
+  });
+  this->write([&](Transaction& tx) { tx.throttle().delete_events("k"); });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.throttle().event_times("k", 0, 10), std::vector<Millis>{});
+    EXPECT_EQ(tx.throttle().event_times("other", 0, 10), std::vector<Millis>{300});
+  });
+}
+
+TYPED_TEST(StoreConformance, PruneRemovesEventsAtOrBeforeTheHorizon) {
+  this->write([&](Transaction& tx) {
+    for (Millis at : {100, 200, 300}) tx.throttle().insert_event("k", at);
+  });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.throttle().prune(200), 2); });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.throttle().event_times("k", 0, 10), std::vector<Millis>{300});
+  });
+}
+
+// ---- outbox ---------------------------------------------------------------
+
+// interface.md 6 /forgot 4: a due mail is claimed by one worker at a time,
+// oldest due first; a claim holds it until its lease runs out, after which
+// another claim may take it.
+TYPED_TEST(StoreConformance, Interface_6_Forgot_4_ClaimDueTakesTheOldestDueMailUnderALease) {
+  std::int64_t later = 0, earlier = 0;
+  this->write([&](Transaction& tx) {
+    later = tx.outbox().enqueue(this->mail("later@example.com", 2'000));
+    earlier = tx.outbox().enqueue(this->mail("earlier@example.com", 1'000));
+    tx.outbox().enqueue(this->mail("not-due@example.com", 50'000));
+  });
+  this->write([&](Transaction& tx) {
+    auto first = tx.outbox().claim_due(10'000, 20'000);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->id, earlier);
+    EXPECT_EQ(first->email, "earlier@example.com");
+    EXPECT_EQ(first->kind, "password_reset");
+    auto second = tx.outbox().claim_due(10'000, 20'000);
+    ASSERT_TRUE(second);
+    EXPECT_EQ(second->id, later);
+    EXPECT_FALSE(tx.outbox().claim_due(10'000, 20'000)) << "both held, the third not due";
+  });
+  this->write([&](Transaction& tx) {
+    auto again = tx.outbox().claim_due(20'000, 30'000);  // the leases ran out
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->id, earlier);
+  });
+  this->read([&](Transaction& tx) { EXPECT_EQ(tx.outbox().pending_count(), 3); });
+}
+
+// The relay probe: the unsent mail with the earliest next attempt, due or not.
+TYPED_TEST(StoreConformance, ClaimPendingTakesMailThatIsNotDueYet) {
+  std::int64_t id = 0;
+  this->write(
+      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 50'000)); });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.outbox().claim_due(10'000, 20'000));
+    auto pending = tx.outbox().claim_pending(10'000, 20'000);
+    ASSERT_TRUE(pending);
+    EXPECT_EQ(pending->id, id);
+    EXPECT_FALSE(tx.outbox().claim_pending(10'000, 20'000)) << "held now";
+  });
+}
+
+// interface.md 6 /forgot 4: a mail is marked sent only under the lease that
+// claimed it, so a worker whose lease ran out and was taken over cannot
+// mark it; a sent mail is never claimed again.
+TYPED_TEST(StoreConformance, Interface_6_Forgot_4_MarkSentNeedsTheClaimsOwnLease) {
+  std::int64_t id = 0;
+  this->write(
+      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
+  this->write([&](Transaction& tx) { ASSERT_TRUE(tx.outbox().claim_due(1'000, 5'000)); });
+  this->write([&](Transaction& tx) { ASSERT_TRUE(tx.outbox().claim_due(6'000, 9'000)); });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.outbox().mark_sent(id, 7'000, 5'000)) << "the first lease was taken over";
+    EXPECT_TRUE(tx.outbox().mark_sent(id, 7'000, 9'000));
+    EXPECT_FALSE(tx.outbox().mark_sent(id, 7'000, 9'000)) << "sent already";
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.outbox().claim_due(100'000, 200'000));
+    EXPECT_FALSE(tx.outbox().claim_pending(100'000, 200'000));
+    EXPECT_EQ(tx.outbox().pending_count(), 0);
+  });
+}
+
+// A failed delivery is retried later: the claim is released and the next
+// attempt set; the attempt count travels with the mail.
+TYPED_TEST(StoreConformance, RescheduleReleasesTheClaimUntilTheNextAttempt) {
+  std::int64_t id = 0;
+  this->write(
+      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
+  this->write([&](Transaction& tx) {
+    ASSERT_TRUE(tx.outbox().claim_due(1'000, 60'000));
+    tx.outbox().reschedule(id, 1, 4'000, "451 try again later");
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.outbox().claim_due(3'000, 60'000)) << "not due before its next attempt";
+    auto retried = tx.outbox().claim_due(4'000, 60'000);
+    ASSERT_TRUE(retried) << "the lease no longer holds it";
+    EXPECT_EQ(retried->attempts, 1);
+    EXPECT_EQ(retried->next_attempt_at, 4'000);
+  });
+}
+
+TYPED_TEST(StoreConformance, RemoveDropsAMailAndPruneOnlySentOnesBeforeTheHorizon) {
+  std::int64_t dropped = 0, sent_early = 0, sent_late = 0;
+  this->write([&](Transaction& tx) {
+    dropped = tx.outbox().enqueue(this->mail("dropped@example.com", 1'000));
+    sent_early = tx.outbox().enqueue(this->mail("early@example.com", 1'000));
+    sent_late = tx.outbox().enqueue(this->mail("late@example.com", 1'000));
+    tx.outbox().enqueue(this->mail("unsent@example.com", 900'000));
+  });
+  this->write([&](Transaction& tx) {
+    tx.outbox().remove(dropped);
+    ASSERT_TRUE(tx.outbox().claim_due(1'000, 5'000));
+    ASSERT_TRUE(tx.outbox().claim_due(1'000, 6'000));
+    EXPECT_TRUE(tx.outbox().mark_sent(sent_early, 2'000, 5'000));
+    EXPECT_TRUE(tx.outbox().mark_sent(sent_late, 8'000, 6'000));
+  });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.outbox().prune(5'000), 1); });
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(tx.outbox().pending_count(), 1) << "the unsent mail stays";
+    EXPECT_EQ(tx.outbox().prune(10'000'000), 1) << "the later sent mail, then";
+    EXPECT_EQ(tx.outbox().pending_count(), 1);
+  });
+}
+
+// ---- reset tokens ---------------------------------------------------------
+
+// interface.md 6 /forgot 3: one live reset token per user; a new one voids the
+// older, and tokens are found by digest only.
+TYPED_TEST(StoreConformance, Interface_6_Forgot_3_ANewResetTokenVoidsTheOlderOne) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  this->write([&](Transaction& tx) {
+    tx.reset_tokens().replace({sha256("a-old"), a.id, 1'000, 90'000});
+    tx.reset_tokens().replace({sha256("b"), b.id, 1'000, 90'000});
+  });
+  this->write([&](Transaction& tx) {
+    tx.reset_tokens().replace({sha256("a-new"), a.id, 2'000, 95'000});
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.reset_tokens().by_digest(sha256("a-old")));
+    auto current = tx.reset_tokens().by_digest(sha256("a-new"));
+    ASSERT_TRUE(current);
+    EXPECT_EQ(current->user_id, a.id);
+    EXPECT_EQ(current->created_at, 2'000);
+    EXPECT_EQ(current->expires_at, 95'000);
+    EXPECT_TRUE(tx.reset_tokens().by_digest(sha256("b")));
+  });
+}
+
+// interface.md 7.2: a used token is gone (delete_of_user), and expired ones
+// are pruned.
+TYPED_TEST(StoreConformance, Interface_7_2_TokensGoWhenUsedOrExpired) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  UserRecord c = this->stored_user("c@example.com");
+  this->write([&](Transaction& tx) {
+    tx.reset_tokens().replace({sha256("a"), a.id, 1'000, 90'000});
+    tx.reset_tokens().replace({sha256("b"), b.id, 1'000, 5'000});
+    tx.reset_tokens().replace({sha256("c"), c.id, 1'000, 90'000});
+  });
+  this->write([&](Transaction& tx) {
+    tx.reset_tokens().delete_of_user(a.id);
+    EXPECT_EQ(tx.reset_tokens().prune(5'000), 1);
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.reset_tokens().by_digest(sha256("a")));
+    EXPECT_FALSE(tx.reset_tokens().by_digest(sha256("b")));
+    EXPECT_TRUE(tx.reset_tokens().by_digest(sha256("c")));
+  });
+}
+
+// ---- transactions ---------------------------------------------------------
+
+// interface.md 8.3: a transaction commits as a whole or not at all. A
+// database error fails it (and its earlier writes with it); any other
+// exception is the caller's, after the rollback.
+TYPED_TEST(StoreConformance, Interface_8_3_AFailedTransactionLeavesNothingBehind) {
+  EXPECT_EQ(this->store_->run(Store::Mode::write,
+                              [&](Transaction& tx) {
+                                tx.users().insert(this->user("a@example.com"));
+                                // No such user: the foreign key fails, a StoreError.
+                                tx.sessions().insert({sha256("t"), "no-such-user", 0, 10});
+                              }),
+            StoreStatus::failed);
+  EXPECT_THROW(this->store_->run(Store::Mode::write,
+                                 [&](Transaction& tx) {
+                                   tx.users().insert(this->user("b@example.com"));
+                                   throw std::runtime_error("bug in a handler");
+                                 }),
+               std::runtime_error);
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.users().by_email("a@example.com"));
+    EXPECT_FALSE(tx.users().by_email("b@example.com"));
+  });
+  EXPECT_TRUE(this->store_->healthy()) << "the store is usable after both";
+}
+
+// The pruner's one call: every area's expired rows, in one transaction.
+TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
+  UserRecord u = this->stored_user("a@example.com");
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("old"), u.id, 1'000, 5'000});
+    tx.reset_tokens().replace({sha256("old"), u.id, 1'000, 5'000});
+    tx.throttle().insert_event("k", 100);
+    tx.outbox().enqueue(this->mail("a@example.com", 1'000));
+  });
+  this->write([&](Transaction& tx) {
+    auto claimed = tx.outbox().claim_due(1'000, 2'000);
+    ASSERT_TRUE(claimed);
+    tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
+  });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 4); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 0); });
+}
+
+}  // namespace
+}  // namespace authd
