@@ -12,10 +12,13 @@ npm ci --no-audit --no-fund --loglevel=error
 ctest --test-dir build --output-on-failure --parallel 2
 # The integration tests again, each server on a fresh database of a
 # throw-away PostgreSQL 15 cluster (scripts/with-postgres.sh), with the
-# multi-instance tests and the PostgreSQL store's own unit tests. The restart tests stop and start their
-# cluster, so they get one of their own and run alone.
+# multi-instance tests, the PostgreSQL store's own unit tests (every
+# unit.Postgres* suite) and the store conformance suite
+# (tests/unit/store_conformance_test.cpp) on PostgreSQL. The restart tests
+# stop and start their cluster, so they get one of their own and run alone.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
-  -R '^(integration|unit\.PostgresStoreTest)\.' -E '^integration\.ScaleOutRestart\.'
+  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.StoreConformance\..*<authd::OnPostgres>$)' \
+  -E '^integration\.ScaleOutRestart\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
   -R '^integration\.ScaleOutRestart\.'
 # The .deb: built with CPack, installed with apt, a login served from the
