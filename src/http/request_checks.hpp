@@ -3,7 +3,7 @@
 // waiting for the header's end), the verdicts Beast leaves to the server on
 // a parsed header (505, 414, 431, Host, request smuggling), and the path
 // that routing sees. Functions of their arguments only, fuzzed through the
-// server (fuzz/fuzz_request.cpp); http/server.cpp runs them per request.
+// server (fuzz/fuzz_request.cpp); http/exchange.cpp runs them per request.
 #pragma once
 
 #include <cstddef>
