@@ -1,5 +1,5 @@
 // Fuzz target: raw bytes on a real TCP connection to the real HTTP front end
-// (http/server.cpp: Beast parsing, limits, framing and smuggling checks,
+// (http/server.cpp and http/exchange.cpp: Beast parsing, limits, framing and smuggling checks,
 // X-Request-Id, CORS and preflights, the request metrics), the router (404/405/415) and every
 // handler behind it, down to the domain and a real SQLite store (GET /metrics included). One server
 // lives for the whole run; each input is one connection: the bytes are written, the client

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/ascii.hpp"
+
 namespace authd {
 namespace {
 
@@ -25,16 +27,6 @@ bool is_b64token(std::string_view value) {
   return i == value.size();
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
-    if (x != y) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 BearerCredentials parse_bearer(const std::vector<std::string_view>& values) {
@@ -44,7 +36,7 @@ BearerCredentials parse_bearer(const std::vector<std::string_view>& values) {
 
   std::size_t scheme_end = 0;
   while (scheme_end < value.size() && is_tchar(value[scheme_end])) ++scheme_end;
-  if (!iequals(value.substr(0, scheme_end), "bearer")) return {};  // another scheme
+  if (!equals_ignoring_case(value.substr(0, scheme_end), "bearer")) return {};  // another scheme
 
   // One or more spaces (not tabs), then exactly one b64token.
   std::string_view rest = value.substr(scheme_end);

@@ -8,6 +8,7 @@
 
 #include "api/errors.hpp"
 #include "api/handlers.hpp"
+#include "core/ascii.hpp"
 
 namespace authd {
 namespace {
@@ -42,8 +43,6 @@ constexpr std::array kRoutes = {
     Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},
 };
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -52,13 +51,7 @@ std::string_view trim(std::string_view s) {
 
 // "application/json", any case, parameters (e.g. charset) allowed.
 bool is_json_media_type(std::string_view value) {
-  std::string_view type = trim(value.substr(0, value.find(';')));
-  constexpr std::string_view kJson = "application/json";
-  if (type.size() != kJson.size()) return false;
-  for (std::size_t i = 0; i < type.size(); ++i) {
-    if (lower(type[i]) != kJson[i]) return false;
-  }
-  return true;
+  return equals_ignoring_case(trim(value.substr(0, value.find(';'))), "application/json");
 }
 
 }  // namespace

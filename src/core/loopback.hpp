@@ -7,9 +7,10 @@
 
 #include <arpa/inet.h>
 
-#include <cctype>
 #include <string>
 #include <string_view>
+
+#include "core/ascii.hpp"
 
 namespace authd {
 
@@ -19,8 +20,7 @@ inline bool is_loopback_host(std::string_view name) {
   if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
   in6_addr v6{};
   if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return host == "localhost";
+  return equals_ignoring_case(host, "localhost");
 }
 
 }  // namespace authd

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/ascii.hpp"
+
 namespace authd {
 
 namespace ip = boost::asio::ip;
@@ -154,10 +156,7 @@ Hop forwarded_element(std::string_view element) {
     if (!is_token(name)) return std::nullopt;
     auto value = parameter_value(pair.substr(equals + 1));
     if (!value) return std::nullopt;
-    bool is_for = name.size() == 3 && std::tolower(static_cast<unsigned char>(name[0])) == 'f' &&
-                  std::tolower(static_cast<unsigned char>(name[1])) == 'o' &&
-                  std::tolower(static_cast<unsigned char>(name[2])) == 'r';
-    if (!is_for) continue;
+    if (!equals_ignoring_case(name, "for")) continue;
     if (node) return std::nullopt;  // two `for` in one element
     node = std::move(value);
   }

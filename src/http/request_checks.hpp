@@ -3,11 +3,9 @@
 // waiting for the header's end), the verdicts Beast leaves to the server on
 // a parsed header (505, 414, 431, Host, request smuggling), and the path
 // that routing sees. Functions of their arguments only, fuzzed through the
-// server (fuzz/fuzz_request.cpp); http/server.cpp runs them per request.
+// server (fuzz/fuzz_request.cpp); http/exchange.cpp runs them per request.
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +15,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "core/ascii.hpp"
 #include "core/wiping_allocator.hpp"
 #include "http/server.hpp"
 
@@ -34,13 +33,6 @@ using Parser = http::request_parser<RequestBody, WipingAllocator<char>>;
 
 // Beast 1.74 speaks boost::string_view.
 inline std::string_view as_std_view(beast::string_view s) { return {s.data(), s.size()}; }
-
-inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 template <class Fields>
 std::vector<std::string_view> field_values(const Fields& fields, http::field name) {

@@ -446,7 +446,7 @@ TEST(Abuse, Rule1_8_MalformedRequestInAPipelineStopsIt) {
 // ------------------------------------------------ the obs-fold scan
 //
 // The server looks at the raw header for obs-fold before Beast parses it
-// (http/server.cpp, HeaderPrescan). The tests below hold it to three things:
+// (http/request_checks.hpp, HeaderPrescan). The tests below hold it to three things:
 // it must not hold back the answer to a bad request line, it must still
 // refuse obs-fold however the bytes arrive, and a header that arrives in
 // pieces must still be served.
