@@ -215,7 +215,7 @@ asio::awaitable<void> Server::State::accept_loop() {
       } catch (...) {
         // Treated like the above, wherever the coroutine was resumed from:
         // on its own loop, this would escape io_context::run(); inside a
-        // batch of loop reads (TransactionBatcher::run_jobs), be swallowed.
+        // batch of loop reads (run_batch, store/batching/batch_job.hpp), be swallowed.
         log::error("connection_failed", {{"error", "an exception of unknown type"}});
       }
     });

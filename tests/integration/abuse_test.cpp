@@ -133,7 +133,7 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
 // 1.8: slowloris. A header dripped one byte at a time, each byte well inside
 // any per-read time-out, is cut off when the whole header's time-out (from
 // the accept) runs out; the deadline is not renewed by each byte.
-TEST(Abuse, Rule1_8_HeaderDrippedByteByByteIsTimedOut) {
+TEST(Abuse, Interface_1_8_HeaderDrippedByteByByteIsTimedOut) {
   auto authd = abuse_server("1s");
   RawClient dripper(authd->port());
   std::string header = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Drip: ";
@@ -151,7 +151,7 @@ TEST(Abuse, Rule1_8_HeaderDrippedByteByByteIsTimedOut) {
 
 // 1.8: a body dripped forever (a declared length never reached) is cut off
 // by the same deadline.
-TEST(Abuse, Rule1_8_BodyThatNeverFinishesIsTimedOut) {
+TEST(Abuse, Interface_1_8_BodyThatNeverFinishesIsTimedOut) {
   auto authd = abuse_server("1s");
   RawClient dripper(authd->port());
   ASSERT_TRUE(dripper.send(
@@ -172,7 +172,7 @@ TEST(Abuse, Rule1_8_BodyThatNeverFinishesIsTimedOut) {
 // 1.8: thousands of connections that send nothing hold no thread: the normal
 // client is served while they are all open, and every one of them is closed
 // by the header time-out.
-TEST(Abuse, Rule1_8_ThousandsOfIdleConnectionsAreServedAroundAndTimedOut) {
+TEST(Abuse, Interface_1_8_ThousandsOfIdleConnectionsAreServedAroundAndTimedOut) {
   // The test process needs a descriptor per connection.
   rlimit limit{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
@@ -207,7 +207,7 @@ int wait_for_status(RawClient& client) {
 // passed the limit, while the body is still unfinished (its last chunk is
 // never sent); a declared oversized length gets it before a single body
 // byte is sent.
-TEST(Abuse, Rule1_5_OversizedBodySentSlowlyIs413) {
+TEST(Abuse, Interface_1_5_OversizedBodySentSlowlyIs413) {
   auto authd = abuse_server("10s");
   {
     RawClient slow(authd->port());
@@ -243,7 +243,7 @@ TEST(Abuse, Rule1_5_OversizedBodySentSlowlyIs413) {
 // passes 16 KiB, while the header is still unfinished, and the connection is
 // closed even though the client goes on flooding: the server does not
 // buffer whatever the client sends.
-TEST(Abuse, Rule1_8_FloodOfHeadersIs431) {
+TEST(Abuse, Interface_1_8_FloodOfHeadersIs431) {
   auto authd = abuse_server("10s");
   for (const std::string& field :
        {std::string("X-Flood: ") + std::string(50, 'v') + "\r\n", std::string("a:\r\n")}) {
@@ -271,7 +271,7 @@ TEST(Abuse, Rule1_8_FloodOfHeadersIs431) {
 // up to 32 MiB each: each gets 413 and is closed, the server's peak
 // resident memory grows by less than 16 MiB (without the bound it held all
 // of it, 192 MiB), and a normal client is served meanwhile.
-TEST(Abuse, Rule1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
+TEST(Abuse, Interface_1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
   auto authd = abuse_server("10s");
   expect_normal_client_served(*authd);  // its hashing memory counts in the baseline
   const long baseline_kib = authd->peak_rss_kib();
@@ -323,7 +323,7 @@ TEST(Abuse, Rule1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
 // 1.1 and 1.8: hundreds of pipelined requests in one write, from a client
 // that reads nothing until it has sent them all, are answered in order
 // while the normal client is served.
-TEST(Abuse, Rule1_1_PipelinedFloodIsAnsweredInOrder) {
+TEST(Abuse, Interface_1_1_PipelinedFloodIsAnsweredInOrder) {
   auto authd = abuse_server("10s");
   constexpr int kRequests = 500;
   std::string pipeline;
@@ -410,7 +410,7 @@ std::string session_count(const AuthdProcess& authd) {
 // RFC 9112 6.1, 6.3 and 5.2, part of 1.8's "malformed": every smuggling
 // attempt is 400 and closes the connection; the hidden login never runs
 // (the one session that appears is the normal client's).
-TEST(Abuse, Rule1_8_SmugglingAttemptsAre400AndTheHiddenRequestNeverRuns) {
+TEST(Abuse, Interface_1_8_SmugglingAttemptsAre400AndTheHiddenRequestNeverRuns) {
   auto authd = abuse_server("10s");
   for (const Smuggle& attempt : smuggling_attempts()) {
     SCOPED_TRACE(attempt.name);
@@ -428,7 +428,7 @@ TEST(Abuse, Rule1_8_SmugglingAttemptsAre400AndTheHiddenRequestNeverRuns) {
 // 1.8: a malformed request in the middle of a pipeline: the requests before
 // it are answered, it gets 400, the connection closes, and nothing after it
 // runs (here: a login that would create a session).
-TEST(Abuse, Rule1_8_MalformedRequestInAPipelineStopsIt) {
+TEST(Abuse, Interface_1_8_MalformedRequestInAPipelineStopsIt) {
   auto authd = abuse_server("10s");
   std::string pipeline = raw_request("GET", "/healthz") + raw_request("GET", "/healthz") +
                          "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n" +
@@ -456,7 +456,7 @@ TEST(Abuse, Rule1_8_MalformedRequestInAPipelineStopsIt) {
 // the line is complete, although the rest of the header never comes. The
 // header time-out is 60 s, longer than the 30 s that wait_closed() waits:
 // a server that waited for the end of the header to answer fails here.
-TEST(Abuse, Rule1_8_MalformedRequestLineIsAnsweredWithoutWaitingForTheHeader) {
+TEST(Abuse, Interface_1_8_MalformedRequestLineIsAnsweredWithoutWaitingForTheHeader) {
   auto authd = abuse_server("60s");
   struct Case {
     std::vector<std::string> pieces;  // sent one after another
@@ -492,7 +492,7 @@ TEST(Abuse, Rule1_8_MalformedRequestLineIsAnsweredWithoutWaitingForTheHeader) {
 // RFC 9112 5.2 (part of 1.8's "malformed"): obs-fold is 400 wherever the
 // folded line is and however the header arrives: whole, or dripped one
 // byte per write (so that the server sees the fold across many reads).
-TEST(Abuse, Rule1_8_ObsFoldIs400WholeOrDripped) {
+TEST(Abuse, Interface_1_8_ObsFoldIs400WholeOrDripped) {
   auto authd = abuse_server("10s");
   const std::vector<std::string> folded = {
       "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n b\r\n\r\n",
@@ -520,7 +520,7 @@ TEST(Abuse, Rule1_8_ObsFoldIs400WholeOrDripped) {
 // 1.8: a well-formed request whose header arrives one byte per write (but
 // within the header time-out) is served like any other, keep-alive
 // included: the second request on the connection is dripped too.
-TEST(Abuse, Rule1_8_HeaderDrippedInSmallWritesIsServed) {
+TEST(Abuse, Interface_1_8_HeaderDrippedInSmallWritesIsServed) {
   auto authd = abuse_server("10s");
   std::string login = raw_request("POST", "/login", {{"Content-Type", "application/json"}},
                                   login_body(kNormalEmail, kNormalPassword));

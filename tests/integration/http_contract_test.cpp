@@ -1,6 +1,6 @@
 // interface.md section 1 (HTTP in general), clauses 1.1 to 1.7 and 1.9, over
 // real sockets against the real binary. Each test name starts with the
-// clause it checks (Rule1_5_... is interface.md 1.5). Clauses 1.8, 1.10 and
+// clause it checks (Interface_1_5_... is interface.md 1.5). Clauses 1.8, 1.10 and
 // the framing defences are in http_protocol_test.cpp.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ using namespace http_contract;
 // ---------------------------------------------------------------- 1.1
 
 // 1.1: HTTP/1.1 keep-alive: several requests on one connection, errors too.
-TEST(HttpContract, Rule1_1_KeepAliveAnswersSeveralRequestsOnOneConnection) {
+TEST(HttpContract, Interface_1_1_KeepAliveAnswersSeveralRequestsOnOneConnection) {
   AuthdProcess& authd = shared_authd();
   HttpConnection connection(authd.port());
   HttpResponse first = connection.request("GET", "/healthz");
@@ -31,7 +31,7 @@ TEST(HttpContract, Rule1_1_KeepAliveAnswersSeveralRequestsOnOneConnection) {
 }
 
 // 1.1: pipelined requests sent in one write are answered in order.
-TEST(HttpContract, Rule1_1_PipelinedRequestsAreAnsweredInOrder) {
+TEST(HttpContract, Interface_1_1_PipelinedRequestsAreAnsweredInOrder) {
   AuthdProcess& authd = shared_authd();
   HttpConnection connection(authd.port());
   connection.send_raw(http_contract::raw_request("GET", "/healthz") +
@@ -45,7 +45,7 @@ TEST(HttpContract, Rule1_1_PipelinedRequestsAreAnsweredInOrder) {
 // ---------------------------------------------------------------- 1.2
 
 // 1.2: every successful JSON response is application/json and no-store.
-TEST(HttpContract, Rule1_2_SuccessResponsesAreJsonAndNoStore) {
+TEST(HttpContract, Interface_1_2_SuccessResponsesAreJsonAndNoStore) {
   AuthdProcess& authd = shared_authd();
   HttpResponse health = send_request(authd.port(), "GET", "/healthz");
   EXPECT_EQ(health.status, 200);
@@ -73,14 +73,14 @@ TEST(HttpContract, Rule1_2_SuccessResponsesAreJsonAndNoStore) {
 // (expect_error checks 1.2's headers and 1.3's body on every error below.)
 
 // 1.3: 400 is {code, message} (+ optional string detail), message exact.
-TEST(HttpContract, Rule1_3_BadRequestBody) {
+TEST(HttpContract, Interface_1_3_BadRequestBody) {
   AuthdProcess& authd = shared_authd();
   expect_error(post_json(authd.port(), "/login", "{"), 400);
   expect_error(post_json(authd.port(), "/forgot", R"({"email":"not an address"})"), 400);
 }
 
 // 1.3: 401, from /login and from a bearer route.
-TEST(HttpContract, Rule1_3_UnauthorizedBody) {
+TEST(HttpContract, Interface_1_3_UnauthorizedBody) {
   AuthdProcess& authd = shared_authd();
   expect_error(post_json(authd.port(), "/login", unknown_login()), 401);
   expect_error(send_request(authd.port(), "GET", "/me"), 401);
@@ -88,7 +88,7 @@ TEST(HttpContract, Rule1_3_UnauthorizedBody) {
 }
 
 // 1.3: 404, 405, 413, 415 bodies.
-TEST(HttpContract, Rule1_3_RoutingAndSizeErrorBodies) {
+TEST(HttpContract, Interface_1_3_RoutingAndSizeErrorBodies) {
   AuthdProcess& authd = shared_authd();
   expect_error(send_request(authd.port(), "GET", "/nope"), 404);
   expect_error(send_request(authd.port(), "GET", "/login"), 405);
@@ -97,7 +97,7 @@ TEST(HttpContract, Rule1_3_RoutingAndSizeErrorBodies) {
 }
 
 // 1.3: 414, 431 and 505 bodies (protocol-level errors are JSON too).
-TEST(HttpContract, Rule1_3_ProtocolErrorBodies) {
+TEST(HttpContract, Interface_1_3_ProtocolErrorBodies) {
   AuthdProcess& authd = shared_authd();
   expect_error(exchange(authd.port(), raw_request("GET", "/" + std::string(9000, 'a'))), 414);
   expect_error(
@@ -109,7 +109,7 @@ TEST(HttpContract, Rule1_3_ProtocolErrorBodies) {
 
 // 1.3: 403 (disabled account) and 429 (throttled) bodies, on a server with
 // a throttling limit of one failure so that the second attempt is refused.
-TEST(HttpContract, Rule1_3_ForbiddenAndTooManyRequestsBodies) {
+TEST(HttpContract, Interface_1_3_ForbiddenAndTooManyRequestsBodies) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--login-email-limit", "1/15m"});
   AuthdProcess authd(args);
@@ -127,7 +127,7 @@ TEST(HttpContract, Rule1_3_ForbiddenAndTooManyRequestsBodies) {
 // ---------------------------------------------------------------- 1.4
 
 // 1.4: unknown paths are 404, with any method; paths match exactly.
-TEST(HttpContract, Rule1_4_UnknownPathIs404) {
+TEST(HttpContract, Interface_1_4_UnknownPathIs404) {
   AuthdProcess& authd = shared_authd();
   for (const char* path : {"/", "/nope", "/login/", "/LOGIN", "/Login", "/me/", "//login",
                            "/login/x", "/healthz/", "/logout.json", "/%6Cogin"}) {
@@ -138,14 +138,14 @@ TEST(HttpContract, Rule1_4_UnknownPathIs404) {
 }
 
 // 1.4: a query string does not change the path.
-TEST(HttpContract, Rule1_4_QueryStringIsNotPartOfThePath) {
+TEST(HttpContract, Interface_1_4_QueryStringIsNotPartOfThePath) {
   AuthdProcess& authd = shared_authd();
   EXPECT_EQ(send_request(authd.port(), "GET", "/healthz?verbose=1").status, 200);
   expect_error(post_json(authd.port(), "/login?x=1", unknown_login()), 401);
 }
 
 // 1.4: known path, other method: 405 with Allow naming the path's methods.
-TEST(HttpContract, Rule1_4_KnownPathOtherMethodIs405WithAllow) {
+TEST(HttpContract, Interface_1_4_KnownPathOtherMethodIs405WithAllow) {
   AuthdProcess& authd = shared_authd();
   struct Case {
     const char* method;
@@ -167,7 +167,7 @@ TEST(HttpContract, Rule1_4_KnownPathOtherMethodIs405WithAllow) {
 // 1.4 with RFC 9110 9.3.2: HEAD on a known path is refused like any other
 // method, and its response carries no body, or the next response on the
 // connection would be read from the wrong place.
-TEST(HttpContract, Rule1_4_HeadIs405WithoutABody) {
+TEST(HttpContract, Interface_1_4_HeadIs405WithoutABody) {
   AuthdProcess& authd = shared_authd();
   std::string bytes = exchange_until_close(
       authd.port(),
@@ -188,7 +188,7 @@ const std::vector<std::pair<const char*, const char*>> kEveryRouteAndSomeOthers 
 
 // 1.5: over 16 KiB with Content-Length: 413, on every route, known or not,
 // whatever the method, before the body is parsed (the body is not JSON).
-TEST(HttpContract, Rule1_5_ContentLengthOverLimitIs413OnEveryRoute) {
+TEST(HttpContract, Interface_1_5_ContentLengthOverLimitIs413OnEveryRoute) {
   AuthdProcess& authd = shared_authd();
   std::string body(16385, 'x');
   for (auto [method, path] : kEveryRouteAndSomeOthers) {
@@ -198,7 +198,7 @@ TEST(HttpContract, Rule1_5_ContentLengthOverLimitIs413OnEveryRoute) {
 }
 
 // 1.5: the same with the chunked transfer coding.
-TEST(HttpContract, Rule1_5_ChunkedBodyOverLimitIs413OnEveryRoute) {
+TEST(HttpContract, Interface_1_5_ChunkedBodyOverLimitIs413OnEveryRoute) {
   AuthdProcess& authd = shared_authd();
   std::string body = chunked(std::string(16385, 'x'));
   for (auto [method, path] : kEveryRouteAndSomeOthers) {
@@ -210,7 +210,7 @@ TEST(HttpContract, Rule1_5_ChunkedBodyOverLimitIs413OnEveryRoute) {
 
 // 1.5: a declared length over the limit is refused at once: the server does
 // not wait for a body it will not read.
-TEST(HttpContract, Rule1_5_DeclaredLengthOverLimitIsRefusedBeforeTheBody) {
+TEST(HttpContract, Interface_1_5_DeclaredLengthOverLimitIsRefusedBeforeTheBody) {
   AuthdProcess& authd = shared_authd();
   Headers headers = {{"Content-Type", "application/json"}, {"Content-Length", "1000000"}};
   expect_error(exchange(authd.port(), raw_request("POST", "/login", headers)), 413);
@@ -218,7 +218,7 @@ TEST(HttpContract, Rule1_5_DeclaredLengthOverLimitIsRefusedBeforeTheBody) {
 
 // 1.5: a large body sent in full, as a client that does not wait for an
 // answer would, still gets its 413 (not a connection reset).
-TEST(HttpContract, Rule1_5_LargeBodySentInFullGets413) {
+TEST(HttpContract, Interface_1_5_LargeBodySentInFullGets413) {
   AuthdProcess& authd = shared_authd();
   std::string body(512 * 1024, 'x');
   expect_error(exchange(authd.port(), raw_request("POST", "/login", kJson, body)), 413);
@@ -227,7 +227,7 @@ TEST(HttpContract, Rule1_5_LargeBodySentInFullGets413) {
 }
 
 // 1.5: exactly 16384 bytes is within the limit, both ways.
-TEST(HttpContract, Rule1_5_BodyOfExactly16KiBIsAccepted) {
+TEST(HttpContract, Interface_1_5_BodyOfExactly16KiBIsAccepted) {
   AuthdProcess& authd = shared_authd();
   std::string body = json_of_size(unknown_login(), 16384);
   ASSERT_EQ(body.size(), 16384u);
@@ -238,7 +238,7 @@ TEST(HttpContract, Rule1_5_BodyOfExactly16KiBIsAccepted) {
 }
 
 // 1.5: a 413 does not depend on the media type or the body's content.
-TEST(HttpContract, Rule1_5_OverLimitIs413WhateverTheContent) {
+TEST(HttpContract, Interface_1_5_OverLimitIs413WhateverTheContent) {
   AuthdProcess& authd = shared_authd();
   std::string body = json_of_size(unknown_login(), 16385);
   expect_error(post_json(authd.port(), "/login", body), 413);
@@ -250,7 +250,7 @@ TEST(HttpContract, Rule1_5_OverLimitIs413WhateverTheContent) {
 // ---------------------------------------------------------------- 1.6
 
 // 1.6: JSON routes refuse anything but application/json with 415.
-TEST(HttpContract, Rule1_6_WrongOrMissingMediaTypeIs415) {
+TEST(HttpContract, Interface_1_6_WrongOrMissingMediaTypeIs415) {
   AuthdProcess& authd = shared_authd();
   std::vector<Headers> refused = {
       {},
@@ -276,7 +276,7 @@ TEST(HttpContract, Rule1_6_WrongOrMissingMediaTypeIs415) {
 }
 
 // 1.6: parameters are allowed and the media type is case-insensitive.
-TEST(HttpContract, Rule1_6_JsonMediaTypeWithParametersAnyCaseIsAccepted) {
+TEST(HttpContract, Interface_1_6_JsonMediaTypeWithParametersAnyCaseIsAccepted) {
   AuthdProcess& authd = shared_authd();
   for (const char* type :
        {"application/json", "Application/JSON; charset=utf-8", "APPLICATION/JSON",
@@ -293,7 +293,7 @@ TEST(HttpContract, Rule1_6_JsonMediaTypeWithParametersAnyCaseIsAccepted) {
 // ---------------------------------------------------------------- 1.7
 
 // 1.7: not JSON, not an object, or not valid UTF-8: 400, on both JSON routes.
-TEST(HttpContract, Rule1_7_InvalidJsonIs400) {
+TEST(HttpContract, Interface_1_7_InvalidJsonIs400) {
   AuthdProcess& authd = shared_authd();
   const std::vector<std::string> bodies = {
       "",
@@ -324,7 +324,7 @@ TEST(HttpContract, Rule1_7_InvalidJsonIs400) {
 }
 
 // 1.7: a duplicate member name anywhere in the document: 400.
-TEST(HttpContract, Rule1_7_DuplicateMemberNameAnywhereIs400) {
+TEST(HttpContract, Interface_1_7_DuplicateMemberNameAnywhereIs400) {
   AuthdProcess& authd = shared_authd();
   const std::vector<std::string> bodies = {
       R"({"email":"a@example.com","email":"a@example.com","password":"x"})",
@@ -346,7 +346,7 @@ TEST(HttpContract, Rule1_7_DuplicateMemberNameAnywhereIs400) {
 }
 
 // 1.7: a member of the wrong type is 400.
-TEST(HttpContract, Rule1_7_WrongMemberTypeIs400) {
+TEST(HttpContract, Interface_1_7_WrongMemberTypeIs400) {
   AuthdProcess& authd = shared_authd();
   for (const char* value : {"42", "null", "[]", "[\"a@example.com\"]", "{}", "true"}) {
     SCOPED_TRACE(value);
@@ -361,7 +361,7 @@ TEST(HttpContract, Rule1_7_WrongMemberTypeIs400) {
 }
 
 // 1.7: unknown members are ignored.
-TEST(HttpContract, Rule1_7_UnknownMembersAreIgnored) {
+TEST(HttpContract, Interface_1_7_UnknownMembersAreIgnored) {
   AuthdProcess& authd = shared_authd();
   nlohmann::json login = {{"email", kUserEmail},
                           {"password", kUserPassword},
@@ -381,7 +381,7 @@ std::string request_id_sent(unsigned short port, const Headers& headers) {
 }
 
 // 1.9: a valid client id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed.
-TEST(HttpContract, Rule1_9_ValidClientRequestIdIsEchoed) {
+TEST(HttpContract, Interface_1_9_ValidClientRequestIdIsEchoed) {
   AuthdProcess& authd = shared_authd();
   for (const std::string& id : {std::string("a"), std::string("req-1.2_3:4"),
                                 std::string("AZaz09._:-"), std::string(128, 'x')}) {
@@ -394,7 +394,7 @@ TEST(HttpContract, Rule1_9_ValidClientRequestIdIsEchoed) {
 }
 
 // 1.9: anything else gets a generated id instead.
-TEST(HttpContract, Rule1_9_InvalidClientRequestIdIsReplaced) {
+TEST(HttpContract, Interface_1_9_InvalidClientRequestIdIsReplaced) {
   AuthdProcess& authd = shared_authd();
   for (const std::string& id :
        {std::string(129, 'x'), std::string("has space"), std::string("semi;colon"),
@@ -413,7 +413,7 @@ TEST(HttpContract, Rule1_9_InvalidClientRequestIdIsReplaced) {
 }
 
 // 1.9: generated ids differ from request to request.
-TEST(HttpContract, Rule1_9_GeneratedRequestIdsAreUnique) {
+TEST(HttpContract, Interface_1_9_GeneratedRequestIdsAreUnique) {
   AuthdProcess& authd = shared_authd();
   std::set<std::string> ids;
   for (int i = 0; i < 20; ++i) ids.insert(request_id_sent(authd.port(), {}));
@@ -422,7 +422,7 @@ TEST(HttpContract, Rule1_9_GeneratedRequestIdsAreUnique) {
 }
 
 // 1.9: every response carries one, whatever produced it.
-TEST(HttpContract, Rule1_9_EveryResponseCarriesARequestId) {
+TEST(HttpContract, Interface_1_9_EveryResponseCarriesARequestId) {
   AuthdProcess& authd = shared_authd();
   const Headers id = {{"X-Request-Id", "every-1"}};
   std::vector<std::pair<std::string, HttpResponse>> responses = {

@@ -2,7 +2,7 @@
 // limits, time-outs) and 1.10 (which rule wins), plus the framing defences
 // against request smuggling and Expect: 100-continue, over real sockets
 // against the real binary. Each test name starts with the clause it checks
-// (Rule1_8_... is interface.md 1.8).
+// (Interface_1_8_... is interface.md 1.8).
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
@@ -27,7 +27,7 @@ void expect_refused_and_closed(unsigned short port, const std::string& bytes, in
 // ---------------------------------------------------------------- 1.8
 
 // 1.8: a malformed request line or header is 400 and closes the connection.
-TEST(HttpProtocol, Rule1_8_MalformedRequestIs400AndCloses) {
+TEST(HttpProtocol, Interface_1_8_MalformedRequestIs400AndCloses) {
   AuthdProcess& authd = shared_authd();
   for (const std::string& bytes : {
            std::string("NOT A REQUEST\r\n\r\n"),
@@ -50,7 +50,7 @@ TEST(HttpProtocol, Rule1_8_MalformedRequestIs400AndCloses) {
 }
 
 // 1.8: a request target over 8 KiB is 414; up to 8 KiB is routed.
-TEST(HttpProtocol, Rule1_8_TargetOver8KiBIs414) {
+TEST(HttpProtocol, Interface_1_8_TargetOver8KiBIs414) {
   AuthdProcess& authd = shared_authd();
   std::string at_limit = "/" + std::string(8191, 'a');
   expect_error(exchange(authd.port(), raw_request("GET", at_limit)), 404);
@@ -62,7 +62,7 @@ TEST(HttpProtocol, Rule1_8_TargetOver8KiBIs414) {
 }
 
 // 1.8: a header section over 16 KiB is 431; just under is served.
-TEST(HttpProtocol, Rule1_8_HeaderSectionOver16KiBIs431) {
+TEST(HttpProtocol, Interface_1_8_HeaderSectionOver16KiBIs431) {
   AuthdProcess& authd = shared_authd();
   EXPECT_EQ(
       exchange(authd.port(), raw_request("GET", "/healthz", {{"X-Big", std::string(15000, 'b')}}))
@@ -79,7 +79,7 @@ TEST(HttpProtocol, Rule1_8_HeaderSectionOver16KiBIs431) {
 }
 
 // 1.8: HTTP/2.0 or 3.0 (or 0.9) in an HTTP/1 request line is 505 and closes.
-TEST(HttpProtocol, Rule1_8_UnsupportedVersionIs505) {
+TEST(HttpProtocol, Interface_1_8_UnsupportedVersionIs505) {
   AuthdProcess& authd = shared_authd();
   for (const char* version : {"HTTP/2.0", "HTTP/3.0", "HTTP/0.9"}) {
     SCOPED_TRACE(version);
@@ -94,7 +94,7 @@ TEST(HttpProtocol, Rule1_8_UnsupportedVersionIs505) {
 
 // 1.8: a client that stalls in its header is disconnected after the header
 // time-out, and does not keep the server from serving others meanwhile.
-TEST(HttpProtocol, Rule1_8_StalledHeaderIsTimedOut) {
+TEST(HttpProtocol, Interface_1_8_StalledHeaderIsTimedOut) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--header-timeout", "1s", "--io-threads", "1"});
   AuthdProcess authd(args);
@@ -108,7 +108,7 @@ TEST(HttpProtocol, Rule1_8_StalledHeaderIsTimedOut) {
 }
 
 // 1.8: the header time-out also bounds the body: a stalled body is cut off.
-TEST(HttpProtocol, Rule1_8_StalledBodyIsTimedOut) {
+TEST(HttpProtocol, Interface_1_8_StalledBodyIsTimedOut) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--header-timeout", "1s", "--io-threads", "1"});
   AuthdProcess authd(args);
@@ -122,7 +122,7 @@ TEST(HttpProtocol, Rule1_8_StalledBodyIsTimedOut) {
 
 // 1.8: an idle keep-alive connection is closed after the idle time-out,
 // while other clients are served.
-TEST(HttpProtocol, Rule1_8_IdleKeepAliveIsTimedOut) {
+TEST(HttpProtocol, Interface_1_8_IdleKeepAliveIsTimedOut) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--idle-timeout", "1s", "--io-threads", "1"});
   AuthdProcess authd(args);
@@ -137,7 +137,7 @@ TEST(HttpProtocol, Rule1_8_IdleKeepAliveIsTimedOut) {
 // ---------------------------------------------------------------- framing
 // Request smuggling defences (RFC 9112 6.1, 6.3), part of 1.8's "malformed".
 
-TEST(HttpProtocol, Rule1_8_ContentLengthWithTransferEncodingIs400) {
+TEST(HttpProtocol, Interface_1_8_ContentLengthWithTransferEncodingIs400) {
   AuthdProcess& authd = shared_authd();
   std::string body = chunked(unknown_login());
   expect_refused_and_closed(authd.port(),
@@ -156,7 +156,7 @@ TEST(HttpProtocol, Rule1_8_ContentLengthWithTransferEncodingIs400) {
                             400);
 }
 
-TEST(HttpProtocol, Rule1_8_TransferEncodingOtherThanChunkedIs400) {
+TEST(HttpProtocol, Interface_1_8_TransferEncodingOtherThanChunkedIs400) {
   AuthdProcess& authd = shared_authd();
   for (const char* coding :
        {"gzip", "gzip, chunked", "chunked, gzip", "identity", "chunked, chunked", "xchunked"}) {
@@ -178,7 +178,7 @@ TEST(HttpProtocol, Rule1_8_TransferEncodingOtherThanChunkedIs400) {
                             400);
 }
 
-TEST(HttpProtocol, Rule1_8_ConflictingContentLengthsAre400) {
+TEST(HttpProtocol, Interface_1_8_ConflictingContentLengthsAre400) {
   AuthdProcess& authd = shared_authd();
   std::string body = unknown_login();
   std::string length = std::to_string(body.size());
@@ -191,7 +191,7 @@ TEST(HttpProtocol, Rule1_8_ConflictingContentLengthsAre400) {
                             400);
 }
 
-TEST(HttpProtocol, Rule1_8_Http11WithoutOrWithTwoHostsIs400) {
+TEST(HttpProtocol, Interface_1_8_Http11WithoutOrWithTwoHostsIs400) {
   AuthdProcess& authd = shared_authd();
   expect_refused_and_closed(authd.port(), raw_request("GET", "/healthz", {}, "", "HTTP/1.1", false),
                             400);
@@ -204,7 +204,7 @@ TEST(HttpProtocol, Rule1_8_Http11WithoutOrWithTwoHostsIs400) {
 
 // Expect: 100-continue (as curl sends for larger bodies): an interim 100,
 // then the final answer once the body is sent.
-TEST(HttpProtocol, Rule1_8_ExpectContinueIsHonoured) {
+TEST(HttpProtocol, Interface_1_8_ExpectContinueIsHonoured) {
   AuthdProcess& authd = shared_authd();
   HttpConnection connection(authd.port());
   std::string body = login_body(kUserEmail, kUserPassword);
@@ -221,7 +221,7 @@ TEST(HttpProtocol, Rule1_8_ExpectContinueIsHonoured) {
 }
 
 // Expect: 100-continue with a body over the limit: a 413 instead of 100.
-TEST(HttpProtocol, Rule1_8_ExpectContinueOverLimitIs413WithoutContinue) {
+TEST(HttpProtocol, Interface_1_8_ExpectContinueOverLimitIs413WithoutContinue) {
   AuthdProcess& authd = shared_authd();
   HttpResponse res = exchange(authd.port(), raw_request("POST", "/login",
                                                         {{"Content-Type", "application/json"},
@@ -233,7 +233,7 @@ TEST(HttpProtocol, Rule1_8_ExpectContinueOverLimitIs413WithoutContinue) {
 // ---------------------------------------------------------------- 1.10
 
 // 1.10: malformed HTTP beats everything that comes after it.
-TEST(HttpProtocol, Rule1_10_MalformedHttpComesFirst) {
+TEST(HttpProtocol, Interface_1_10_MalformedHttpComesFirst) {
   AuthdProcess& authd = shared_authd();
   std::string big(20000, 'x');
   // Unsupported version with an oversized body to an unknown path: 505.
@@ -260,7 +260,7 @@ TEST(HttpProtocol, Rule1_10_MalformedHttpComesFirst) {
 }
 
 // 1.10: body too large beats unknown path and wrong method.
-TEST(HttpProtocol, Rule1_10_BodyTooLargeBeatsPathAndMethod) {
+TEST(HttpProtocol, Interface_1_10_BodyTooLargeBeatsPathAndMethod) {
   AuthdProcess& authd = shared_authd();
   std::string big(20000, 'x');
   expect_error(exchange(authd.port(), raw_request("POST", "/nope", {}, big)), 413);
@@ -270,7 +270,7 @@ TEST(HttpProtocol, Rule1_10_BodyTooLargeBeatsPathAndMethod) {
 
 // 1.10: unknown path beats wrong method; wrong method beats media type;
 // media type beats an invalid body.
-TEST(HttpProtocol, Rule1_10_PathThenMethodThenMediaTypeThenBody) {
+TEST(HttpProtocol, Interface_1_10_PathThenMethodThenMediaTypeThenBody) {
   AuthdProcess& authd = shared_authd();
   expect_error(send_request(authd.port(), "DELETE", "/nope", {{"Content-Type", "text/plain"}}, "{"),
                404);
@@ -287,7 +287,7 @@ TEST(HttpProtocol, Rule1_10_PathThenMethodThenMediaTypeThenBody) {
 
 // 1.10 (and 6 /logout 5): /logout ignores its body, so an invalid body or
 // media type does not hide the credential check.
-TEST(HttpProtocol, Rule1_10_LogoutIgnoresItsBody) {
+TEST(HttpProtocol, Interface_1_10_LogoutIgnoresItsBody) {
   AuthdProcess& authd = shared_authd();
   HttpResponse no_token =
       send_request(authd.port(), "POST", "/logout", {{"Content-Type", "text/plain"}}, "{not json");
@@ -309,7 +309,7 @@ TEST(HttpProtocol, Rule1_10_LogoutIgnoresItsBody) {
 // 1.10: only requests that reach the throttling step are counted: 400,
 // 413, 415 and 405 come before it, so a limit of one failure is not used
 // up by them.
-TEST(HttpProtocol, Rule1_10_RequestsRefusedEarlierAreNotThrottled) {
+TEST(HttpProtocol, Interface_1_10_RequestsRefusedEarlierAreNotThrottled) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--login-email-limit", "1/15m", "--login-client-limit", "1/15m"});
   AuthdProcess authd(args);
