@@ -31,7 +31,7 @@
 # Debian 12's clang 14 cannot parse libstdc++ 12's coroutines, which
 # Boost.Asio's awaitable needs; clang-tidy therefore reads the sources against
 # LLVM's libc++ (as fuzz/ builds them), so that the coroutine code is analysed
-# too. scripts/tidy.sh, which skips those files instead, stays for now.
+# too.
 #
 # Time (clang-tidy 14, the 60 sources of src/, 2 cores shared with other
 # builds, load 5 to 9): the whole run took 875 s with -j 1 (535 s of CPU,

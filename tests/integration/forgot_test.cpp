@@ -285,9 +285,9 @@ TEST(Forgot, Interface_6_Forgot_3_AccountDisabledBeforeDeliveryIsDropped) {
   EXPECT_EQ(lines(authd.sql("select count(*) from reset_tokens")), std::vector<std::string>{"0"});
 }
 
-// interface.md 6.6: /forgot never answers 401 or 403, whatever the account
+// interface.md 6 /forgot 6: /forgot never answers 401 or 403, whatever the account
 // or the Authorization header.
-TEST(Forgot, Interface_6_6_ForgotNeverAnswers401Or403) {
+TEST(Forgot, Interface_6_Forgot_6_ForgotNeverAnswers401Or403) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   authd.add_user("carol@example.com", kPassword);

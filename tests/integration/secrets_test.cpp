@@ -1,5 +1,5 @@
 // Secrets never leave where they belong (interface.md 9.2, 5.1, 6 /forgot 3;
-// ENGINEERING.md "Security habits"; issue "Hardening" item 5). A whole flow
+// docs/security.md, what never reaches a log). A whole flow
 // runs at debug log level: failed and refused logins, logins, /me, a bogus
 // token, /forgot, a refused and a successful /reset, logout. Then every
 // secret the flow handled is looked for in the server's log, in every

@@ -1,4 +1,4 @@
-// docs/openapi.yaml describes the real interface (ENGINEERING.md): every
+// docs/openapi.yaml describes the real interface (docs/interface.md): every
 // route the server serves is documented, and every documented operation is
 // served. The route table is authd::route_list(), the router's own list.
 #include <gtest/gtest.h>

@@ -90,7 +90,7 @@ TEST_F(SqliteStoreTest, ASchemaNewerThanTheBinaryIsRefused) {
   }
 }
 
-// ENGINEERING.md security habits: the database file is created 0600, even
+// docs/security.md, secrets at rest: the database file is created 0600, even
 // under a permissive umask; so are its WAL companions.
 TEST_F(SqliteStoreTest, DatabaseFileIsCreatedWithMode0600) {
   struct UmaskGuard {
