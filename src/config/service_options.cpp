@@ -33,6 +33,13 @@ void add_hashing_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_HASH_QUEUE")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--argon2-warm-memory", [&c](const std::string& v) { c.argon2_warm_memory = v == "on"; },
+         "Keep each hashing worker's argon2id memory mapped between hashes, wiped after each "
+         "(on), or let libsodium map and unmap it for every hash (off)")
+      ->envname("AUTHD_ARGON2_WARM_MEMORY")
+      ->default_str("on")
+      ->check(CLI::IsMember({"on", "off"}));
 }
 
 void add_lifetime_options(CLI::App& app, Config& c) {
