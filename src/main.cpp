@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "core/process.hpp"
 #include "crypto/random.hpp"
+#include "crypto/warm_argon2_memory.hpp"
 #include "store/store.hpp"
 
 int main(int argc, char** argv) {
@@ -131,14 +132,17 @@ int main(int argc, char** argv) {
   int status = 2;
   try {
     init_crypto();
-    if (serve->parsed())
+    if (serve->parsed()) {
+      // Before the hashing pool's threads start (--argon2-warm-memory).
+      if (config.argon2_warm_memory) install_warm_argon2_memory();
       status = run_serve(config);
-    else if (migrate->parsed())
+    } else if (migrate->parsed()) {
       status = run_migrate(config);
-    else if (backup->parsed())
+    } else if (backup->parsed()) {
       status = run_backup(config, backup_path);
-    else if (chosen)
+    } else if (chosen) {
       status = run_user_command(config, *chosen, account);
+    }
   } catch (const std::exception& e) {
     log::error("fatal", {{"error", e.what()}});
     std::cerr << "authd: " << e.what() << "\n";

@@ -15,6 +15,7 @@
 #include "api/api.hpp"
 #include "auth/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
+#include "config/config_checks.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
 #include "core/periodic_thread.hpp"
@@ -115,69 +116,25 @@ void add_connection_source(Metrics& metrics, std::vector<const Server*> servers)
   });
 }
 
-// The mail transport named by --mail-transport, or nothing (and a logged
-// reason) when its settings cannot work.
+// The mail transport named by --mail-transport (its settings were checked
+// by check_config).
 std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
   if (c.mail_transport == "log") return make_log_transport(c.mail_dir);
-  if (c.smtp.url.empty()) {
-    log::error("bad_configuration",
-               {{"option", "--smtp-url"}, {"reason", "required with --mail-transport smtp"}});
-    return nullptr;
-  }
-  // A delivery still under way when its lease ends would be sent twice.
-  if (c.mail_claim_lease <= c.smtp.timeout) {
-    log::error("bad_configuration",
-               {{"option", "--mail-claim-lease"}, {"reason", "must exceed --smtp-timeout"}});
-    return nullptr;
-  }
-  // Credentials never cross the network in clear: plain or opportunistic
-  // SMTP (which an attacker on the path can strip) with AUTH is refused
-  // unless the relay is on this machine.
-  using Mode = SmtpSettings::StartTls;
-  bool may_be_clear = c.smtp.url.rfind("smtp://", 0) == 0 &&
-                      (c.smtp.starttls == Mode::off || c.smtp.starttls == Mode::opportunistic);
-  if (!c.smtp.username.empty() && may_be_clear && !is_loopback_smtp_host(c.smtp.url)) {
-    log::error("bad_configuration",
-               {{"option", "--smtp-starttls"},
-                {"reason",
-                 "SMTP credentials would travel in clear to a remote relay; use "
-                 "required, or an smtps:// URL"}});
-    return nullptr;
-  }
-  // Nor do reset links, unless the operator says so: a link is a password
-  // for whoever reads it on the way.
-  if (may_be_clear && !is_loopback_smtp_host(c.smtp.url)) {
-    if (!c.smtp_allow_plaintext) {
-      log::error("bad_configuration",
-                 {{"option", "--smtp-starttls"},
-                  {"reason",
-                   "reset links would travel in clear to a remote relay; use required, an "
-                   "smtps:// URL, or --smtp-allow-plaintext to accept that"}});
-      return nullptr;
-    }
-    log::warn(
-        "smtp_plaintext_allowed",
-        {{"reason", "reset links may travel in clear to the relay (--smtp-allow-plaintext)"}});
-  }
   return make_smtp_transport(c.smtp);
 }
 
-// Settings that work but weaken what authd protects: said once, at start.
-void warn_about_weak_settings(const Config& c) {
-  if (auto risk = database_transport_risk(c.database)) {
-    log::warn("database_connection_unverified",
-              {{"host", risk->host},
-               {"sslmode", risk->sslmode},
-               {"reason",
-                "the database is on another machine and sslmode is not verify-full: the "
-                "connection may be read or redirected on the network"}});
+// Logs the findings of check_config of one severity; true when there was any.
+bool log_findings(const std::vector<ConfigFinding>& findings, ConfigFinding::Severity severity) {
+  bool any = false;
+  for (const ConfigFinding& finding : findings) {
+    if (finding.severity != severity) continue;
+    any = true;
+    if (severity == ConfigFinding::Severity::error)
+      log::error(finding.event, finding.fields);
+    else
+      log::warn(finding.event, finding.fields);
   }
-  for (const IpNetwork& network : c.http.trusted_proxies) {
-    if (network.contains_everything())
-      log::warn("trusted_proxies_include_everyone",
-                {{"network", network.to_string()},
-                 {"reason", "any client can name itself in X-Forwarded-For or Forwarded"}});
-  }
+  return any;
 }
 
 void write_port_file(const std::string& path, unsigned short port) {
@@ -192,27 +149,22 @@ void write_port_file(const std::string& path, unsigned short port) {
 }  // namespace
 
 int run_serve(const Config& config) {
-  if (!config.listen_endpoint()) {
-    log::error("bad_configuration", {{"option", "--listen"}, {"value", config.listen}});
-    return 2;
-  }
+  // Settings that cannot work stop the start before anything is opened;
+  // those that work but weaken what authd protects are said once.
+  std::vector<ConfigFinding> findings = check_config(config);
+  if (log_findings(findings, ConfigFinding::Severity::error)) return 2;
   rlim_t descriptors = raise_file_limit();
   prefer_short_time_slices();  // before any other thread starts: they inherit it
   log::info("starting", {{"version", AUTHD_VERSION},
                          {"pid", static_cast<long>(::getpid())},
                          {"config_file", config.config_file}});
 
-  warn_about_weak_settings(config);
+  log_findings(findings, ConfigFinding::Severity::warning);
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  if (config.argon2_memory_kib < 19456 || config.argon2_iterations < 2) {
-    log::warn("weak_password_hashing", {{"argon2_memory_kib", config.argon2_memory_kib},
-                                        {"argon2_iterations", config.argon2_iterations},
-                                        {"owasp_minimum", "m=19456 KiB, t=2"}});
-  }
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
   Database db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
@@ -222,7 +174,6 @@ int run_serve(const Config& config) {
   hash_kinds.measure_all();
 
   auto transport = mail_transport_from(config);
-  if (!transport) return 2;
   // Background threads write through the group writer's queue (QueuedWriteStore).
   Store& background_store = db.for_background_threads();
   OutboxWorker outbox(background_store, *transport,

@@ -51,6 +51,9 @@ struct Config {
   unsigned argon2_iterations = 2;
   std::size_t hash_workers = 0;  // 0: one per core
   std::size_t hash_queue = 64;
+  // The hashing workers keep their argon2 memory mapped between hashes
+  // (crypto/warm_argon2_memory.hpp); off: libsodium maps it for each hash.
+  bool argon2_warm_memory = true;
 
   // Sessions, reset tokens and throttling: the domain's rules.
   AuthPolicy policy;

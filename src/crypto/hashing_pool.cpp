@@ -10,6 +10,7 @@
 #include "core/offload.hpp"
 #include "core/scheduling.hpp"
 #include "core/wipe.hpp"
+#include "crypto/argon2_memory.hpp"
 #include "crypto/hash_kind.hpp"
 #include "crypto/random.hpp"
 
@@ -30,8 +31,9 @@ struct Running {
   HashingPool::Place& place;
 };
 
-// Once per worker thread: keep its argon2 memory warm across hashes, and let
-// every other thread of the server run first when they compete for a core
+// Once per worker thread: keep its argon2 memory warm across hashes (when the
+// program installed that: crypto/argon2_memory.hpp), and let every other
+// thread of the server run first when they compete for a core
 // (core/scheduling.hpp).
 void prepare_worker_thread() {
   thread_local bool prepared = false;

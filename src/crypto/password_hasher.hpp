@@ -61,15 +61,4 @@ class PasswordHasher {
   std::string own_kind_;
 };
 
-// Makes the argon2id computations of the calling thread reuse one memory
-// mapping, kept mapped (and its pages warm) between hashes and wiped after
-// each, instead of libsodium's fresh mmap and munmap per hash. The hashing
-// pool's workers call it; other threads (the CLI, the start-up dummy hash)
-// keep libsodium's behaviour. Idempotent; the mapping is released when the
-// thread ends. See password_hasher.cpp and docs/performance.md.
-void reuse_argon2_memory_on_this_thread();
-
-// False in builds that cannot reuse it (the sanitizers intercept mmap).
-bool argon2_memory_reuse_built();
-
 }  // namespace authd

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/api.hpp"
+#include "crypto/argon2_memory.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "mail/outbox_worker.hpp"
 
@@ -22,6 +23,10 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
     out.push_back({"authd_hashing_rejected_total",
                    "Hashing jobs refused because workers and queue were full (answered 503).",
                    "counter", static_cast<double>(hashing.rejected())});
+    out.push_back({"authd_argon2_memory_reused_total",
+                   "argon2id hashes that ran in a worker's kept memory instead of memory "
+                   "libsodium mapped afresh (--argon2-warm-memory).",
+                   "counter", static_cast<double>(argon2_memory_reused_total())});
     const VerificationFloor& floor = hashing.floor();
     out.push_back({"authd_login_floor_seconds",
                    "No failed login is answered sooner than this after its verification began "

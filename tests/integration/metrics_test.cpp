@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "contract_support.hpp"
+#include "crypto/warm_argon2_memory.hpp"
 #include "harness.hpp"
 
 namespace authd::test {
@@ -191,6 +192,31 @@ TEST(Metrics, Interface_7_4_OutboxBacklogAndDeliveryFailures) {
   EXPECT_GE(sample(s, "authd_outbox_delivery_failures", "authd_outbox_delivery_failures_total"), 1);
   EXPECT_EQ(sample(s, "authd_outbox_pending_mails", "authd_outbox_pending_mails"), 1);
   EXPECT_EQ(sample(s, "authd_outbox_sent", "authd_outbox_sent_total"), 0);
+}
+
+// The warm argon2 memory (--argon2-warm-memory, crypto/warm_argon2_memory.hpp)
+// is counted: with it on, every login hashed after a worker's first hash runs
+// in the worker's kept mapping; off, libsodium maps its memory for each hash
+// and the counter stays 0. A libsodium that stopped mapping its memory as the
+// interposer expects would show as this counter standing still.
+TEST(Metrics, ReusedArgon2MemoryIsCountedOnlyWithWarmMemoryOn) {
+  if (!kWarmArgon2MemoryBuilt)
+    GTEST_SKIP() << "sanitizer build: the warm argon2 memory is compiled out (its runtime "
+                    "intercepts mmap)";
+  for (const char* setting : {"on", "off"}) {
+    std::vector<std::string> args = fast_hashing();
+    args.insert(args.end(), {"--hash-workers", "1", "--argon2-warm-memory", setting});
+    AuthdProcess authd(args);
+    authd.add_user("ada@example.com", "correct horse battery");
+    for (int i = 0; i < 3; ++i)
+      EXPECT_FALSE(authd.login("ada@example.com", "correct horse battery").empty()) << setting;
+    const std::string name = "authd_argon2_memory_reused_total";
+    double reused = sample(scrape(authd), "authd_argon2_memory_reused", name);
+    if (std::string(setting) == "on")
+      EXPECT_GE(reused, 2) << "three logins on one worker: at most the first maps afresh";
+    else
+      EXPECT_EQ(reused, 0);
+  }
 }
 
 }  // namespace

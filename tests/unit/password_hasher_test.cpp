@@ -5,9 +5,11 @@
 
 #include <regex>
 #include <string>
+#include <thread>
 
 #include <sodium.h>
 
+#include "crypto/argon2_memory.hpp"
 #include "crypto/password_hasher.hpp"
 
 namespace authd {
@@ -142,6 +144,19 @@ TEST(PasswordHasher, VerifyDummyNeverThrows) {
 TEST(PasswordHasher, RefusesParametersBelowTheMinimum) {
   EXPECT_THROW(PasswordHasher(Argon2Params{64, 0}), std::invalid_argument);
   EXPECT_THROW(PasswordHasher(Argon2Params{4, 1}), std::invalid_argument);
+}
+
+// The warm argon2 memory (crypto/warm_argon2_memory.hpp) is linked into the
+// authd executable and tests/warm_argon2 only: in this program a thread that
+// asks for it keeps libsodium's own mapping per hash, and nothing is counted.
+TEST(PasswordHasher, WithoutTheWarmMemoryLibraryAHashingThreadReusesNothing) {
+  PasswordHasher hasher(kFast);
+  std::thread worker([&] {
+    reuse_argon2_memory_on_this_thread();
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(hasher.verify("pw", hasher.hash("pw")).matches);
+  });
+  worker.join();
+  EXPECT_EQ(argon2_memory_reused_total(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+#include "config/config_checks.hpp"
+
+#include <optional>
+
+#include "http/client_address.hpp"
+#include "mail/transport.hpp"
+#include "store/open_store.hpp"
+
+namespace authd {
+namespace {
+
+ConfigFinding bad_configuration(const std::string& option, const std::string& reason) {
+  return {ConfigFinding::Severity::error,
+          "bad_configuration",
+          {{"option", option}, {"reason", reason}}};
+}
+
+// The settings of --mail-transport smtp that cannot work or would send
+// secrets in clear: at most one error (each check assumes the ones before
+// passed), or the warning that the operator allowed reset links in clear.
+std::optional<ConfigFinding> check_smtp(const Config& c) {
+  if (c.smtp.url.empty())
+    return bad_configuration("--smtp-url", "required with --mail-transport smtp");
+  // A delivery still under way when its lease ends would be sent twice.
+  if (c.mail_claim_lease <= c.smtp.timeout)
+    return bad_configuration("--mail-claim-lease", "must exceed --smtp-timeout");
+  // Credentials never cross the network in clear: plain or opportunistic
+  // SMTP (which an attacker on the path can strip) with AUTH is refused
+  // unless the relay is on this machine.
+  using Mode = SmtpSettings::StartTls;
+  bool may_be_clear = c.smtp.url.rfind("smtp://", 0) == 0 &&
+                      (c.smtp.starttls == Mode::off || c.smtp.starttls == Mode::opportunistic);
+  if (!may_be_clear || is_loopback_smtp_host(c.smtp.url)) return std::nullopt;
+  if (!c.smtp.username.empty())
+    return bad_configuration("--smtp-starttls",
+                             "SMTP credentials would travel in clear to a remote relay; use "
+                             "required, or an smtps:// URL");
+  // Nor do reset links, unless the operator says so: a link is a password
+  // for whoever reads it on the way.
+  if (!c.smtp_allow_plaintext)
+    return bad_configuration("--smtp-starttls",
+                             "reset links would travel in clear to a remote relay; use required, "
+                             "an smtps:// URL, or --smtp-allow-plaintext to accept that");
+  return ConfigFinding{
+      ConfigFinding::Severity::warning,
+      "smtp_plaintext_allowed",
+      {{"reason", "reset links may travel in clear to the relay (--smtp-allow-plaintext)"}}};
+}
+
+}  // namespace
+
+std::vector<ConfigFinding> check_config(const Config& c) {
+  using Severity = ConfigFinding::Severity;
+  std::vector<ConfigFinding> findings;
+  if (!c.listen_endpoint())
+    findings.push_back(
+        {Severity::error, "bad_configuration", {{"option", "--listen"}, {"value", c.listen}}});
+  // Settings that work but weaken what authd protects.
+  if (auto risk = database_transport_risk(c.database)) {
+    findings.push_back({Severity::warning,
+                        "database_connection_unverified",
+                        {{"host", risk->host},
+                         {"sslmode", risk->sslmode},
+                         {"reason",
+                          "the database is on another machine and sslmode is not verify-full: the "
+                          "connection may be read or redirected on the network"}}});
+  }
+  for (const IpNetwork& network : c.http.trusted_proxies) {
+    if (network.contains_everything())
+      findings.push_back(
+          {Severity::warning,
+           "trusted_proxies_include_everyone",
+           {{"network", network.to_string()},
+            {"reason", "any client can name itself in X-Forwarded-For or Forwarded"}}});
+  }
+  if (c.argon2_memory_kib < 19456 || c.argon2_iterations < 2) {
+    findings.push_back({Severity::warning,
+                        "weak_password_hashing",
+                        {{"argon2_memory_kib", c.argon2_memory_kib},
+                         {"argon2_iterations", c.argon2_iterations},
+                         {"owasp_minimum", "m=19456 KiB, t=2"}}});
+  }
+  if (c.mail_transport != "log") {
+    if (auto smtp = check_smtp(c)) findings.push_back(std::move(*smtp));
+  }
+  return findings;
+}
+
+}  // namespace authd

@@ -1,0 +1,145 @@
+// The options of `authd serve` about the store, hashing, sessions,
+// throttling and mail (config/option_groups.hpp).
+#include <CLI/CLI.hpp>
+
+#include "config/option_groups.hpp"
+
+namespace authd {
+
+void add_store_tuning_options(CLI::App& app, Config& c) {
+  app.add_option("--sqlite-read-cache-mib", c.sqlite_read_cache_mib,
+                 "SQLite: page cache of each read connection (at most one per io thread) in "
+                 "MiB, filled as pages are read (0: SQLite's default, 2,000 KiB)")
+      ->envname("AUTHD_SQLITE_READ_CACHE_MIB")
+      ->check(CLI::Range(0, 64 * 1024))
+      ->capture_default_str();
+  app.add_option("--database-threads", c.database_threads,
+                 "PostgreSQL: threads running database transactions (0: 4); SQLite runs its "
+                 "reads on the connection threads and its writes on one writer thread")
+      ->envname("AUTHD_DATABASE_THREADS")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  add_duration(app, "--prune-interval", c.prune_interval, "AUTHD_PRUNE_INTERVAL",
+               "How often expired sessions, tokens and old counters are deleted");
+}
+
+void add_hashing_options(CLI::App& app, Config& c) {
+  app.add_option("--hash-workers", c.hash_workers, "argon2id worker threads (0: one per core)")
+      ->envname("AUTHD_HASH_WORKERS")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  app.add_option("--hash-queue", c.hash_queue,
+                 "Hashing jobs that may wait for a worker; beyond it logins get 503")
+      ->envname("AUTHD_HASH_QUEUE")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--argon2-warm-memory", [&c](const std::string& v) { c.argon2_warm_memory = v == "on"; },
+         "Keep each hashing worker's argon2id memory mapped between hashes, wiped after each "
+         "(on), or let libsodium map and unmap it for every hash (off)")
+      ->envname("AUTHD_ARGON2_WARM_MEMORY")
+      ->default_str("on")
+      ->check(CLI::IsMember({"on", "off"}));
+}
+
+void add_lifetime_options(CLI::App& app, Config& c) {
+  add_duration(app, "--session-lifetime", c.policy.session_lifetime, "AUTHD_SESSION_LIFETIME",
+               "Absolute lifetime of a login session");
+  add_duration(app, "--reset-token-lifetime", c.policy.reset_token_lifetime,
+               "AUTHD_RESET_TOKEN_LIFETIME", "Validity of a password-reset link");
+}
+
+void add_throttling_options(CLI::App& app, Config& c) {
+  add_limit(app, "--login-email-limit", c.policy.login_failures_per_email,
+            "AUTHD_LOGIN_EMAIL_LIMIT", "Failed logins per e-mail before 429");
+  add_limit(app, "--login-client-limit", c.policy.login_failures_per_client,
+            "AUTHD_LOGIN_CLIENT_LIMIT", "Failed logins per client address before 429");
+  add_limit(app, "--forgot-client-limit", c.policy.forgot_requests_per_client,
+            "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
+  app.add_option("--ipv6-56-limit-factor", c.policy.ipv6_aggregates.per_56,
+                 "The /56 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /56 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_56_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  app.add_option("--ipv6-48-limit-factor", c.policy.ipv6_aggregates.per_48,
+                 "The /48 around an IPv6 client's /64 may have this many times "
+                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /48 "
+                 "counter)")
+      ->envname("AUTHD_IPV6_48_LIMIT_FACTOR")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  add_limit(app, "--reset-mail-limit-short", c.policy.reset_mails_per_email_short,
+            "AUTHD_RESET_MAIL_LIMIT_SHORT", "Reset mails per e-mail, short window");
+  add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
+            "AUTHD_RESET_MAIL_LIMIT_LONG", "Reset mails per e-mail, long window");
+  add_duration(app, "--reset-mail-delay", c.policy.reset_mail_jitter, "AUTHD_RESET_MAIL_DELAY",
+               "A reset mail is due after a random delay up to this (hides the worker's disk "
+               "writes from the timing of /forgot)");
+}
+
+void add_smtp_options(CLI::App& app, Config& c) {
+  app.add_option("--mail-transport", c.mail_transport,
+                 "How mail leaves: log (one .eml file per message in --mail-dir) or smtp "
+                 "(--smtp-url)")
+      ->envname("AUTHD_MAIL_TRANSPORT")
+      ->check(CLI::IsMember({"log", "smtp"}))
+      ->capture_default_str();
+  app.add_option("--smtp-url", c.smtp.url,
+                 "SMTP relay: smtp://host[:port] (STARTTLS) or smtps://host[:port] (implicit TLS)")
+      ->envname("AUTHD_SMTP_URL")
+      ->check([](const std::string& v) {
+        return v.rfind("smtp://", 0) == 0 || v.rfind("smtps://", 0) == 0
+                   ? std::string()
+                   : "must start with smtp:// or smtps://";
+      });
+  app.add_option("--smtp-username", c.smtp.username, "SMTP AUTH user name (none: no AUTH)")
+      ->envname("AUTHD_SMTP_USERNAME");
+  app.add_option("--smtp-password", c.smtp.password,
+                 "SMTP AUTH password (prefer the environment variable: argv is visible to "
+                 "other local users)")
+      ->envname("AUTHD_SMTP_PASSWORD");
+  app.add_option_function<std::string>(
+         "--smtp-starttls",
+         [&c](const std::string& v) {
+           using Mode = SmtpSettings::StartTls;
+           c.smtp.starttls = v == "required"        ? Mode::required
+                             : v == "opportunistic" ? Mode::opportunistic
+                             : v == "off"           ? Mode::off
+                                                    : Mode::automatic;
+         },
+         "STARTTLS on smtp:// URLs: auto (required, except opportunistic for a loopback "
+         "relay), required, opportunistic or off")
+      ->envname("AUTHD_SMTP_STARTTLS")
+      ->default_str("auto")
+      ->check(CLI::IsMember({"auto", "required", "opportunistic", "off"}));
+  app.add_flag("--smtp-allow-plaintext", c.smtp_allow_plaintext,
+               "Allow reset links to travel in clear to a relay on another machine (smtp:// with "
+               "--smtp-starttls off or opportunistic); without it such a setting stops the start")
+      ->envname("AUTHD_SMTP_ALLOW_PLAINTEXT");
+  app.add_option("--smtp-ca-file", c.smtp.ca_file,
+                 "PEM file of CA certificates to trust for the relay (default: the system's)")
+      ->envname("AUTHD_SMTP_CA_FILE")
+      ->check(CLI::ExistingFile);
+  add_duration(app, "--smtp-timeout", c.smtp.timeout, "AUTHD_SMTP_TIMEOUT",
+               "Time-out of one SMTP delivery, connection included");
+}
+
+void add_mail_delivery_options(CLI::App& app, Config& c) {
+  add_duration(app, "--mail-claim-lease", c.mail_claim_lease, "AUTHD_MAIL_CLAIM_LEASE",
+               "How long a delivery attempt holds a mail; must exceed --smtp-timeout");
+  app.add_option("--mail-concurrency", c.mail_concurrency,
+                 "Mails delivered at once (each on its own SMTP connection)")
+      ->envname("AUTHD_MAIL_CONCURRENCY")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--mail-dir", c.mail_dir, "Directory of the log mail transport")
+      ->envname("AUTHD_MAIL_DIR")
+      ->capture_default_str();
+  app.add_option("--mail-from", c.mail_from, "From header of outgoing mail")
+      ->envname("AUTHD_MAIL_FROM")
+      ->capture_default_str();
+}
+
+}  // namespace authd

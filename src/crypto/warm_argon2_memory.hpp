@@ -1,0 +1,40 @@
+// Warm argon2 memory: libc's mmap and munmap replaced so that the hashing
+// pool's threads keep libsodium's argon2 memory mapped between hashes
+// (docs/performance.md, section 1). Built as its own CMake library
+// (authd_warm_argon2), linked into the authd executable and its own test
+// only: every program that links it has its mmap and munmap replaced, so
+// nothing else does. It rests on an undocumented detail of libsodium (the
+// argon2 memory is one mmap(MAP_POPULATE) of exactly m KiB per call, and its
+// munmap is what wipes it); should libsodium change that, the interposer
+// lets every call through and authd_argon2_memory_reused_total stops
+// moving.
+#pragma once
+
+// Not under the sanitizers: their runtimes intercept mmap themselves. Here,
+// not in the .cpp, so that a test can tell (tests/integration/metrics_test.cpp
+// includes this header without linking the library).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define AUTHD_WARM_ARGON2 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define AUTHD_WARM_ARGON2 0
+#endif
+#endif
+#ifndef AUTHD_WARM_ARGON2
+#define AUTHD_WARM_ARGON2 1
+#endif
+
+namespace authd {
+
+// False in builds that cannot reuse the memory (the sanitizers').
+inline constexpr bool kWarmArgon2MemoryBuilt = AUTHD_WARM_ARGON2 != 0;
+
+// Installs the hooks of crypto/argon2_memory.hpp that keep the memory warm
+// on the threads that ask for it; before any hashing thread starts. Not
+// called (`--argon2-warm-memory off`), the interposed mmap and munmap pass
+// every call straight to the kernel: libsodium's own behaviour. Does nothing
+// where !kWarmArgon2MemoryBuilt.
+void install_warm_argon2_memory();
+
+}  // namespace authd
