@@ -10,12 +10,12 @@
 //              libsodium mmaps and unmaps its memory for every hash.
 // argon2:      libargon2 (the reference implementation) with glibc defaults:
 //              the memory comes from malloc, which also mmaps it every time.
-// argon2-warm: libargon2 after authd's tuning (crypto/password_hasher.cpp,
-//              tune_allocator_for_argon2): malloc keeps the freed block in the
-//              worker's arena, so the pages stay mapped and warm.
+// argon2-warm: libargon2 after a malloc tuning that authd used early on
+//              (tune_allocator_for_argon2, since removed): malloc keeps the
+//              freed block in the worker's arena, so the pages stay mapped.
 // sodium-warm: libsodium with its mmap/munmap calls interposed so that each
 //              thread reuses one mapping, wiped after every hash: the same
-//              technique as authd's hashing workers (crypto/password_hasher.cpp),
+//              technique as authd's hashing workers (crypto/warm_argon2_memory.cpp),
 //              measured here without a server.
 // Prints one line of key=value pairs.
 #include <argon2.h>

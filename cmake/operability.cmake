@@ -1,17 +1,10 @@
-# Operability (issue 7): metrics, the configuration file, CORS, backups, and
-# the Debian package. Included from the top-level CMakeLists.txt after the
-# authd executable is defined.
+# Operability: the configuration file's library (toml++), the version in the
+# start-up line, the installed paths and the Debian package. Included from
+# the top-level CMakeLists.txt after the authd executable is defined; the
+# sources are all listed in cmake/sources.cmake.
 
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 
-target_sources(authd_core PRIVATE
-  ${PROJECT_SOURCE_DIR}/src/metrics/metrics.cpp
-  ${PROJECT_SOURCE_DIR}/src/metrics/sources.cpp
-  ${PROJECT_SOURCE_DIR}/src/api/metrics.cpp
-  ${PROJECT_SOURCE_DIR}/src/http/cors.cpp
-  ${PROJECT_SOURCE_DIR}/src/config/config_file.cpp
-  ${PROJECT_SOURCE_DIR}/src/store/sqlite/backup.cpp
-  ${PROJECT_SOURCE_DIR}/src/cli/backup.cpp)
 target_link_libraries(authd_core PUBLIC PkgConfig::TOMLPP)
 # The version, for the "starting" log line.
 set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/cli/serve.cpp APPEND PROPERTY

@@ -86,6 +86,7 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
 
 std::vector<std::string> route_list() {
   std::vector<std::string> list;
+  list.reserve(kRoutes.size());
   for (const Route& route : kRoutes) {
     list.push_back(std::string(route.method) + " " + std::string(route.path));
   }

@@ -47,7 +47,7 @@ class GroupWriteSink final : public spdlog::sinks::sink {
 
   // Past this many buffered bytes the logging thread writes the group
   // itself, so the buffer stays small whatever the rate of lines.
-  static constexpr std::size_t max_buffered_bytes = 64 * 1024;
+  static constexpr std::size_t max_buffered_bytes = std::size_t{64} * 1024;
 
  private:
   void gather_and_write();

@@ -90,7 +90,7 @@ namespace {
 // of its own, so that its buffer is in no connection's frame but the few
 // that linger.
 asio::awaitable<void> discard_until_closed(beast::tcp_stream& stream, Duration timeout) {
-  static constexpr std::size_t kMaxDiscard = 1024 * 1024;
+  static constexpr std::size_t kMaxDiscard = std::size_t{1024} * 1024;
   std::array<char, 4096> sink;
   std::size_t discarded = 0;
   error_code ec;

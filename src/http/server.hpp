@@ -26,9 +26,9 @@ struct HttpSettings {
   std::string host = "127.0.0.1";
   unsigned short port = 8080;
   std::string base_path;  // optional prefix such as "/auth"
-  std::size_t max_body = 16 * 1024;
-  std::size_t max_target = 8 * 1024;
-  std::size_t max_header_section = 16 * 1024;
+  std::size_t max_body = std::size_t{16} * 1024;
+  std::size_t max_target = std::size_t{8} * 1024;
+  std::size_t max_header_section = std::size_t{16} * 1024;
   Duration header_timeout = std::chrono::seconds(10);  // also bounds the body
   Duration idle_timeout = std::chrono::seconds(60);
   Duration drain_timeout = std::chrono::seconds(30);

@@ -94,7 +94,7 @@ void Metrics::add_source(std::function<void(std::vector<MetricReading>&)> source
 
 std::string Metrics::render(const std::vector<MetricReading>& extra) const {
   std::string out;
-  out.reserve(16 * 1024);
+  out.reserve(std::size_t{16} * 1024);
 
   header(out, "authd_http_requests_total", "HTTP requests answered, by matched route and status.",
          "counter");

@@ -22,7 +22,8 @@ namespace authd {
 class LoopReads final : public boost::asio::execution_context::service {
  public:
   using key_type = LoopReads;
-  static inline boost::asio::execution_context::id id;
+  // Asio's service key; its constructor does nothing that could throw.
+  static inline boost::asio::execution_context::id id;  // NOLINT(cert-err58-cpp)
 
   explicit LoopReads(boost::asio::execution_context& context) : service(context) {}
 
