@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -91,7 +92,7 @@ HttpSettings admin_settings_from(const HttpSettings& public_settings, const Conf
 
 // The connection caps' work, summed over the listeners, for GET /metrics.
 void add_connection_source(Metrics& metrics, std::vector<const Server*> servers) {
-  metrics.add_source([servers](std::vector<MetricReading>& out) {
+  metrics.add_source([servers = std::move(servers)](std::vector<MetricReading>& out) {
     double open = 0, refused_total = 0, refused_client = 0, idle_closed = 0;
     for (const Server* server : servers) {
       if (server == nullptr) continue;  // --admin-listen off

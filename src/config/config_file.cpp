@@ -195,9 +195,11 @@ void apply_config_file(const std::string& path, const CLI::App& known, CLI::App&
     std::string key(toml_key.str());
     const CLI::Option* reference = find_key(known, key);
     if (reference == nullptr) {
-      throw ConfigFileError(path + ": unknown key '" + key +
-                            "' (keys are the long flag names of `authd serve`, e.g. listen, "
-                            "argon2-memory-kib; see `authd config`)");
+      std::ostringstream message;
+      message << path << ": unknown key '" << key
+              << "' (keys are the long flag names of `authd serve`, e.g. listen, "
+                 "argon2-memory-kib; see `authd config`)";
+      throw ConfigFileError(message.str());
     }
     Kind kind = kind_of(*reference);
     std::optional<std::string> text = as_flag_text(node, kind);
@@ -218,7 +220,9 @@ void apply_config_file(const std::string& path, const CLI::App& known, CLI::App&
       // (such as the origins' normalisation) may have rewritten it.
       target->default_str(as_transformed(*target, *text, kind));
     } catch (const CLI::Error& e) {
-      throw ConfigFileError(path + ": key '" + key + "': " + e.what());
+      std::ostringstream message;
+      message << path << ": key '" << key << "': " << e.what();
+      throw ConfigFileError(message.str());
     }
   }
 }

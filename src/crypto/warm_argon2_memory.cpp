@@ -50,7 +50,9 @@ constinit std::atomic<std::uint64_t> g_reused{0};
 
 [[maybe_unused]] void* kernel_mmap(void* addr, std::size_t len, int prot, int flags, int fd,
                                    off_t offset) {
-  return reinterpret_cast<void*>(::syscall(SYS_mmap, addr, len, prot, flags, fd, offset));
+  // The raw system call returns the mapping's address as a long.
+  return reinterpret_cast<void*>(  // NOLINT(performance-no-int-to-ptr)
+      ::syscall(SYS_mmap, addr, len, prot, flags, fd, offset));
 }
 
 [[maybe_unused]] int kernel_munmap(void* addr, std::size_t len) {
