@@ -46,10 +46,12 @@ void exec(sqlite3* db, const char* sql) {
 
 void sync_path(const std::string& path, int flags) {
   int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) throw StoreError("cannot open " + path + ": " + std::generic_category().message(errno));
+  if (fd < 0)
+    throw StoreError("cannot open " + path + ": " + std::generic_category().message(errno));
   int rc = ::fsync(fd);
   ::close(fd);
-  if (rc != 0) throw StoreError("cannot sync " + path + ": " + std::generic_category().message(errno));
+  if (rc != 0)
+    throw StoreError("cannot sync " + path + ": " + std::generic_category().message(errno));
 }
 
 // Removes the temporary copy (and any journal SQLite left) unless disarmed.
@@ -78,7 +80,8 @@ void backup_database(const std::string& source, const std::string& destination, 
   std::string temporary = destination + ".tmp-XXXXXX";
   int fd = ::mkstemp(temporary.data());
   if (fd < 0)
-    throw StoreError("cannot create a file beside " + destination + ": " + std::generic_category().message(errno));
+    throw StoreError("cannot create a file beside " + destination + ": " +
+                     std::generic_category().message(errno));
   ::fchmod(fd, 0600);
   ::close(fd);
   RemoveOnFailure cleanup{temporary};
@@ -150,7 +153,8 @@ void backup_database(const std::string& source, const std::string& destination, 
 
   sync_path(temporary, O_RDONLY);
   if (::rename(temporary.c_str(), destination.c_str()) != 0)
-    throw StoreError("cannot rename the backup to " + destination + ": " + std::generic_category().message(errno));
+    throw StoreError("cannot rename the backup to " + destination + ": " +
+                     std::generic_category().message(errno));
   cleanup.armed = false;
   std::string directory = fs::path(destination).parent_path().string();
   sync_path(directory.empty() ? "." : directory, O_RDONLY | O_DIRECTORY);
