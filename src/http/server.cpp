@@ -206,7 +206,7 @@ asio::awaitable<void> Server::State::accept_loop() {
     auto connection = std::make_shared<Connection>(std::move(socket), std::move(address));
     if (!admit(connection)) continue;
     auto executor = connection->stream.get_executor();
-    asio::co_spawn(executor, serve(std::move(connection)), [](std::exception_ptr error) {
+    asio::co_spawn(executor, serve(std::move(connection)), [](const std::exception_ptr& error) {
       if (!error) return;
       try {
         std::rethrow_exception(error);

@@ -26,7 +26,7 @@ class QueuedWriteStore final : public Store {
     StoreStatus status = StoreStatus::failed;
     std::exception_ptr error;
     writer_->submit(BatchJob{[&work](Transaction& tx) { work(tx); },
-                             [&](StoreStatus s, std::exception_ptr e) {
+                             [&](StoreStatus s, const std::exception_ptr& e) {
                                status = s;
                                error = e;
                                committed.set_value();
