@@ -8,6 +8,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/core/duration.cpp ${AUTHD_ROOT}/src/core/json_text.cpp
   ${AUTHD_ROOT}/src/core/log.cpp ${AUTHD_ROOT}/src/core/log_sink.cpp
   ${AUTHD_ROOT}/src/core/scheduling.cpp ${AUTHD_ROOT}/src/core/time.cpp
+  ${AUTHD_ROOT}/src/core/utf8.cpp
   # crypto/
   ${AUTHD_ROOT}/src/crypto/argon2_memory.cpp ${AUTHD_ROOT}/src/crypto/hash_kind.cpp
   ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
@@ -15,7 +16,8 @@ set(AUTHD_CORE_SOURCES
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
-  ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
+  ${AUTHD_ROOT}/src/auth/password_change.cpp ${AUTHD_ROOT}/src/auth/password_rules.cpp
+  ${AUTHD_ROOT}/src/auth/recovery.cpp
   ${AUTHD_ROOT}/src/auth/session.cpp ${AUTHD_ROOT}/src/auth/throttle.cpp
   # store/
   ${AUTHD_ROOT}/src/store/migrations.cpp ${AUTHD_ROOT}/src/store/open_store.cpp
@@ -36,10 +38,12 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
   ${AUTHD_ROOT}/src/mail/outbox_worker.cpp ${AUTHD_ROOT}/src/mail/smtp_transport.cpp
   # api/
-  ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/errors.cpp
+  ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
+  ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/forgot.cpp ${AUTHD_ROOT}/src/api/hashing_busy.cpp
   ${AUTHD_ROOT}/src/api/healthz.cpp ${AUTHD_ROOT}/src/api/json_body.cpp
-  ${AUTHD_ROOT}/src/api/login.cpp ${AUTHD_ROOT}/src/api/metrics.cpp ${AUTHD_ROOT}/src/api/reset.cpp
+  ${AUTHD_ROOT}/src/api/login.cpp ${AUTHD_ROOT}/src/api/metrics.cpp ${AUTHD_ROOT}/src/api/password.cpp
+  ${AUTHD_ROOT}/src/api/reset.cpp
   ${AUTHD_ROOT}/src/api/reset_page.cpp ${AUTHD_ROOT}/src/api/routes.cpp
   ${AUTHD_ROOT}/src/api/session_routes.cpp ${AUTHD_ROOT}/src/api/user_json.cpp
   # http/

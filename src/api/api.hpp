@@ -3,6 +3,7 @@
 // with the headers every response carries.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,10 +23,12 @@ struct ApiRequest {
   Listener listener = Listener::public_api;
   std::string_view method;
   std::string_view path;                        // without query and configured prefix
+  std::string_view path_parameter;              // the {id} of a route such as /sessions/{id}
   std::vector<std::string_view> content_types;  // every Content-Type field value
   std::vector<std::string_view> authorization;  // every Authorization field value
   std::string_view body;                        // owned (and wiped when freed) by the http layer
   std::string client_address;
+  std::optional<std::string_view> user_agent;  // the first User-Agent field, if any
 };
 
 // A response's Content-Type. Only a constant (a string literal, or a

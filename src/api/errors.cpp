@@ -44,6 +44,13 @@ ApiResponse json_response(int status, std::string body) {
   return response;
 }
 
+ApiResponse no_content() {
+  ApiResponse response;
+  response.status = 204;
+  response.content_type = ContentType();
+  return response;
+}
+
 ApiResponse error_response(int status) {
   nlohmann::json body = {{"code", status}, {"message", status_message(status)}};
   return json_response(status, body.dump());

@@ -18,6 +18,7 @@ ApiResponse bad_request(std::string_view detail);
 ApiResponse too_many_requests(std::chrono::seconds retry_after);
 ApiResponse service_unavailable(std::chrono::seconds retry_after);
 ApiResponse json_response(int status, std::string body);
+ApiResponse no_content();  // 204: no body, no Content-Type
 
 // 503 for a request the hashing pool had no room for, answered about the
 // second its Retry-After names later (api/hashing_busy.cpp says why).

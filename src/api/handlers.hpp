@@ -16,6 +16,13 @@ boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& ctx, ApiRequ
 boost::asio::awaitable<ApiResponse> handle_reset_style(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
+// The account's own routes (interface.md 11.1-11.3): api/password.cpp and
+// api/session_routes.cpp.
+boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx,
+                                                              ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 

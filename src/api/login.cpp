@@ -25,7 +25,7 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
     co_return bad_request("password: must be 1 to 255 characters");
 
   std::string canonical = canonical_email(*email);
-  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, request.client_address);
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, {request.client_address, request.user_agent});
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
       ApiResponse response = json_response(200, user_body(outcome.user));

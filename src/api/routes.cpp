@@ -4,10 +4,13 @@
 // Each route belongs to the public listener, the management one, or both
 // (interface.md 10.1); on the other listener its path is unknown (404), so
 // that the public port says nothing of what the management port serves.
+// A path may have one parameter segment (api/path_pattern.hpp); the route's
+// pattern, not the path sent, labels the request in logs and metrics.
 #include <array>
 
 #include "api/errors.hpp"
 #include "api/handlers.hpp"
+#include "api/path_pattern.hpp"
 #include "core/ascii.hpp"
 
 namespace authd {
@@ -37,6 +40,10 @@ constexpr std::array kRoutes = {
     Route{"/reset.css", "GET", false, &handle_reset_style},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
+    Route{"/password", "POST", true, &handle_change_password},
+    Route{"/sessions", "GET", false, &handle_list_sessions},
+    Route{"/sessions", "DELETE", false, &handle_end_other_sessions},
+    Route{"/sessions/{id}", "DELETE", false, &handle_end_session},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
     // Gauges such as the outbox backlog would tell the public whether an
     // address has an account (scrape, /forgot, scrape).
@@ -60,9 +67,12 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   const Route* same_path = nullptr;
   const Route* match = nullptr;
   std::string allow;
+  std::string_view parameter;
   for (const Route& route : kRoutes) {
-    if (route.path != request.path || !route.served_on(request.listener)) continue;
+    if (!route.served_on(request.listener) || !match_path(route.path, request.path, parameter))
+      continue;
     same_path = &route;
+    request.path_parameter = parameter;
     if (route.method == request.method) match = &route;
     if (!allow.empty()) allow += ", ";
     allow += route.method;
@@ -97,7 +107,8 @@ std::string methods_of_path(std::string_view path, std::string_view& route) {
   std::string methods;
   for (const Route& r : kRoutes) {
     // CORS is the public listener's only.
-    if (r.path != path || !r.served_on(Listener::public_api)) continue;
+    std::string_view parameter;
+    if (!r.served_on(Listener::public_api) || !match_path(r.path, path, parameter)) continue;
     if (!methods.empty()) methods += ", ";
     methods += r.method;
     route = r.path;

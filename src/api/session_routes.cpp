@@ -1,49 +1,95 @@
-// The bearer routes: POST /logout (interface.md 6 /logout) and GET /me
-// (interface.md 7.1). Both read the token the same way and answer the same
-// 400/401 for bad credentials.
+// The bearer routes of a session: POST /logout (interface.md 6 /logout),
+// GET /me (interface.md 7.1), and the caller's own sessions: GET /sessions,
+// DELETE /sessions/{id} and DELETE /sessions (interface.md 11.2-11.3). All
+// read the token the same way and answer the same 400/401 for bad
+// credentials (api/credentials.hpp).
 #include "api/handlers.hpp"
 
-#include "api/bearer.hpp"
+#include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "api/user_json.hpp"
 #include "auth/session.hpp"
+#include "core/json_text.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
 namespace {
-
-ApiResponse unauthorized(std::string challenge) {
-  ApiResponse response = error_response(401);
-  response.headers.emplace_back("WWW-Authenticate", std::move(challenge));
-  return response;
-}
-
-// The 400/401 for a request without usable credentials, or nothing.
-std::optional<ApiResponse> credentials_problem(const BearerCredentials& credentials) {
-  switch (credentials.kind) {
-    case BearerCredentials::Kind::token:
-      return std::nullopt;
-    case BearerCredentials::Kind::missing:
-      return unauthorized(R"(Bearer realm="authd")");
-    case BearerCredentials::Kind::malformed: {
-      ApiResponse response = bad_request("authorization: malformed bearer credentials");
-      response.headers.emplace_back("WWW-Authenticate", R"(Bearer error="invalid_request")");
-      return response;
-    }
-  }
-  return std::nullopt;
-}
 
 ApiResponse session_response(const SessionOutcome& outcome) {
   switch (outcome.kind) {
     case SessionOutcome::Kind::ok:
       return json_response(200, user_body(outcome.user));
     case SessionOutcome::Kind::invalid_token:
-      return unauthorized(R"(Bearer error="invalid_token")");
+      return invalid_token();
     case SessionOutcome::Kind::unavailable:
       break;
   }
   return service_unavailable(std::chrono::seconds(5));
+}
+
+ApiResponse ending_response(const SessionEnding& ending) {
+  switch (ending.kind) {
+    case SessionEnding::Kind::ok:
+      return no_content();
+    case SessionEnding::Kind::not_found:
+      return error_response(404);
+    case SessionEnding::Kind::invalid_token:
+      return invalid_token();
+    case SessionEnding::Kind::unavailable:
+      break;
+  }
+  return service_unavailable(std::chrono::seconds(5));
+}
+
+void append_member(std::string& out, std::string_view key) {
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void append_optional_text(std::string& out, const std::optional<std::string>& text) {
+  if (text) {
+    append_json_string(out, *text);
+  } else {
+    out += "null";
+  }
+}
+
+void append_time(std::string& out, Millis at) {
+  out += '"';
+  append_rfc3339(out, at);  // nothing to escape
+  out += '"';
+}
+
+// {"sessions": [...]}, each session's members in alphabetical order, as
+// the User's. The User-Agent is the client's text: append_json_string
+// escapes it (quotes, backslashes, control characters).
+std::string sessions_body(const OwnSessions& own) {
+  std::string out = R"({"sessions":[)";
+  for (const SessionRecord& session : own.sessions) {
+    if (out.back() == '}') out += ',';
+    out += '{';
+    append_member(out, "clientAddress");
+    append_optional_text(out, session.client_address);
+    out += ',';
+    append_member(out, "createdAt");
+    append_time(out, session.created_at);
+    out += ',';
+    append_member(out, "current");
+    out += session.public_id == own.current ? "true" : "false";
+    out += ',';
+    append_member(out, "expiresAt");
+    append_time(out, session.expires_at);
+    out += ',';
+    append_member(out, "id");
+    append_json_string(out, session.public_id);
+    out += ',';
+    append_member(out, "userAgent");
+    append_optional_text(out, session.user_agent);
+    out += '}';
+  }
+  out += "]}";
+  return out;
 }
 
 }  // namespace
@@ -63,6 +109,42 @@ boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& reque
   if (auto problem = credentials_problem(credentials)) co_return *problem;
   SessionOutcome outcome = co_await authenticate(ctx.auth, credentials.token);
   co_return session_response(outcome);
+}
+
+boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request) {
+  BearerCredentials credentials = parse_bearer(request.authorization);
+  WipeOnExit wipe_token(credentials.token);
+  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  OwnSessions own = co_await list_own_sessions(ctx.auth, credentials.token);
+  switch (own.kind) {
+    case OwnSessions::Kind::ok:
+      co_return json_response(200, sessions_body(own));
+    case OwnSessions::Kind::invalid_token:
+      co_return invalid_token();
+    case OwnSessions::Kind::unavailable:
+      break;
+  }
+  co_return service_unavailable(std::chrono::seconds(5));
+}
+
+// Any id that is not one of the caller's live sessions gets the same 404,
+// after the credentials: another user's, unknown, expired and malformed
+// ids cannot be told apart.
+boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request) {
+  BearerCredentials credentials = parse_bearer(request.authorization);
+  WipeOnExit wipe_token(credentials.token);
+  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  SessionEnding ending = co_await end_own_session(ctx.auth, credentials.token, request.path_parameter);
+  co_return ending_response(ending);
+}
+
+boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx,
+                                                              ApiRequest& request) {
+  BearerCredentials credentials = parse_bearer(request.authorization);
+  WipeOnExit wipe_token(credentials.token);
+  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  SessionEnding ending = co_await end_other_sessions(ctx.auth, credentials.token);
+  co_return ending_response(ending);
 }
 
 }  // namespace authd

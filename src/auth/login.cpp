@@ -30,9 +30,9 @@ boost::asio::awaitable<void> wait_out_floor(const VerifyResult& verified) {
 }  // namespace
 
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
-                                            std::string& password,
-                                            const std::string& client_address) {
+                                            std::string& password, const SessionOrigin& origin) {
   const AuthPolicy& policy = ctx.policy;
+  const std::string& client_address = origin.client_address;
   const std::string email_key = login_email_key(email);
   // The client's own counter, and for IPv6 its /56's and /48's.
   const std::vector<ThrottleCounter> per_client =
@@ -106,7 +106,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
 
   // 3. Success: clear the count, upgrade an outdated hash, open a session,
   //    unless the account changed while we were hashing.
-  IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime);
+  IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime, origin);
   enum class Found { ok, disabled, password_changed } found = Found::ok;
   auto open_session = [&](Transaction& tx) {
     auto current = tx.users().by_id(user->id);

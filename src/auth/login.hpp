@@ -7,6 +7,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/session.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -26,9 +27,9 @@ struct LoginOutcome {
 };
 
 // `email` is canonical and valid, `password` valid (the API checked both).
-// `password` is wiped before this returns.
+// `password` is wiped before this returns. The origin's client address is
+// what the per-client throttles count; the session records the origin.
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
-                                            std::string& password,
-                                            const std::string& client_address);
+                                            std::string& password, const SessionOrigin& origin);
 
 }  // namespace authd

@@ -16,12 +16,15 @@ bool is_valid_login_password(std::string_view password);
 
 // A new password (reset, operator): 8 to 255 code points and not the
 // account's e-mail (compared case-insensitively). Returns the broken rule as
-// a short human-readable reason, or nothing when the password is acceptable.
+// a short human-readable reason naming the body's `field`, or nothing when
+// the password is acceptable.
 std::optional<std::string> new_password_problem(std::string_view password,
-                                                std::string_view canonical_email);
+                                                std::string_view canonical_email,
+                                                std::string_view field = "password");
 
 // Only the length rule, for checks that run before the account is known.
-std::optional<std::string> new_password_length_problem(std::string_view password);
+std::optional<std::string> new_password_length_problem(std::string_view password,
+                                                       std::string_view field = "password");
 
 // Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
 // Text from JSON is already well-formed; text from the operator's terminal,

@@ -41,14 +41,12 @@ std::string new_secret_token(std::string_view prefix) {
   return token;
 }
 
-std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random) {
-  std::array<std::uint8_t, 16> b{};
-  std::copy(random.begin(), random.end(), b.begin() + 6);
-  auto ms = static_cast<std::uint64_t>(unix_millis);
-  for (int i = 0; i < 6; ++i) b[i] = static_cast<std::uint8_t>(ms >> (8 * (5 - i)));
-  b[6] = static_cast<std::uint8_t>(0x70 | (b[6] & 0x0F));  // version 7
-  b[8] = static_cast<std::uint8_t>(0x80 | (b[8] & 0x3F));  // RFC 9562 variant
-  // 8-4-4-4-12 lowercase hex digits
+namespace {
+
+// 8-4-4-4-12 lowercase hex digits, with the version and RFC 9562's variant set.
+std::string uuid_text(std::array<std::uint8_t, 16> b, std::uint8_t version) {
+  b[6] = static_cast<std::uint8_t>((version << 4) | (b[6] & 0x0F));
+  b[8] = static_cast<std::uint8_t>(0x80 | (b[8] & 0x3F));
   static constexpr char kHex[] = "0123456789abcdef";
   std::string text;
   text.reserve(36);
@@ -60,10 +58,36 @@ std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random) {
   return text;
 }
 
+}  // namespace
+
+std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random) {
+  std::array<std::uint8_t, 16> b{};
+  std::copy(random.begin(), random.end(), b.begin() + 6);
+  auto ms = static_cast<std::uint64_t>(unix_millis);
+  for (int i = 0; i < 6; ++i) b[i] = static_cast<std::uint8_t>(ms >> (8 * (5 - i)));
+  return uuid_text(b, 7);
+}
+
 std::string new_uuid_v7(std::int64_t unix_millis) {
   UuidRandomBits random{};
   randombytes_buf(random.data(), random.size());
   return uuid_v7(unix_millis, random);
+}
+
+std::string new_uuid_v4() {
+  std::array<std::uint8_t, 16> random{};
+  randombytes_buf(random.data(), random.size());
+  return uuid_text(random, 4);
+}
+
+bool is_canonical_uuid(std::string_view text) {
+  if (text.size() != 36) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

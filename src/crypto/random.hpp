@@ -30,6 +30,13 @@ std::string new_uuid_v7(std::int64_t unix_millis);
 using UuidRandomBits = std::array<std::uint8_t, 10>;
 std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random);
 
+// A UUID version 4 (RFC 9562): 122 random bits. For identifiers that must
+// say nothing, not even when they were made (a session's public id).
+std::string new_uuid_v4();
+
+// 8-4-4-4-12 lowercase hexadecimal digits, as authd writes every UUID.
+bool is_canonical_uuid(std::string_view text);
+
 // Constant-time equality for secrets of equal length.
 bool constant_time_equal(std::string_view a, std::string_view b);
 

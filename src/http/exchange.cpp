@@ -214,6 +214,8 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   request.authorization = field_values(req, http::field::authorization);
   request.body = std::string_view(req.body().data(), req.body().size());
   request.client_address = client;
+  if (auto agent = req.find(http::field::user_agent); agent != req.end())
+    request.user_agent = as_std_view(agent->value());
   return request;
 }
 

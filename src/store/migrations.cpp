@@ -166,6 +166,35 @@ FROM users
 WHERE password_hash ~ '^\$argon2(?:id|i|d)\$v=[0-9]{1,10}\$m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,10}\$'
 ON CONFLICT (kind) DO NOTHING;
 )sql"},
+    // GET /sessions (interface.md 11.2): each session gets a public id, a
+    // random UUID (version 4) that is not derived from its token, and where
+    // its login came from. Sessions already there get ids here; their
+    // origin stays null (not recorded). No index on public_id: a public id
+    // is only ever looked up among one user's sessions (sessions_by_user),
+    // and an index would cost every login one more page write.
+    {4, "sessions.public_id, client_address, user_agent: the caller's own sessions, listed",
+     // SQLite: one instance at a time, which from this release on always
+     // writes an id; existing rows get theirs from randomblob().
+     R"sql(
+ALTER TABLE sessions ADD COLUMN public_id TEXT;
+ALTER TABLE sessions ADD COLUMN client_address TEXT;
+ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+UPDATE sessions SET public_id =
+  lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||
+  substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||
+  substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)));
+)sql",
+     // PostgreSQL: during a rolling upgrade, instances of the previous
+     // release keep inserting sessions without the new columns. The id's
+     // default gives each such row (and, as the volatile default rewrites
+     // the table under the ALTER's lock, each existing row) an id of its
+     // own; its origin is null. The rewrite holds the sessions table for
+     // as long as copying it takes (docs/operations.md, upgrades).
+     R"sql(
+ALTER TABLE sessions ADD COLUMN public_id TEXT NOT NULL DEFAULT gen_random_uuid()::text;
+ALTER TABLE sessions ADD COLUMN client_address TEXT;
+ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+)sql"},
 };
 
 }  // namespace

@@ -29,6 +29,13 @@ struct SessionRecord {
   std::string user_id;
   Millis created_at = 0;
   Millis expires_at = 0;
+  // What GET /sessions shows (interface.md 11.2): a random UUID that names
+  // the session in public, never derived from the token; and where the
+  // login came from. Null for a session opened by a release before
+  // migration 4 (PostgreSQL's rolling upgrade), which still gets an id.
+  std::string public_id{};
+  std::optional<std::string> client_address{};
+  std::optional<std::string> user_agent{};
 };
 
 // An unrevoked session's user and expiry, read together (GET /me, logout).

@@ -1,5 +1,6 @@
-// interface.md 5.3 (lifetime) and 6 /logout, with GET /me (7.1), which
-// answers the same statuses for the same credentials. Over real HTTP.
+// interface.md 5.3 (lifetime) and 6 /logout, with GET /me (7.1) and the
+// account's own routes (11.1-11.3), which answer the same statuses for the
+// same credentials. Over real HTTP.
 #include <chrono>
 #include <thread>
 
@@ -14,11 +15,22 @@ namespace {
 struct BearerRoute {
   const char* method;
   const char* path;
+  const char* body = "";  // a valid one where the route checks its body first (1.10)
 };
-constexpr BearerRoute kBearerRoutes[] = {{"POST", "/logout"}, {"GET", "/me"}};
+constexpr BearerRoute kBearerRoutes[] = {
+    {"POST", "/logout"},
+    {"GET", "/me"},
+    {"POST", "/password",
+     R"({"currentPassword":"correct horse battery staple","newPassword":"a new passphrase"})"},
+    {"GET", "/sessions"},
+    {"DELETE", "/sessions"},
+    {"DELETE", "/sessions/01234567-89ab-4def-8123-456789abcdef"},
+};
 
-HttpResponse call(unsigned short port, const BearerRoute& route, const Headers& headers) {
-  return send_request(port, route.method, route.path, headers);
+HttpResponse call(unsigned short port, const BearerRoute& route, Headers headers) {
+  std::string body = route.body;
+  if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
+  return send_request(port, route.method, route.path, headers, body);
 }
 
 // interface.md 6 /logout 1 (and 7.1 for /me): no Authorization header, or

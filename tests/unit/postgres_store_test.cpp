@@ -301,6 +301,49 @@ TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes
                                       "$argon2id$v=19$m=19456,t=2,p=1"}));
 }
 
+// Migration 4 on PostgreSQL gives every session already stored an id of its
+// own, and so does its default to a session that an instance of the
+// previous release inserts without the new columns (a rolling upgrade).
+TEST(PostgresMigration, Interface_11_2_MigrationFourGivesOldAndOldStyleSessionsIds) {
+  if (!test::postgres_available())
+    GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+  std::string url = test::fresh_postgres_database();
+  auto exec = [&](const std::string& sql) {
+    PGconn* raw = PQconnectdb(url.c_str());
+    PGresult* done = PQexec(raw, sql.c_str());
+    EXPECT_EQ(PQresultStatus(done), PGRES_COMMAND_OK) << PQerrorMessage(raw);
+    PQclear(done);
+    PQfinish(raw);
+  };
+  exec(std::string(migrations()[0].postgres_sql) + migrations()[1].postgres_sql +
+       migrations()[2].postgres_sql +
+       "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+       "description TEXT NOT NULL, applied_at BIGINT NOT NULL);"
+       "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0), (3, 'third', 0);"
+       "INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'a@b.c', 0, 0);"
+       "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES "
+       "('\\x01', 'u1', 1, 9000000000000), ('\\x02', 'u1', 2, 9000000000000);");
+  postgres::PostgresStore store(url, 2, 5s);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  // The previous release's INSERT, after the migration.
+  exec(
+      "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
+      "VALUES ('\\x03', 'u1', 3, 9000000000000)");
+  std::vector<SessionRecord> sessions;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
+            StoreStatus::ok);
+  ASSERT_EQ(sessions.size(), 3u);
+  std::set<std::string> ids;
+  for (const SessionRecord& s : sessions) {
+    EXPECT_TRUE(is_canonical_uuid(s.public_id)) << s.public_id;
+    EXPECT_EQ(s.client_address, std::nullopt);
+    EXPECT_EQ(s.user_agent, std::nullopt);
+    ids.insert(s.public_id);
+  }
+  EXPECT_EQ(ids.size(), 3u);
+}
+
 // Sessions of this test's database waiting for a lock held by another.
 int lock_waiters(const std::string& url) {
   PGconn* conn = PQconnectdb(url.c_str());

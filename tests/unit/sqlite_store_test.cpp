@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -280,6 +281,42 @@ TEST_F(SqliteStoreTest, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes
   EXPECT_EQ(kinds,
             (std::vector<std::string>{"$argon2d$v=16$m=8,t=1,p=4", "$argon2i$v=19$m=4096,t=3,p=1",
                                       "$argon2id$v=19$m=19456,t=2,p=1"}));
+}
+
+// Migration 4 gives every session already stored a public id of its own,
+// a version 4 UUID, and leaves its origin null (interface.md 11.2).
+TEST_F(SqliteStoreTest, Interface_11_2_MigrationFourGivesExistingSessionsIdsOfTheirOwn) {
+  {
+    sqlite::Connection old(path_);
+    old.execute(migrations()[0].sqlite_sql);
+    old.execute(migrations()[1].sqlite_sql);
+    old.execute(migrations()[2].sqlite_sql);
+    old.execute(
+        "CREATE TABLE schema_migrations ("
+        " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+        "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0), (3, 'third', 0);"
+        "INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'a@b.c', 0, 0);"
+        "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES "
+        "(x'01', 'u1', 1, 9000000000000), (x'02', 'u1', 2, 9000000000000),"
+        "(x'03', 'u1', 3, 9000000000000);");
+  }
+  sqlite::SqliteStore store(path_);
+  EXPECT_EQ(store.migrate(), migrations().back().version);
+  std::vector<SessionRecord> sessions;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
+            StoreStatus::ok);
+  ASSERT_EQ(sessions.size(), 3u);
+  std::set<std::string> ids;
+  for (const SessionRecord& s : sessions) {
+    EXPECT_TRUE(is_canonical_uuid(s.public_id)) << s.public_id;
+    EXPECT_EQ(s.public_id[14], '4') << s.public_id;
+    EXPECT_NE(std::string("89ab").find(s.public_id[19]), std::string::npos) << s.public_id;
+    EXPECT_EQ(s.client_address, std::nullopt);
+    EXPECT_EQ(s.user_agent, std::nullopt);
+    ids.insert(s.public_id);
+  }
+  EXPECT_EQ(ids.size(), 3u);
 }
 
 // Frames in the WAL file beside `db` (its 32-byte header, then frames of a

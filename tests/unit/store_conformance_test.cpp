@@ -295,6 +295,121 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneRemovesExpiredSessionsOnly) {
   });
 }
 
+// A session with its public id and origin (interface.md 11.2).
+SessionRecord session_of(const std::string& user_id, const std::string& token, Millis created,
+                         Millis expires) {
+  SessionRecord s{sha256(token), user_id, created, expires};
+  s.public_id = new_uuid_v4();
+  s.client_address = "192.0.2.1";
+  s.user_agent = "agent of " + token;
+  return s;
+}
+
+std::vector<std::string> ids_of(const std::vector<SessionRecord>& sessions) {
+  std::vector<std::string> ids;
+  for (const SessionRecord& s : sessions) ids.push_back(s.public_id);
+  return ids;
+}
+
+// interface.md 11.2: a user's live sessions come back newest first with
+// every column (public id, origin, null origin as null); revoked, expired
+// and other users' sessions are left out.
+TYPED_TEST(StoreConformance, Interface_11_2_ListLiveOfUserIsNewestFirstWithEveryColumn) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  const Millis now = 10'000;
+  SessionRecord older = session_of(a.id, "older", 1'000, 90'000);
+  SessionRecord newer = session_of(a.id, "newer", 2'000, 91'000);
+  SessionRecord bare{sha256("bare"), a.id, 1'500, 92'000};  // as a release before migration 4
+  bare.public_id = new_uuid_v4();
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert(older);
+    tx.sessions().insert(newer);
+    tx.sessions().insert(bare);
+    tx.sessions().insert(session_of(a.id, "expired", 3'000, now));
+    tx.sessions().insert(session_of(a.id, "revoked", 4'000, 90'000));
+    tx.sessions().insert(session_of(b.id, "other user", 5'000, 90'000));
+  });
+  this->write([&](Transaction& tx) { EXPECT_TRUE(tx.sessions().revoke(sha256("revoked"), now)); });
+  this->read([&](Transaction& tx) {
+    std::vector<SessionRecord> live = tx.sessions().list_live_of_user(a.id, now);
+    ASSERT_EQ(ids_of(live), (std::vector<std::string>{newer.public_id, bare.public_id,
+                                                       older.public_id}));
+    EXPECT_EQ(live[0].token_digest, newer.token_digest);
+    EXPECT_EQ(live[0].user_id, a.id);
+    EXPECT_EQ(live[0].created_at, 2'000);
+    EXPECT_EQ(live[0].expires_at, 91'000);
+    EXPECT_EQ(live[0].client_address, "192.0.2.1");
+    EXPECT_EQ(live[0].user_agent, "agent of newer");
+    EXPECT_EQ(live[1].client_address, std::nullopt);
+    EXPECT_EQ(live[1].user_agent, std::nullopt);
+    EXPECT_TRUE(tx.sessions().list_live_of_user("no-such-user", now).empty());
+  });
+}
+
+// interface.md 11.3: a session is revoked by its public id only for its own
+// user, only while live, and only once.
+TYPED_TEST(StoreConformance, Interface_11_3_RevokeByPublicIdNeedsTheOwnerAndALiveSession) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  const Millis now = 10'000;
+  SessionRecord mine = session_of(a.id, "mine", 1'000, 90'000);
+  SessionRecord kept = session_of(a.id, "kept", 1'000, 90'000);
+  SessionRecord expired = session_of(a.id, "expired", 1'000, now);
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert(mine);
+    tx.sessions().insert(kept);
+    tx.sessions().insert(expired);
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().revoke_by_public_id_of_user(b.id, mine.public_id, now));
+    EXPECT_FALSE(tx.sessions().revoke_by_public_id_of_user(a.id, expired.public_id, now));
+    EXPECT_FALSE(tx.sessions().revoke_by_public_id_of_user(a.id, new_uuid_v4(), now));
+  });
+  this->read([&](Transaction& tx) { EXPECT_TRUE(tx.sessions().user_of(mine.token_digest)); });
+  this->write([&](Transaction& tx) {
+    EXPECT_TRUE(tx.sessions().revoke_by_public_id_of_user(a.id, mine.public_id, now));
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().revoke_by_public_id_of_user(a.id, mine.public_id, now));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().user_of(mine.token_digest));
+    EXPECT_TRUE(tx.sessions().user_of(kept.token_digest));
+    EXPECT_EQ(ids_of(tx.sessions().list_live_of_user(a.id, now)),
+              std::vector<std::string>{kept.public_id});
+  });
+}
+
+// interface.md 11.1 and 11.3: every live session of the user but the kept
+// one is revoked; other users' sessions stay.
+TYPED_TEST(StoreConformance, Interface_11_3_RevokeOthersOfUserKeepsOneSessionAndOtherUsers) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  const Millis now = 10'000;
+  SessionRecord current = session_of(a.id, "current", 1'000, 90'000);
+  SessionRecord theirs = session_of(b.id, "theirs", 1'000, 90'000);
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert(current);
+    tx.sessions().insert(session_of(a.id, "other 1", 1'000, 90'000));
+    tx.sessions().insert(session_of(a.id, "other 2", 2'000, 90'000));
+    tx.sessions().insert(theirs);
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(tx.sessions().revoke_others_of_user(a.id, current.token_digest, now), 2);
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(tx.sessions().revoke_others_of_user(a.id, current.token_digest, now), 0);
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_TRUE(tx.sessions().user_of(current.token_digest));
+    EXPECT_FALSE(tx.sessions().user_of(sha256("other 1")));
+    EXPECT_FALSE(tx.sessions().user_of(sha256("other 2")));
+    EXPECT_TRUE(tx.sessions().user_of(theirs.token_digest));
+    EXPECT_EQ(tx.sessions().live_count(now), 2);
+  });
+}
+
 // ---- throttling -----------------------------------------------------------
 
 // interface.md 6 /login 4: a throttle reads the newest events of its key

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "store/records.hpp"
 
@@ -23,6 +24,18 @@ class SessionStore {
   // marks it) or goes at once (PostgreSQL deletes it) is the backend's.
   virtual bool revoke(const Sha256Digest& digest, Millis now) = 0;
   virtual void delete_of_user(std::string_view user_id) = 0;
+  // GET /sessions: the user's sessions neither revoked nor expired at
+  // `now`, newest first, every column read back.
+  virtual std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) = 0;
+  // DELETE /sessions/{id}: revokes the live session with this public id if
+  // it is the user's; false otherwise (another user's, unknown, expired or
+  // already revoked: the caller cannot tell which).
+  virtual bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
+                                           Millis now) = 0;
+  // DELETE /sessions and POST /password: revokes every session of the user
+  // but the one with `kept`; returns how many were revoked.
+  virtual std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
+                                             Millis now) = 0;
   // Sessions neither revoked nor expired at `now` (GET /metrics).
   virtual std::int64_t live_count(Millis now) = 0;
   // Removes the sessions expired at `now`, revoked or not; returns the rows

@@ -2,6 +2,7 @@
 // revoked or, once expired, by the pruner.
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
+#include "store/session_columns.hpp"
 #include "store/user_columns.hpp"
 
 namespace authd::postgres {
@@ -9,10 +10,9 @@ namespace authd::postgres {
 void Sessions::insert(const SessionRecord& s) {
   Params params;
   params.digest(s.token_digest).text(s.user_id).integer(s.created_at).integer(s.expires_at);
-  db_.run(
-      "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
-      "VALUES ($1, $2, $3, $4)",
-      params);
+  params.text(s.public_id).text(s.client_address).text(s.user_agent);
+  db_.run("INSERT INTO sessions (" AUTHD_SESSION_COLUMNS ") VALUES ($1, $2, $3, $4, $5, $6, $7)",
+          params);
 }
 
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
@@ -39,6 +39,47 @@ void Sessions::delete_of_user(std::string_view user_id) {
   Params params;
   params.text(user_id);
   db_.run("DELETE FROM sessions WHERE user_id = $1", params);
+}
+
+// Through sessions_by_user, as on SQLite: a public id is only ever looked
+// up among one user's sessions. Revoked rows are gone already; the
+// revoked_at test keeps the meaning if a later release marks instead.
+std::vector<SessionRecord> Sessions::list_live_of_user(std::string_view user_id, Millis now) {
+  Params params;
+  params.text(user_id).integer(now);
+  Result rows = db_.run("SELECT " AUTHD_SESSION_COLUMNS
+                        " FROM sessions WHERE user_id = $1 AND revoked_at IS NULL"
+                        " AND expires_at > $2 ORDER BY created_at DESC, public_id DESC",
+                        params);
+  std::vector<SessionRecord> sessions;
+  sessions.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) sessions.push_back(read_session(Row(rows, i)));
+  return sessions;
+}
+
+// Deletes, as revoke() does, so that an instance of an older release never
+// finds the session again.
+bool Sessions::revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
+                                           Millis now) {
+  Params params;
+  params.text(user_id).text(public_id).integer(now);
+  return db_.run(
+                "DELETE FROM sessions WHERE user_id = $1 AND public_id = $2"
+                " AND revoked_at IS NULL AND expires_at > $3",
+                params)
+             .affected() == 1;
+}
+
+std::int64_t Sessions::revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
+                                             Millis now) {
+  Params params;
+  params.text(user_id).digest(kept).integer(now);
+  return db_
+      .run(
+          "DELETE FROM sessions WHERE user_id = $1 AND token_digest <> $2"
+          " AND revoked_at IS NULL AND expires_at > $3",
+          params)
+      .affected();
 }
 
 std::int64_t Sessions::live_count(Millis now) {

@@ -1,5 +1,6 @@
 // How SQLite stores sessions: one row per token digest, marked when
 // revoked, deleted by the pruner once expired.
+#include "store/session_columns.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
 #include "store/user_columns.hpp"
@@ -8,9 +9,9 @@ namespace authd::sqlite {
 
 void Sessions::insert(const SessionRecord& s) {
   auto st = db_.prepare(
-      "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
-      "VALUES (?1, ?2, ?3, ?4)");
+      "INSERT INTO sessions (" AUTHD_SESSION_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   st.bind(1, s.token_digest).bind(2, s.user_id).bind(3, s.created_at).bind(4, s.expires_at);
+  st.bind(5, s.public_id).bind(6, s.client_address).bind(7, s.user_agent);
   st.run();
 }
 
@@ -36,6 +37,39 @@ void Sessions::delete_of_user(std::string_view user_id) {
   auto st = db_.prepare("DELETE FROM sessions WHERE user_id = ?1");
   st.bind(1, user_id);
   st.run();
+}
+
+// The user's sessions through sessions_by_user: no index on public_id,
+// which would cost every login one more index page in the WAL; a public id
+// is only ever looked up among one user's sessions.
+std::vector<SessionRecord> Sessions::list_live_of_user(std::string_view user_id, Millis now) {
+  auto st = db_.prepare("SELECT " AUTHD_SESSION_COLUMNS
+                        " FROM sessions WHERE user_id = ?1 AND revoked_at IS NULL"
+                        " AND expires_at > ?2 ORDER BY created_at DESC, public_id DESC");
+  st.bind(1, user_id).bind(2, now);
+  std::vector<SessionRecord> sessions;
+  while (st.step()) sessions.push_back(read_session(st));
+  return sessions;
+}
+
+bool Sessions::revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
+                                           Millis now) {
+  auto st = db_.prepare(
+      "UPDATE sessions SET revoked_at = ?3 WHERE user_id = ?1 AND public_id = ?2"
+      " AND revoked_at IS NULL AND expires_at > ?3");
+  st.bind(1, user_id).bind(2, public_id).bind(3, now);
+  st.run();
+  return db_.changes() == 1;
+}
+
+std::int64_t Sessions::revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
+                                             Millis now) {
+  auto st = db_.prepare(
+      "UPDATE sessions SET revoked_at = ?3 WHERE user_id = ?1 AND token_digest <> ?2"
+      " AND revoked_at IS NULL AND expires_at > ?3");
+  st.bind(1, user_id).bind(2, kept).bind(3, now);
+  st.run();
+  return db_.changes();
 }
 
 // Unexpired minus unexpired-and-revoked: both counts read an index alone
