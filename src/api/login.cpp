@@ -25,7 +25,10 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
     co_return bad_request("password: must be 1 to 255 characters");
 
   std::string canonical = canonical_email(*email);
-  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, {request.client_address, request.user_agent});
+  // Named, not a temporary in the co_await (GCC 12 destroys such a
+  // temporary too early: core/offload.hpp).
+  const SessionOrigin origin{request.client_address, request.user_agent};
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin);
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
       ApiResponse response = json_response(200, user_body(outcome.user));
