@@ -322,13 +322,13 @@ TEST(PostgresMigration, Interface_11_2_MigrationFourGivesOldAndOldStyleSessionsI
        "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0), (3, 'third', 0);"
        "INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'a@b.c', 0, 0);"
        "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES "
-       "('\\x01', 'u1', 1, 9000000000000), ('\\x02', 'u1', 2, 9000000000000);");
+       "(sha256('1'), 'u1', 1, 9000000000000), (sha256('2'), 'u1', 2, 9000000000000);");
   postgres::PostgresStore store(url, 2, 5s);
   EXPECT_EQ(store.migrate(), migrations().back().version);
   // The previous release's INSERT, after the migration.
   exec(
       "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
-      "VALUES ('\\x03', 'u1', 3, 9000000000000)");
+      "VALUES (sha256('3'), 'u1', 3, 9000000000000)");
   std::vector<SessionRecord> sessions;
   ASSERT_EQ(store.run(Store::Mode::read,
                       [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),

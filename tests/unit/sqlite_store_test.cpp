@@ -297,8 +297,8 @@ TEST_F(SqliteStoreTest, Interface_11_2_MigrationFourGivesExistingSessionsIdsOfTh
         "INSERT INTO schema_migrations VALUES (1, 'first', 0), (2, 'second', 0), (3, 'third', 0);"
         "INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'a@b.c', 0, 0);"
         "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES "
-        "(x'01', 'u1', 1, 9000000000000), (x'02', 'u1', 2, 9000000000000),"
-        "(x'03', 'u1', 3, 9000000000000);");
+        "(randomblob(32), 'u1', 1, 9000000000000), (randomblob(32), 'u1', 2, 9000000000000),"
+        "(randomblob(32), 'u1', 3, 9000000000000);");
   }
   sqlite::SqliteStore store(path_);
   EXPECT_EQ(store.migrate(), migrations().back().version);
