@@ -21,8 +21,7 @@ boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& reque
 boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request);
-boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx,
-                                                              ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 

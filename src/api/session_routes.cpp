@@ -134,7 +134,8 @@ boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiReque
   BearerCredentials credentials = parse_bearer(request.authorization);
   WipeOnExit wipe_token(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
-  SessionEnding ending = co_await end_own_session(ctx.auth, credentials.token, request.path_parameter);
+  SessionEnding ending =
+      co_await end_own_session(ctx.auth, credentials.token, request.path_parameter);
   co_return ending_response(ending);
 }
 

@@ -53,29 +53,19 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   // 1. Throttle, and count this attempt as a failure up front. Reserving the
   //    failure before hashing keeps the limit exact even when an attacker
   //    sends many guesses at once; it is released if the password matches.
-  ThrottleVerdict verdict;
-  std::int64_t email_event = 0;
-  std::vector<std::int64_t> client_events;
+  ReservedFailure reserved;
   std::optional<UserRecord> user;
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
-    client_events.clear();  // a transaction may run again
-    // One after the other: on PostgreSQL each check locks its key, and
-    // every login takes the locks in this same order.
-    ThrottleVerdict by_email =
-        check_throttle(tx, email_key, started, policy.login_failures_per_email);
-    verdict = combine(by_email, check_throttles(tx, per_client, started));
-    if (!verdict.allowed) return;
-    email_event = tx.throttle().insert_event(email_key, started);
-    for (const ThrottleCounter& counter : per_client)
-      client_events.push_back(tx.throttle().insert_event(counter.key, started));
-    user = tx.users().by_email(email);
+    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
+                                     started);  // a transaction may run again: all anew
+    if (reserved.verdict.allowed) user = tx.users().by_email(email);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;
-  if (!verdict.allowed) {
+  if (!reserved.verdict.allowed) {
     outcome.kind = LoginOutcome::Kind::throttled;
-    outcome.retry_after = verdict.retry_after;
+    outcome.retry_after = reserved.verdict.retry_after;
     co_return outcome;
   }
 
@@ -87,10 +77,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   VerifyResult verified = co_await ctx.hashing.verify(*place, password, stored_hash);
 
   // Un-counts this attempt only (a 403 is not a failed guess).
-  auto release = [&](Transaction& tx) {
-    tx.throttle().delete_event(email_event);
-    for (std::int64_t event : client_events) tx.throttle().delete_event(event);
-  };
+  auto release = [&](Transaction& tx) { reserved.release(tx); };
   if (!user || !verified.matches) {
     co_await wait_out_floor(verified);
     outcome.kind = LoginOutcome::Kind::invalid_credentials;  // the reservation stays
@@ -120,8 +107,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       found = Found::password_changed;
       return;
     }
-    tx.throttle().delete_events(email_key);  // a success clears the e-mail's count
-    for (std::int64_t event : client_events) tx.throttle().delete_event(event);
+    reserved.clear_on_success(tx, email_key);
     if (current->disabled) {  // disabled while we were hashing
       found = Found::disabled;
       return;

@@ -46,36 +46,30 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
     co_return outcome;
   }
 
-  // 3. The login throttles, and this attempt counted as a failure up front
-  //    (released on success), as login does: the same keys, taken in the
-  //    same order (the e-mail's, then the client's), so that on PostgreSQL
-  //    a login and a change of one account cannot deadlock.
+  // 3. The login throttles, and this attempt counted as a failed login up
+  //    front (released on success), as login does: the same keys, locked
+  //    in the same order, and the user's row only later (step 6), so that
+  //    on PostgreSQL a login and a change of one account cannot deadlock.
   const std::string email_key = login_email_key(user->email);
   const std::vector<ThrottleCounter> per_client =
       client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
                       policy.ipv6_aggregates);
-  ThrottleVerdict verdict;
-  std::vector<std::int64_t> events;
+  ReservedFailure reserved;
   auto reserve = [&](Transaction& tx) {
-    events.clear();  // a transaction may run again
-    Millis now = now_millis();
-    verdict = combine(check_throttle(tx, email_key, now, policy.login_failures_per_email),
-                      check_throttles(tx, per_client, now));
-    if (!verdict.allowed) return;
-    events.push_back(tx.throttle().insert_event(email_key, now));
-    for (const ThrottleCounter& counter : per_client)
-      events.push_back(tx.throttle().insert_event(counter.key, now));
+    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
+                                     now_millis());
   };
-  StoreStatus reserved = co_await ctx.db.write(reserve);
-  if (reserved != StoreStatus::ok) co_return outcome;
-  if (!verdict.allowed) {
+  StoreStatus counted = co_await ctx.db.write(reserve);
+  if (counted != StoreStatus::ok) co_return outcome;
+  if (!reserved.verdict.allowed) {
     outcome.kind = PasswordChangeOutcome::Kind::throttled;
-    outcome.retry_after = verdict.retry_after;
+    outcome.retry_after = reserved.verdict.retry_after;
     co_return outcome;
   }
 
   // 4. The current password, on the hashing pool. A wrong one stays counted.
-  VerifyResult verified = co_await ctx.hashing.verify(*place, current_password, user->password_hash);
+  VerifyResult verified =
+      co_await ctx.hashing.verify(*place, current_password, user->password_hash);
   if (!verified.matches) {
     outcome.kind = PasswordChangeOutcome::Kind::wrong_password;
     co_return outcome;
@@ -83,9 +77,7 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
 
   // 5. The new hash, outside any transaction.
   std::optional<std::string> phc = co_await ctx.hashing.hash(new_password);
-  auto release = [&](Transaction& tx) {
-    for (std::int64_t event : events) tx.throttle().delete_event(event);
-  };
+  auto release = [&](Transaction& tx) { reserved.release(tx); };
   if (!phc) {
     StoreStatus released = co_await ctx.db.write(release);
     outcome.kind = released == StoreStatus::ok ? PasswordChangeOutcome::Kind::busy
@@ -105,8 +97,7 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
     tx.users().update(*user);
     tx.reset_tokens().delete_of_user(user->id);
     tx.sessions().revoke_others_of_user(user->id, digest, now);
-    release(tx);
-    tx.throttle().delete_events(email_key);  // a success clears the e-mail's count, as a login's
+    reserved.clear_on_success(tx, email_key);  // as a login's success does
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

@@ -24,7 +24,9 @@ bool is_well_formed_utf8(std::string_view text) {
 
 std::optional<std::string> new_password_length_problem(std::string_view password,
                                                        std::string_view field) {
-  auto problem = [&](std::string_view rule) { return std::string(field) + ": " + std::string(rule); };
+  auto problem = [&](std::string_view rule) {
+    return std::string(field) + ": " + std::string(rule);
+  };
   if (!is_well_formed_utf8(password)) return problem("must be valid UTF-8");
   std::size_t length = count_code_points(password);
   if (length < kMinNewPasswordLength) return problem("must be at least 8 characters");

@@ -54,7 +54,8 @@ IssuedSession new_session(std::string_view user_id, Millis now, Duration lifetim
   issued.record.expires_at = now + lifetime.count();
   issued.record.public_id = new_uuid_v4();
   issued.record.client_address = origin.client_address;
-  if (origin.user_agent) issued.record.user_agent = utf8_prefix(*origin.user_agent, kMaxUserAgentBytes);
+  if (origin.user_agent)
+    issued.record.user_agent = utf8_prefix(*origin.user_agent, kMaxUserAgentBytes);
   return issued;
 }
 
@@ -91,7 +92,7 @@ boost::asio::awaitable<OwnSessions> list_own_sessions(AuthContext& ctx, const st
       if (session.token_digest == digest) own.current = session.public_id;
   };
   SessionEnding::Kind kind = co_await in_live_session(ctx, token, Store::Mode::read, list);
-  own.kind = kind == SessionEnding::Kind::ok            ? OwnSessions::Kind::ok
+  own.kind = kind == SessionEnding::Kind::ok              ? OwnSessions::Kind::ok
              : kind == SessionEnding::Kind::invalid_token ? OwnSessions::Kind::invalid_token
                                                           : OwnSessions::Kind::unavailable;
   co_return own;
@@ -105,7 +106,8 @@ boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const st
   for (char& c : id) c = ascii_lower(c);
   bool revoked = false;
   auto end = [&](Transaction& tx, const UserRecord& user, const Sha256Digest&, Millis now) {
-    if (is_canonical_uuid(id)) revoked = tx.sessions().revoke_by_public_id_of_user(user.id, id, now);
+    if (is_canonical_uuid(id))
+      revoked = tx.sessions().revoke_by_public_id_of_user(user.id, id, now);
   };
   SessionEnding::Kind kind = co_await in_live_session(ctx, token, Store::Mode::write, end);
   if (kind == SessionEnding::Kind::ok && !revoked) kind = SessionEnding::Kind::not_found;

@@ -23,7 +23,7 @@ struct IssuedSession {
 
 // Where a login came from (interface.md 11.2), recorded with its session.
 struct SessionOrigin {
-  std::string client_address;                 // the one the throttles count
+  std::string client_address;                  // the one the throttles count
   std::optional<std::string_view> user_agent;  // the header's value as sent; none: no header
 };
 

@@ -102,6 +102,29 @@ ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCount
   return verdict;
 }
 
+ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
+                                      RateLimit per_email,
+                                      const std::vector<ThrottleCounter>& per_client, Millis now) {
+  ReservedFailure reserved;
+  ThrottleVerdict by_email = check_throttle(tx, email_key, now, per_email);
+  reserved.verdict = combine(by_email, check_throttles(tx, per_client, now));
+  if (!reserved.verdict.allowed) return reserved;
+  reserved.email_event = tx.throttle().insert_event(email_key, now);
+  for (const ThrottleCounter& counter : per_client)
+    reserved.client_events.push_back(tx.throttle().insert_event(counter.key, now));
+  return reserved;
+}
+
+void ReservedFailure::release(Transaction& tx) const {
+  tx.throttle().delete_event(email_event);
+  for (std::int64_t event : client_events) tx.throttle().delete_event(event);
+}
+
+void ReservedFailure::clear_on_success(Transaction& tx, std::string_view email_key) const {
+  tx.throttle().delete_events(email_key);
+  for (std::int64_t event : client_events) tx.throttle().delete_event(event);
+}
+
 std::string login_email_key(std::string_view email) { return "login:email:" + std::string(email); }
 std::string login_client_key(std::string_view client) {
   return std::string(kLoginClientNamespace) + client_network(client);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -76,5 +77,26 @@ std::vector<ThrottleCounter> client_counters(ClientCounterKind kind,
 // Evaluates every counter (all must allow; the wait is the longest).
 ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCounter>& counters,
                                 Millis now);
+
+// An attempt at an account's password (a login, a password change),
+// counted as a failed login up front (interface.md 6 /login 4, 11.1):
+// the e-mail's counter, then the client's, are checked (on PostgreSQL each
+// check locks its key, and every attempt takes them in this order) and,
+// when all allow, an event is inserted in each. Reserving before hashing
+// keeps the limit exact under many guesses at once; a success releases it.
+struct ReservedFailure {
+  ThrottleVerdict verdict;
+  std::int64_t email_event = 0;
+  std::vector<std::int64_t> client_events;
+
+  // Un-counts this attempt (not a failed guess, e.g. a 403 or a 503).
+  void release(Transaction& tx) const;
+  // A success: clears the e-mail's count (this reservation with it) and
+  // releases the client's reservation.
+  void clear_on_success(Transaction& tx, std::string_view email_key) const;
+};
+ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
+                                      RateLimit per_email,
+                                      const std::vector<ThrottleCounter>& per_client, Millis now);
 
 }  // namespace authd

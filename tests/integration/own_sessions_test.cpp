@@ -131,8 +131,8 @@ TEST(OwnSessions, Interface_11_2_SessionIdIsNotTheTokenNorItsDigest) {
   std::string digest = sha256_hex(token);
   std::string lower_digest = digest;
   for (char& c : lower_digest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const std::string& secret : {token, token.substr(token.find('_') + 1), digest, lower_digest,
-                                    lower_digest.substr(0, 12)})
+  for (const std::string& secret :
+       {token, token.substr(token.find('_') + 1), digest, lower_digest, lower_digest.substr(0, 12)})
     EXPECT_EQ(res.body.find(secret), std::string::npos) << secret;
 }
 
@@ -188,9 +188,9 @@ TEST(OwnSessions, Interface_11_3_AnotherUsersSessionIdIs404) {
   std::string bob = authd.login("bob@example.com", kPassword);
   std::string bob_id = current_id(authd, bob);
   ASSERT_FALSE(bob_id.empty());
-  for (const std::string& id : {bob_id, std::string("01234567-89ab-4def-8123-456789abcdef"),
-                                std::string("not-a-uuid"), std::string("%00"),
-                                sha256_hex(bob), std::string(200, 'f')}) {
+  for (const std::string& id :
+       {bob_id, std::string("01234567-89ab-4def-8123-456789abcdef"), std::string("not-a-uuid"),
+        std::string("%00"), sha256_hex(bob), std::string(200, 'f')}) {
     HttpResponse res = end_session(authd, alice, id);
     EXPECT_EQ(res.status, 404) << id;
     EXPECT_EQ(res.body, R"({"code":404,"message":"Not Found"})") << id;
@@ -208,8 +208,8 @@ TEST(OwnSessions, Interface_11_3_DeletingSessionsRevokesAllButTheCurrent) {
   std::string third = authd.login(kEmail, kPassword);
   authd.add_user("bob@example.com", kPassword);
   std::string bob = authd.login("bob@example.com", kPassword);
-  HttpResponse res = send_request(authd.port(), "DELETE", "/sessions",
-                                  {{"Authorization", "Bearer " + caller}});
+  HttpResponse res =
+      send_request(authd.port(), "DELETE", "/sessions", {{"Authorization", "Bearer " + caller}});
   EXPECT_EQ(res.status, 204);
   EXPECT_TRUE(res.body.empty());
   EXPECT_EQ(get_with_token(authd.port(), "/me", other).status, 401);
@@ -220,10 +220,10 @@ TEST(OwnSessions, Interface_11_3_DeletingSessionsRevokesAllButTheCurrent) {
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0]["current"], true);
   // Nothing else to end: still 204.
-  EXPECT_EQ(send_request(authd.port(), "DELETE", "/sessions",
-                         {{"Authorization", "Bearer " + caller}})
-                .status,
-            204);
+  EXPECT_EQ(
+      send_request(authd.port(), "DELETE", "/sessions", {{"Authorization", "Bearer " + caller}})
+          .status,
+      204);
 }
 
 // interface.md 1.4: the account's paths answer other methods with 405 and
@@ -242,7 +242,7 @@ TEST(OwnSessions, Interface_1_4_AccountPathsAnswerOtherMethodsWith405) {
     EXPECT_EQ(res.status, 405) << method << " " << path;
     EXPECT_EQ(res.header("Allow"), allow) << method << " " << path;
   }
-  for (const std::string& path : {"/sessions/", "/sessions/a/b", "/session", "/sessions/a/"}) {
+  for (const char* path : {"/sessions/", "/sessions/a/b", "/session", "/sessions/a/"}) {
     HttpResponse res = send_request(authd.port(), "DELETE", path);
     EXPECT_EQ(res.status, 404) << path;
   }

@@ -59,17 +59,17 @@ TEST(PasswordChange, Interface_11_1_SuccessKeepsTheCallersSessionOnlyAndVoidsRes
   EXPECT_EQ(get_with_token(authd.port(), "/me", bob).status, 200);
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 401);
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kNewPassword)).status, 200);
-  EXPECT_EQ(post_json(authd.port(), "/reset", reset_body(reset_token, "yet another passphrase"))
-                .status,
-            401);
+  EXPECT_EQ(
+      post_json(authd.port(), "/reset", reset_body(reset_token, "yet another passphrase")).status,
+      401);
   std::string hash = without_trailing_newlines(
       authd.sql("select password_hash from users where email = '" + kEmail + "'"));
   EXPECT_EQ(hash.rfind("$argon2id$v=19$", 0), 0u) << hash;
   // interface.md 10.5: the store records the new hash's kind.
   std::string kind = hash.substr(0, hash.find('$', hash.find("p=")));
-  EXPECT_EQ(lines(authd.sql("select count(*) from password_hash_kinds where kind = '" + kind +
-                            "'")),
-            std::vector<std::string>{"1"});
+  EXPECT_EQ(
+      lines(authd.sql("select count(*) from password_hash_kinds where kind = '" + kind + "'")),
+      std::vector<std::string>{"1"});
 }
 
 // interface.md 11.1 and 1.10: the body's shape and the new password's rules
@@ -105,8 +105,7 @@ TEST(PasswordChange, Interface_11_1_BodyShapeAndNewPasswordRulesAre400) {
     }
   }
   // Before the credentials: the same 400 with no token at all.
-  HttpResponse anonymous =
-      post_json(authd.port(), "/password", change_body(kPassword, "short"));
+  HttpResponse anonymous = post_json(authd.port(), "/password", change_body(kPassword, "short"));
   EXPECT_EQ(anonymous.status, 400);
   EXPECT_TRUE(anonymous.header("WWW-Authenticate").empty());
   // Not JSON as a media type: 415 (1.6).
@@ -157,9 +156,9 @@ TEST(PasswordChange, Interface_11_1_WrongCurrentPasswordCountsForTheClientAddres
   std::string bob = authd.login("bob@example.com", kPassword);
   for (int i = 0; i < 2; ++i)
     ASSERT_EQ(change(authd, alice, change_body("wrong password", kNewPassword)).status, 403);
-  ASSERT_EQ(post_json(authd.port(), "/login", login_body("nobody@example.com", "wrong password"))
-                .status,
-            401);
+  ASSERT_EQ(
+      post_json(authd.port(), "/login", login_body("nobody@example.com", "wrong password")).status,
+      401);
   // Three failures from this client: bob's right password is throttled.
   HttpResponse blocked = change(authd, bob, change_body(kPassword, kNewPassword));
   EXPECT_EQ(blocked.status, 429);

@@ -84,8 +84,7 @@ TEST(OpenApi, EveryDocumentedOperationIsServed) {
 TEST(OpenApi, EveryOperationDocumentsItsSuccess) {
   for (const auto& [route, operation] : documented_operations()) {
     EXPECT_EQ(operation.statuses.count(200) + operation.statuses.count(204), 1u)
-        << "\"" << route << "\" (line " << operation.line
-        << ") documents no 200 or 204 response";
+        << "\"" << route << "\" (line " << operation.line << ") documents no 200 or 204 response";
   }
 }
 

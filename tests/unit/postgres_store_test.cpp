@@ -330,9 +330,10 @@ TEST(PostgresMigration, Interface_11_2_MigrationFourGivesOldAndOldStyleSessionsI
       "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) "
       "VALUES (sha256('3'), 'u1', 3, 9000000000000)");
   std::vector<SessionRecord> sessions;
-  ASSERT_EQ(store.run(Store::Mode::read,
-                      [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(Store::Mode::read,
+                [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
+      StoreStatus::ok);
   ASSERT_EQ(sessions.size(), 3u);
   std::set<std::string> ids;
   for (const SessionRecord& s : sessions) {

@@ -11,8 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -303,9 +303,10 @@ TEST_F(SqliteStoreTest, Interface_11_2_MigrationFourGivesExistingSessionsIdsOfTh
   sqlite::SqliteStore store(path_);
   EXPECT_EQ(store.migrate(), migrations().back().version);
   std::vector<SessionRecord> sessions;
-  ASSERT_EQ(store.run(Store::Mode::read,
-                      [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(Store::Mode::read,
+                [&](Transaction& tx) { sessions = tx.sessions().list_live_of_user("u1", 0); }),
+      StoreStatus::ok);
   ASSERT_EQ(sessions.size(), 3u);
   std::set<std::string> ids;
   for (const SessionRecord& s : sessions) {

@@ -333,8 +333,8 @@ TYPED_TEST(StoreConformance, Interface_11_2_ListLiveOfUserIsNewestFirstWithEvery
   this->write([&](Transaction& tx) { EXPECT_TRUE(tx.sessions().revoke(sha256("revoked"), now)); });
   this->read([&](Transaction& tx) {
     std::vector<SessionRecord> live = tx.sessions().list_live_of_user(a.id, now);
-    ASSERT_EQ(ids_of(live), (std::vector<std::string>{newer.public_id, bare.public_id,
-                                                       older.public_id}));
+    ASSERT_EQ(ids_of(live),
+              (std::vector<std::string>{newer.public_id, bare.public_id, older.public_id}));
     EXPECT_EQ(live[0].token_digest, newer.token_digest);
     EXPECT_EQ(live[0].user_id, a.id);
     EXPECT_EQ(live[0].created_at, 2'000);

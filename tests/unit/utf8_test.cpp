@@ -14,15 +14,20 @@ TEST(Utf8Prefix, Interface_11_2_AtMostTheLimitAndAlwaysWellFormed) {
       {"", ""},
       {"Mozilla", "Mozilla"},
       {std::string(10, 'a'), std::string(8, 'a')},
-      {"abcdefg\xC3\xA9", "abcdefg"},               // é would end at byte 9
-      {"abcdef\xC3\xA9x", "abcdef\xC3\xA9"},        // exactly 8 bytes, é whole
-      {"ab\xF0\x9F\x98\x80" "cd", "ab\xF0\x9F\x98\x80" "cd"},  // 4-byte emoji
+      {"abcdefg\xC3\xA9", "abcdefg"},         // é would end at byte 9
+      {"abcdef\xC3\xA9x", "abcdef\xC3\xA9"},  // exactly 8 bytes, é whole
+      {"ab\xF0\x9F\x98\x80"
+       "cd",
+       "ab\xF0\x9F\x98\x80"
+       "cd"},  // 4-byte emoji
       {"abcde\xF0\x9F\x98\x80", "abcde"},
-      {"a\xFF" "b", "a" + fffd + "b"},              // not UTF-8 at all
-      {"a\xC3", "a" + fffd},                        // a truncated sequence
-      {"a\xC0\xAF", "a" + fffd + fffd},             // an overlong '/'
-      {"a\xED\xA0\x80", "a" + fffd + fffd},         // a surrogate (fits 2 of 3)
-      {"abcdef\xFF", "abcdef"},                     // U+FFFD would not fit
+      {"a\xFF"
+       "b",
+       "a" + fffd + "b"},                    // not UTF-8 at all
+      {"a\xC3", "a" + fffd},                 // a truncated sequence
+      {"a\xC0\xAF", "a" + fffd + fffd},      // an overlong '/'
+      {"a\xED\xA0\x80", "a" + fffd + fffd},  // a surrogate (fits 2 of 3)
+      {"abcdef\xFF", "abcdef"},              // U+FFFD would not fit
   };
   for (const auto& [in, out] : cases) EXPECT_EQ(utf8_prefix(in, 8), out) << in;
   EXPECT_EQ(utf8_prefix(std::string(300, 'x'), 256), std::string(256, 'x'));

@@ -8,8 +8,8 @@
 namespace authd::sqlite {
 
 void Sessions::insert(const SessionRecord& s) {
-  auto st = db_.prepare(
-      "INSERT INTO sessions (" AUTHD_SESSION_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  auto st = db_.prepare("INSERT INTO sessions (" AUTHD_SESSION_COLUMNS
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   st.bind(1, s.token_digest).bind(2, s.user_id).bind(3, s.created_at).bind(4, s.expires_at);
   st.bind(5, s.public_id).bind(6, s.client_address).bind(7, s.user_agent);
   st.run();
