@@ -23,4 +23,11 @@ constexpr bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Without the spaces and tabs around it (HTTP's optional white space, OWS).
+constexpr std::string_view trim_ows(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
 }  // namespace authd
