@@ -4,6 +4,8 @@
 // Each route belongs to the public listener, the management one, or both
 // (interface.md 10.1); on the other listener its path is unknown (404), so
 // that the public port says nothing of what the management port serves.
+// The sign-up routes (interface.md 11.4-11.5) exist only with --signup
+// open: closed, their paths are unknown (404), the page's included.
 #include <array>
 
 #include "api/errors.hpp"
@@ -13,7 +15,7 @@
 namespace authd {
 namespace {
 
-enum class Served { publicly, on_management, on_both };
+enum class Served { publicly, on_management, on_both, with_signup_open };
 
 struct Route {
   std::string_view path;
@@ -22,8 +24,9 @@ struct Route {
   Handler handler;
   Served where = Served::publicly;
 
-  bool served_on(Listener listener) const {
+  bool served_on(Listener listener, bool signup_open) const {
     if (where == Served::on_both) return true;
+    if (where == Served::with_signup_open) return signup_open && listener == Listener::public_api;
     return (where == Served::on_management) == (listener == Listener::management);
   }
 };
@@ -35,6 +38,10 @@ constexpr std::array kRoutes = {
     Route{"/reset", "GET", false, &handle_reset_page},
     Route{"/reset.js", "GET", false, &handle_reset_script},
     Route{"/reset.css", "GET", false, &handle_reset_style},
+    Route{"/signup", "POST", true, &handle_signup, Served::with_signup_open},
+    Route{"/verify", "POST", true, &handle_verify, Served::with_signup_open},
+    Route{"/verify", "GET", false, &handle_verify_page, Served::with_signup_open},
+    Route{"/verify.js", "GET", false, &handle_verify_script, Served::with_signup_open},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
@@ -61,7 +68,9 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   const Route* match = nullptr;
   std::string allow;
   for (const Route& route : kRoutes) {
-    if (route.path != request.path || !route.served_on(request.listener)) continue;
+    if (route.path != request.path ||
+        !route.served_on(request.listener, ctx.auth.policy.signup_open))
+      continue;
     same_path = &route;
     if (route.method == request.method) match = &route;
     if (!allow.empty()) allow += ", ";
@@ -93,11 +102,11 @@ std::vector<std::string> route_list() {
   return list;
 }
 
-std::string methods_of_path(std::string_view path, std::string_view& route) {
+std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route) {
   std::string methods;
   for (const Route& r : kRoutes) {
     // CORS is the public listener's only.
-    if (r.path != path || !r.served_on(Listener::public_api)) continue;
+    if (r.path != path || !r.served_on(Listener::public_api, signup_open)) continue;
     if (!methods.empty()) methods += ", ";
     methods += r.method;
     route = r.path;
