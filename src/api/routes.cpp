@@ -50,15 +50,9 @@ constexpr std::array kRoutes = {
     Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},
 };
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "application/json", any case, parameters (e.g. charset) allowed.
 bool is_json_media_type(std::string_view value) {
-  return equals_ignoring_case(trim(value.substr(0, value.find(';'))), "application/json");
+  return equals_ignoring_case(trim_blanks(value.substr(0, value.find(';'))), "application/json");
 }
 
 }  // namespace

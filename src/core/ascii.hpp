@@ -1,4 +1,5 @@
-// ASCII case folding for protocol text: header values ("chunked",
+// ASCII for protocol text: trimming a field value's blanks (HTTP's optional
+// white space, spaces and tabs), and case folding for header values ("chunked",
 // "100-continue"), auth schemes ("Bearer"), media types, host names.
 // Not std::tolower: that one follows the C locale of the process, and a
 // protocol keyword must compare the same whatever locale is set (in a
@@ -21,6 +22,13 @@ constexpr bool equals_ignoring_case(std::string_view a, std::string_view b) {
     if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
   }
   return true;
+}
+
+// `text` without the spaces and tabs around it.
+constexpr std::string_view trim_blanks(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
 }
 
 }  // namespace authd

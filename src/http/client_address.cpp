@@ -13,15 +13,6 @@ namespace ip = boost::asio::ip;
 
 namespace {
 
-constexpr std::string_view kWhiteSpace = " \t";
-
-std::string_view trim(std::string_view text) {
-  auto first = text.find_first_not_of(kWhiteSpace);
-  if (first == std::string_view::npos) return {};
-  auto last = text.find_last_not_of(kWhiteSpace);
-  return text.substr(first, last - first + 1);
-}
-
 ip::address unmapped(const ip::address& address) {
   if (address.is_v6() && address.to_v6().is_v4_mapped())
     return ip::make_address_v4(ip::v4_mapped, address.to_v6());
@@ -148,7 +139,7 @@ Hop forwarded_element(std::string_view element) {
   if (!pairs) return std::nullopt;
   std::optional<std::string> node;
   for (std::string_view pair : *pairs) {
-    pair = trim(pair);
+    pair = trim_blanks(pair);
     if (pair.empty()) continue;
     auto equals = pair.find('=');
     if (equals == std::string_view::npos) return std::nullopt;
@@ -175,7 +166,7 @@ std::vector<std::string_view> list_entries(const std::vector<std::string_view>& 
       std::size_t start = 0;
       while (true) {
         auto comma = field.find(',', start);
-        entries.push_back(trim(field.substr(start, comma - start)));
+        entries.push_back(trim_blanks(field.substr(start, comma - start)));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
@@ -186,7 +177,7 @@ std::vector<std::string_view> list_entries(const std::vector<std::string_view>& 
       entries.push_back(std::string_view());  // unreadable: an empty, malformed entry
       continue;
     }
-    for (std::string_view part : *parts) entries.push_back(trim(part));
+    for (std::string_view part : *parts) entries.push_back(trim_blanks(part));
   }
   return entries;
 }
