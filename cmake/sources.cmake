@@ -16,8 +16,9 @@ set(AUTHD_CORE_SOURCES
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
-  ${AUTHD_ROOT}/src/auth/password_change.cpp ${AUTHD_ROOT}/src/auth/password_rules.cpp
-  ${AUTHD_ROOT}/src/auth/recovery.cpp
+  ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
+  ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
+  ${AUTHD_ROOT}/src/auth/signup.cpp
   ${AUTHD_ROOT}/src/auth/session.cpp ${AUTHD_ROOT}/src/auth/throttle.cpp
   # store/
   ${AUTHD_ROOT}/src/store/migrations.cpp ${AUTHD_ROOT}/src/store/open_store.cpp
@@ -27,12 +28,14 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/backup.cpp ${AUTHD_ROOT}/src/store/sqlite/checkpointer.cpp
   ${AUTHD_ROOT}/src/store/sqlite/connection.cpp ${AUTHD_ROOT}/src/store/sqlite/outbox.cpp
   ${AUTHD_ROOT}/src/store/sqlite/reset_tokens.cpp ${AUTHD_ROOT}/src/store/sqlite/sessions.cpp
+  ${AUTHD_ROOT}/src/store/sqlite/signups.cpp
   ${AUTHD_ROOT}/src/store/sqlite/sqlite_store.cpp
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
   # store/postgres/
   ${AUTHD_ROOT}/src/store/postgres/connection.cpp ${AUTHD_ROOT}/src/store/postgres/outbox.cpp
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
+  ${AUTHD_ROOT}/src/store/postgres/signups.cpp
   ${AUTHD_ROOT}/src/store/postgres/throttle_events.cpp ${AUTHD_ROOT}/src/store/postgres/users.cpp
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
@@ -42,10 +45,11 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/forgot.cpp ${AUTHD_ROOT}/src/api/hashing_busy.cpp
   ${AUTHD_ROOT}/src/api/healthz.cpp ${AUTHD_ROOT}/src/api/json_body.cpp
-  ${AUTHD_ROOT}/src/api/login.cpp ${AUTHD_ROOT}/src/api/metrics.cpp ${AUTHD_ROOT}/src/api/password.cpp
-  ${AUTHD_ROOT}/src/api/reset.cpp
-  ${AUTHD_ROOT}/src/api/reset_page.cpp ${AUTHD_ROOT}/src/api/routes.cpp
-  ${AUTHD_ROOT}/src/api/session_routes.cpp ${AUTHD_ROOT}/src/api/user_json.cpp
+  ${AUTHD_ROOT}/src/api/login.cpp ${AUTHD_ROOT}/src/api/metrics.cpp ${AUTHD_ROOT}/src/api/pages.cpp
+  ${AUTHD_ROOT}/src/api/password.cpp ${AUTHD_ROOT}/src/api/reset.cpp
+  ${AUTHD_ROOT}/src/api/routes.cpp ${AUTHD_ROOT}/src/api/session_routes.cpp
+  ${AUTHD_ROOT}/src/api/signup.cpp ${AUTHD_ROOT}/src/api/user_json.cpp
+  ${AUTHD_ROOT}/src/api/verify.cpp
   # http/
   ${AUTHD_ROOT}/src/http/client_address.cpp ${AUTHD_ROOT}/src/http/connection_registry.cpp
   ${AUTHD_ROOT}/src/http/cors.cpp ${AUTHD_ROOT}/src/http/exchange.cpp

@@ -4,7 +4,9 @@
 # what a reader is told to expect: 200 on login with a token header, the
 # User on /me, 200 on logout, then 401; a reset mail after /forgot, and a
 # reset with its token after which the new password logs in; the sessions
-# listed, one ended by id, a password change, the other sessions ended.
+# listed, one ended by id, a password change, the other sessions ended; a
+# sign-up (the server runs with --signup open), its mail, and the 201 of
+# /verify.
 set -euo pipefail
 authd="$1"
 readme="$2"
@@ -19,9 +21,9 @@ cd "$work"
 
 # The sh blocks of the "Walkthrough with curl" section, in order.
 awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$readme"
-[ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
+[ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] && [ -s block3.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
 
-"$authd" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --database sqlite:authd.db >authd.log 2>&1 &
+"$authd" serve --signup open --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --database sqlite:authd.db >authd.log 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -s port ] && curl -fs "http://127.0.0.1:$(cat port)/healthz" >/dev/null && break; sleep 0.05; done
 port="$(cat port)"
@@ -30,11 +32,13 @@ substitute() { sed -e "s#\./build/authd#$authd#g" -e "s#http://127.0.0.1:8080#ht
 substitute block0.sh > walkthrough.sh
 substitute block1.sh > forgot.sh
 substitute block2.sh > account.sh
+substitute block3.sh > signup.sh
 bash -eu -o pipefail walkthrough.sh > walkthrough.out 2>&1 || { cat walkthrough.out; exit 1; }
 bash -eu -o pipefail forgot.sh > forgot.out 2>&1 || { cat forgot.out; exit 1; }
 bash -eu -o pipefail account.sh > account.out 2>&1 || { cat account.out; exit 1; }
+bash -eu -o pipefail signup.sh > signup.out 2>&1 || { cat signup.out; exit 1; }
 
-fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out; echo "--- authd log"; cat authd.log; exit 1; }
+fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out; echo "--- authd log"; cat authd.log; exit 1; }
 grep -q '^HTTP/1.1 200 OK' walkthrough.out || fail "login did not answer 200"
 grep -q '^Authorization: Bearer authd_' walkthrough.out || fail "no token header on login"
 [ "$(grep -o '"email":"alice@example.com"' walkthrough.out | wc -l)" -ge 3 ] || fail "login, /me and /logout should each show the User"
@@ -51,4 +55,11 @@ grep -q '"code":401' account.out || fail "the phone's token was not refused afte
 grep -q '"email":"alice@example.com"' account.out || fail "/password did not answer the User"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/login" -H 'Content-Type: application/json' \
     -d '{"email":"alice@example.com","password":"yet another passphrase"}')" = 200 ] || fail "the changed password does not log in"
+grep -q '{"email":"bob@example.com"}' signup.out || fail "/signup did not answer the canonical e-mail"
+grep -q 'verify#token=authdsu_' mail/*.eml || fail "no sign-up mail with a link"
+grep -q '^HTTP/1.1 201 Created' signup.out || fail "/verify did not answer 201"
+grep -q '^Authorization: Bearer authd_' signup.out || fail "no token header on /verify"
+grep -q '"displayName":"Bob"' signup.out || fail "/verify did not answer the new User"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/login" -H 'Content-Type: application/json' \
+    -d '{"email":"bob@example.com","password":"bob has a long passphrase"}')" = 200 ] || fail "the signed-up account does not log in"
 echo "README walkthrough: 1 passed, 0 failed"

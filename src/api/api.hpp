@@ -69,11 +69,13 @@ using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&
 // 404, 405, 415 (interface.md 1.4, 1.6), then the route's handler.
 boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& request);
 
-// Every route authd serves, for documentation tests: "METHOD /path".
+// Every route authd serves (the sign-up routes included), for
+// documentation tests: "METHOD /path".
 std::vector<std::string> route_list();
 
 // The methods served on `path` ("GET, POST"), for CORS preflights; empty
-// when no route has that path. `route` is set to the route's label.
-std::string methods_of_path(std::string_view path, std::string_view& route);
+// when no route has that path (the sign-up routes count only when
+// `signup_open`). `route` is set to the route's label.
+std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route);
 
 }  // namespace authd

@@ -10,10 +10,16 @@ namespace authd {
 boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& request);
-// The reset page and its own script and style sheet (api/reset_page.cpp).
+// The reset page and its own script and style sheet, the sign-up
+// confirmation page and its script (api/pages.cpp).
 boost::asio::awaitable<ApiResponse> handle_reset_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset_style(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_verify_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_verify_script(ApiContext& ctx, ApiRequest& request);
+// Self-service sign-up (api/signup.cpp, api/verify.cpp).
+boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and

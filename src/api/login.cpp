@@ -30,13 +30,8 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   const SessionOrigin origin{request.client_address, request.user_agent};
   LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin);
   switch (outcome.kind) {
-    case LoginOutcome::Kind::success: {
-      ApiResponse response = json_response(200, user_body(outcome.user));
-      response.headers.emplace_back("Authorization", "Bearer " + outcome.token);
-      response.holds_secret = true;  // wiped once sent, like this copy now
-      wipe(outcome.token);
-      co_return response;
-    }
+    case LoginOutcome::Kind::success:
+      co_return session_response(200, outcome.user, outcome.token);
     case LoginOutcome::Kind::invalid_credentials:
       co_return error_response(401);
     case LoginOutcome::Kind::disabled:

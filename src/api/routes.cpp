@@ -6,6 +6,8 @@
 // that the public port says nothing of what the management port serves.
 // A path may have one parameter segment (api/path_pattern.hpp); the route's
 // pattern, not the path sent, labels the request in logs and metrics.
+// The sign-up routes (interface.md 11.4-11.5) exist only with --signup
+// open: closed, their paths are unknown (404), the page's included.
 #include <array>
 
 #include "api/errors.hpp"
@@ -16,7 +18,7 @@
 namespace authd {
 namespace {
 
-enum class Served { publicly, on_management, on_both };
+enum class Served { publicly, on_management, on_both, with_signup_open };
 
 struct Route {
   std::string_view path;
@@ -25,8 +27,9 @@ struct Route {
   Handler handler;
   Served where = Served::publicly;
 
-  bool served_on(Listener listener) const {
+  bool served_on(Listener listener, bool signup_open) const {
     if (where == Served::on_both) return true;
+    if (where == Served::with_signup_open) return signup_open && listener == Listener::public_api;
     return (where == Served::on_management) == (listener == Listener::management);
   }
 };
@@ -38,6 +41,10 @@ constexpr std::array kRoutes = {
     Route{"/reset", "GET", false, &handle_reset_page},
     Route{"/reset.js", "GET", false, &handle_reset_script},
     Route{"/reset.css", "GET", false, &handle_reset_style},
+    Route{"/signup", "POST", true, &handle_signup, Served::with_signup_open},
+    Route{"/verify", "POST", true, &handle_verify, Served::with_signup_open},
+    Route{"/verify", "GET", false, &handle_verify_page, Served::with_signup_open},
+    Route{"/verify.js", "GET", false, &handle_verify_script, Served::with_signup_open},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
     Route{"/password", "POST", true, &handle_change_password},
@@ -63,7 +70,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string allow;
   std::string_view parameter;
   for (const Route& route : kRoutes) {
-    if (!route.served_on(request.listener) || !match_path(route.path, request.path, parameter))
+    if (!route.served_on(request.listener, ctx.auth.policy.signup_open) ||
+        !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;
     request.path_parameter = parameter;
@@ -97,12 +105,13 @@ std::vector<std::string> route_list() {
   return list;
 }
 
-std::string methods_of_path(std::string_view path, std::string_view& route) {
+std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route) {
   std::string methods;
   for (const Route& r : kRoutes) {
     // CORS is the public listener's only.
     std::string_view parameter;
-    if (!r.served_on(Listener::public_api) || !match_path(r.path, path, parameter)) continue;
+    if (!r.served_on(Listener::public_api, signup_open) || !match_path(r.path, path, parameter))
+      continue;
     if (!methods.empty()) methods += ", ";
     methods += r.method;
     route = r.path;

@@ -1,5 +1,8 @@
 #include "api/user_json.hpp"
 
+#include "api/errors.hpp"
+#include "core/wipe.hpp"
+
 #include <optional>
 #include <string_view>
 
@@ -58,6 +61,14 @@ nlohmann::json user_json(const UserRecord& user) { return nlohmann::json::parse(
 
 std::string dump_json(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+ApiResponse session_response(int status, const UserRecord& user, std::string& token) {
+  ApiResponse response = json_response(status, user_body(user));
+  response.headers.emplace_back("Authorization", "Bearer " + token);
+  response.holds_secret = true;  // wiped once sent, like this copy now
+  wipe(token);
+  return response;
 }
 
 }  // namespace authd

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/api.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -16,6 +17,11 @@ std::string user_body(const UserRecord& user);
 
 // The same as a json value (the CLI adds to it).
 nlohmann::json user_json(const UserRecord& user);
+
+// A new session's answer (the 200 of /login, the 201 of /verify): the User
+// as the body, the bearer token in the Authorization header (interface.md
+// 5.2). The response holds the secret (wiped once sent); `token` is wiped.
+ApiResponse session_response(int status, const UserRecord& user, std::string& token);
 
 // Serialises a response body; never throws on odd bytes in stored data.
 std::string dump_json(const nlohmann::json& value);

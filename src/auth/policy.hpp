@@ -30,6 +30,15 @@ struct AuthPolicy {
   RateLimit reset_mails_per_email_short{1, std::chrono::minutes(1)};
   RateLimit reset_mails_per_email_long{5, std::chrono::hours(1)};
 
+  // Self-service sign-up (interface.md 11.4-11.5): off unless opened; its
+  // limits are /forgot's, counted apart from them. Sign-up mails wait out
+  // the same random delay as reset mails (reset_mail_jitter).
+  bool signup_open = false;
+  Duration signup_token_lifetime = std::chrono::hours(24);
+  RateLimit signup_requests_per_client{100, std::chrono::minutes(15)};
+  RateLimit signup_mails_per_email_short{1, std::chrono::minutes(1)};
+  RateLimit signup_mails_per_email_long{5, std::chrono::hours(1)};
+
   // Throttling events older than this can no longer count in any window.
   Duration longest_window() const;
 };

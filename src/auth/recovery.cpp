@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "auth/mail_request.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
@@ -13,11 +14,6 @@
 
 namespace authd {
 namespace {
-
-Millis random_delay(Duration most) {
-  if (most.count() <= 0) return 0;
-  return randombytes_uniform(static_cast<std::uint32_t>(most.count()) + 1);
-}
 
 // The account a reset token may still be used for: the token is known, not
 // expired, and its account exists and is enabled.
@@ -36,12 +32,15 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
                                                              const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
-  // The client's own counter, and for IPv6 its /56's and /48's.
-  const std::vector<ThrottleCounter> per_client =
+  // The client's own counter (and for IPv6 its /56's and /48's), and the
+  // address's mail limits.
+  const MailRequestLimits limits{
       client_counters(ClientCounterKind::forgot, client_address, policy.forgot_requests_per_client,
-                      policy.ipv6_aggregates);
-  const std::string mail_key = reset_mail_key(email);
-  Millis now = now_millis();
+                      policy.ipv6_aggregates),
+      reset_mail_key(email), policy.reset_mails_per_email_short, policy.reset_mails_per_email_long};
+  OutboxRecord mail;
+  mail.kind = std::string(kResetMailKind);
+  mail.email = email;  // no user id: the account is found at delivery
   ThrottleVerdict verdict;
 
   // The same statements with the same rows, whether the address has an
@@ -51,20 +50,7 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   // the mail limits count and what the outbox row is keyed by; the worker
   // resolves the account at delivery and drops a request that has none.
   auto work = [&](Transaction& tx) {
-    verdict = check_throttles(tx, per_client, now);
-    if (!verdict.allowed) return;
-    for (const ThrottleCounter& counter : per_client) tx.throttle().insert_event(counter.key, now);
-
-    auto [short_term, long_term] = check_throttles(
-        tx, mail_key, now, policy.reset_mails_per_email_short, policy.reset_mails_per_email_long);
-    if (!short_term.allowed || !long_term.allowed) return;  // 200 all the same; nothing enqueued
-    tx.throttle().insert_event(mail_key, now);
-    OutboxRecord mail;
-    mail.kind = std::string(kResetMailKind);
-    mail.email = email;  // no user id: the account is found at delivery
-    mail.created_at = now;
-    mail.next_attempt_at = now + random_delay(policy.reset_mail_jitter);
-    tx.outbox().enqueue(mail);
+    verdict = count_and_queue_mail(tx, limits, mail, now_millis(), policy.reset_mail_jitter);
   };
   StoreStatus status = co_await ctx.db.write(work);
 

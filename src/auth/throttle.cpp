@@ -14,7 +14,8 @@ namespace authd {
 Duration AuthPolicy::longest_window() const {
   return std::max({login_failures_per_email.window, login_failures_per_client.window,
                    forgot_requests_per_client.window, reset_mails_per_email_short.window,
-                   reset_mails_per_email_long.window});
+                   reset_mails_per_email_long.window, signup_requests_per_client.window,
+                   signup_mails_per_email_short.window, signup_mails_per_email_long.window});
 }
 
 ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, RateLimit limit) {
@@ -55,6 +56,19 @@ namespace {
 
 constexpr std::string_view kLoginClientNamespace = "login:client:";
 constexpr std::string_view kForgotClientNamespace = "forgot:client:";
+constexpr std::string_view kSignupClientNamespace = "signup:client:";
+
+std::string_view client_namespace(ClientCounterKind kind) {
+  switch (kind) {
+    case ClientCounterKind::login:
+      return kLoginClientNamespace;
+    case ClientCounterKind::forgot:
+      return kForgotClientNamespace;
+    case ClientCounterKind::signup:
+      break;
+  }
+  return kSignupClientNamespace;
+}
 
 // The IPv6 network of `address` with `prefix` bits (a multiple of 8), as
 // "net/prefix"; nothing when `address` is not IPv6 (or is IPv4-mapped).
@@ -78,8 +92,7 @@ std::string client_network(std::string_view address) {
 std::vector<ThrottleCounter> client_counters(ClientCounterKind kind,
                                              std::string_view client_address, RateLimit per_client,
                                              Ipv6Aggregates aggregates) {
-  const std::string_view name_space =
-      kind == ClientCounterKind::login ? kLoginClientNamespace : kForgotClientNamespace;
+  const std::string_view name_space = client_namespace(kind);
   std::vector<ThrottleCounter> counters;
   counters.push_back({std::string(name_space) + client_network(client_address), per_client});
   auto add = [&](int prefix, unsigned factor) {
@@ -133,5 +146,6 @@ std::string forgot_client_key(std::string_view client) {
   return std::string(kForgotClientNamespace) + client_network(client);
 }
 std::string reset_mail_key(std::string_view email) { return "mail:reset:" + std::string(email); }
+std::string signup_mail_key(std::string_view email) { return "mail:signup:" + std::string(email); }
 
 }  // namespace authd

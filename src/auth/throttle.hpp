@@ -55,6 +55,7 @@ std::string login_email_key(std::string_view canonical_email);
 std::string login_client_key(std::string_view client_address);
 std::string forgot_client_key(std::string_view client_address);
 std::string reset_mail_key(std::string_view canonical_email);
+std::string signup_mail_key(std::string_view canonical_email);
 
 // One counter that a request counts in, and its limit.
 struct ThrottleCounter {
@@ -62,10 +63,10 @@ struct ThrottleCounter {
   RateLimit limit;
 };
 
-enum class ClientCounterKind { login, forgot };
+enum class ClientCounterKind { login, forgot, signup };
 
 // The per-client counters of `client_address`: its own (the key of
-// login_client_key or forgot_client_key) at `per_client`, and for an IPv6
+// login_client_key or forgot_client_key, or "signup:client:...") at `per_client`, and for an IPv6
 // client those of its /56 and /48 at `per_client` times the factors, in the
 // same window and namespace ("login:client:2001:db8:1:200::/56").
 // An IPv4 client has one counter: each more costs a read and a write in

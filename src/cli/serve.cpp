@@ -181,6 +181,7 @@ int run_serve(const Config& config) {
                       {.from = config.mail_from,
                        .public_url = config.public_url,
                        .reset_token_lifetime = config.policy.reset_token_lifetime,
+                       .signup_token_lifetime = config.policy.signup_token_lifetime,
                        .lease = config.mail_claim_lease,
                        .concurrency = config.mail_concurrency});
   const AuthPolicy& policy = config.policy;

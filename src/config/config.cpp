@@ -122,6 +122,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_hashing_options(app, c);
   add_lifetime_options(app, c);
   add_throttling_options(app, c);
+  add_signup_options(app, c);
   add_smtp_options(app, c);
   add_mail_delivery_options(app, c);
 }

@@ -39,6 +39,9 @@ void add_hashing_options(CLI::App& app, Config& c);
 void add_lifetime_options(CLI::App& app, Config& c);
 // Throttling of logins, /forgot and reset mails.
 void add_throttling_options(CLI::App& app, Config& c);
+// Self-service sign-up (interface.md 11.4-11.5): --signup and its token
+// lifetime and limits.
+void add_signup_options(CLI::App& app, Config& c);
 // How mail leaves: the transport, and the SMTP relay's settings.
 void add_smtp_options(CLI::App& app, Config& c);
 // The outbox worker's deliveries, and the mail itself.

@@ -58,15 +58,15 @@ void add_throttling_options(CLI::App& app, Config& c) {
             "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
   app.add_option("--ipv6-56-limit-factor", c.policy.ipv6_aggregates.per_56,
                  "The /56 around an IPv6 client's /64 may have this many times "
-                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /56 "
-                 "counter)")
+                 "--login-client-limit, --forgot-client-limit and --signup-client-limit, in the "
+                 "same window (0: no /56 counter)")
       ->envname("AUTHD_IPV6_56_LIMIT_FACTOR")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   app.add_option("--ipv6-48-limit-factor", c.policy.ipv6_aggregates.per_48,
                  "The /48 around an IPv6 client's /64 may have this many times "
-                 "--login-client-limit and --forgot-client-limit, in the same window (0: no /48 "
-                 "counter)")
+                 "--login-client-limit, --forgot-client-limit and --signup-client-limit, in the "
+                 "same window (0: no /48 counter)")
       ->envname("AUTHD_IPV6_48_LIMIT_FACTOR")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
@@ -75,8 +75,26 @@ void add_throttling_options(CLI::App& app, Config& c) {
   add_limit(app, "--reset-mail-limit-long", c.policy.reset_mails_per_email_long,
             "AUTHD_RESET_MAIL_LIMIT_LONG", "Reset mails per e-mail, long window");
   add_duration(app, "--reset-mail-delay", c.policy.reset_mail_jitter, "AUTHD_RESET_MAIL_DELAY",
-               "A reset mail is due after a random delay up to this (hides the worker's disk "
-               "writes from the timing of /forgot)");
+               "A reset or sign-up mail is due after a random delay up to this (hides the "
+               "worker's disk writes from the timing of /forgot and /signup)");
+}
+
+void add_signup_options(CLI::App& app, Config& c) {
+  app.add_option_function<std::string>(
+         "--signup", [&c](const std::string& v) { c.policy.signup_open = v == "open"; },
+         "Self-service sign-up (POST /signup, POST and GET /verify): open or closed (the "
+         "routes answer 404)")
+      ->envname("AUTHD_SIGNUP")
+      ->default_str("closed")
+      ->check(CLI::IsMember({"open", "closed"}));
+  add_duration(app, "--signup-token-lifetime", c.policy.signup_token_lifetime,
+               "AUTHD_SIGNUP_TOKEN_LIFETIME", "Validity of a sign-up's verification link");
+  add_limit(app, "--signup-client-limit", c.policy.signup_requests_per_client,
+            "AUTHD_SIGNUP_CLIENT_LIMIT", "Valid /signup requests per client address before 429");
+  add_limit(app, "--signup-mail-limit-short", c.policy.signup_mails_per_email_short,
+            "AUTHD_SIGNUP_MAIL_LIMIT_SHORT", "Sign-up mails per e-mail, short window");
+  add_limit(app, "--signup-mail-limit-long", c.policy.signup_mails_per_email_long,
+            "AUTHD_SIGNUP_MAIL_LIMIT_LONG", "Sign-up mails per e-mail, long window");
 }
 
 void add_smtp_options(CLI::App& app, Config& c) {

@@ -253,8 +253,9 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
   } else {
     ApiRequest request = api_request(req, answer.method, client, settings);
     preflight = answer_preflight(
-        {answer.method, request.path, req.count("Access-Control-Request-Method") > 0}, origin,
-        settings.cors_max_age);
+        {answer.method, request.path, req.count("Access-Control-Request-Method") > 0,
+         context.api.auth.policy.signup_open},
+        origin, settings.cors_max_age);
     if (preflight) {
       answer.response = std::move(*preflight);
     } else {

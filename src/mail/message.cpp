@@ -112,26 +112,54 @@ std::string render_rfc5322(const MailMessage& m) {
       head, boundary, boundary, kText, view(text), boundary, view(html), boundary);
 }
 
-std::string reset_link(std::string_view public_url, std::string_view token) {
-  // Built in place, one allocation: fmt::format would leave a copy in its
-  // buffer on the stack.
-  constexpr std::string_view kPath = "/reset#token=";
+namespace {
+
+// {public_url}{path}#token=<token>, built in place, one allocation:
+// fmt::format would leave a copy in its buffer on the stack.
+std::string link_with_token(std::string_view public_url, std::string_view path,
+                            std::string_view token) {
+  constexpr std::string_view kFragment = "#token=";
   std::string_view base = without_trailing_slash(public_url);
   std::string link;
-  link.reserve(base.size() + kPath.size() + token.size());
-  link.append(base).append(kPath).append(token);
+  link.reserve(base.size() + path.size() + kFragment.size() + token.size());
+  link.append(base).append(path).append(kFragment).append(token);
   return link;
+}
+
+// A message's envelope and headers; the caller writes the bodies.
+MailMessage new_mail(std::string_view from, std::string_view to, std::string subject,
+                     std::string_view public_url, Millis now) {
+  MailMessage m;
+  m.from = std::string(from);
+  m.to = std::string(to);
+  m.subject = std::move(subject);
+  m.date = now;
+  m.message_id = fmt::format("<{}@{}>", new_uuid_v7(now), url_host(public_url));
+  return m;
+}
+
+// "24 hours", "1 hour", "90 minutes".
+std::string in_words(Duration lifetime) {
+  auto minutes = std::chrono::duration_cast<std::chrono::minutes>(lifetime).count();
+  if (minutes >= 60 && minutes % 60 == 0)
+    return fmt::format("{} hour{}", minutes / 60, minutes == 60 ? "" : "s");
+  return fmt::format("{} minute{}", minutes, minutes == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string reset_link(std::string_view public_url, std::string_view token) {
+  return link_with_token(public_url, "/reset", token);
+}
+
+std::string verify_link(std::string_view public_url, std::string_view token) {
+  return link_with_token(public_url, "/verify", token);
 }
 
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, std::string_view token,
                                 Duration lifetime, Millis now) {
-  MailMessage m;
-  m.from = std::string(from);
-  m.to = std::string(to);
-  m.subject = "Reset your password";
-  m.date = now;
-  m.message_id = fmt::format("<{}@{}>", new_uuid_v7(now), url_host(public_url));
+  MailMessage m = new_mail(from, to, "Reset your password", public_url, now);
   auto minutes = std::chrono::duration_cast<std::chrono::minutes>(lifetime).count();
   std::string link = reset_link(public_url, token);
   m.text_body = format_secret(
@@ -151,6 +179,58 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
       "your password stays as it is.</p>\n"
       "</body></html>\n",
       view(html_escape(to)), minutes, view(escaped_link));
+  return m;
+}
+
+MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
+                        std::string_view token, Duration lifetime, Millis now) {
+  MailMessage m = new_mail(from, to, "Confirm your new account", public_url, now);
+  const std::string within = in_words(lifetime);
+  std::string link = verify_link(public_url, token);
+  m.text_body = format_secret(
+      "Someone asked to create an account for {}.\n\n"
+      "To confirm that this address is yours and create the account, open this link\n"
+      "within {}:\n\n{}\n\n"
+      "The link works once. If you did not ask for this, ignore this message:\n"
+      "no account will be created.\n",
+      to, within, link);
+  const WipedString escaped_link = html_escape(link);
+  wipe(link);
+  m.html_body = format_secret(
+      "<!DOCTYPE html>\n<html><body>\n"
+      "<p>Someone asked to create an account for {}.</p>\n"
+      "<p>To confirm that this address is yours and create the account, open this link "
+      "within {}:</p>\n"
+      "<p><a href=\"{}\">Confirm and create my account</a></p>\n"
+      "<p>The link works once. If you did not ask for this, ignore this message: "
+      "no account will be created.</p>\n"
+      "</body></html>\n",
+      view(html_escape(to)), within, view(escaped_link));
+  return m;
+}
+
+MailMessage account_exists_mail(std::string_view from, std::string_view to,
+                                std::string_view public_url, Millis now) {
+  MailMessage m = new_mail(from, to, "You already have an account", public_url, now);
+  m.text_body = fmt::format(
+      "Someone asked to create an account for {}, but this address already has one.\n"
+      "Nothing has changed: no new account was created, and your password stays as\n"
+      "it is.\n\n"
+      "If it was you and you have forgotten your password, use \"Forgot password\"\n"
+      "where you sign in (it asks {}/forgot for a reset link): you will get an e-mail\n"
+      "with a link to choose a new one.\n\n"
+      "If you did not ask for this, ignore this message.\n",
+      to, without_trailing_slash(public_url));
+  m.html_body = fmt::format(
+      "<!DOCTYPE html>\n<html><body>\n"
+      "<p>Someone asked to create an account for {}, but this address already has one. "
+      "Nothing has changed: no new account was created, and your password stays as it is.</p>\n"
+      "<p>If it was you and you have forgotten your password, use &quot;Forgot password&quot; "
+      "where you sign in (it asks {}/forgot for a reset link): you will get an e-mail with "
+      "a link to choose a new one.</p>\n"
+      "<p>If you did not ask for this, ignore this message.</p>\n"
+      "</body></html>\n",
+      view(html_escape(to)), view(html_escape(without_trailing_slash(public_url))));
   return m;
 }
 

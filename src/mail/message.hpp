@@ -1,4 +1,6 @@
-// An e-mail as authd sends it, and the password-reset mail in particular.
+// An e-mail as authd sends it, and the mails authd sends: password reset,
+// sign-up verification, and the notice that an address already has an
+// account.
 #pragma once
 
 #include <string>
@@ -29,5 +31,16 @@ std::string reset_link(std::string_view public_url, std::string_view token);
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, std::string_view token,
                                 Duration lifetime, Millis now);
+
+// The sign-up link is {public_url}/verify#token=<token> (interface.md 11.4).
+std::string verify_link(std::string_view public_url, std::string_view token);
+
+MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
+                        std::string_view token, Duration lifetime, Millis now);
+
+// A sign-up for an address that has an account (interface.md 11.4): says
+// so, carries no token, and tells the owner how to reset the password.
+MailMessage account_exists_mail(std::string_view from, std::string_view to,
+                                std::string_view public_url, Millis now);
 
 }  // namespace authd

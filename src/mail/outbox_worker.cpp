@@ -6,11 +6,50 @@
 
 #include "auth/email.hpp"
 #include "auth/recovery.hpp"
+#include "auth/signup.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
-namespace {}  // namespace
+namespace {
+
+// What a claimed mail turns into at delivery, decided in the claim's
+// transaction: the token minted there, or nothing to send.
+struct Resolved {
+  enum class Kind { dropped, reset, signup, account_exists } kind = Kind::dropped;
+  std::string token;  // reset, signup
+};
+
+Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
+                 const OutboxSettings& settings) {
+  if (mail.kind == kSignupMailKind) {
+    SignupMail signup = prepare_signup_mail(tx, mail, now, settings.signup_token_lifetime);
+    if (signup.account_exists) return {Resolved::Kind::account_exists, {}};
+    if (signup.dropped()) return {};
+    return {Resolved::Kind::signup, std::move(signup.token)};
+  }
+  std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
+  if (!token) return {};
+  return {Resolved::Kind::reset, std::move(*token)};
+}
+
+MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis now,
+                    const OutboxSettings& settings) {
+  switch (resolved.kind) {
+    case Resolved::Kind::signup:
+      return signup_mail(settings.from, mail.email, settings.public_url, resolved.token,
+                         settings.signup_token_lifetime, now);
+    case Resolved::Kind::account_exists:
+      return account_exists_mail(settings.from, mail.email, settings.public_url, now);
+    case Resolved::Kind::reset:
+    case Resolved::Kind::dropped:
+      break;
+  }
+  return password_reset_mail(settings.from, mail.email, settings.public_url, resolved.token,
+                             settings.reset_token_lifetime, now);
+}
+
+}  // namespace
 
 OutboxWorker::OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings)
     : store_(store), transport_(transport), settings_(std::move(settings)) {
@@ -103,30 +142,32 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   Pick pick = pick_next(now, probing);
   Millis lease_until = now + settings_.lease.count();
   std::optional<OutboxRecord> mail;
-  std::optional<std::string> token;
+  Resolved resolved;
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
     mail = pick == Pick::due ? tx.outbox().claim_due(now, lease_until)
                              : tx.outbox().claim_pending(now, lease_until);
     if (!mail) return;
-    token = mint_reset_token(tx, *mail, now, settings_.reset_token_lifetime);
-    // No enabled account has the address (there never was one, or it was
-    // disabled or deleted since): the request goes, with no token minted.
-    if (!token) tx.outbox().remove(mail->id);
+    resolved = resolve(tx, *mail, now, settings_);
+    // A reset request for an address without an enabled account (there
+    // never was one, or it was disabled or deleted since): the request
+    // goes, with no token minted. A sign-up is never dropped this way.
+    if (resolved.kind == Resolved::Kind::dropped) tx.outbox().remove(mail->id);
   });
+  // A sign-up's password hash is stored now (or void): this copy goes.
+  if (mail && mail->password_hash) wipe(*mail->password_hash);
   if (status != StoreStatus::ok || !mail) {
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
     if (probing) probing_ = false;
     return false;
   }
-  if (!token) {
+  if (resolved.kind == Resolved::Kind::dropped) {
     if (probing) probing_ = false;
     log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "no enabled account"}});
     return true;
   }
 
-  MailMessage message = password_reset_mail(settings_.from, mail->email, settings_.public_url,
-                                            *token, settings_.reset_token_lifetime, now);
-  wipe(*token);
+  MailMessage message = compose(resolved, *mail, now, settings_);
+  wipe(resolved.token);
   std::string error;
   bool permanent = false;
   try {

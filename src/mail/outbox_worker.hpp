@@ -1,5 +1,7 @@
-// Delivers the mail outbox (interface.md 6 /forgot 3-4): claims a due mail,
-// mints its reset token in the same transaction, sends it, marks it sent
+// Delivers the mail outbox (interface.md 6 /forgot 3-4, 11.4): claims a due
+// mail, mints its reset or sign-up token in the same transaction (or, for a
+// sign-up whose address has an account, decides to tell the owner so),
+// sends it, marks it sent
 // (retrying that mark while the database is unreachable, so that a mail the
 // relay accepted is not sent again) or schedules a retry with capped
 // exponential backoff (or drops it when the relay refused its recipient for
@@ -36,6 +38,7 @@ struct OutboxSettings {
   std::string from;
   std::string public_url;
   Duration reset_token_lifetime = std::chrono::minutes(30);
+  Duration signup_token_lifetime = std::chrono::hours(24);
   Duration poll_interval = std::chrono::seconds(1);
   Duration first_retry = std::chrono::seconds(2);
   Duration max_retry = std::chrono::minutes(10);

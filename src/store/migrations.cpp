@@ -195,6 +195,39 @@ ALTER TABLE sessions ADD COLUMN public_id TEXT NOT NULL DEFAULT gen_random_uuid(
 ALTER TABLE sessions ADD COLUMN client_address TEXT;
 ALTER TABLE sessions ADD COLUMN user_agent TEXT;
 )sql"},
+    // Self-service sign-up (interface.md 11.4-11.5): the outbox carries a
+    // sign-up's chosen password hash and display name until its mail is
+    // sent (nullable columns: no table rewrite, and reset mails leave them
+    // null); the pending sign-up, one per address, waits in its own table
+    // under its token's digest. Instances of the previous release ignore
+    // the new columns, but they would treat a sign-up mail as a reset
+    // request: open sign-up only once every instance runs this release.
+    {5, "signups: pending sign-ups, and the outbox columns that carry them", R"sql(
+ALTER TABLE outbox ADD COLUMN password_hash TEXT;
+ALTER TABLE outbox ADD COLUMN display_name TEXT;
+CREATE TABLE signups (
+  token_digest  BLOB PRIMARY KEY,
+  email         TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  display_name  TEXT,
+  created_at    INTEGER NOT NULL,
+  expires_at    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX signups_by_expiry ON signups(expires_at);
+)sql",
+     R"sql(
+ALTER TABLE outbox ADD COLUMN password_hash TEXT;
+ALTER TABLE outbox ADD COLUMN display_name TEXT;
+CREATE TABLE signups (
+  token_digest  BYTEA PRIMARY KEY,
+  email         TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  display_name  TEXT,
+  created_at    BIGINT NOT NULL,
+  expires_at    BIGINT NOT NULL
+);
+CREATE INDEX signups_by_expiry ON signups(expires_at);
+)sql"},
 };
 
 }  // namespace

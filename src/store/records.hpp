@@ -44,21 +44,37 @@ struct SessionUser {
   Millis expires_at = 0;
 };
 
-// A pending "send a reset mail" request. It holds no token: the worker mints
-// one at delivery time.
+// A mail to send: a reset request, or a sign-up with what the account will
+// be made of. It holds no token: the worker mints one at delivery time.
 struct OutboxRecord {
   std::int64_t id = 0;
-  std::string kind;     // "password_reset"
+  std::string kind;     // "password_reset" or "signup"
   std::string user_id;  // empty: found by `email` at delivery (every reset request since issue 19)
   std::string email;
   Millis created_at = 0;
   int attempts = 0;
   Millis next_attempt_at = 0;
+  // A sign-up's chosen password (argon2id PHC string) and display name;
+  // the hash is cleared once the mail is sent (it then lives only in the
+  // pending sign-up, SignupStore).
+  std::optional<std::string> password_hash;
+  std::optional<std::string> display_name;
 };
 
 struct ResetTokenRecord {
   Sha256Digest token_digest{};
   std::string user_id;
+  Millis created_at = 0;
+  Millis expires_at = 0;
+};
+
+// A sign-up waiting for its address to be proved (interface.md 11.4-11.5):
+// one per address at most, keyed by its token's digest.
+struct PendingSignupRecord {
+  Sha256Digest token_digest{};
+  std::string email;          // canonical
+  std::string password_hash;  // argon2id PHC string; never leaves the server
+  std::optional<std::string> display_name;
   Millis created_at = 0;
   Millis expires_at = 0;
 };

@@ -13,6 +13,7 @@
 #include "store/areas/outbox.hpp"
 #include "store/areas/reset_tokens.hpp"
 #include "store/areas/sessions.hpp"
+#include "store/areas/signups.hpp"
 #include "store/areas/throttle_events.hpp"
 #include "store/areas/users.hpp"
 
@@ -27,13 +28,14 @@ class Transaction {
   virtual ThrottleStore& throttle() = 0;
   virtual OutboxStore& outbox() = 0;
   virtual ResetTokenStore& reset_tokens() = 0;
+  virtual SignupStore& signups() = 0;
 
-  // Housekeeping: removes what can no longer matter (expired sessions and
-  // tokens, throttling events older than the longest window, mail sent
+  // Housekeeping: removes what can no longer matter (expired sessions,
+  // tokens and pending sign-ups, throttling events older than the longest window, mail sent
   // before `sent_mail_horizon`); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon) {
-    return sessions().prune(now) + reset_tokens().prune(now) + throttle().prune(event_horizon) +
-           outbox().prune(sent_mail_horizon);
+    return sessions().prune(now) + reset_tokens().prune(now) + signups().prune(now) +
+           throttle().prune(event_horizon) + outbox().prune(sent_mail_horizon);
   }
 };
 

@@ -1,5 +1,6 @@
 // mail/message: the reset mail of interface.md 6 /forgot 3 (a link to
-// {public_url}/reset#token=<token>), rendered as RFC 5322 text.
+// {public_url}/reset#token=<token>) and the two sign-up mails of 11.4,
+// rendered as RFC 5322 text.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -132,6 +133,40 @@ TEST(MailMessage, MessageIdHostComesFromPublicUrl) {
   EXPECT_EQ(host_of("http://127.0.0.1:8080"), "127.0.0.1>");
   EXPECT_EQ(host_of("https://example.com/auth/"), "example.com>");
   EXPECT_EQ(host_of(""), "authd.invalid>");
+}
+
+// interface.md 11.4: the sign-up link is {public_url}/verify#token=<token>,
+// with the lifetime in words, in both parts.
+TEST(MailMessage, Interface_11_4_SignupMailHasTheVerifyLinkAndTheLifetime) {
+  MailMessage m = signup_mail("authd <no-reply@example.com>", "new@example.com",
+                              "https://example.com/auth/", kToken, 24h, kAt);
+  EXPECT_EQ(verify_link("https://example.com/auth/", "t0k"),
+            "https://example.com/auth/verify#token=t0k");
+  std::string link = "https://example.com/auth/verify#token=" + kToken;
+  EXPECT_NE(m.text_body.find("\n" + link + "\n"), std::string::npos) << m.text_body;
+  EXPECT_NE(m.html_body.find("href=\"" + link + "\""), std::string::npos) << m.html_body;
+  EXPECT_NE(m.text_body.find("within 24 hours"), std::string::npos) << m.text_body;
+  EXPECT_NE(m.text_body.find("no account will be created"), std::string::npos);
+  EXPECT_EQ(m.to, "new@example.com");
+  EXPECT_NE(
+      signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 90min, kAt).text_body.find("90 minutes"),
+      std::string::npos);
+  EXPECT_NE(signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 1h, kAt).text_body.find("1 hour:"),
+            std::string::npos);
+}
+
+// interface.md 11.4: for an address with an account, the mail says so,
+// carries no token, and says how to reset the password.
+TEST(MailMessage, Interface_11_4_AccountExistsMailHasNoTokenAndSaysHowToReset) {
+  MailMessage m = account_exists_mail("authd <no-reply@example.com>", "o'brien@example.com",
+                                      "https://auth.example.com/", kAt);
+  std::string text = render_rfc5322(m);
+  EXPECT_EQ(text.find("#token="), std::string::npos);
+  EXPECT_EQ(text.find("/verify"), std::string::npos);
+  EXPECT_NE(m.text_body.find("already has one"), std::string::npos) << m.text_body;
+  EXPECT_NE(m.text_body.find("https://auth.example.com/forgot"), std::string::npos) << m.text_body;
+  EXPECT_NE(m.html_body.find("o&#39;brien@example.com"), std::string::npos) << m.html_body;
+  EXPECT_EQ(header_value(text, "Subject"), "You already have an account");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -78,7 +79,19 @@ class StoreConformance : public ::testing::Test {
   }
 
   static OutboxRecord mail(const std::string& email, Millis next_attempt_at) {
-    return OutboxRecord{0, "password_reset", "", email, 1'000, 0, next_attempt_at};
+    return OutboxRecord{0, "password_reset", "", email, 1'000, 0, next_attempt_at, {}, {}};
+  }
+
+  static OutboxRecord signup_mail(const std::string& email, Millis next_attempt_at) {
+    return OutboxRecord{
+        0,    "signup", "", email, 1'000, 0, next_attempt_at, "$argon2id$v=19$m=64,t=1,p=1$c2$aA",
+        "Ann"};
+  }
+
+  static PendingSignupRecord signup(const std::string& token, const std::string& email,
+                                    Millis expires_at, std::optional<std::string> name = {}) {
+    return PendingSignupRecord{sha256(token),   email, "$argon2id$v=19$m=64,t=1,p=1$c2$" + token,
+                               std::move(name), 1'000, expires_at};
   }
 
   Backend backend_;
@@ -568,6 +581,92 @@ TYPED_TEST(StoreConformance, RemoveDropsAMailAndPruneOnlySentOnesBeforeTheHorizo
   });
 }
 
+// interface.md 11.4: a sign-up's password hash and display name travel with
+// its mail, retries included. A reset mail carries neither.
+TYPED_TEST(StoreConformance, Interface_11_4_ASignupMailCarriesItsHashUntilSent) {
+  std::int64_t id = 0;
+  this->write([&](Transaction& tx) {
+    id = tx.outbox().enqueue(this->signup_mail("new@example.com", 1'000));
+    tx.outbox().enqueue(this->mail("reset@example.com", 2'000));
+  });
+  this->write([&](Transaction& tx) {
+    auto claimed = tx.outbox().claim_due(5'000, 9'000);
+    ASSERT_TRUE(claimed);
+    EXPECT_EQ(claimed->id, id);
+    EXPECT_EQ(claimed->kind, "signup");
+    EXPECT_EQ(claimed->password_hash, this->signup_mail("", 0).password_hash);
+    EXPECT_EQ(claimed->display_name, std::optional<std::string>("Ann"));
+    auto reset = tx.outbox().claim_due(5'000, 9'000);
+    ASSERT_TRUE(reset);
+    EXPECT_FALSE(reset->password_hash);
+    EXPECT_FALSE(reset->display_name);
+    tx.outbox().reschedule(id, 1, 6'000, "451 later");
+  });
+  this->write([&](Transaction& tx) {
+    auto retried = tx.outbox().claim_due(6'000, 9'000);
+    ASSERT_TRUE(retried);
+    EXPECT_TRUE(retried->password_hash) << "a retry needs the hash again";
+    EXPECT_TRUE(tx.outbox().mark_sent(id, 7'000, 9'000));
+  });
+  // That the sent row no longer holds the hash is checked at rest, through
+  // SQL, by the integration tests (signup_test.cpp).
+}
+
+// ---- pending sign-ups -----------------------------------------------------
+
+// interface.md 11.4-11.5: a pending sign-up is found by its token's digest
+// with every field; one per address, a newer one voids the older token.
+TYPED_TEST(StoreConformance, Interface_11_4_ANewSignupOfAnAddressVoidsTheOlderOne) {
+  this->write([&](Transaction& tx) {
+    tx.signups().replace(this->signup("a-old", "a@example.com", 90'000, "Ann"));
+    tx.signups().replace(this->signup("b", "b@example.com", 90'000));
+  });
+  this->write([&](Transaction& tx) {
+    tx.signups().replace(this->signup("a-new", "a@example.com", 95'000));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.signups().by_digest(sha256("a-old")));
+    auto current = tx.signups().by_digest(sha256("a-new"));
+    ASSERT_TRUE(current);
+    EXPECT_EQ(current->token_digest, sha256("a-new"));
+    EXPECT_EQ(current->email, "a@example.com");
+    EXPECT_EQ(current->password_hash, this->signup("a-new", "", 0).password_hash);
+    EXPECT_FALSE(current->display_name) << "the newer sign-up's fields, all of them";
+    EXPECT_EQ(current->created_at, 1'000);
+    EXPECT_EQ(current->expires_at, 95'000);
+    auto other = tx.signups().by_digest(sha256("b"));
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->email, "b@example.com");
+  });
+  this->write([&](Transaction& tx) {
+    tx.signups().replace(this->signup("named", "n@example.com", 90'000, "Ann Example"));
+  });
+  this->read([&](Transaction& tx) {
+    auto named = tx.signups().by_digest(sha256("named"));
+    ASSERT_TRUE(named);
+    EXPECT_EQ(named->display_name, std::optional<std::string>("Ann Example"));
+  });
+}
+
+// interface.md 11.5: a used token's sign-up is removed; expired ones are
+// pruned, live ones stay.
+TYPED_TEST(StoreConformance, Interface_11_5_SignupsGoWhenUsedOrExpired) {
+  this->write([&](Transaction& tx) {
+    tx.signups().replace(this->signup("a", "a@example.com", 90'000));
+    tx.signups().replace(this->signup("b", "b@example.com", 5'000));
+    tx.signups().replace(this->signup("c", "c@example.com", 90'000));
+  });
+  this->write([&](Transaction& tx) {
+    tx.signups().remove(sha256("a"));
+    EXPECT_EQ(tx.signups().prune(5'000), 1);
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.signups().by_digest(sha256("a")));
+    EXPECT_FALSE(tx.signups().by_digest(sha256("b")));
+    EXPECT_TRUE(tx.signups().by_digest(sha256("c")));
+  });
+}
+
 // ---- reset tokens ---------------------------------------------------------
 
 // interface.md 6 /forgot 3: one live reset token per user; a new one voids the
@@ -649,13 +748,14 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
     tx.reset_tokens().replace({sha256("old"), u.id, 1'000, 5'000});
     tx.throttle().insert_event("k", 100);
     tx.outbox().enqueue(this->mail("a@example.com", 1'000));
+    tx.signups().replace(this->signup("old", "new@example.com", 5'000));
   });
   this->write([&](Transaction& tx) {
     auto claimed = tx.outbox().claim_due(1'000, 2'000);
     ASSERT_TRUE(claimed);
     tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
   });
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 4); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 5); });
   this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 0); });
 }
 

@@ -2,6 +2,7 @@
 // instance is claiming (SKIP LOCKED) instead of waiting for it.
 #include <limits>
 
+#include "store/outbox_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
 
@@ -11,10 +12,11 @@ std::int64_t Outbox::enqueue(const OutboxRecord& m) {
   Params params;
   params.text(m.kind).text(m.user_id).text(m.email).integer(m.created_at);
   params.integer(static_cast<std::int64_t>(m.attempts)).integer(m.next_attempt_at);
+  params.text(m.password_hash).text(m.display_name);
   return db_
       .run(
-          "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
-          "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+          "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
+          "password_hash, display_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
           params)
       .integer(0, 0);
 }
@@ -37,19 +39,18 @@ std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis leas
       " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
       " AND (claimed_until IS NULL OR claimed_until <= $1)"
       " ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-      "RETURNING id, kind, user_id, email, created_at, attempts, next_attempt_at",
+      "RETURNING " AUTHD_OUTBOX_COLUMNS,
       params);
   if (rows.rows() == 0) return std::nullopt;
-  return OutboxRecord{rows.integer(0, 0), rows.text(0, 1),    rows.text(0, 2),
-                      rows.text(0, 3),    rows.integer(0, 4), static_cast<int>(rows.integer(0, 5)),
-                      rows.integer(0, 6)};
+  return read_outbox_record(Row(rows, 0));
 }
 
 bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
   Params params;
   params.integer(mail_id).integer(at).integer(claimed_until);
   return db_.run(
-                "UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL "
+                "UPDATE outbox SET sent_at = $2, claimed_until = NULL, last_error = NULL, "
+                "password_hash = NULL "
                 "WHERE id = $1 AND claimed_until = $3 AND sent_at IS NULL",
                 params)
              .affected() == 1;

@@ -1,13 +1,13 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
-// throttle_events.cpp, outbox.cpp, reset_tokens.cpp) with statements
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp) with statements
 // prepared once per connection. PostgresStore (postgres_store.cpp) begins
 // and ends the transactions; the areas only run statements.
 //
 // How the write transactions keep the domain's read-then-write steps
 // atomic across instances (READ COMMITTED, no retry loop needed):
 // - the rows a write transaction reads in order to change them (a user, a
-//   reset token) are read FOR UPDATE: a concurrent writer waits, then sees
+//   reset token, a pending sign-up) are read FOR UPDATE: a concurrent writer waits, then sees
 //   the committed result (the second of two resets with one token finds
 //   no token). Always a user's row before its token's, never the reverse,
 //   so writers cannot deadlock;
@@ -106,6 +106,19 @@ class ResetTokens final : public ResetTokenStore {
   bool locking_;
 };
 
+class Signups final : public SignupStore {
+ public:
+  Signups(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void replace(const PendingSignupRecord& signup) override;
+  std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) override;
+  void remove(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -113,12 +126,14 @@ class PostgresTransaction final : public Transaction {
         sessions_(db, locking),
         throttle_(db, locking),
         outbox_(db),
-        reset_tokens_(db, locking) {}
+        reset_tokens_(db, locking),
+        signups_(db, locking) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+  SignupStore& signups() override { return signups_; }
 
  private:
   Users users_;
@@ -126,6 +141,7 @@ class PostgresTransaction final : public Transaction {
   ThrottleEvents throttle_;
   Outbox outbox_;
   ResetTokens reset_tokens_;
+  Signups signups_;
 };
 
 }  // namespace authd::postgres

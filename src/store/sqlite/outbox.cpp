@@ -2,6 +2,7 @@
 // transaction holds SQLite's single write lock.
 #include <limits>
 
+#include "store/outbox_columns.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
 
@@ -9,10 +10,11 @@ namespace authd::sqlite {
 
 std::int64_t Outbox::enqueue(const OutboxRecord& m) {
   auto st = db_.prepare(
-      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
+      "password_hash, display_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   st.bind(1, m.kind).bind(2, m.user_id).bind(3, m.email).bind(4, m.created_at);
   st.bind(5, static_cast<std::int64_t>(m.attempts)).bind(6, m.next_attempt_at);
+  st.bind(7, m.password_hash).bind(8, m.display_name);
   st.run();
   return db_.last_insert_id();
 }
@@ -31,16 +33,14 @@ std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis leas
   // worker can claim the same row between the SELECT and the UPDATE.
   std::optional<OutboxRecord> mail;
   {
-    auto st = db_.prepare(
-        "SELECT id, kind, user_id, email, created_at, attempts, next_attempt_at FROM outbox "
-        "WHERE sent_at IS NULL AND next_attempt_at <= ?2 "
-        "AND (claimed_until IS NULL OR claimed_until <= ?1) "
-        "ORDER BY next_attempt_at, id LIMIT 1");
+    auto st = db_.prepare("SELECT " AUTHD_OUTBOX_COLUMNS
+                          " FROM outbox "
+                          "WHERE sent_at IS NULL AND next_attempt_at <= ?2 "
+                          "AND (claimed_until IS NULL OR claimed_until <= ?1) "
+                          "ORDER BY next_attempt_at, id LIMIT 1");
     st.bind(1, now).bind(2, due_by);
     if (!st.step()) return std::nullopt;
-    mail = OutboxRecord{st.integer(0), st.text(1),    st.text(2),
-                        st.text(3),    st.integer(4), static_cast<int>(st.integer(5)),
-                        st.integer(6)};
+    mail = read_outbox_record(st);
   }
   auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
   st.bind(1, mail->id).bind(2, lease_until);
@@ -50,7 +50,8 @@ std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis leas
 
 bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
   auto st = db_.prepare(
-      "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL "
+      "UPDATE outbox SET sent_at = ?2, claimed_until = NULL, last_error = NULL, "
+      "password_hash = NULL "
       "WHERE id = ?1 AND claimed_until = ?3 AND sent_at IS NULL");
   st.bind(1, mail_id).bind(2, at).bind(3, claimed_until);
   st.run();

@@ -1,6 +1,6 @@
 // SQLite's areas of a transaction (store/transaction.hpp), each implemented
 // in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
-// outbox.cpp, reset_tokens.cpp) with the connection's cached prepared
+// outbox.cpp, reset_tokens.cpp, signups.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the
 // transactions and batches them; the areas only run statements.
 #pragma once
@@ -88,15 +88,28 @@ class ResetTokens final : public ResetTokenStore {
   Connection& db_;
 };
 
+class Signups final : public SignupStore {
+ public:
+  explicit Signups(Connection& db) : db_(db) {}
+  void replace(const PendingSignupRecord& signup) override;
+  std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) override;
+  void remove(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
-      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db) {}
+      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db), signups_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+  SignupStore& signups() override { return signups_; }
 
  private:
   Users users_;
@@ -104,6 +117,7 @@ class SqliteTransaction final : public Transaction {
   ThrottleEvents throttle_;
   Outbox outbox_;
   ResetTokens reset_tokens_;
+  Signups signups_;
 };
 
 }  // namespace authd::sqlite

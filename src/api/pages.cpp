@@ -1,9 +1,12 @@
-// GET /reset, /reset.js and /reset.css (interface.md 7.3): the page that
-// takes the token from the link's fragment and sets a new password through
-// POST /reset. Its sources are src/web/*, embedded at build time. The page
-// loads nothing but its own script and style sheet (relative URLs, so a
-// configured path prefix works), under a Content-Security-Policy without
-// 'unsafe-inline' that also forbids framing and plain form submission.
+// The pages that the links in mails open, each taking the token from the
+// link's fragment: GET /reset, /reset.js and /reset.css (interface.md 7.3),
+// which sets a new password through POST /reset, and GET /verify and
+// /verify.js (interface.md 11.5, with the reset page's style sheet), which
+// confirms a sign-up through POST /verify. Their sources are src/web/*,
+// embedded at build time. A page loads nothing but its own script and the
+// style sheet (relative URLs, so a configured path prefix works), under a
+// Content-Security-Policy without 'unsafe-inline' that also forbids
+// framing and plain form submission.
 #include "api/errors.hpp"
 #include "api/handlers.hpp"
 #include "web/assets.hpp"
@@ -30,15 +33,19 @@ ApiResponse asset_response(std::string_view name, ContentType content_type) {
   return response;
 }
 
+ApiResponse page_response(std::string_view name) {
+  ApiResponse response = asset_response(name, "text/html; charset=utf-8");
+  response.headers.emplace_back("Content-Security-Policy", kPageSecurityPolicy);
+  response.headers.emplace_back("X-Frame-Options", "DENY");
+  response.headers.emplace_back("Cross-Origin-Opener-Policy", "same-origin");
+  return response;
+}
+
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_reset_page(ApiContext& /*ctx*/,
                                                       ApiRequest& /*request*/) {
-  ApiResponse response = asset_response("reset.html", "text/html; charset=utf-8");
-  response.headers.emplace_back("Content-Security-Policy", kPageSecurityPolicy);
-  response.headers.emplace_back("X-Frame-Options", "DENY");
-  response.headers.emplace_back("Cross-Origin-Opener-Policy", "same-origin");
-  co_return response;
+  co_return page_response("reset.html");
 }
 
 boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& /*ctx*/,
@@ -49,6 +56,16 @@ boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& /*ctx*/,
 boost::asio::awaitable<ApiResponse> handle_reset_style(ApiContext& /*ctx*/,
                                                        ApiRequest& /*request*/) {
   co_return asset_response("reset.css", "text/css; charset=utf-8");
+}
+
+boost::asio::awaitable<ApiResponse> handle_verify_page(ApiContext& /*ctx*/,
+                                                       ApiRequest& /*request*/) {
+  co_return page_response("verify.html");
+}
+
+boost::asio::awaitable<ApiResponse> handle_verify_script(ApiContext& /*ctx*/,
+                                                         ApiRequest& /*request*/) {
+  co_return asset_response("verify.js", "text/javascript; charset=utf-8");
 }
 
 }  // namespace authd

@@ -1,0 +1,38 @@
+// POST /verify (interface.md 11.5): the token of a sign-up mail creates the
+// account and opens its first session: 201 with the User and the bearer
+// token in the Authorization header, as /login's 200.
+#include "api/handlers.hpp"
+
+#include "api/errors.hpp"
+#include "api/json_body.hpp"
+#include "api/user_json.hpp"
+#include "auth/signup.hpp"
+#include "core/wipe.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& request) {
+  std::string problem;
+  auto body = parse_json_object(request.body, problem);
+  if (!body) co_return bad_request(problem);
+  auto token = take_string(*body, "token", problem);
+  WipeOnExit wipe_token(token);
+  if (!token) co_return bad_request(problem);
+  if (token->empty()) co_return bad_request("token: must not be empty");
+
+  // Named, not a temporary in the co_await (GCC 12 destroys such a
+  // temporary too early: core/offload.hpp).
+  const SessionOrigin origin{request.client_address, request.user_agent};
+  VerifyOutcome outcome = co_await verify_signup(ctx.auth, *token, origin);
+  switch (outcome.kind) {
+    case VerifyOutcome::Kind::created:
+      co_return session_response(201, outcome.user, outcome.token);
+    case VerifyOutcome::Kind::invalid_token:
+      co_return error_response(401);
+    case VerifyOutcome::Kind::unavailable:
+      break;
+  }
+  co_return service_unavailable(std::chrono::seconds(5));
+}
+
+}  // namespace authd

@@ -1,0 +1,34 @@
+#include "auth/mail_request.hpp"
+
+#include <sodium.h>
+
+#include "store/transaction.hpp"
+
+namespace authd {
+namespace {
+
+Millis random_delay(Duration most) {
+  if (most.count() <= 0) return 0;
+  return randombytes_uniform(static_cast<std::uint32_t>(most.count()) + 1);
+}
+
+}  // namespace
+
+ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
+                                     OutboxRecord mail, Millis now, Duration jitter) {
+  ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);
+  if (!verdict.allowed) return verdict;
+  for (const ThrottleCounter& counter : limits.per_client)
+    tx.throttle().insert_event(counter.key, now);
+
+  auto [short_term, long_term] =
+      check_throttles(tx, limits.mail_key, now, limits.mails_short, limits.mails_long);
+  if (!short_term.allowed || !long_term.allowed) return verdict;  // nothing enqueued
+  tx.throttle().insert_event(limits.mail_key, now);
+  mail.created_at = now;
+  mail.next_attempt_at = now + random_delay(jitter);
+  tx.outbox().enqueue(mail);
+  return verdict;
+}
+
+}  // namespace authd

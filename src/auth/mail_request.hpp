@@ -1,0 +1,33 @@
+// What /forgot and /signup share (interface.md 6 /forgot 5, 11.4): a
+// request that may queue a mail, counted per client (429 past the limit)
+// and, within the address's mail limits, queued in the same transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "auth/policy.hpp"
+#include "auth/throttle.hpp"
+#include "store/records.hpp"
+
+namespace authd {
+
+class Transaction;
+
+struct MailRequestLimits {
+  std::vector<ThrottleCounter> per_client;  // client_counters(...)
+  std::string mail_key;                     // reset_mail_key or signup_mail_key
+  RateLimit mails_short;
+  RateLimit mails_long;
+};
+
+// In the caller's write transaction: checks the per-client counters (not
+// allowed: nothing written), counts the request in them, and, when the
+// address's mail limits allow, counts the mail and enqueues `mail`, due
+// after a random delay up to `jitter` from `now`. Past the mail limits the
+// request is allowed all the same and nothing is queued (the caller's 200
+// does not change).
+ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
+                                     OutboxRecord mail, Millis now, Duration jitter);
+
+}  // namespace authd

@@ -1,0 +1,128 @@
+#include "auth/signup.hpp"
+
+#include "auth/mail_request.hpp"
+#include "auth/session.hpp"
+#include "auth/throttle.hpp"
+#include "core/wipe.hpp"
+#include "crypto/hashing_pool.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+
+boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std::string& email,
+                                                     std::string& password,
+                                                     const std::optional<std::string>& display_name,
+                                                     const std::string& client_address) {
+  WipeOnExit wipe_password(password);
+  const AuthPolicy& policy = ctx.policy;
+  const MailRequestLimits limits{
+      client_counters(ClientCounterKind::signup, client_address, policy.signup_requests_per_client,
+                      policy.ipv6_aggregates),
+      signup_mail_key(email), policy.signup_mails_per_email_short,
+      policy.signup_mails_per_email_long};
+
+  // 1. A client past its limit gets its 429 before it costs a hash (a read
+  //    of its own counters, the same for every address).
+  ThrottleVerdict verdict;
+  auto precheck = [&](Transaction& tx) {
+    verdict = check_throttles(tx, limits.per_client, now_millis());
+  };
+  if (co_await ctx.db.read(precheck) != StoreStatus::ok) co_return SignupOutcome{};
+  if (!verdict.allowed)
+    co_return SignupOutcome{SignupOutcome::Kind::throttled, verdict.retry_after};
+
+  // 2. The password is hashed for every address, with or without an
+  //    account: the answer's time cannot tell them apart.
+  std::optional<std::string> phc = co_await ctx.hashing.hash(password);
+  if (!phc) co_return SignupOutcome{SignupOutcome::Kind::busy, {}};
+  WipeOnExit wipe_hash(phc);
+
+  // 3. The same rows for every address, as /forgot writes them: no account
+  //    is looked up here; the worker decides at delivery which mail goes.
+  OutboxRecord mail;
+  mail.kind = std::string(kSignupMailKind);
+  mail.email = email;
+  mail.password_hash = *phc;
+  mail.display_name = display_name;
+  WipeOnExit wipe_queued_hash(mail.password_hash);
+  auto work = [&](Transaction& tx) {
+    verdict = count_and_queue_mail(tx, limits, mail, now_millis(), policy.reset_mail_jitter);
+  };
+  if (co_await ctx.db.write(work) != StoreStatus::ok) co_return SignupOutcome{};
+  if (!verdict.allowed)
+    co_return SignupOutcome{SignupOutcome::Kind::throttled, verdict.retry_after};
+  co_return SignupOutcome{SignupOutcome::Kind::accepted, {}};
+}
+
+SignupMail prepare_signup_mail(Transaction& tx, const OutboxRecord& mail, Millis now,
+                               Duration lifetime) {
+  SignupMail prepared;
+  if (tx.users().by_email(mail.email)) {
+    // Squatting or a forgotten account: the owner hears of it, nothing is
+    // pending, and the mail carries nothing that could create an account.
+    prepared.account_exists = true;
+    return prepared;
+  }
+  if (!mail.password_hash) return prepared;  // not a sign-up the API queued: dropped
+  prepared.token = new_secret_token(kSignupTokenPrefix);
+  tx.signups().replace({sha256(prepared.token), mail.email, *mail.password_hash, mail.display_name,
+                        now, now + lifetime.count()});
+  return prepared;
+}
+
+boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
+                                                    const SessionOrigin& origin) {
+  const Sha256Digest digest = sha256(token);
+  VerifyOutcome outcome;
+
+  // 1. Unknown and expired tokens stop at a read: only a live one costs a
+  //    write transaction.
+  bool live = false;
+  auto find = [&](Transaction& tx) {
+    auto pending = tx.signups().by_digest(digest);
+    live = pending && pending->expires_at > now_millis();
+  };
+  if (co_await ctx.db.read(find) != StoreStatus::ok) co_return outcome;
+  if (!live) {
+    outcome.kind = VerifyOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+
+  // 2. Again under the write lock (on PostgreSQL the row's lock: of two
+  //    uses of one token, one wins): the sign-up becomes an account, the
+  //    token goes, and the account's first session opens.
+  std::optional<UserRecord> created;
+  IssuedSession session;
+  auto create = [&](Transaction& tx) {
+    created.reset();
+    Millis now = now_millis();
+    auto pending = tx.signups().by_digest(digest);
+    if (!pending || pending->expires_at <= now) return;
+    tx.signups().remove(digest);  // used, whatever the outcome
+    UserRecord user;
+    user.id = new_uuid_v7(now);
+    user.email = pending->email;
+    user.password_hash = pending->password_hash;
+    user.display_name = pending->display_name;
+    user.email_verified_at = now;  // the link proved control of the address
+    user.created_at = user.updated_at = now;
+    // False when the address got an account meanwhile (an operator, or
+    // another instance): the sign-up is void.
+    if (!tx.users().insert(user)) return;
+    session = new_session(user.id, now, ctx.policy.session_lifetime, origin);
+    tx.sessions().insert(session.record);
+    created = std::move(user);
+  };
+  if (co_await ctx.db.write(create) != StoreStatus::ok) co_return outcome;
+  if (!created) {
+    outcome.kind = VerifyOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  outcome.kind = VerifyOutcome::Kind::created;
+  outcome.user = std::move(*created);
+  outcome.token = std::move(session.token);
+  co_return outcome;
+}
+
+}  // namespace authd
