@@ -86,7 +86,8 @@ TEST(OpenApi, EveryOperationDocumentsItsSuccess) {
     EXPECT_EQ(operation.statuses.count(200) + operation.statuses.count(201) +
                   operation.statuses.count(204),
               1u)
-        << "\"" << route << "\" (line " << operation.line << ") documents no 200, 201 or 204 response";
+        << "\"" << route << "\" (line " << operation.line
+        << ") documents no 200, 201 or 204 response";
   }
 }
 
