@@ -70,6 +70,7 @@ set(AUTHD_CORE_SOURCES
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
+  ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
 )
 
 # Not in the fuzzers' library: the CLI, its configuration and mail delivery

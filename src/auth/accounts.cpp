@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "auth/email.hpp"
+#include "auth/erasure.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -153,6 +154,18 @@ AccountResult Accounts::mark_email_verified(std::string_view email) {
     user.email_verified_at = now;
     return true;
   });
+}
+
+AccountResult Accounts::erase(std::string_view email) {
+  std::string canonical = canonical_email(email);
+  std::optional<UserRecord> user;
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) {
+        user = tx.users().by_email(canonical);
+        if (user) erase_account(tx, *user);
+      }) != StoreStatus::ok)
+    return store_failure();
+  if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
+  return {AccountResult::Kind::ok, {}, *user};
 }
 
 AccountResult Accounts::mark_phone_verified(std::string_view email) {

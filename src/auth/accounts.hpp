@@ -37,6 +37,8 @@ class Accounts {
   AccountResult set_disabled(std::string_view email, bool disabled);
   AccountResult mark_email_verified(std::string_view email);
   AccountResult mark_phone_verified(std::string_view email);
+  // Erases the account and everything that refers to it (auth/erasure.hpp).
+  AccountResult erase(std::string_view email);
 
  private:
   // Loads the account by e-mail, lets `change(tx, user, now)` edit it
