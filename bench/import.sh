@@ -127,8 +127,8 @@ echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$WORK/machine.env"
 
 # --- 3. the report ------------------------------------------------------------
 REPORT=$WORK/report.md
-"$PY" - "$WORK/machine.env" "$RESULT" "$USERS" "$KIND" "$AUTHD_BIN" >"$REPORT" <<'PY'
-import sys
+ROOT=$ROOT "$PY" - "$WORK/machine.env" "$RESULT" "$USERS" "$KIND" "$AUTHD_BIN" >"$REPORT" <<'PY'
+import os, sys
 env = dict(line.rstrip("\n").split("=", 1) for line in open(sys.argv[1]))
 rows = [line.split() for line in open(sys.argv[2]) if line.strip()]
 users, kind, binary = int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -139,7 +139,7 @@ print("Machine: `nproc` %s, `lscpu | grep 'Model name'`: %s, kernel %s. Load ave
       "before: %s; after: %s (the machine is shared)." % (
           env["nproc"], env["model"], env["kernel"], env["load_before"], env.get("load_after", "?")))
 print()
-print("authd: `%s`." % binary)
+print("authd: `%s`." % os.path.relpath(binary, os.environ.get("ROOT", "/")))
 print()
 print("| backend | run | wall s | per 100,000 s | user CPU s | system CPU s | peak RSS MiB | of the minute allowed | printed |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---|")
