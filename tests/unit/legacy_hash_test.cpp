@@ -381,7 +381,7 @@ TEST(LegacyHash, Interface_10_5_ScryptMemoryParallelismAndWorkOverTheCapsAreRefu
                    "scrypt r x p = 264 is over the cap of 256");
     EXPECT_EQ(imported_hash_problem(scrypt_hash(crypt_form, 18, 8, 16)), std::nullopt);
     expect_refused({scrypt_hash(crypt_form, 18, 8, 17), parts},
-                   "scrypt work (128 x N x r x p bytes) is over the cap of 4 GiB");
+                   "scrypt work (128 x N x r x p bytes) is over the cap of 4096 MiB");
   }
 }
 
