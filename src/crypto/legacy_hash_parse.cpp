@@ -116,6 +116,12 @@ std::optional<Argon2Kind> read_argon2_kind(std::string_view kind, std::string& p
     problem = "argon2 parameters are not v=N$m=N,t=N,p=N";
     return std::nullopt;
   }
+  // The PHC string format writes numbers without leading zeros; so does
+  // every argon2 library, and the kind must read back as it is written.
+  if (hash_kind_text(*parsed) != kind) {
+    problem = "argon2 parameters have leading zeros";
+    return std::nullopt;
+  }
   if (!check_argon2_kind(*parsed, problem)) return std::nullopt;
   return parsed;
 }

@@ -490,6 +490,9 @@ TEST(LegacyHash, Interface_10_5_MalformedHashesAreRefusedWithoutCrash) {
        {kArgon2Salt, kArgon2Digest}},  // padding
       {"$argon2id$v=19$m=99999999999,t=1,p=1" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
       {"$argon2id$v=18$m=64,t=1,p=1" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
+      // Found by fuzz_legacy_hash: PHC numbers have no leading zeros.
+      {"$argon2id$v=16$m=64,t=1,p=02" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
+      {"$argon2d$v=19$m=064,t=1,p=1" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
       {"$argon2id$v=19$m=8,t=1,p=2" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
       {"$argon2id$v=19$m=64,t=0,p=1" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
       {"$argon2id$v=19$m=64,t=1,p=0" + argon2_rest, {kArgon2Salt, kArgon2Digest}},
