@@ -1,5 +1,5 @@
 // The bearer routes of a session: POST /logout (interface.md 6 /logout),
-// GET /me (interface.md 7.1), and the caller's own sessions: GET /sessions,
+// GET /me (interface.md 7.1, 13.4), and the caller's own sessions: GET /sessions,
 // DELETE /sessions/{id} and DELETE /sessions (interface.md 11.2-11.3). All
 // read the token the same way and answer the same 400/401 for bad
 // credentials (api/credentials.hpp).
@@ -57,7 +57,13 @@ boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& reque
   WipeOnExit wipe_token(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return *problem;
   SessionOutcome outcome = co_await authenticate(ctx.auth, credentials.token);
-  co_return session_response(outcome);
+  ApiResponse response = session_response(outcome);
+  // interface.md 13.4: a gateway that checks the token with a subrequest
+  // (nginx auth_request) reads the identity from a header, not the body it
+  // does not parse.
+  if (outcome.kind == SessionOutcome::Kind::ok)
+    response.headers.emplace_back("Authd-User-Id", outcome.user.id);
+  co_return response;
 }
 
 boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request) {
