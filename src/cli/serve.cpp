@@ -91,6 +91,8 @@ HttpSettings admin_settings_from(const HttpSettings& public_settings, const Conf
   admin.base_path.clear();
   admin.cors_origins.clear();
   admin.session_cookie = {};
+  // Operators and Prometheus reach the management listener directly.
+  admin.proxy_protocol = false;
   return admin;
 }
 

@@ -112,6 +112,11 @@ void add_browser_and_proxy_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
+  app.add_flag("--proxy-protocol", c.http.proxy_protocol,
+               "Every connection starts with a PROXY protocol header (v1 or v2) from one of "
+               "--trusted-proxies, naming the client; other connections are closed "
+               "(interface.md 13.2)")
+      ->envname("AUTHD_PROXY_PROTOCOL");
   app.add_option("--session-cookie", c.http.session_cookie.name,
                  "Browser sessions: login also sets a cookie of this name, which the bearer "
                  "routes accept when no Authorization header is sent (interface.md 13.5); "
