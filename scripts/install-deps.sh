@@ -18,8 +18,11 @@ packages=(
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
-  # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp)
+  # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp),
+  # and the gateway in front of another service (gateway_test.cpp)
   nginx
+  # a real load balancer sending the PROXY protocol (proxy_protocol_test.cpp)
+  haproxy
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
   # (scripts/with-postgres.sh) and psql to look at what is stored
   postgresql-15 postgresql-client-15

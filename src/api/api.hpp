@@ -19,6 +19,16 @@ namespace authd {
 // one that alone serves /metrics and the admin routes.
 enum class Listener { public_api, management };
 
+// Browser sessions by cookie (interface.md 13.5): the cookie's name (empty:
+// off, the default) and whether it is sent with `Secure` (dropped only for
+// an http:// public URL on a loopback host, where browsers would not keep
+// it otherwise).
+struct SessionCookie {
+  std::string name;
+  bool secure = true;
+  bool on() const { return !name.empty(); }
+};
+
 struct ApiRequest {
   Listener listener = Listener::public_api;
   std::string_view method;
@@ -30,6 +40,12 @@ struct ApiRequest {
   std::string_view body;                        // owned (and wiped when freed) by the http layer
   std::string client_address;
   std::optional<std::string_view> user_agent;  // the first User-Agent field, if any
+  // interface.md 13.5, when cookie sessions are on (null: off): every value
+  // of the session cookie the request carries, and whether its Origin is
+  // authd's public one or an allowed CORS origin.
+  const SessionCookie* session_cookie = nullptr;
+  std::vector<std::string_view> session_cookies;
+  bool trusted_origin = false;
 };
 
 // A response's Content-Type. Only a constant (a string literal, or a

@@ -2,7 +2,11 @@
 // (interface.md 6 /logout 1-3; the same for /me, /password, /sessions).
 #pragma once
 
+#include <chrono>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "api/api.hpp"
 #include "api/bearer.hpp"
@@ -15,5 +19,28 @@ std::optional<ApiResponse> credentials_problem(const BearerCredentials& credenti
 
 // 401 with error="invalid_token": unknown, expired or revoked.
 ApiResponse invalid_token();
+
+// The credentials of a bearer route's request (interface.md 13.5): the
+// Authorization header when one is sent; otherwise the session cookie, when
+// cookie sessions are on and the request carries it. Fills `credentials`
+// and returns the answer when they cannot be used: 400/401 as
+// credentials_problem says, and 403 for a state-changing request (any
+// method but GET, HEAD and OPTIONS) authenticated by the cookie whose
+// Origin is neither authd's public origin nor an allowed CORS origin: what
+// a page of another origin can make a browser send, it must not be able to
+// make authd do.
+std::optional<ApiResponse> read_credentials(const ApiRequest& request,
+                                            BearerCredentials& credentials);
+
+// The Set-Cookie of a new session (POST /login), and the one that clears
+// the cookie (POST /logout).
+std::string session_cookie_header(const SessionCookie& cookie, std::string_view token,
+                                  std::chrono::seconds lifetime);
+std::string clearing_cookie_header(const SessionCookie& cookie);
+
+// Every value of the cookie `name` in the request's Cookie fields
+// (RFC 6265 5.4: "name=value" pairs separated by "; ").
+std::vector<std::string_view> cookie_values(const std::vector<std::string_view>& fields,
+                                            std::string_view name);
 
 }  // namespace authd

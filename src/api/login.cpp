@@ -1,7 +1,9 @@
 // POST /login (interface.md 6 /login): e-mail and password for a User and a
-// bearer token in the Authorization response header.
+// bearer token in the Authorization response header (and in a cookie when
+// cookie sessions are on: interface.md 13.5).
 #include "api/handlers.hpp"
 
+#include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
@@ -30,8 +32,19 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   const SessionOrigin origin{request.client_address, request.user_agent};
   LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin);
   switch (outcome.kind) {
-    case LoginOutcome::Kind::success:
-      co_return session_response(200, outcome.user, outcome.token);
+    case LoginOutcome::Kind::success: {
+      // interface.md 13.5: the token in a cookie too, for as long as it lives.
+      std::string cookie;
+      WipeOnExit wipe_cookie(cookie);
+      if (request.session_cookie != nullptr) {
+        auto lifetime =
+            std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.policy.session_lifetime);
+        cookie = session_cookie_header(*request.session_cookie, outcome.token, lifetime);
+      }
+      ApiResponse response = session_response(200, outcome.user, outcome.token);
+      if (!cookie.empty()) response.headers.emplace_back("Set-Cookie", cookie);
+      co_return response;
+    }
     case LoginOutcome::Kind::invalid_credentials:
       co_return error_response(401);
     case LoginOutcome::Kind::disabled:

@@ -29,9 +29,9 @@ boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiR
   if (auto length_problem = new_password_length_problem(*proposed, "newPassword"))
     co_return bad_request(*length_problem);
 
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto credentials_bad = credentials_problem(credentials)) co_return *credentials_bad;
+  if (auto credentials_bad = read_credentials(request, credentials)) co_return *credentials_bad;
 
   PasswordChangeOutcome outcome = co_await change_password(ctx.auth, credentials.token, *current,
                                                            *proposed, request.client_address);

@@ -1,8 +1,10 @@
 // The bearer routes of a session: POST /logout (interface.md 6 /logout),
-// GET /me (interface.md 7.1), and the caller's own sessions: GET /sessions,
+// GET /me (interface.md 7.1, 13.4), and the caller's own sessions: GET /sessions,
 // DELETE /sessions/{id} and DELETE /sessions (interface.md 11.2-11.3). All
-// read the token the same way and answer the same 400/401 for bad
-// credentials (api/credentials.hpp).
+// read the token the same way (the Authorization header, or the session
+// cookie: interface.md 13.5) and answer the same 400/401 for bad
+// credentials, and 403 for a cookie sent from a foreign origin
+// (api/credentials.hpp).
 #include "api/handlers.hpp"
 
 #include "api/credentials.hpp"
@@ -41,29 +43,47 @@ ApiResponse ending_response(const SessionEnding& ending) {
   return service_unavailable(std::chrono::seconds(5));
 }
 
+// interface.md 13.5: with cookie sessions on, /logout also clears the
+// cookie, whenever the session is over or never was (200, 400, 401); not
+// on a 403 (a foreign page must not log the browser out) nor on a 503 (the
+// session may still be live).
+ApiResponse clearing_cookie(const ApiRequest& request, ApiResponse response) {
+  if (request.session_cookie == nullptr || response.status == 403 || response.status == 503)
+    return response;
+  response.headers.emplace_back("Set-Cookie", clearing_cookie_header(*request.session_cookie));
+  return response;
+}
+
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request) {
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  if (auto problem = read_credentials(request, credentials))
+    co_return clearing_cookie(request, std::move(*problem));
   // A request body, if any, is ignored.
   SessionOutcome outcome = co_await log_out(ctx.auth, credentials.token);
-  co_return session_response(outcome);
+  co_return clearing_cookie(request, session_response(outcome));
 }
 
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request) {
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  if (auto problem = read_credentials(request, credentials)) co_return *problem;
   SessionOutcome outcome = co_await authenticate(ctx.auth, credentials.token);
-  co_return session_response(outcome);
+  ApiResponse response = session_response(outcome);
+  // interface.md 13.4: a gateway that checks the token with a subrequest
+  // (nginx auth_request) reads the identity from a header, not the body it
+  // does not parse.
+  if (outcome.kind == SessionOutcome::Kind::ok)
+    response.headers.emplace_back("Authd-User-Id", outcome.user.id);
+  co_return response;
 }
 
 boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request) {
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  if (auto problem = read_credentials(request, credentials)) co_return *problem;
   OwnSessions own = co_await list_own_sessions(ctx.auth, credentials.token);
   switch (own.kind) {
     case OwnSessions::Kind::ok:
@@ -80,9 +100,9 @@ boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiReq
 // after the credentials: another user's, unknown, expired and malformed
 // ids cannot be told apart.
 boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request) {
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  if (auto problem = read_credentials(request, credentials)) co_return *problem;
   SessionEnding ending =
       co_await end_own_session(ctx.auth, credentials.token, request.path_parameter);
   co_return ending_response(ending);
@@ -90,9 +110,9 @@ boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiReque
 
 boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx,
                                                               ApiRequest& request) {
-  BearerCredentials credentials = parse_bearer(request.authorization);
+  BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto problem = credentials_problem(credentials)) co_return *problem;
+  if (auto problem = read_credentials(request, credentials)) co_return *problem;
   SessionEnding ending = co_await end_other_sessions(ctx.auth, credentials.token);
   co_return ending_response(ending);
 }

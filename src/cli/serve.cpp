@@ -73,12 +73,15 @@ HttpSettings http_settings_from(const Config& c, rlim_t descriptors) {
   http.host = endpoint->first;
   http.port = endpoint->second;
   http.connection_limits = connection_limits_within(c.http.connection_limits, descriptors);
+  // interface.md 13.5 (config_checks.cpp refused an unreadable public URL).
+  http.public_origin = c.public_origin().value_or("");
+  http.session_cookie.secure = !c.public_url_is_loopback_http();
   return http;
 }
 
 // The management listener's (interface.md 10.1): --admin-listen, the same
-// limits, and neither the public path prefix nor CORS: browsers have no
-// business there.
+// limits, and neither the public path prefix nor CORS nor the session
+// cookie: browsers have no business there.
 HttpSettings admin_settings_from(const HttpSettings& public_settings, const Config& c) {
   HttpSettings admin = public_settings;
   auto endpoint = parse_endpoint(c.admin_listen);
@@ -87,6 +90,9 @@ HttpSettings admin_settings_from(const HttpSettings& public_settings, const Conf
   admin.port = endpoint->second;
   admin.base_path.clear();
   admin.cors_origins.clear();
+  admin.session_cookie = {};
+  // Operators and Prometheus reach the management listener directly.
+  admin.proxy_protocol = false;
   return admin;
 }
 

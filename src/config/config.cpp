@@ -1,7 +1,9 @@
 #include "config/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <regex>
 
 #include <CLI/CLI.hpp>
 
@@ -62,6 +64,47 @@ std::optional<std::pair<std::string, unsigned short>> parse_endpoint(const std::
 
 std::optional<std::pair<std::string, unsigned short>> Config::listen_endpoint() const {
   return parse_endpoint(listen);
+}
+
+namespace {
+
+struct UrlParts {
+  std::string scheme, host, port;  // scheme and host lower-cased; port as written, maybe empty
+};
+
+std::optional<UrlParts> url_parts(const std::string& url) {
+  static const std::regex kUrl(
+      R"((https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?(/.*)?)", std::regex::icase);
+  std::smatch parts;
+  if (!std::regex_match(url, parts, kUrl)) return std::nullopt;
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  return UrlParts{lower(parts[1].str()), lower(parts[2].str()), parts[4].str()};
+}
+
+}  // namespace
+
+std::optional<std::string> Config::public_origin() const {
+  auto parts = url_parts(public_url);
+  if (!parts) return std::nullopt;
+  std::string origin = parts->scheme + "://" + parts->host;
+  if (parts->port.empty()) return origin;
+  unsigned port = std::stoul(parts->port);
+  if (port == 0 || port > 65535) return std::nullopt;
+  if (port != (parts->scheme == "https" ? 443u : 80u)) origin += ":" + std::to_string(port);
+  return origin;
+}
+
+bool Config::public_url_is_loopback_http() const {
+  auto parts = url_parts(public_url);
+  if (!parts || parts->scheme != "http") return false;
+  if (parts->host == "localhost") return true;
+  std::string host = parts->host;
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  auto address = parse_ip_address(host);
+  return address && address->is_loopback();
 }
 
 StoreOptions Config::store_options() const {

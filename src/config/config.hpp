@@ -87,6 +87,15 @@ struct Config {
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;
+
+  // The public URL's origin as browsers send it in Origin (scheme and host
+  // in lower case, the port only when not the scheme's default); nothing
+  // when the URL is not http(s)://host[:port][/path].
+  std::optional<std::string> public_origin() const;
+  // The public URL is http:// on a loopback host (127.0.0.0/8, [::1],
+  // localhost): the only case where the session cookie goes without
+  // `Secure` (interface.md 13.5).
+  bool public_url_is_loopback_http() const;
 };
 
 // "HOST:PORT" or "[V6]:PORT" split; nothing when malformed.

@@ -73,6 +73,16 @@ std::vector<ConfigFinding> check_config(const Config& c) {
            {{"network", network.to_string()},
             {"reason", "any client can name itself in X-Forwarded-For or Forwarded"}}});
   }
+  // interface.md 13.2: with no trusted proxy every connection would be closed.
+  if (c.http.proxy_protocol && c.http.trusted_proxies.empty())
+    findings.push_back(bad_configuration(
+        "--proxy-protocol", "needs --trusted-proxies: only their connections are accepted"));
+  // interface.md 13.5: the cookie's Origin check needs the public origin.
+  if (c.http.session_cookie.on() && !c.public_origin())
+    findings.push_back(
+        bad_configuration("--public-url",
+                          "--session-cookie needs a public URL such as https://auth.example.com "
+                          "(its origin is the one allowed to send the cookie)"));
   if (c.argon2_memory_kib < 19456 || c.argon2_iterations < 2) {
     findings.push_back({Severity::warning,
                         "weak_password_hashing",

@@ -112,6 +112,24 @@ void add_browser_and_proxy_options(CLI::App& app, Config& c) {
       ->transform(cors_origin_check());
   add_duration(app, "--cors-max-age", c.http.cors_max_age, "AUTHD_CORS_MAX_AGE",
                "How long browsers may cache a CORS preflight answer");
+  app.add_flag("--proxy-protocol", c.http.proxy_protocol,
+               "Every connection starts with a PROXY protocol header (v1 or v2) from one of "
+               "--trusted-proxies, naming the client; other connections are closed "
+               "(interface.md 13.2)")
+      ->envname("AUTHD_PROXY_PROTOCOL");
+  app.add_option("--session-cookie", c.http.session_cookie.name,
+                 "Browser sessions: login also sets a cookie of this name, which the bearer "
+                 "routes accept when no Authorization header is sent (interface.md 13.5); "
+                 "none: off")
+      ->envname("AUTHD_SESSION_COOKIE")
+      ->type_name("NAME")
+      ->check([](const std::string& name) {
+        // RFC 6265 4.1.1: a cookie name is an RFC 9110 token.
+        static const std::regex kToken(R"([A-Za-z0-9!#$%&'*+.^_`|~-]+)");
+        return std::regex_match(name, kToken)
+                   ? std::string()
+                   : "'" + name + "' is not a cookie name (letters, digits and !#$%&'*+-.^_`|~)";
+      });
   app.add_option_function<std::vector<std::string>>(
          "--trusted-proxies",
          [&c](const std::vector<std::string>& texts) {

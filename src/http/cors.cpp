@@ -18,7 +18,7 @@ std::optional<std::string> allowed_origin(const std::vector<std::string>& allowe
 
 std::optional<ApiResponse> answer_preflight(const CorsRequest& request,
                                             const std::optional<std::string>& origin,
-                                            Duration max_age) {
+                                            Duration max_age, bool credentials) {
   if (!origin || request.method != "OPTIONS" || !request.asks_method) return std::nullopt;
   std::string_view route;
   std::string methods = methods_of_path(request.path, request.signup_open, route);
@@ -34,11 +34,12 @@ std::optional<ApiResponse> answer_preflight(const CorsRequest& request,
       {"Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id"},
       {"Access-Control-Max-Age", std::to_string(seconds)},
   };
+  if (credentials) response.headers.emplace_back("Access-Control-Allow-Credentials", "true");
   return response;
 }
 
 void add_cors_headers(ApiResponse& response, bool cors_enabled,
-                      const std::optional<std::string>& origin, bool preflight) {
+                      const std::optional<std::string>& origin, bool preflight, bool credentials) {
   if (!cors_enabled) return;
   response.headers.emplace_back("Vary", "Origin");
   if (!origin || preflight) return;
@@ -46,6 +47,7 @@ void add_cors_headers(ApiResponse& response, bool cors_enabled,
   // The token (Authorization), the request id, and what a page needs to
   // react to a 401 (WWW-Authenticate) or to a 429/503 (Retry-After).
   response.headers.emplace_back("Access-Control-Expose-Headers", kCorsExposedHeaders);
+  if (credentials) response.headers.emplace_back("Access-Control-Allow-Credentials", "true");
 }
 
 }  // namespace authd

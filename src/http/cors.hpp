@@ -1,8 +1,10 @@
 // CORS (interface.md 5.2): lets the listed browser origins call authd and
 // read the login token from the Authorization response header.
 //
-// - Only exact origins are allowed (--cors-origins); no wildcard, and no
-//   Access-Control-Allow-Credentials: authd uses bearer tokens, not cookies.
+// - Only exact origins are allowed (--cors-origins); no wildcard. Access-
+//   Control-Allow-Credentials only when cookie sessions are on (interface.md
+//   13.5): then an allowed origin's pages may send the cookie and read the
+//   answer; without it authd uses bearer tokens only.
 // - A preflight (OPTIONS with Origin and Access-Control-Request-Method) from
 //   an allowed origin on a known path gets 204 with the path's methods.
 //   Anything else that says OPTIONS goes through the router as before, so a
@@ -46,11 +48,11 @@ std::optional<std::string> allowed_origin(const std::vector<std::string>& allowe
 // a known path; nothing otherwise (the router answers it).
 std::optional<ApiResponse> answer_preflight(const CorsRequest& request,
                                             const std::optional<std::string>& origin,
-                                            Duration max_age);
+                                            Duration max_age, bool credentials);
 
 // Adds the CORS headers of a response (see above); a preflight's answer
 // only gets Vary, it has its own.
 void add_cors_headers(ApiResponse& response, bool cors_enabled,
-                      const std::optional<std::string>& origin, bool preflight);
+                      const std::optional<std::string>& origin, bool preflight, bool credentials);
 
 }  // namespace authd

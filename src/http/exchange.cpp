@@ -14,6 +14,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
 
+#include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "core/log.hpp"
 #include "http/client_address.hpp"
@@ -202,6 +203,16 @@ asio::awaitable<Reading> read_body(beast::tcp_stream& stream, ReadBuffer& buffer
   co_return body_verdict(ec);
 }
 
+// interface.md 13.5: one Origin, and it is authd's own public origin or an
+// allowed CORS origin. No Origin is not trusted: browsers send one with
+// every state-changing request, so only a page could be missing it, not a
+// user.
+bool is_trusted_origin(const std::vector<std::string_view>& origins, const HttpSettings& settings) {
+  if (origins.size() != 1) return false;
+  if (!settings.public_origin.empty() && origins.front() == settings.public_origin) return true;
+  return allowed_origin(settings.cors_origins, origins).has_value();
+}
+
 // What the router sees of a request read whole; the views point into `req`
 // and `method`.
 ApiRequest api_request(const Request& req, std::string_view method, const std::string& client,
@@ -217,6 +228,12 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   request.client_address = client;
   if (auto agent = req.find(http::field::user_agent); agent != req.end())
     request.user_agent = as_std_view(agent->value());
+  if (settings.session_cookie.on()) {
+    request.session_cookie = &settings.session_cookie;
+    request.session_cookies =
+        cookie_values(field_values(req, http::field::cookie), settings.session_cookie.name);
+    request.trusted_origin = is_trusted_origin(field_values(req, "Origin"), settings);
+  }
   return request;
 }
 
@@ -256,7 +273,7 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
     preflight = answer_preflight(
         {answer.method, request.path, req.count("Access-Control-Request-Method") > 0,
          context.api.auth.policy.signup_open},
-        origin, settings.cors_max_age);
+        origin, settings.cors_max_age, settings.session_cookie.on());
     if (preflight) {
       answer.response = std::move(*preflight);
     } else {
@@ -265,7 +282,8 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
     }
     answer.keep_alive = req.keep_alive() && !context.draining;
   }
-  add_cors_headers(answer.response, !settings.cors_origins.empty(), origin, preflight.has_value());
+  add_cors_headers(answer.response, !settings.cors_origins.empty(), origin, preflight.has_value(),
+                   settings.session_cookie.on());
   co_return answer;
 }
 

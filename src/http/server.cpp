@@ -19,6 +19,7 @@
 #include "core/log.hpp"
 #include "http/client_address.hpp"
 #include "http/exchange.hpp"
+#include "http/proxy_protocol.hpp"
 
 namespace authd {
 
@@ -104,6 +105,34 @@ asio::awaitable<void> discard_until_closed(beast::tcp_stream& stream, Duration t
   sodium_memzero(sink.data(), sink.size());  // it may have held a password
 }
 
+// interface.md 13.2: the PROXY header that starts a connection from a
+// trusted proxy, read within the header time-out (a balancer sends it at
+// once). The client it names, or the peer for a header that names none
+// (a health check); nothing when the header is missing, malformed or late:
+// the connection is then closed unanswered. Bytes after the header are the
+// first request's, and stay in `buffer`.
+asio::awaitable<std::optional<std::string>> read_proxy_header(beast::tcp_stream& stream,
+                                                              ReadBuffer& buffer,
+                                                              const std::string& peer,
+                                                              Duration timeout) {
+  stream.expires_after(timeout);
+  error_code ec;
+  while (true) {
+    auto data = buffer.data();
+    ProxyHeader header =
+        parse_proxy_header(std::string_view(static_cast<const char*>(data.data()), data.size()));
+    if (header.status == ProxyHeader::Status::invalid) co_return std::nullopt;
+    if (header.status == ProxyHeader::Status::complete) {
+      buffer.consume(header.length);
+      co_return header.source.value_or(peer);
+    }
+    std::size_t n = co_await stream.async_read_some(buffer.prepare(512),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return std::nullopt;
+    buffer.commit(n);
+  }
+}
+
 }  // namespace
 
 void Server::State::forget(const std::shared_ptr<Connection>& connection) {
@@ -151,7 +180,23 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
   // lingering close below.
   bool request_unread = false;
 
-  while (!draining) {
+  // interface.md 13.2: from here on the peer is the client the trusted
+  // proxy names (the request log, throttling and 13.1 all see that one).
+  bool open = true;
+  if (settings.proxy_protocol) {
+    std::optional<std::string> client;
+    if (is_trusted_proxy(connection->peer, settings.trusted_proxies))
+      client =
+          co_await read_proxy_header(stream, buffer, connection->peer, settings.header_timeout);
+    if (client) {
+      connection->peer = std::move(*client);
+    } else {
+      log::debug("proxy_header_refused", {{"peer", connection->peer}});
+      open = false;
+    }
+  }
+
+  while (open && !draining) {
     // 1. Wait for the first byte of the next request (idle time-out between
     //    keep-alive requests), then give the whole header its own deadline.
     //    A new connection's header deadline runs from the accept, so that

@@ -41,6 +41,15 @@ struct HttpSettings {
   // Peers whose X-Forwarded-For or Forwarded names the client (interface.md
   // 13.1, http/client_address.hpp); none: the peer is always the client.
   TrustedProxies trusted_proxies;
+  // interface.md 13.2: every connection starts with a PROXY protocol header
+  // (v1 or v2) from one of the trusted proxies, naming the client; any
+  // other connection is closed unanswered.
+  bool proxy_protocol = false;
+  // Browser sessions by cookie (interface.md 13.5; name empty: off), and
+  // the public URL's origin, which may send state-changing requests
+  // authenticated by the cookie (besides the CORS origins).
+  SessionCookie session_cookie;
+  std::string public_origin;
 };
 
 class Server {

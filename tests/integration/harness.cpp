@@ -347,9 +347,15 @@ void AuthdProcess::wait_until_ready() {
   // Written before the public one, when the management listener is on.
   std::string admin_port = read_file(directory_ + "/admin_port");
   admin_port_ = admin_port.empty() ? 0 : static_cast<unsigned short>(std::stoi(admin_port));
+  // Behind the PROXY protocol (interface.md 13.2) the public listener
+  // answers only connections that start with its header: ask the
+  // management listener, which never takes one.
+  bool proxied =
+      std::find(extra_args_.begin(), extra_args_.end(), "--proxy-protocol") != extra_args_.end();
+  unsigned short health_port = proxied && admin_port_ != 0 ? admin_port_ : port_;
   bool healthy = poll([&] {
     try {
-      return send_request(port_, "GET", "/healthz").status == 200;
+      return send_request(health_port, "GET", "/healthz").status == 200;
     } catch (const std::exception&) {
       return false;
     }

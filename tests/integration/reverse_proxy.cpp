@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -28,11 +29,10 @@ std::string nginx_file(const std::string& path) {
   return out.str();
 }
 
-// The configuration of one test proxy. Every path nginx writes is in
+// The configuration of one test nginx. Every path nginx writes is in
 // `directory`; the error log is also given by -e, so that nginx never opens
 // its compiled-in /var/log/nginx/error.log, not even before reading this.
-std::string nginx_configuration(const std::string& directory, unsigned short port,
-                                unsigned short upstream_port) {
+std::string nginx_configuration(const std::string& directory, const std::string& http_block) {
   std::ostringstream c;
   c << "daemon off;\n"
     << "master_process off;\n"
@@ -47,7 +47,14 @@ std::string nginx_configuration(const std::string& directory, unsigned short por
     << "  fastcgi_temp_path " << directory << "/fastcgi;\n"
     << "  uwsgi_temp_path " << directory << "/uwsgi;\n"
     << "  scgi_temp_path " << directory << "/scgi;\n"
-    << "  server {\n"
+    << http_block << "}\n";
+  return c.str();
+}
+
+// The reverse proxy of interface.md 13.1, as docs/deployment.md shows it.
+std::string proxy_site(unsigned short port, unsigned short upstream_port) {
+  std::ostringstream c;
+  c << "  server {\n"
     << "    listen 127.0.0.1:" << port << ";\n"
     << "    location / {\n"
     << "      proxy_pass http://127.0.0.1:" << upstream_port << ";\n"
@@ -59,14 +66,17 @@ std::string nginx_configuration(const std::string& directory, unsigned short por
     << "      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n"
     << "      proxy_set_header Forwarded \"\";\n"
     << "    }\n"
-    << "  }\n"
-    << "}\n";
+    << "  }\n";
   return c.str();
 }
 
 }  // namespace
 
-NginxProxy::NginxProxy(unsigned short upstream_port) {
+NginxProxy::NginxProxy(unsigned short upstream_port)
+    : NginxProxy(NginxSite{
+          [upstream_port](unsigned short port) { return proxy_site(port, upstream_port); }}) {}
+
+NginxProxy::NginxProxy(NginxSite site) : site_(std::move(site)) {
   char pattern[] = "/tmp/authd-nginx-XXXXXX";
   if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   directory_ = pattern;
@@ -76,7 +86,7 @@ NginxProxy::NginxProxy(unsigned short upstream_port) {
     ReservedPort reserved;
     unsigned short port = reserved.port();
     reserved.release();
-    if (start_on(port, upstream_port)) {
+    if (start_on(port)) {
       port_ = port;
       return;
     }
@@ -97,11 +107,11 @@ NginxProxy::~NginxProxy() {
 
 std::string NginxProxy::error_log() const { return nginx_file(directory_ + "/error.log"); }
 
-bool NginxProxy::start_on(unsigned short port, unsigned short upstream_port) {
+bool NginxProxy::start_on(unsigned short port) {
   const std::string conf = directory_ + "/nginx.conf";
   {
     std::ofstream out(conf, std::ios::trunc);
-    out << nginx_configuration(directory_, port, upstream_port);
+    out << nginx_configuration(directory_, site_.http_block(port));
   }
   std::vector<std::string> args = {kNginx, "-p", directory_, "-e", directory_ + "/error.log",
                                    "-c",   conf};
@@ -119,8 +129,8 @@ bool NginxProxy::start_on(unsigned short port, unsigned short upstream_port) {
     execv(argv[0], argv.data());
     _exit(127);
   }
-  // Ready when a request through it reaches authd; gone when it could not
-  // bind (or failed otherwise).
+  // Ready when a request through it gets the site's answer; gone when it
+  // could not bind (or failed otherwise).
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
@@ -129,7 +139,7 @@ bool NginxProxy::start_on(unsigned short port, unsigned short upstream_port) {
       return false;
     }
     try {
-      if (send_request(port, "GET", "/healthz").status == 200) return true;
+      if (send_request(port, "GET", "/healthz").status == site_.ready_status) return true;
     } catch (const std::exception&) {
       // not listening yet
     }

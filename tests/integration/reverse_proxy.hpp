@@ -6,15 +6,26 @@
 // client's address to X-Forwarded-For, as the deployment guide says.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace authd::test {
+
+// What a test nginx serves: the inside of its http block (temporary paths
+// are added around it) for a server that listens on 127.0.0.1:`port`.
+struct NginxSite {
+  std::function<std::string(unsigned short port)> http_block;
+  // Ready once GET /healthz through it answers this status.
+  int ready_status = 200;
+};
 
 class NginxProxy {
  public:
   // Proxies to authd on 127.0.0.1:`upstream_port`; returns once a request
   // through it reaches authd (GET /healthz answers 200).
   explicit NginxProxy(unsigned short upstream_port);
+  // Any other site (tests/integration/gateway_test.cpp).
+  explicit NginxProxy(NginxSite site);
   ~NginxProxy();
   NginxProxy(const NginxProxy&) = delete;
   NginxProxy& operator=(const NginxProxy&) = delete;
@@ -23,9 +34,10 @@ class NginxProxy {
   std::string error_log() const;
 
  private:
-  bool start_on(unsigned short port, unsigned short upstream_port);
+  bool start_on(unsigned short port);
   void stop();
 
+  NginxSite site_;
   std::string directory_;
   int pid_ = -1;
   unsigned short port_ = 0;
