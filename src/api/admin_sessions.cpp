@@ -38,8 +38,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
                                                                  ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
-  AdminSessions result =
-      co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter));
+  AdminSessions result = co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter));
   co_return sessions_response(result, false);
 }
 

@@ -21,8 +21,9 @@ Presence presence(const RequestJson& object, const char* name, RequestJson::valu
 // Reads a nullable text member: absent, null (kept as "present, cleared"
 // where nulls clear, as "absent" where they do not), or a string that
 // `valid` accepts.
-bool read_text(RequestJson& object, const char* name, bool null_clears, bool (*valid)(std::string_view),
-               const char* rule, Settable<std::string>& out, std::string& problem) {
+bool read_text(RequestJson& object, const char* name, bool null_clears,
+               bool (*valid)(std::string_view), const char* rule, Settable<std::string>& out,
+               std::string& problem) {
   switch (presence(object, name, RequestJson::value_t::string)) {
     case Presence::absent:
       return true;
@@ -138,23 +139,23 @@ std::optional<AdminUserBody> read_admin_user_body(RequestJson& object, AdminBody
     if (body.password.hash) wipe(*body.password.hash);
     return std::nullopt;
   }
-  if (kind == AdminBody::patch && (object.contains("password") || object.contains("passwordHash"))) {
+  if (kind == AdminBody::patch &&
+      (object.contains("password") || object.contains("passwordHash"))) {
     problem = "password, passwordHash: set with PUT /admin/users/{id}/password";
     return std::nullopt;
   }
   const bool patch = kind == AdminBody::patch;
-  bool ok =
-      read_email(object, !patch, f.email, problem) &&
-      read_text(object, "displayName", patch, &is_valid_display_name,
-                "1 to 255 characters, no control characters", f.display_name, problem) &&
-      read_text(object, "phone", patch, &is_valid_phone, "E.164 form, '+' and 1 to 15 digits",
-                f.phone, problem) &&
-      read_text(object, "photoUrl", patch, &is_valid_photo_url,
-                "an http or https URL of at most 2048 characters", f.photo_url, problem) &&
-      read_flag(object, "emailVerified", !patch, f.email_verified, problem) &&
-      read_flag(object, "phoneVerified", !patch, f.phone_verified, problem) &&
-      read_flag(object, "disabled", !patch, f.disabled, problem) &&
-      (patch || read_passwords(object, kind, f.email, body.password, problem));
+  bool ok = read_email(object, !patch, f.email, problem) &&
+            read_text(object, "displayName", patch, &is_valid_display_name,
+                      "1 to 255 characters, no control characters", f.display_name, problem) &&
+            read_text(object, "phone", patch, &is_valid_phone, "E.164 form, '+' and 1 to 15 digits",
+                      f.phone, problem) &&
+            read_text(object, "photoUrl", patch, &is_valid_photo_url,
+                      "an http or https URL of at most 2048 characters", f.photo_url, problem) &&
+            read_flag(object, "emailVerified", !patch, f.email_verified, problem) &&
+            read_flag(object, "phoneVerified", !patch, f.phone_verified, problem) &&
+            read_flag(object, "disabled", !patch, f.disabled, problem) &&
+            (patch || read_passwords(object, kind, f.email, body.password, problem));
   if (!ok) {
     if (body.password.password) wipe(*body.password.password);
     if (body.password.hash) wipe(*body.password.hash);

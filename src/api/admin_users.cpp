@@ -97,8 +97,7 @@ std::string users_page_body(const std::vector<UserRecord>& users,
 
 }  // namespace
 
-boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx,
-                                                             ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, ApiRequest& request) {
   std::optional<ApiResponse> refusal;
   std::optional<AdminUserBody> body = read_body(request, AdminBody::create, refusal);
   if (!body) co_return *refusal;
@@ -110,8 +109,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx,
   co_return response;
 }
 
-boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx,
-                                                            ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx, ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
     co_return *denied;
   auto query = parse_query(request.query);
@@ -150,8 +148,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_get_user(ApiContext& ctx, ApiRe
   co_return response;
 }
 
-boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx,
-                                                            ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx, ApiRequest& request) {
   std::optional<ApiResponse> refusal;
   std::optional<AdminUserBody> body = read_body(request, AdminBody::patch, refusal);
   if (!body) co_return *refusal;
@@ -171,18 +168,16 @@ boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
   WipePasswords wipe_passwords{body->password};
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
-  AdminUserOutcome outcome = co_await set_admin_user_password(
-      ctx.auth, admin_id(request.path_parameter), body->password);
+  AdminUserOutcome outcome =
+      co_await set_admin_user_password(ctx.auth, admin_id(request.path_parameter), body->password);
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;
 }
 
-boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx,
-                                                             ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx, ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
-  AdminUserOutcome outcome =
-      co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter));
+  AdminUserOutcome outcome = co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter));
   if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;

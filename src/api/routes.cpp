@@ -64,8 +64,7 @@ constexpr std::array kRoutes = {
           Served::on_management},
     Route{"/admin/users/{id}/sessions", "DELETE", false, &handle_admin_revoke_sessions,
           Served::on_management},
-    Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa,
-          Served::on_management},
+    Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
           Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an

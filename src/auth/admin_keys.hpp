@@ -29,8 +29,8 @@ bool is_valid_admin_key_name(std::string_view name);
 
 struct AdminKeyResult {
   enum class Kind { ok, invalid, exists, not_found, unavailable } kind = Kind::unavailable;
-  std::string message;  // for the operator
-  std::string key;      // create: the key itself, to be shown once
+  std::string message;               // for the operator
+  std::string key;                   // create: the key itself, to be shown once
   std::vector<AdminKeyRecord> keys;  // list
 };
 

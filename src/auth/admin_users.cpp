@@ -281,7 +281,9 @@ boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
   AdminSessions result;
   bool revoked = false;
   Millis now = now_millis();
-  auto revoke = [&](Transaction& tx) { revoked = tx.sessions().revoke_by_public_id(public_id, now); };
+  auto revoke = [&](Transaction& tx) {
+    revoked = tx.sessions().revoke_by_public_id(public_id, now);
+  };
   if (co_await ctx.db.write(revoke) != StoreStatus::ok) co_return result;
   result.kind = revoked ? AdminSessions::Kind::ok : AdminSessions::Kind::not_found;
   co_return result;

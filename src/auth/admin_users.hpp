@@ -73,8 +73,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
                                                                  const std::string& id,
                                                                  AdminPassword& password);
 // Erases the account and everything that refers to it (auth/erasure.hpp).
-boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx,
-                                                           const std::string& id);
+boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx, const std::string& id);
 
 struct AdminUserPage {
   bool ok = false;
@@ -90,8 +89,7 @@ struct AdminSessions {
   std::vector<SessionRecord> sessions;  // live, newest first
 };
 boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const std::string& id);
-boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx,
-                                                           const std::string& id);
+boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id);
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
                                                      const std::string& public_id);
 // Removes every second factor of the account (none exist before TOTP).

@@ -84,8 +84,8 @@ void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCom
                   append_rfc3339(created, key.created_at);
                   // Names are of a plain character set: nothing to escape.
                   std::cout << R"({"name":")" << key.name << R"(","scope":")" << key.scope
-                            << R"(","createdAt":")" << created
-                            << R"(","lastUsedAt":)" << time_or_null(key.last_used_at) << "}\n";
+                            << R"(","createdAt":")" << created << R"(","lastUsedAt":)"
+                            << time_or_null(key.last_used_at) << "}\n";
                 }
                 return exit_status(result);
               }};

@@ -168,8 +168,10 @@ void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenC
   import->add_flag("--update", *update, "Update accounts whose e-mail exists instead of skipping");
   import->callback([&chosen, &config, import, path, update] {
     chosen = {&config, import,
-              [path, update](const Config& c) { return run_import(c, *path, *update); }};
-  });
+              [path, update](const Config& c) { return run_import(c, *path, *update);
+}
+};  // namespace authd
+});
 }
 
 }  // namespace authd

@@ -37,11 +37,11 @@ HttpResponse log_in(const AuthdProcess& authd, const std::string& email,
 TEST(LegacyHashes, Interface_10_5_ImportedAccountsLogInAndTheFirstSuccessUpgradesToArgon2id) {
   AuthdProcess authd(fast_hashing());
   std::string output;
-  ASSERT_EQ(authd.cli({"user", "import", "-"},
-                      import_line("b@example.com", kBcrypt) +
-                          import_line("d@example.com", kDjangoPbkdf2),
-                      &output),
-            0)
+  ASSERT_EQ(
+      authd.cli({"user", "import", "-"},
+                import_line("b@example.com", kBcrypt) + import_line("d@example.com", kDjangoPbkdf2),
+                &output),
+      0)
       << output;
   EXPECT_NE(output.find("created 2, existing 0, invalid 0"), std::string::npos) << output;
   for (const std::string email : {"b@example.com", "d@example.com"}) {

@@ -74,8 +74,9 @@ bool Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
   Params params;
   params.text(public_id).integer(now);
   return db_.run(
-             "DELETE FROM sessions WHERE public_id = $1 AND revoked_at IS NULL AND expires_at > $2",
-             params)
+                "DELETE FROM sessions WHERE public_id = $1 AND revoked_at IS NULL AND expires_at > "
+                "$2",
+                params)
              .affected() == 1;
 }
 

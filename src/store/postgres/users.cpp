@@ -107,9 +107,10 @@ std::vector<std::string> Users::password_hash_kinds() {
 std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
   Params params;
   params.text(after).integer(limit);
-  Result rows = db_.run("SELECT " AUTHD_USER_COLUMNS
-                        " FROM users WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT $2",
-                        params);
+  Result rows =
+      db_.run("SELECT " AUTHD_USER_COLUMNS
+              " FROM users WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT $2",
+              params);
   std::vector<UserRecord> users;
   users.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) users.push_back(read_user(Row(rows, i)));
@@ -132,8 +133,8 @@ bool Users::remove(std::string_view user_id) {
 // concurrent first insert of the same kind is waited for, then ignored).
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
-                   kinds_recorded_.end())
+  if (!kind ||
+      std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) != kinds_recorded_.end())
     return;
   kinds_recorded_.push_back(*kind);
   Params params;

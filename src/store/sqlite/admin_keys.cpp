@@ -24,8 +24,7 @@ bool AdminKeys::insert(const AdminKeyRecord& key) {
 }
 
 std::optional<AdminKeyRecord> AdminKeys::by_digest(const Sha256Digest& digest) {
-  auto st =
-      db_.prepare("SELECT " AUTHD_ADMIN_KEY_COLUMNS " FROM admin_keys WHERE key_digest = ?1");
+  auto st = db_.prepare("SELECT " AUTHD_ADMIN_KEY_COLUMNS " FROM admin_keys WHERE key_digest = ?1");
   st.bind(1, digest);
   if (!st.step()) return std::nullopt;
   return read_key(st);

@@ -126,7 +126,13 @@ class AdminKeys final : public AdminKeyStore {
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
-      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db), signups_(db), admin_keys_(db) {}
+      : users_(db),
+        sessions_(db),
+        throttle_(db),
+        outbox_(db),
+        reset_tokens_(db),
+        signups_(db),
+        admin_keys_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }

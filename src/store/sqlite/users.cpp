@@ -88,8 +88,8 @@ std::vector<std::string> Users::password_hash_kinds() {
 }
 
 std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
-  auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS
-                        " FROM users WHERE id > ?1 ORDER BY id LIMIT ?2");
+  auto st =
+      db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id > ?1 ORDER BY id LIMIT ?2");
   st.bind(1, after).bind(2, static_cast<std::int64_t>(limit));
   std::vector<UserRecord> users;
   while (st.step()) users.push_back(read_user(st));
@@ -112,8 +112,8 @@ bool Users::remove(std::string_view user_id) {
 // One statement that changes nothing when the kind is listed already.
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
-                   kinds_recorded_.end())
+  if (!kind ||
+      std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) != kinds_recorded_.end())
     return;
   kinds_recorded_.push_back(*kind);
   auto st = db_.prepare(
