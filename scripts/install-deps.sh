@@ -27,7 +27,9 @@ packages=(
   python3-argon2
   # independent makers and checkers of the legacy hashes authd imports
   # (tests/support/make_legacy_hashes.py, tests/unit/legacy_hash_test.cpp):
-  # passlib, the bcrypt module, and mkpasswd (Debian's whois package)
+  # passlib, the bcrypt module, and mkpasswd (Debian's whois package); the
+  # bcrypt module also makes the hashes of docs/operations.md's "Moving your
+  # users to authd" (tests/operations_walkthrough.sh)
   python3-passlib python3-bcrypt whois
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
   dpkg-dev util-linux

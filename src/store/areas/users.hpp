@@ -20,6 +20,10 @@ class UserStore {
   virtual std::optional<UserRecord> by_id(std::string_view id) = 0;
   virtual bool insert(const UserRecord& user) = 0;  // false: e-mail taken
   virtual void update(const UserRecord& user) = 0;  // every column but id and created_at
+  // The same for a change of e-mail: false, and nothing changed, when
+  // another account holds the new address, even one inserted by a
+  // transaction that commits while this one waits for it.
+  virtual bool update_unless_email_taken(const UserRecord& user) = 0;
   // Changes only the hash: a transparent upgrade is not a change of the record.
   virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
   // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm
@@ -28,6 +32,17 @@ class UserStore {
   // after its last hash is gone (the floor it raises is then only higher
   // than it needs to be).
   virtual std::vector<std::string> password_hash_kinds() = 0;
+
+  // The admin API (interface.md 10.4).
+  // Up to `limit` users with an id greater than `after` (empty: from the
+  // first), by id: creation order, as ids are UUIDv7. Keyset paging, so a
+  // listing never repeats or skips a user that existed when it began.
+  virtual std::vector<UserRecord> page_after(std::string_view after, int limit) = 0;
+  // Sets lastLoginAt only: not a change of the record (updatedAt stays).
+  virtual void record_login(std::string_view user_id, Millis at) = 0;
+  // Deletes the account's row; its other rows are the other areas'
+  // (auth/erasure.hpp erases them all in one transaction).
+  virtual bool remove(std::string_view user_id) = 0;
 };
 
 }  // namespace authd

@@ -1,4 +1,6 @@
 // How PostgreSQL stores users and the kinds of their password hashes.
+#include <algorithm>
+
 #include "crypto/hash_kind.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
@@ -47,9 +49,9 @@ std::optional<UserRecord> Users::by_id(std::string_view id) {
 bool Users::insert(const UserRecord& u) {
   Params params;
   params.text(u.id);
-  add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
+  add_user_fields(params, u).integer(u.created_at).integer(u.updated_at).integer(u.last_login_at);
   bool inserted = db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
-                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
                           "ON CONFLICT (email) DO NOTHING",
                           params)
                       .affected() == 1;
@@ -69,6 +71,21 @@ void Users::update(const UserRecord& u) {
   if (u.password_hash) record_hash_kind(*u.password_hash);
 }
 
+// Under READ COMMITTED a concurrent insert or change to the same address
+// is invisible until it commits, and then breaks the unique index here: a
+// savepoint keeps the transaction usable, and the answer is "taken".
+bool Users::update_unless_email_taken(const UserRecord& u) {
+  db_.execute("SAVEPOINT email_change");
+  try {
+    update(u);
+  } catch (const UniqueViolation&) {
+    db_.execute("ROLLBACK TO SAVEPOINT email_change");
+    return false;
+  }
+  db_.execute("RELEASE SAVEPOINT email_change");
+  return true;
+}
+
 void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
   Params params;
   params.text(user_id).text(phc);
@@ -84,11 +101,41 @@ std::vector<std::string> Users::password_hash_kinds() {
   return kinds;
 }
 
+// Ids compare byte by byte ("C" collation, whatever the database's), the
+// order of the UUIDv7's hexadecimal digits, so the listing is creation
+// order; migration 6 indexes the ids in that collation.
+std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
+  Params params;
+  params.text(after).integer(limit);
+  Result rows = db_.run("SELECT " AUTHD_USER_COLUMNS
+                        " FROM users WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT $2",
+                        params);
+  std::vector<UserRecord> users;
+  users.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) users.push_back(read_user(Row(rows, i)));
+  return users;
+}
+
+void Users::record_login(std::string_view user_id, Millis at) {
+  Params params;
+  params.text(user_id).integer(at);
+  db_.run("UPDATE users SET last_login_at = $2 WHERE id = $1", params);
+}
+
+bool Users::remove(std::string_view user_id) {
+  Params params;
+  params.text(user_id);
+  return db_.run("DELETE FROM users WHERE id = $1", params).affected() == 1;
+}
+
 // One statement that changes nothing when the kind is listed already (a
 // concurrent first insert of the same kind is waited for, then ignored).
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind) return;
+  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
+                   kinds_recorded_.end())
+    return;
+  kinds_recorded_.push_back(*kind);
   Params params;
   params.text(*kind);
   db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",

@@ -1,4 +1,6 @@
 // How SQLite stores users and the kinds of their password hashes.
+#include <algorithm>
+
 #include "crypto/hash_kind.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
@@ -32,11 +34,11 @@ std::optional<UserRecord> Users::by_id(std::string_view id) {
 
 bool Users::insert(const UserRecord& u) {
   auto st = db_.prepare("INSERT INTO users (" AUTHD_USER_COLUMNS
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                         "ON CONFLICT (email) DO NOTHING");
   st.bind(1, u.id);
   bind_user_fields(st, u);
-  st.bind(10, u.created_at).bind(11, u.updated_at);
+  st.bind(10, u.created_at).bind(11, u.updated_at).bind(12, u.last_login_at);
   st.run();
   if (db_.changes() != 1) return false;
   if (u.password_hash) record_hash_kind(*u.password_hash);
@@ -55,6 +57,22 @@ void Users::update(const UserRecord& u) {
   if (u.password_hash) record_hash_kind(*u.password_hash);
 }
 
+// One writer at a time: OR IGNORE skips the row when the new address is
+// another account's, and nothing else can commit meanwhile.
+bool Users::update_unless_email_taken(const UserRecord& u) {
+  auto st = db_.prepare(
+      "UPDATE OR IGNORE users SET email = ?2, password_hash = ?3, phone = ?4, photo_url = ?5, "
+      "display_name = ?6, email_verified_at = ?7, phone_verified_at = ?8, disabled = ?9, "
+      "updated_at = ?10 WHERE id = ?1");
+  st.bind(1, u.id);
+  bind_user_fields(st, u);
+  st.bind(10, u.updated_at);
+  st.run();
+  if (db_.changes() != 1) return false;
+  if (u.password_hash) record_hash_kind(*u.password_hash);
+  return true;
+}
+
 void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
   auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
   st.bind(1, user_id).bind(2, phc);
@@ -69,10 +87,35 @@ std::vector<std::string> Users::password_hash_kinds() {
   return kinds;
 }
 
+std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
+  auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS
+                        " FROM users WHERE id > ?1 ORDER BY id LIMIT ?2");
+  st.bind(1, after).bind(2, static_cast<std::int64_t>(limit));
+  std::vector<UserRecord> users;
+  while (st.step()) users.push_back(read_user(st));
+  return users;
+}
+
+void Users::record_login(std::string_view user_id, Millis at) {
+  auto st = db_.prepare("UPDATE users SET last_login_at = ?2 WHERE id = ?1");
+  st.bind(1, user_id).bind(2, at);
+  st.run();
+}
+
+bool Users::remove(std::string_view user_id) {
+  auto st = db_.prepare("DELETE FROM users WHERE id = ?1");
+  st.bind(1, user_id);
+  st.run();
+  return db_.changes() == 1;
+}
+
 // One statement that changes nothing when the kind is listed already.
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind) return;
+  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
+                   kinds_recorded_.end())
+    return;
+  kinds_recorded_.push_back(*kind);
   auto st = db_.prepare(
       "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
   st.bind(1, *kind);

@@ -1,0 +1,24 @@
+// The admin routes' credentials (interface.md 10.2): an admin key as a
+// bearer token, with the answers of the bearer routes when it is missing
+// (401), malformed (400) or unknown (401 invalid_token), and 403 for a
+// `read` key on a route that changes anything.
+#pragma once
+
+#include <optional>
+
+#include "api/api.hpp"
+#include "auth/admin_keys.hpp"
+
+namespace authd {
+
+// The {id} of an admin route (a user's or a session's), or a cursor, as
+// authd writes ids: UUIDs are case-insensitive on input (RFC 9562), and
+// authd stores them in lower case.
+std::string admin_id(std::string_view text);
+
+// Nothing when the request may go on; otherwise the answer to give.
+boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
+                                                                        const ApiRequest& request,
+                                                                        AdminScope needed);
+
+}  // namespace authd
