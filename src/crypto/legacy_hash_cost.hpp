@@ -26,10 +26,13 @@ inline constexpr std::uint64_t kArgon2MaxMemoryKib = 262144;  // 256 MiB
 inline constexpr std::uint64_t kArgon2MaxPasses = 16;
 inline constexpr unsigned kBcryptMaxCost = 15;
 inline constexpr std::uint64_t kScryptMaxMemoryBytes = std::uint64_t{256} << 20;
-// scrypt's r x p sizes the buffer its PBKDF2 steps fill (128 x r x p bytes)
-// and, with N, its work: 16 passes over the largest memory, as argon2's caps.
+// scrypt's r x p sizes the buffer its PBKDF2 steps fill (128 x r x p
+// bytes), and p multiplies its time without its memory: its work,
+// 128 x N x r x p bytes, is capped at four passes over the largest memory,
+// which take scrypt about as long as argon2 takes for 16 passes over 256 MiB
+// (scrypt is some three times slower per byte).
 inline constexpr std::uint64_t kScryptMaxBlockTimesParallelism = 256;
-inline constexpr std::uint64_t kScryptMaxWorkBytes = kScryptMaxMemoryBytes * 16;
+inline constexpr std::uint64_t kScryptMaxWorkBytes = kScryptMaxMemoryBytes * 4;
 inline constexpr std::uint64_t kPbkdf2MaxIterations = 2'000'000;
 inline constexpr std::uint64_t kShaCryptMaxRounds = 1'000'000;
 inline constexpr std::uint64_t kShaCryptDefaultRounds = 5000;  // when "rounds=" is absent

@@ -363,7 +363,7 @@ std::string scrypt_hash(bool crypt_form, unsigned ln, unsigned r, unsigned p) {
 }
 
 // 128 x r x N bytes at most 256 MiB; r x p at most 256; and 128 x N x r x p
-// (the work) at most 4 GiB, as 16 passes over argon2's cap.
+// (the work) at most 1024 MiB, four passes over the memory cap.
 TEST(LegacyHash, Interface_10_5_ScryptMemoryParallelismAndWorkOverTheCapsAreRefused) {
   for (bool crypt_form : {true, false}) {
     SCOPED_TRACE(crypt_form ? "$7$" : "$scrypt$");
@@ -379,9 +379,10 @@ TEST(LegacyHash, Interface_10_5_ScryptMemoryParallelismAndWorkOverTheCapsAreRefu
     EXPECT_EQ(imported_hash_problem(scrypt_hash(crypt_form, 4, 8, 32)), std::nullopt);
     expect_refused({scrypt_hash(crypt_form, 4, 8, 33), parts},
                    "scrypt r x p = 264 is over the cap of 256");
-    EXPECT_EQ(imported_hash_problem(scrypt_hash(crypt_form, 18, 8, 16)), std::nullopt);
-    expect_refused({scrypt_hash(crypt_form, 18, 8, 17), parts},
-                   "scrypt work (128 x N x r x p bytes) is over the cap of 4096 MiB");
+    EXPECT_EQ(imported_hash_problem(scrypt_hash(crypt_form, 18, 8, 4)), std::nullopt);
+    expect_refused({scrypt_hash(crypt_form, 18, 8, 5), parts},
+                   "scrypt work (128 x N x r x p bytes) is over the cap of 1024 MiB");
+    EXPECT_EQ(imported_hash_problem(scrypt_hash(crypt_form, 10, 8, 32)), std::nullopt);
   }
 }
 
