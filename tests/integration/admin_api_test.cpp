@@ -1,0 +1,351 @@
+// interface.md 10.1, 10.2 and 1.10 on the admin routes: where they are
+// served, how their credentials are read, the order in which the rules
+// answer, and what a read key may not do.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "admin_support.hpp"
+#include "contract_support.hpp"
+#include "harness.hpp"
+
+namespace authd::test {
+namespace {
+
+using namespace admin;
+
+const std::string kUnknownId = "01890a5d-ac96-774b-bcce-b302099a8057";
+
+std::set<std::string> allow_set(const HttpResponse& res) {
+  std::set<std::string> methods;
+  std::string value = res.header("Allow");
+  std::string current;
+  for (char c : value + ",") {
+    if (c == ',') {
+      if (!current.empty()) methods.insert(current);
+      current.clear();
+    } else if (c != ' ') {
+      current += c;
+    }
+  }
+  return methods;
+}
+
+// Every admin route with a method that changes something, and a valid body,
+// in an order in which each still finds its target.
+struct Change {
+  std::string method;
+  std::string target;
+  std::optional<nlohmann::json> body;
+};
+
+std::vector<Change> every_change(const std::string& user_id, const std::string& session_id) {
+  return {
+      {"POST", "/admin/users", nlohmann::json{{"email", "new@example.com"}}},
+      {"PATCH", "/admin/users/" + user_id, nlohmann::json{{"displayName", "Changed"}}},
+      {"DELETE", "/admin/sessions/" + session_id, std::nullopt},
+      {"DELETE", "/admin/users/" + user_id + "/sessions", std::nullopt},
+      {"DELETE", "/admin/users/" + user_id + "/mfa", std::nullopt},
+      {"PUT", "/admin/users/" + user_id + "/password", nlohmann::json{{"password", kNewPassword}}},
+      {"DELETE", "/admin/users/" + user_id, std::nullopt},
+  };
+}
+
+HttpResponse send(const AuthdProcess& authd, const std::string& key, const Change& change) {
+  if (change.body) return call(authd, key, change.method, change.target, *change.body);
+  return call(authd, key, change.method, change.target);
+}
+
+// interface.md 10.1: the admin routes are served on the management
+// listener only; the public listener answers 404 to /admin/... (even with
+// a valid key) and to /metrics. /metrics and /healthz need no credentials.
+TEST(AdminApi, Interface_10_1_AdminRoutesAreServedOnTheManagementListenerOnly) {
+  AuthdProcess authd(fast_hashing());
+  ASSERT_NE(authd.admin_port(), 0);
+  std::string key = create_key(authd, "ops", "write");
+  nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  const std::string id = user["id"];
+
+  Headers with_key = {{"Authorization", "Bearer " + key}};
+  Headers json_with_key = {{"Authorization", "Bearer " + key},
+                           {"Content-Type", "application/json"}};
+  const std::vector<std::tuple<std::string, std::string, Headers, std::string>> public_requests = {
+      {"GET", "/admin/users", with_key, ""},
+      {"GET", "/admin/users", {}, ""},
+      {"POST", "/admin/users", json_with_key, R"({"email":"bob@example.com"})"},
+      {"GET", "/admin/users/" + id, with_key, ""},
+      {"PATCH", "/admin/users/" + id, json_with_key, R"({"displayName":"x"})"},
+      {"DELETE", "/admin/users/" + id, with_key, ""},
+      {"GET", "/admin/users/" + id + "/sessions", with_key, ""},
+      {"DELETE", "/admin/users/" + id + "/mfa", with_key, ""},
+      {"GET", "/metrics", {}, ""},
+  };
+  for (const auto& [method, target, headers, body] : public_requests) {
+    HttpResponse res = send_request(authd.port(), method, target, headers, body);
+    expect_error(res, 404, "public " + method + " " + target);
+  }
+  // Nothing of that reached the admin routes.
+  nlohmann::json after = get_user(authd, key, id);
+  EXPECT_EQ(after, user);
+
+  HttpResponse metrics = send_request(authd.admin_port(), "GET", "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  HttpResponse health = send_request(authd.admin_port(), "GET", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, R"({"status":"ok"})");
+}
+
+// interface.md 10.1: `--admin-listen off`: no management listener, and the
+// public listener still knows no /admin/... path.
+TEST(AdminApi, Interface_10_1_AdminListenOffServesNoAdminRoutes) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--admin-listen", "off"});
+  AuthdProcess authd(args);
+  EXPECT_EQ(authd.admin_port(), 0);
+  std::string key = create_key(authd, "ops", "write");
+  expect_error(
+      send_request(authd.port(), "GET", "/admin/users", {{"Authorization", "Bearer " + key}}), 404,
+      "public /admin/users");
+}
+
+// interface.md 10.1 and 1.2: every admin answer carries Cache-Control:
+// no-store and is JSON.
+TEST(AdminApi, Interface_10_1_AdminAnswersAreJsonAndNoStore) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  HttpResponse created =
+      call(authd, key, "POST", "/admin/users", nlohmann::json{{"email", kEmail}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"];
+  std::vector<HttpResponse> answers = {
+      created,
+      call(authd, key, "GET", "/admin/users"),
+      call(authd, key, "GET", "/admin/users?email=" + url_encode(kEmail)),
+      call(authd, key, "GET", "/admin/users/" + id),
+      call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"displayName", "A"}}),
+      call(authd, key, "GET", "/admin/users/" + id + "/sessions"),
+      call(authd, key, "PUT", "/admin/users/" + id + "/password",
+           nlohmann::json{{"password", kPassword}}),
+  };
+  for (const HttpResponse& res : answers) {
+    EXPECT_LT(res.status, 300) << res.body;
+    EXPECT_EQ(res.header("Content-Type"), "application/json") << res.body;
+    EXPECT_EQ(res.header("Cache-Control"), "no-store") << res.body;
+    EXPECT_FALSE(res.header("X-Request-Id").empty());
+    EXPECT_NO_THROW(res.json()) << res.body;
+  }
+  for (const std::string& target :
+       {"/admin/users/" + id + "/sessions", "/admin/users/" + id + "/mfa", "/admin/users/" + id}) {
+    HttpResponse res = call(authd, key, "DELETE", target);
+    EXPECT_EQ(res.status, 204) << target << " " << res.body;
+    EXPECT_TRUE(res.body.empty()) << target;
+    EXPECT_EQ(res.header("Cache-Control"), "no-store") << target;
+  }
+}
+
+// interface.md 10.2 with 6 /logout 1-3: no Authorization or another
+// scheme: 401 realm; malformed Bearer credentials or two Authorization
+// headers: 400 invalid_request; an unknown key (or a user's session
+// token): 401 invalid_token. The scheme is matched in any letter case.
+TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  authd.add_user(kEmail, kPassword);
+  std::string session_token = authd.login(kEmail, kPassword);
+  ASSERT_FALSE(session_token.empty());
+  const std::string bob = R"({"email":"bob@example.com"})";
+
+  for (const auto& [method, target, body] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"GET", "/admin/users", ""},
+           {"POST", "/admin/users", bob},
+           {"GET", "/admin/users/" + kUnknownId, ""},
+           {"DELETE", "/admin/sessions/" + kUnknownId, ""}}) {
+    auto request = [&, method = method, target = target, body = body](Headers headers) {
+      if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
+      return send_request(authd.admin_port(), method, target, headers, body);
+    };
+    const std::string what = method + " " + target;
+    expect_credentials_error(request({}), 401, kNoCredentials, what + " without Authorization");
+    expect_credentials_error(request({{"Authorization", "Basic b3BzOnNlY3JldA=="}}), 401,
+                             kNoCredentials, what + " Basic");
+    expect_credentials_error(request({{"Authorization", "Token " + key}}), 401, kNoCredentials,
+                             what + " Token scheme");
+    for (const std::string& malformed :
+         {std::string("Bearer"), "Bearer\t" + key, "Bearer " + key + " extra",
+          "Bearer " + key + ",x", std::string("Bearer ke$y"), std::string("Bearer a=b"),
+          std::string("Bearer \xC3\xA9t\xC3\xA9")}) {
+      HttpResponse res = request({{"Authorization", malformed}});
+      expect_credentials_error(res, 400, kMalformedCredentials, what + " '" + malformed + "'");
+      nlohmann::json body = nlohmann::json::parse(res.body, nullptr, false);
+      if (body.is_object() && body.contains("detail"))
+        EXPECT_EQ(body["detail"], "authorization: malformed bearer credentials") << res.body;
+    }
+    expect_credentials_error(
+        request({{"Authorization", "Bearer " + key}, {"Authorization", "Bearer " + key}}), 400,
+        kMalformedCredentials, what + " two Authorization headers");
+    for (const std::string& unknown :
+         {"authdak_" + std::string(43, 'A'), key.substr(0, key.size() - 1) + "x", key.substr(8),
+          session_token, std::string("abc")}) {
+      expect_credentials_error(request({{"Authorization", "Bearer " + unknown}}), 401, kInvalidKey,
+                               what + " unknown key " + unknown);
+    }
+  }
+  // The scheme in any letter case, and more than one space before the key.
+  for (const std::string& scheme : {"bearer ", "BEARER ", "Bearer   "}) {
+    HttpResponse res =
+        send_request(authd.admin_port(), "GET", "/admin/users", {{"Authorization", scheme + key}});
+    EXPECT_EQ(res.status, 200) << "'" << scheme << "' " << res.body;
+  }
+  // None of the refused requests created anything.
+  EXPECT_EQ(lines(authd.sql("select count(*) from users")), std::vector<std::string>{"1"});
+}
+
+// interface.md 10.2: a read key reads everything and changes nothing: 403
+// on every POST, PATCH, PUT and DELETE, with nothing changed; the write key
+// then does each of them.
+TEST(AdminApi, Interface_10_2_ReadKeyGets403OnEveryChange) {
+  AuthdProcess authd(fast_hashing());
+  std::string reader = create_key(authd, "reader", "read");
+  std::string writer = create_key(authd, "writer", "write");
+  nlohmann::json user = create_user(authd, writer, {{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  const std::string id = user["id"];
+  std::string token = authd.login(kEmail, kPassword);
+  ASSERT_FALSE(token.empty());
+  HttpResponse sessions = call(authd, reader, "GET", "/admin/users/" + id + "/sessions");
+  ASSERT_EQ(sessions.status, 200) << sessions.body;
+  ASSERT_EQ(sessions.json()["sessions"].size(), 1u) << sessions.body;
+  const std::string session_id = sessions.json()["sessions"][0]["id"];
+  nlohmann::json before = get_user(authd, reader, id);
+
+  for (const Change& change : every_change(id, session_id)) {
+    HttpResponse res = send(authd, reader, change);
+    expect_error(res, 403, "read key: " + change.method + " " + change.target);
+    EXPECT_EQ(res.header("WWW-Authenticate"), "") << change.method << " " << change.target;
+  }
+  EXPECT_EQ(get_user(authd, reader, id), before);
+  EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 200);
+  EXPECT_EQ(lines(authd.sql("select count(*) from users")), std::vector<std::string>{"1"});
+
+  // The write key may do each (in an order where each still has its target).
+  for (const Change& change : every_change(id, session_id)) {
+    HttpResponse res = send(authd, writer, change);
+    EXPECT_GE(res.status, 200) << change.method << " " << change.target << " " << res.body;
+    EXPECT_LT(res.status, 300) << change.method << " " << change.target << " " << res.body;
+  }
+  EXPECT_EQ(call(authd, reader, "GET", "/admin/users/" + id).status, 404);
+}
+
+// interface.md 1.10 on the admin routes: 404 unknown path, then 405 with
+// Allow, then 415, then 400 for the body, then the credentials (400/401),
+// then the scope (403), then the outcome (404, 409).
+TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
+  AuthdProcess authd(fast_hashing());
+  std::string reader = create_key(authd, "reader", "read");
+  std::string writer = create_key(authd, "writer", "write");
+  nlohmann::json user = create_user(authd, writer, {{"email", kEmail}});
+  ASSERT_TRUE(user.is_object());
+  const std::string id = user["id"];
+
+  // 3. Unknown paths, whatever the method or credentials.
+  for (const std::string& path :
+       {std::string("/admin"), std::string("/admin/"), std::string("/admin/nothing"),
+        std::string("/admin/users/") + id + "/nothing", std::string("/admin/users/") + id + "/",
+        std::string("/admin/users/") + id + "/sessions/" + kUnknownId,
+        std::string("/admin/sessions"), std::string("/admin/users/a/b/c/d")}) {
+    expect_error(send_request(authd.admin_port(), "GET", path), 404, "GET " + path);
+    expect_error(call(authd, writer, "DELETE", path), 404, "DELETE " + path);
+  }
+
+  // 4. Known paths, other methods: 405 with Allow, before any credentials.
+  const std::vector<std::tuple<std::string, std::string, std::set<std::string>>> wrong_methods = {
+      {"PUT", "/admin/users", {"GET", "POST"}},
+      {"DELETE", "/admin/users", {"GET", "POST"}},
+      {"PATCH", "/admin/users", {"GET", "POST"}},
+      {"POST", "/admin/users/" + id, {"GET", "PATCH", "DELETE"}},
+      {"PUT", "/admin/users/" + id, {"GET", "PATCH", "DELETE"}},
+      {"GET", "/admin/users/" + id + "/password", {"PUT"}},
+      {"POST", "/admin/users/" + id + "/password", {"PUT"}},
+      {"POST", "/admin/users/" + id + "/sessions", {"GET", "DELETE"}},
+      {"GET", "/admin/sessions/" + kUnknownId, {"DELETE"}},
+      {"GET", "/admin/users/" + id + "/mfa", {"DELETE"}},
+  };
+  for (const auto& [method, path, allowed] : wrong_methods) {
+    for (const std::string& key : {std::string(), reader, std::string("not-a-key")}) {
+      HttpResponse res = call(authd, key, method, path);
+      expect_error(res, 405, method + " " + path);
+      EXPECT_EQ(allow_set(res), allowed) << method << " " << path << ": " << res.header("Allow");
+    }
+  }
+
+  // 5. Routes with a JSON body need application/json: 415 before the body
+  // and the credentials.
+  const std::vector<std::pair<std::string, std::string>> json_routes = {
+      {"POST", "/admin/users"},
+      {"PATCH", "/admin/users/" + id},
+      {"PUT", "/admin/users/" + id + "/password"},
+  };
+  for (const auto& [method, path] : json_routes) {
+    for (const Headers& headers :
+         {Headers{}, Headers{{"Content-Type", "text/plain"}},
+          Headers{{"Content-Type", "application/x-www-form-urlencoded"}},
+          Headers{{"Content-Type", "application/json"}, {"Content-Type", "application/json"}}}) {
+      expect_error(send_request(authd.admin_port(), method, path, headers, "not json"), 415,
+                   method + " " + path + " without credentials");
+      Headers keyed = headers;
+      keyed.emplace_back("Authorization", "Bearer " + reader);
+      expect_error(send_request(authd.admin_port(), method, path, keyed, R"({"email":1})"), 415,
+                   method + " " + path + " read key");
+    }
+    // Parameters and letter case are fine (1.6): the answer is not a 415.
+    HttpResponse ok = send_request(authd.admin_port(), method, path,
+                                   {{"Content-Type", "Application/JSON; charset=utf-8"}}, "{}");
+    EXPECT_NE(ok.status, 415) << method << " " << path;
+  }
+
+  // 6. An invalid body: 400, before the credentials and the scope.
+  const std::vector<std::pair<std::string, std::string>> invalid = {
+      {"POST", "/admin/users"},
+      {"PATCH", "/admin/users/" + id},
+      {"PUT", "/admin/users/" + id + "/password"},
+      {"PATCH", "/admin/users/" + kUnknownId},
+      {"PUT", "/admin/users/" + kUnknownId + "/password"},
+  };
+  for (const auto& [method, path] : invalid) {
+    for (const std::string& key : {std::string(), std::string("authdak_unknown"), reader}) {
+      HttpResponse res = call(authd, key, method, path, std::optional<std::string>("[1,2]"));
+      expect_error(res, 400, method + " " + path + " key '" + key.substr(0, 10) + "'");
+      EXPECT_EQ(res.header("WWW-Authenticate"), "") << method << " " << path;
+    }
+  }
+
+  // 7. Credentials before the scope and the outcome.
+  const std::vector<Change> changes = {
+      {"DELETE", "/admin/users/" + kUnknownId, std::nullopt},
+      {"PATCH", "/admin/users/" + kUnknownId, nlohmann::json{{"displayName", "x"}}},
+      {"POST", "/admin/users", nlohmann::json{{"email", kEmail}}},  // would be 409
+  };
+  for (const Change& change : changes) {
+    expect_credentials_error(send(authd, "", change), 401, kNoCredentials,
+                             change.method + " " + change.target);
+    expect_credentials_error(send(authd, "authdak_" + std::string(43, 'z'), change), 401,
+                             kInvalidKey, change.method + " " + change.target);
+    // 8. The scope before the outcome.
+    expect_error(send(authd, reader, change), 403, change.method + " " + change.target);
+  }
+  // 9. The outcome.
+  expect_error(send(authd, writer, changes[0]), 404, "DELETE unknown");
+  expect_error(send(authd, writer, changes[1]), 404, "PATCH unknown");
+  HttpResponse conflict = send(authd, writer, changes[2]);
+  expect_error(conflict, 409, "POST existing e-mail");
+  EXPECT_EQ(conflict.body, R"({"code":409,"message":"Conflict"})");
+  expect_error(call(authd, reader, "GET", "/admin/users/" + kUnknownId), 404, "GET unknown");
+  expect_credentials_error(call(authd, "", "GET", "/admin/users/" + kUnknownId), 401,
+                           kNoCredentials, "GET unknown without credentials");
+}
+
+}  // namespace
+}  // namespace authd::test
