@@ -10,14 +10,15 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
 
-using namespace admin;
+const std::string kApiUnknownId = "01890a5d-ac96-774b-bcce-b302099a8057";
 
-const std::string kUnknownId = "01890a5d-ac96-774b-bcce-b302099a8057";
-
-std::set<std::string> allow_set(const HttpResponse& res) {
+std::set<std::string> allowed_methods(const HttpResponse& res) {
   std::set<std::string> methods;
   std::string value = res.header("Allow");
   std::string current;
@@ -34,13 +35,14 @@ std::set<std::string> allow_set(const HttpResponse& res) {
 
 // Every admin route with a method that changes something, and a valid body,
 // in an order in which each still finds its target.
-struct Change {
+struct AdminChange {
   std::string method;
   std::string target;
   std::optional<nlohmann::json> body;
 };
 
-std::vector<Change> every_change(const std::string& user_id, const std::string& session_id) {
+std::vector<AdminChange> every_admin_change(const std::string& user_id,
+                                            const std::string& session_id) {
   return {
       {"POST", "/admin/users", nlohmann::json{{"email", "new@example.com"}}},
       {"PATCH", "/admin/users/" + user_id, nlohmann::json{{"displayName", "Changed"}}},
@@ -52,7 +54,8 @@ std::vector<Change> every_change(const std::string& user_id, const std::string& 
   };
 }
 
-HttpResponse send(const AuthdProcess& authd, const std::string& key, const Change& change) {
+HttpResponse send_change(const AuthdProcess& authd, const std::string& key,
+                         const AdminChange& change) {
   if (change.body) return call(authd, key, change.method, change.target, *change.body);
   return call(authd, key, change.method, change.target);
 }
@@ -161,8 +164,8 @@ TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {"GET", "/admin/users", ""},
            {"POST", "/admin/users", bob},
-           {"GET", "/admin/users/" + kUnknownId, ""},
-           {"DELETE", "/admin/sessions/" + kUnknownId, ""}}) {
+           {"GET", "/admin/users/" + kApiUnknownId, ""},
+           {"DELETE", "/admin/sessions/" + kApiUnknownId, ""}}) {
     auto request = [&, method = method, target = target, body = body](Headers headers) {
       if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
       return send_request(authd.admin_port(), method, target, headers, body);
@@ -179,9 +182,10 @@ TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
           std::string("Bearer \xC3\xA9t\xC3\xA9")}) {
       HttpResponse res = request({{"Authorization", malformed}});
       expect_credentials_error(res, 400, kMalformedCredentials, what + " '" + malformed + "'");
-      nlohmann::json body = nlohmann::json::parse(res.body, nullptr, false);
-      if (body.is_object() && body.contains("detail"))
-        EXPECT_EQ(body["detail"], "authorization: malformed bearer credentials") << res.body;
+      nlohmann::json answer = nlohmann::json::parse(res.body, nullptr, false);
+      if (answer.is_object() && answer.contains("detail")) {
+        EXPECT_EQ(answer["detail"], "authorization: malformed bearer credentials") << res.body;
+      }
     }
     expect_credentials_error(
         request({{"Authorization", "Bearer " + key}, {"Authorization", "Bearer " + key}}), 400,
@@ -194,7 +198,7 @@ TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
     }
   }
   // The scheme in any letter case, and more than one space before the key.
-  for (const std::string& scheme : {"bearer ", "BEARER ", "Bearer   "}) {
+  for (const char* scheme : {"bearer ", "BEARER ", "Bearer   "}) {
     HttpResponse res =
         send_request(authd.admin_port(), "GET", "/admin/users", {{"Authorization", scheme + key}});
     EXPECT_EQ(res.status, 200) << "'" << scheme << "' " << res.body;
@@ -221,8 +225,8 @@ TEST(AdminApi, Interface_10_2_ReadKeyGets403OnEveryChange) {
   const std::string session_id = sessions.json()["sessions"][0]["id"];
   nlohmann::json before = get_user(authd, reader, id);
 
-  for (const Change& change : every_change(id, session_id)) {
-    HttpResponse res = send(authd, reader, change);
+  for (const AdminChange& change : every_admin_change(id, session_id)) {
+    HttpResponse res = send_change(authd, reader, change);
     expect_error(res, 403, "read key: " + change.method + " " + change.target);
     EXPECT_EQ(res.header("WWW-Authenticate"), "") << change.method << " " << change.target;
   }
@@ -231,8 +235,8 @@ TEST(AdminApi, Interface_10_2_ReadKeyGets403OnEveryChange) {
   EXPECT_EQ(lines(authd.sql("select count(*) from users")), std::vector<std::string>{"1"});
 
   // The write key may do each (in an order where each still has its target).
-  for (const Change& change : every_change(id, session_id)) {
-    HttpResponse res = send(authd, writer, change);
+  for (const AdminChange& change : every_admin_change(id, session_id)) {
+    HttpResponse res = send_change(authd, writer, change);
     EXPECT_GE(res.status, 200) << change.method << " " << change.target << " " << res.body;
     EXPECT_LT(res.status, 300) << change.method << " " << change.target << " " << res.body;
   }
@@ -254,7 +258,7 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
   for (const std::string& path :
        {std::string("/admin"), std::string("/admin/"), std::string("/admin/nothing"),
         std::string("/admin/users/") + id + "/nothing", std::string("/admin/users/") + id + "/",
-        std::string("/admin/users/") + id + "/sessions/" + kUnknownId,
+        std::string("/admin/users/") + id + "/sessions/" + kApiUnknownId,
         std::string("/admin/sessions"), std::string("/admin/users/a/b/c/d")}) {
     expect_error(send_request(authd.admin_port(), "GET", path), 404, "GET " + path);
     expect_error(call(authd, writer, "DELETE", path), 404, "DELETE " + path);
@@ -270,14 +274,15 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
       {"GET", "/admin/users/" + id + "/password", {"PUT"}},
       {"POST", "/admin/users/" + id + "/password", {"PUT"}},
       {"POST", "/admin/users/" + id + "/sessions", {"GET", "DELETE"}},
-      {"GET", "/admin/sessions/" + kUnknownId, {"DELETE"}},
+      {"GET", "/admin/sessions/" + kApiUnknownId, {"DELETE"}},
       {"GET", "/admin/users/" + id + "/mfa", {"DELETE"}},
   };
   for (const auto& [method, path, allowed] : wrong_methods) {
     for (const std::string& key : {std::string(), reader, std::string("not-a-key")}) {
       HttpResponse res = call(authd, key, method, path);
       expect_error(res, 405, method + " " + path);
-      EXPECT_EQ(allow_set(res), allowed) << method << " " << path << ": " << res.header("Allow");
+      EXPECT_EQ(allowed_methods(res), allowed)
+          << method << " " << path << ": " << res.header("Allow");
     }
   }
 
@@ -311,8 +316,8 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
       {"POST", "/admin/users"},
       {"PATCH", "/admin/users/" + id},
       {"PUT", "/admin/users/" + id + "/password"},
-      {"PATCH", "/admin/users/" + kUnknownId},
-      {"PUT", "/admin/users/" + kUnknownId + "/password"},
+      {"PATCH", "/admin/users/" + kApiUnknownId},
+      {"PUT", "/admin/users/" + kApiUnknownId + "/password"},
   };
   for (const auto& [method, path] : invalid) {
     for (const std::string& key : {std::string(), std::string("authdak_unknown"), reader}) {
@@ -323,29 +328,29 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
   }
 
   // 7. Credentials before the scope and the outcome.
-  const std::vector<Change> changes = {
-      {"DELETE", "/admin/users/" + kUnknownId, std::nullopt},
-      {"PATCH", "/admin/users/" + kUnknownId, nlohmann::json{{"displayName", "x"}}},
+  const std::vector<AdminChange> changes = {
+      {"DELETE", "/admin/users/" + kApiUnknownId, std::nullopt},
+      {"PATCH", "/admin/users/" + kApiUnknownId, nlohmann::json{{"displayName", "x"}}},
       {"POST", "/admin/users", nlohmann::json{{"email", kEmail}}},  // would be 409
   };
-  for (const Change& change : changes) {
-    expect_credentials_error(send(authd, "", change), 401, kNoCredentials,
+  for (const AdminChange& change : changes) {
+    expect_credentials_error(send_change(authd, "", change), 401, kNoCredentials,
                              change.method + " " + change.target);
-    expect_credentials_error(send(authd, "authdak_" + std::string(43, 'z'), change), 401,
+    expect_credentials_error(send_change(authd, "authdak_" + std::string(43, 'z'), change), 401,
                              kInvalidKey, change.method + " " + change.target);
     // 8. The scope before the outcome.
-    expect_error(send(authd, reader, change), 403, change.method + " " + change.target);
+    expect_error(send_change(authd, reader, change), 403, change.method + " " + change.target);
   }
   // 9. The outcome.
-  expect_error(send(authd, writer, changes[0]), 404, "DELETE unknown");
-  expect_error(send(authd, writer, changes[1]), 404, "PATCH unknown");
-  HttpResponse conflict = send(authd, writer, changes[2]);
+  expect_error(send_change(authd, writer, changes[0]), 404, "DELETE unknown");
+  expect_error(send_change(authd, writer, changes[1]), 404, "PATCH unknown");
+  HttpResponse conflict = send_change(authd, writer, changes[2]);
   expect_error(conflict, 409, "POST existing e-mail");
   EXPECT_EQ(conflict.body, R"({"code":409,"message":"Conflict"})");
-  expect_error(call(authd, reader, "GET", "/admin/users/" + kUnknownId), 404, "GET unknown");
-  expect_credentials_error(call(authd, "", "GET", "/admin/users/" + kUnknownId), 401,
+  expect_error(call(authd, reader, "GET", "/admin/users/" + kApiUnknownId), 404, "GET unknown");
+  expect_credentials_error(call(authd, "", "GET", "/admin/users/" + kApiUnknownId), 401,
                            kNoCredentials, "GET unknown without credentials");
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin

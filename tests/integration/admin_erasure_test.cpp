@@ -11,14 +11,15 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
-
-using namespace admin;
 
 // Where `needle` appears (any letter case) in any column of any table:
 // "table.column" -> rows.
-std::map<std::string, long> traces_of(const AuthdProcess& authd, const std::string& needle) {
+std::map<std::string, long> rows_naming(const AuthdProcess& authd, const std::string& needle) {
   std::map<std::string, long> found;
   std::vector<std::string> tables = table_names(authd);
   EXPECT_FALSE(tables.empty()) << "no tables listed";
@@ -33,21 +34,21 @@ std::map<std::string, long> traces_of(const AuthdProcess& authd, const std::stri
   return found;
 }
 
-std::string describe(const std::map<std::string, long>& traces) {
+std::string describe_rows(const std::map<std::string, long>& traces) {
   std::string out;
   for (const auto& [where, rows] : traces) out += where + " (" + std::to_string(rows) + " rows) ";
   return out;
 }
 
 // Waits until the outbox has nothing left to send.
-bool outbox_settles(const AuthdProcess& authd) {
+bool outbox_drained(const AuthdProcess& authd) {
   return eventually([&] {
     return lines(authd.sql("select count(*) from outbox where sent_at is null")) ==
            std::vector<std::string>{"0"};
   });
 }
 
-std::vector<std::string> mail_args(const std::vector<std::string>& more = {}) {
+std::vector<std::string> erasure_args(const std::vector<std::string>& more = {}) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-delay", "1ms"});
   args.insert(args.end(), more.begin(), more.end());
@@ -60,7 +61,7 @@ std::vector<std::string> mail_args(const std::vector<std::string>& more = {}) {
 // user's id or e-mail, in every table; another user's rows stay.
 TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
   SmtpSink sink;
-  AuthdProcess authd(mail_args(sink.authd_args()));
+  AuthdProcess authd(erasure_args(sink.authd_args()));
   std::string key = create_key(authd, "ops", "write");
   const std::string email = "erased.person@example.com";
   const std::string bob = "bob.stays@example.com";
@@ -87,31 +88,32 @@ TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
   ASSERT_EQ(post_json(authd.port(), "/login", login_body(bob, "wrong password")).status, 401);
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(bob)).status, 200);
   ASSERT_EQ(sink.wait_for_mails(2).size(), 2u);
-  ASSERT_TRUE(outbox_settles(authd));
+  ASSERT_TRUE(outbox_drained(authd));
   ASSERT_EQ(lines(authd.sql("select count(*) from reset_tokens where user_id = '" + id + "'")),
             std::vector<std::string>{"1"});
   ASSERT_EQ(call(authd, key, "GET", "/admin/users/" + id + "/sessions").json()["sessions"].size(),
             1u);
 
   // The scan finds the user before the delete (it can see what it looks for).
-  std::map<std::string, long> id_before = traces_of(authd, id);
-  std::map<std::string, long> email_before = traces_of(authd, email);
-  EXPECT_TRUE(id_before.count("users.id")) << describe(id_before);
-  EXPECT_GE(id_before.size(), 3u) << describe(id_before);  // users, sessions, reset tokens, ...
-  EXPECT_GE(email_before.size(), 2u) << describe(email_before);  // users, throttling, outbox
+  std::map<std::string, long> id_before = rows_naming(authd, id);
+  std::map<std::string, long> email_before = rows_naming(authd, email);
+  EXPECT_TRUE(id_before.count("users.id")) << describe_rows(id_before);
+  EXPECT_GE(id_before.size(), 3u) << describe_rows(
+      id_before);  // users, sessions, reset tokens, ...
+  EXPECT_GE(email_before.size(), 2u) << describe_rows(email_before);  // users, throttling, outbox
 
   HttpResponse deleted = call(authd, key, "DELETE", "/admin/users/" + id);
   ASSERT_EQ(deleted.status, 204) << deleted.body;
 
   for (const std::string& needle : {id, email, std::string("Erasable Display Name"),
                                     std::string("+15559876543"), std::string("erasable.png")}) {
-    std::map<std::string, long> left = traces_of(authd, needle);
-    EXPECT_TRUE(left.empty()) << "'" << needle << "' is still in " << describe(left);
+    std::map<std::string, long> left = rows_naming(authd, needle);
+    EXPECT_TRUE(left.empty()) << "'" << needle << "' is still in " << describe_rows(left);
   }
   // bob's rows are untouched.
-  std::map<std::string, long> bob_rows = traces_of(authd, bob);
-  EXPECT_TRUE(bob_rows.count("users.email")) << describe(bob_rows);
-  EXPECT_GE(bob_rows.size(), 2u) << describe(bob_rows);
+  std::map<std::string, long> bob_rows = rows_naming(authd, bob);
+  EXPECT_TRUE(bob_rows.count("users.email")) << describe_rows(bob_rows);
+  EXPECT_GE(bob_rows.size(), 2u) << describe_rows(bob_rows);
   EXPECT_FALSE(authd.login(bob, kPassword).empty());
 }
 
@@ -121,7 +123,7 @@ TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
 // token mailed before is refused, the sessions are gone, the admin finds
 // no user.
 TEST(AdminErasure, Interface_10_4_DeletedEmailBehavesAsUnknownEverywhere) {
-  AuthdProcess authd(mail_args());
+  AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "write");
   nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -160,7 +162,7 @@ TEST(AdminErasure, Interface_10_4_DeletedEmailBehavesAsUnknownEverywhere) {
   // A mail for bob afterwards shows the worker ran past alice's request.
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body("bob@example.com")).status, 200);
   authd.wait_for_mails(2);
-  ASSERT_TRUE(outbox_settles(authd));
+  ASSERT_TRUE(outbox_drained(authd));
   mails = authd.mails();
   ASSERT_EQ(mails.size(), 2u);
   EXPECT_NE(mails[1].find("To: bob@example.com"), std::string::npos) << mails[1];
@@ -175,7 +177,7 @@ TEST(AdminErasure, Interface_10_4_DeletedEmailBehavesAsUnknownEverywhere) {
 // logins and reset mails do not count against it), and the old reset token
 // does not work for it.
 TEST(AdminErasure, Interface_10_4_DeletedEmailMayBeUsedForANewAccount) {
-  AuthdProcess authd(mail_args());
+  AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "write");
   nlohmann::json old_user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(old_user.is_object());
@@ -218,7 +220,7 @@ TEST(AdminErasure, Interface_10_4_DeletedEmailMayBeUsedForANewAccount) {
 // interface.md 10.4: `authd user delete --email E` does what DELETE does
 // (exit 0; nothing of the account left); an unknown address exits 4.
 TEST(AdminErasure, Interface_10_4_CliUserDeleteErasesLikeDelete) {
-  AuthdProcess authd(mail_args());
+  AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "read");
   authd.add_user(kEmail, kPassword, {"--display-name", "Erasable Display Name"});
   authd.add_user("bob@example.com", kPassword);
@@ -229,7 +231,7 @@ TEST(AdminErasure, Interface_10_4_CliUserDeleteErasesLikeDelete) {
   ASSERT_EQ(post_json(authd.port(), "/login", login_body(kEmail, "wrong password")).status, 401);
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(kEmail)).status, 200);
   ASSERT_EQ(authd.wait_for_mails(1).size(), 1u);
-  ASSERT_TRUE(outbox_settles(authd));
+  ASSERT_TRUE(outbox_drained(authd));
 
   std::string output;
   EXPECT_EQ(authd.cli({"user", "delete", "--email", "Alice@Example.com"}, "", &output), 0)
@@ -237,8 +239,8 @@ TEST(AdminErasure, Interface_10_4_CliUserDeleteErasesLikeDelete) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 401);
   expect_error(call(authd, key, "GET", "/admin/users/" + id), 404, "GET after user delete");
   for (const std::string& needle : {id, kEmail, std::string("Erasable Display Name")}) {
-    std::map<std::string, long> left = traces_of(authd, needle);
-    EXPECT_TRUE(left.empty()) << "'" << needle << "' is still in " << describe(left);
+    std::map<std::string, long> left = rows_naming(authd, needle);
+    EXPECT_TRUE(left.empty()) << "'" << needle << "' is still in " << describe_rows(left);
   }
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 401);
   EXPECT_FALSE(authd.login("bob@example.com", kPassword).empty());
@@ -249,4 +251,4 @@ TEST(AdminErasure, Interface_10_4_CliUserDeleteErasesLikeDelete) {
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin

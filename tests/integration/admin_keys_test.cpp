@@ -9,18 +9,19 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
 
-using namespace admin;
-
-std::string lower_case(std::string text) {
+std::string lowercase_text(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
 
 // The JSON lines of `authd admin-key list` (stdout only).
-std::vector<nlohmann::json> list_keys(const AuthdProcess& authd, std::string* raw = nullptr) {
+std::vector<nlohmann::json> listed_keys(const AuthdProcess& authd, std::string* raw = nullptr) {
   KeyCommand listed = admin_key_command(authd, {"list"});
   EXPECT_EQ(listed.exit_code, 0) << listed.out << listed.err;
   if (raw) *raw = listed.out;
@@ -33,8 +34,8 @@ std::vector<nlohmann::json> list_keys(const AuthdProcess& authd, std::string* ra
   return keys;
 }
 
-nlohmann::json listed_key(const AuthdProcess& authd, const std::string& name) {
-  for (const nlohmann::json& key : list_keys(authd))
+nlohmann::json listed_key_named(const AuthdProcess& authd, const std::string& name) {
+  for (const nlohmann::json& key : listed_keys(authd))
     if (key.value("name", "") == name) return key;
   return nullptr;
 }
@@ -106,8 +107,8 @@ TEST(AdminKeys, Interface_10_2_KeyIsNeverLogged) {
   ASSERT_TRUE(wait_for_log(authd, "\"last\""));
   std::string log = authd.log_text();
   for (const std::string& secret :
-       {key.substr(8), key.substr(8, 16), sha256_hex(key), lower_case(sha256_hex(key)),
-        sha256_hex(key.substr(8)), lower_case(sha256_hex(key.substr(8)))})
+       {key.substr(8), key.substr(8, 16), sha256_hex(key), lowercase_text(sha256_hex(key)),
+        sha256_hex(key.substr(8)), lowercase_text(sha256_hex(key.substr(8)))})
     EXPECT_EQ(log.find(secret), std::string::npos) << secret;
 }
 
@@ -119,7 +120,7 @@ TEST(AdminKeys, Interface_10_2_ListPrintsOneJsonObjectPerKeyWithoutSecrets) {
   std::string writer = create_key(authd, "ops-writer", "write");
   std::string reader = create_key(authd, "ops.reader_1", "read");
   std::string raw;
-  std::vector<nlohmann::json> keys = list_keys(authd, &raw);
+  std::vector<nlohmann::json> keys = listed_keys(authd, &raw);
   ASSERT_EQ(keys.size(), 2u) << raw;
   std::map<std::string, std::string> scopes;
   for (const nlohmann::json& key : keys) {
@@ -137,19 +138,19 @@ TEST(AdminKeys, Interface_10_2_ListPrintsOneJsonObjectPerKeyWithoutSecrets) {
   ASSERT_EQ(call(authd, reader, "GET", "/admin/users").status, 200);
   nlohmann::json used;
   ASSERT_TRUE(eventually([&] {
-    used = listed_key(authd, "ops.reader_1");
+    used = listed_key_named(authd, "ops.reader_1");
     return used.is_object() && used["lastUsedAt"].is_string();
   })) << used;
   EXPECT_TRUE(matches(used["lastUsedAt"].get<std::string>(), timestamp_pattern())) << used;
   EXPECT_GE(used["lastUsedAt"].get<std::string>(), used["createdAt"].get<std::string>());
-  EXPECT_TRUE(listed_key(authd, "ops-writer")["lastUsedAt"].is_null());
+  EXPECT_TRUE(listed_key_named(authd, "ops-writer")["lastUsedAt"].is_null());
 
   ASSERT_EQ(admin_key_command(authd, {"list"}).exit_code, 0);
-  list_keys(authd, &raw);
+  listed_keys(authd, &raw);
   for (const std::string& key : {writer, reader}) {
     for (const std::string& secret :
-         {key.substr(8), key.substr(8, 16), sha256_hex(key), lower_case(sha256_hex(key)),
-          sha256_hex(key.substr(8)), lower_case(sha256_hex(key.substr(8)))})
+         {key.substr(8), key.substr(8, 16), sha256_hex(key), lowercase_text(sha256_hex(key)),
+          sha256_hex(key.substr(8)), lowercase_text(sha256_hex(key.substr(8)))})
       EXPECT_EQ(raw.find(secret), std::string::npos) << secret << " in " << raw;
   }
 }
@@ -197,19 +198,19 @@ TEST(AdminKeys, Interface_10_2_NamesAndScopesAreChecked) {
     EXPECT_EQ(refused.exit_code, 2) << "name '" << name << "': " << refused.out << refused.err;
     EXPECT_TRUE(refused.out.find("authdak_") == std::string::npos) << refused.out;
   }
-  for (const std::string& scope : {"admin", "", "READ WRITE", "readwrite"}) {
+  for (const char* scope : {"admin", "", "READ WRITE", "readwrite"}) {
     KeyCommand refused = admin_key_command(authd, {"create", "--name", "b", "--scope", scope});
     // Invalid input (7.5's exit code 2, or the argument parser's own).
     EXPECT_NE(refused.exit_code, 0) << "scope '" << scope << "': " << refused.out << refused.err;
     EXPECT_TRUE(refused.out.find("authdak_") == std::string::npos) << refused.out;
   }
-  for (const std::string& name : {"a", "Ops.team_2-B"}) {
+  for (const char* name : {"a", "Ops.team_2-B"}) {
     KeyCommand taken = admin_key_command(authd, {"create", "--name", name, "--scope", "read"});
     EXPECT_EQ(taken.exit_code, 3) << name << ": " << taken.out << taken.err;
     EXPECT_TRUE(taken.out.find("authdak_") == std::string::npos) << taken.out;
   }
   std::set<std::string> names;
-  for (const nlohmann::json& key : list_keys(authd)) names.insert(key.value("name", ""));
+  for (const nlohmann::json& key : listed_keys(authd)) names.insert(key.value("name", ""));
   EXPECT_EQ(names, (std::set<std::string>{"a", std::string(64, 'n'), "Ops.team_2-B"}));
 }
 
@@ -228,4 +229,4 @@ TEST(AdminKeys, Interface_10_2_ReadAndWriteScopes) {
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin

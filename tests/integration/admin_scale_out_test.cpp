@@ -13,14 +13,15 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
 
-using namespace admin;
-
 // `count` instances on one fresh database, with cheap hashing.
-struct Instances {
-  explicit Instances(int count) {
+struct AdminInstances {
+  explicit AdminInstances(int count) {
     servers.push_back(std::make_unique<AuthdProcess>(fast_hashing()));
     for (int i = 1; i < count; ++i)
       servers.push_back(
@@ -31,9 +32,9 @@ struct Instances {
 };
 
 // One page of GET /admin/users; its ids and nextCursor.
-std::pair<std::vector<std::string>, nlohmann::json> page_of(const AuthdProcess& authd,
-                                                            const std::string& key,
-                                                            const std::string& query) {
+std::pair<std::vector<std::string>, nlohmann::json> admin_page_of(const AuthdProcess& authd,
+                                                                  const std::string& key,
+                                                                  const std::string& query) {
   HttpResponse res = call(authd, key, "GET", "/admin/users" + query);
   EXPECT_EQ(res.status, 200) << query << " -> " << res.body;
   if (res.status != 200) return {{}, nullptr};
@@ -47,7 +48,7 @@ std::pair<std::vector<std::string>, nlohmann::json> page_of(const AuthdProcess& 
 // API logs in through another, and each instance's admin API sees it.
 TEST(AdminScaleOut, Interface_10_4_And_8_2_UserCreatedOnOneInstanceLogsInOnAnother) {
   AUTHD_POSTGRES_ONLY();
-  Instances both(2);
+  AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
   nlohmann::json user = create_user(both[0], key, {{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object()) << both[0].log_text();
@@ -72,7 +73,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_UserCreatedOnOneInstanceLogsInOnAnoth
 // ends with one account.
 TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
   AUTHD_POSTGRES_ONLY();
-  Instances both(2);
+  AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
   constexpr int kRounds = 30;
   for (int round = 0; round < kRounds; ++round) {
@@ -97,7 +98,9 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201
     EXPECT_EQ(got, (std::multiset<int>{201, 409}))
         << "round " << round << ": " << bodies[0] << " / " << bodies[1];
     for (int i = 0; i < 2; ++i)
-      if (statuses[i] == 409) EXPECT_EQ(bodies[i], R"({"code":409,"message":"Conflict"})");
+      if (statuses[i] == 409) {
+        EXPECT_EQ(bodies[i], R"({"code":409,"message":"Conflict"})");
+      }
   }
   EXPECT_EQ(lines(both[0].sql("select count(*) from users")),
             std::vector<std::string>{std::to_string(kRounds)});
@@ -108,7 +111,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201
 // when it began exactly once, in strictly increasing id order.
 TEST(AdminScaleOut, Interface_10_4_And_8_2_PagingAcrossInstancesWhileAThirdCreatesUsers) {
   AUTHD_POSTGRES_ONLY();
-  Instances three(3);
+  AdminInstances three(3);
   std::string key = create_key(three[0], "ops", "write");
   std::vector<std::string> before;
   for (int i = 0; i < 150; ++i) {
@@ -140,7 +143,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_PagingAcrossInstancesWhileAThirdCreat
   std::vector<std::string> listed;
   std::string query = "?limit=7";
   for (int n = 0; n < 1000; ++n) {
-    auto [ids, next] = page_of(three[n % 2], key, query);
+    auto [ids, next] = admin_page_of(three[n % 2], key, query);
     EXPECT_LE(ids.size(), 7u);
     listed.insert(listed.end(), ids.begin(), ids.end());
     if (!next.is_string()) break;
@@ -157,7 +160,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_PagingAcrossInstancesWhileAThirdCreat
 // revoked, every instance refuses it at once with 401 invalid_token.
 TEST(AdminScaleOut, Interface_10_2_And_8_2_RevokedKeyIsRefusedByEveryInstanceAtOnce) {
   AUTHD_POSTGRES_ONLY();
-  Instances both(2);
+  AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
   for (int i = 0; i < 2; ++i) ASSERT_EQ(call(both[i], key, "GET", "/admin/users").status, 200);
   KeyCommand revoked = admin_key_command(both[1], {"revoke", "--name", "ops"});
@@ -172,7 +175,7 @@ TEST(AdminScaleOut, Interface_10_2_And_8_2_RevokedKeyIsRefusedByEveryInstanceAtO
 // unknown, and it may be created again through the other.
 TEST(AdminScaleOut, Interface_10_4_And_8_2_DeleteOnOneInstanceIsSeenByTheOther) {
   AUTHD_POSTGRES_ONLY();
-  Instances both(2);
+  AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
   nlohmann::json user = create_user(both[0], key, {{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -190,4 +193,4 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_DeleteOnOneInstanceIsSeenByTheOther) 
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin

@@ -119,7 +119,9 @@ inline void expect_error(const HttpResponse& res, int status, const std::string&
   for (const auto& [member, value] : body.items()) {
     bool allowed = member == "code" || member == "message" || (status == 400 && member == "detail");
     EXPECT_TRUE(allowed) << context << ": unexpected member " << member << " in " << res.body;
-    if (member == "detail") EXPECT_TRUE(value.is_string()) << context << " -> " << res.body;
+    if (member == "detail") {
+      EXPECT_TRUE(value.is_string()) << context << " -> " << res.body;
+    }
   }
 }
 

@@ -14,21 +14,22 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
 
-using namespace admin;
-
-struct Page {
+struct ListingPage {
   std::vector<std::string> ids;
   nlohmann::json next_cursor;
 };
 
 // One page; checks its shape: exactly {users, nextCursor}, each an admin
 // user, at most `limit` of them, nextCursor a non-empty string or null.
-Page page(const AuthdProcess& authd, const std::string& key, const std::string& query,
-          std::size_t limit) {
-  Page out;
+ListingPage list_page(const AuthdProcess& authd, const std::string& key, const std::string& query,
+                      std::size_t limit) {
+  ListingPage out;
   HttpResponse res = call(authd, key, "GET", "/admin/users" + query);
   EXPECT_EQ(res.status, 200) << query << " -> " << res.body;
   if (res.status != 200) return out;
@@ -51,14 +52,14 @@ Page page(const AuthdProcess& authd, const std::string& key, const std::string& 
 // Every page from the first, with `limit` (none: the default of 100);
 // `server_of` picks the server for each page (several instances may share
 // one listing). Fails the test on a loop that never ends.
-std::vector<std::string> walk(const std::function<const AuthdProcess&(std::size_t)>& server_of,
-                              const std::string& key, std::optional<int> limit,
-                              std::vector<std::size_t>* sizes = nullptr) {
+std::vector<std::string> list_all(const std::function<const AuthdProcess&(std::size_t)>& server_of,
+                                  const std::string& key, std::optional<int> limit,
+                                  std::vector<std::size_t>* sizes = nullptr) {
   std::vector<std::string> ids;
   std::size_t per_page = limit ? static_cast<std::size_t>(*limit) : 100;
   std::string query = limit ? "?limit=" + std::to_string(*limit) : "";
   for (std::size_t n = 0; n < 10000; ++n) {
-    Page p = page(server_of(n), key, query, per_page);
+    ListingPage p = list_page(server_of(n), key, query, per_page);
     if (sizes) sizes->push_back(p.ids.size());
     ids.insert(ids.end(), p.ids.begin(), p.ids.end());
     if (!p.next_cursor.is_string()) return ids;
@@ -69,15 +70,16 @@ std::vector<std::string> walk(const std::function<const AuthdProcess&(std::size_
   return ids;
 }
 
-std::vector<std::string> walk(const AuthdProcess& authd, const std::string& key,
-                              std::optional<int> limit, std::vector<std::size_t>* sizes = nullptr) {
-  return walk([&](std::size_t) -> const AuthdProcess& { return authd; }, key, limit, sizes);
+std::vector<std::string> list_all(const AuthdProcess& authd, const std::string& key,
+                                  std::optional<int> limit,
+                                  std::vector<std::size_t>* sizes = nullptr) {
+  return list_all([&](std::size_t) -> const AuthdProcess& { return authd; }, key, limit, sizes);
 }
 
 // Creates `count` users without passwords (quick: nothing to hash) and
 // returns their ids in the order their 201s came back.
-std::vector<std::string> create_users(const AuthdProcess& authd, const std::string& key,
-                                      const std::string& prefix, int count) {
+std::vector<std::string> create_plain_users(const AuthdProcess& authd, const std::string& key,
+                                            const std::string& prefix, int count) {
   std::vector<std::string> ids;
   for (int i = 0; i < count; ++i) {
     nlohmann::json user =
@@ -88,7 +90,7 @@ std::vector<std::string> create_users(const AuthdProcess& authd, const std::stri
   return ids;
 }
 
-void expect_strictly_increasing(const std::vector<std::string>& ids) {
+void expect_increasing_ids(const std::vector<std::string>& ids) {
   for (std::size_t i = 1; i < ids.size(); ++i)
     EXPECT_LT(ids[i - 1], ids[i]) << "at " << i << ": " << ids[i - 1] << " then " << ids[i];
 }
@@ -109,18 +111,18 @@ TEST(AdminUsersListing, Interface_10_4_EmptyListingIsOneEmptyPage) {
 TEST(AdminUsersListing, Interface_10_4_ListingGivesEveryUserInCreationOrder) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
-  std::vector<std::string> created = create_users(authd, key, "user", 205);
+  std::vector<std::string> created = create_plain_users(authd, key, "user", 205);
   ASSERT_EQ(created.size(), 205u);
-  expect_strictly_increasing(created);
+  expect_increasing_ids(created);
   for (const std::string& id : created) EXPECT_TRUE(matches(id, uuid_v7_pattern())) << id;
 
   std::vector<std::size_t> sizes;
-  EXPECT_EQ(walk(authd, key, std::nullopt, &sizes), created);
+  EXPECT_EQ(list_all(authd, key, std::nullopt, &sizes), created);
   EXPECT_EQ(sizes, (std::vector<std::size_t>{100, 100, 5}));
 
   for (int limit : {1, 7, 100, 204, 205, 206, 1000}) {
     sizes.clear();
-    std::vector<std::string> listed = walk(authd, key, limit, &sizes);
+    std::vector<std::string> listed = list_all(authd, key, limit, &sizes);
     EXPECT_EQ(listed, created) << "limit " << limit;
     // Full pages but the last (which may be empty when the count divides).
     for (std::size_t i = 0; i + 1 < sizes.size(); ++i)
@@ -143,17 +145,18 @@ TEST(AdminUsersListing, Interface_10_4_ConcurrentCreatesAreEachListedOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      std::vector<std::string> ids = create_users(authd, key, "t" + std::to_string(t) + "-", kEach);
+      std::vector<std::string> ids =
+          create_plain_users(authd, key, "t" + std::to_string(t) + "-", kEach);
       // Each client's own creations come back in increasing order.
-      expect_strictly_increasing(ids);
+      expect_increasing_ids(ids);
       std::lock_guard lock(mutex);
       created.insert(ids.begin(), ids.end());
     });
   }
   for (auto& thread : threads) thread.join();
   ASSERT_EQ(created.size(), static_cast<std::size_t>(kThreads * kEach));
-  std::vector<std::string> listed = walk(authd, key, 9);
-  expect_strictly_increasing(listed);
+  std::vector<std::string> listed = list_all(authd, key, 9);
+  expect_increasing_ids(listed);
   EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), created);
   EXPECT_EQ(listed.size(), created.size());
 }
@@ -163,7 +166,7 @@ TEST(AdminUsersListing, Interface_10_4_ConcurrentCreatesAreEachListedOnce) {
 TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
-  ASSERT_EQ(create_users(authd, key, "user", 3).size(), 3u);
+  ASSERT_EQ(create_plain_users(authd, key, "user", 3).size(), 3u);
   for (const std::string& query :
        {std::string("limit=0"), std::string("limit=1001"), std::string("limit=abc"),
         std::string("limit=-1"), std::string("limit=1.5"), std::string("limit="),
@@ -173,13 +176,13 @@ TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
     expect_error(call(authd, key, "GET", "/admin/users?" + query), 400, query);
   }
   // The edges are fine.
-  EXPECT_EQ(page(authd, key, "?limit=1", 1).ids.size(), 1u);
-  EXPECT_EQ(page(authd, key, "?limit=1000", 1000).ids.size(), 3u);
+  EXPECT_EQ(list_page(authd, key, "?limit=1", 1).ids.size(), 1u);
+  EXPECT_EQ(list_page(authd, key, "?limit=1000", 1000).ids.size(), 3u);
   // A cursor authd gave works with another limit.
-  Page first = page(authd, key, "?limit=1", 1);
+  ListingPage first = list_page(authd, key, "?limit=1", 1);
   ASSERT_TRUE(first.next_cursor.is_string());
-  Page rest =
-      page(authd, key, "?limit=5&cursor=" + url_encode(first.next_cursor.get<std::string>()), 5);
+  ListingPage rest = list_page(
+      authd, key, "?limit=5&cursor=" + url_encode(first.next_cursor.get<std::string>()), 5);
   EXPECT_EQ(rest.ids.size(), 2u);
   EXPECT_TRUE(rest.next_cursor.is_null());
 }
@@ -191,7 +194,7 @@ TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
 TEST(AdminUsersListing, Interface_10_4_ListingNeverRepeatsOrSkipsWhileUsersAreCreated) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
-  std::vector<std::string> before = create_users(authd, key, "early", 250);
+  std::vector<std::string> before = create_plain_users(authd, key, "early", 250);
   ASSERT_EQ(before.size(), 250u);
 
   std::mutex mutex;
@@ -214,21 +217,21 @@ TEST(AdminUsersListing, Interface_10_4_ListingNeverRepeatsOrSkipsWhileUsersAreCr
     std::lock_guard lock(mutex);
     existing.insert(existing.end(), late.begin(), late.end());
   }
-  std::vector<std::string> listed = walk(authd, key, 7);
+  std::vector<std::string> listed = list_all(authd, key, 7);
   creator.join();
 
-  expect_strictly_increasing(listed);
+  expect_increasing_ids(listed);
   std::multiset<std::string> seen(listed.begin(), listed.end());
   for (const std::string& id : existing) EXPECT_EQ(seen.count(id), 1u) << id;
   std::set<std::string> all(before.begin(), before.end());
   all.insert(late.begin(), late.end());
   for (const std::string& id : listed) EXPECT_EQ(all.count(id), 1u) << "listed unknown " << id;
   // The later users come after the earlier ones in the listing, as created.
-  expect_strictly_increasing(late);
+  expect_increasing_ids(late);
   EXPECT_LT(before.back(), late.front());
   // Once everyone is created, a fresh listing has all 350.
-  EXPECT_EQ(walk(authd, key, 7).size(), 350u);
+  EXPECT_EQ(list_all(authd, key, 7).size(), 350u);
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin

@@ -9,22 +9,23 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 
-namespace authd::test {
+// Inside authd::test::admin, not with a using-directive: the unity build
+// puts several test files in one translation unit, and a directive in the
+// shared unnamed namespace would reach the files after this one.
+namespace authd::test::admin {
 namespace {
 
-using namespace admin;
+const std::string kNoSuchUserId = "01890a5d-ac96-774b-bcce-b302099a8057";
 
-const std::string kUnknownId = "01890a5d-ac96-774b-bcce-b302099a8057";
-
-std::vector<std::string> with_mail() {
+std::vector<std::string> users_with_mail() {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-delay", "1ms"});
   return args;
 }
 
 // A server and a write key for it.
-struct Admin {
-  explicit Admin(std::vector<std::string> args = fast_hashing())
+struct AdminServer {
+  explicit AdminServer(std::vector<std::string> args = fast_hashing())
       : authd(std::move(args)), key(create_key(authd, "ops", "write")) {}
   HttpResponse operator()(const std::string& method, const std::string& target) const {
     return call(authd, key, method, target);
@@ -57,8 +58,8 @@ struct Admin {
 };
 
 // The reset token of the newest mail to `email` (after a /forgot).
-std::string reset_token_for(const AuthdProcess& authd, const std::string& email,
-                            std::size_t mails_before) {
+std::string mailed_reset_token(const AuthdProcess& authd, const std::string& email,
+                               std::size_t mails_before) {
   EXPECT_EQ(post_json(authd.port(), "/forgot", forgot_body(email)).status, 200);
   std::vector<std::string> mails = authd.wait_for_mails(mails_before + 1);
   EXPECT_EQ(mails.size(), mails_before + 1);
@@ -74,7 +75,7 @@ std::string reset_token_for(const AuthdProcess& authd, const std::string& email,
 // canonicalised, createdAt = updatedAt, verification times set by the
 // booleans; GET answers the same user.
 TEST(AdminUsers, Interface_10_4_CreateAnswers201WithTheAdminViewAndLocation) {
-  Admin admin;
+  AdminServer admin;
   HttpResponse res = admin("POST", "/admin/users",
                            {{"email", "Alice@Example.COM"},
                             {"password", kPassword},
@@ -124,7 +125,7 @@ TEST(AdminUsers, Interface_10_4_CreateAnswers201WithTheAdminViewAndLocation) {
 // interface.md 10.4: the created user logs in on the public listener with
 // its password, with the same ten members; a disabled one gets 403.
 TEST(AdminUsers, Interface_10_4_CreatedUserLogsInOnThePublicListener) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create(
       {{"email", "ALICE@example.com"}, {"password", kPassword}, {"displayName", "Alice"}});
   ASSERT_TRUE(user.is_object());
@@ -147,7 +148,7 @@ TEST(AdminUsers, Interface_10_4_CreatedUserLogsInOnThePublicListener) {
 // password: every login is 401, like a wrong password; a reset gives it
 // one.
 TEST(AdminUsers, Interface_10_4_CreateWithoutPasswordOnlyAResetGivesOne) {
-  Admin admin(with_mail());
+  AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}});
   ASSERT_TRUE(user.is_object());
   for (const std::string& password : {kPassword, std::string(""), std::string("x"),
@@ -160,7 +161,7 @@ TEST(AdminUsers, Interface_10_4_CreateWithoutPasswordOnlyAResetGivesOne) {
     EXPECT_EQ(res.status, 401) << "'" << password << "'";
     EXPECT_EQ(res.body, unauthorized_body());
   }
-  std::string token = reset_token_for(admin.authd, kEmail, 0);
+  std::string token = mailed_reset_token(admin.authd, kEmail, 0);
   ASSERT_FALSE(token.empty());
   HttpResponse reset = post_json(admin.authd.port(), "/reset", reset_body(token, kNewPassword));
   ASSERT_EQ(reset.status, 200) << reset.body;
@@ -170,7 +171,7 @@ TEST(AdminUsers, Interface_10_4_CreateWithoutPasswordOnlyAResetGivesOne) {
 // interface.md 10.4: passwordHash, an argon2id hash in PHC form made
 // elsewhere, is stored as given: the password it was made from logs in.
 TEST(AdminUsers, Interface_10_4_CreateWithPasswordHash) {
-  Admin admin;
+  AdminServer admin;
   const std::string password = "imported passphrase";
   std::string hash = argon2id_hash(password);
   ASSERT_EQ(hash.rfind("$argon2id$", 0), 0u) << hash;
@@ -184,7 +185,7 @@ TEST(AdminUsers, Interface_10_4_CreateWithPasswordHash) {
 // interface.md 10.4, 3.1, 3.3 and 1.7: every invalid body is a 400 (with
 // the messages of 1.3) and creates nothing.
 TEST(AdminUsers, Interface_10_4_CreateRefusesInvalidBodiesWith400) {
-  Admin admin;
+  AdminServer admin;
   const std::string hash = argon2id_hash(kPassword);
   auto bob = [](nlohmann::json extra) {
     nlohmann::json body = {{"email", "bob@example.com"}};
@@ -263,7 +264,7 @@ TEST(AdminUsers, Interface_10_4_CreateRefusesInvalidBodiesWith400) {
 // characters of photo URL, http as well as https; an address without a dot
 // in its domain (3.1).
 TEST(AdminUsers, Interface_10_4_CreateAcceptsTheLimits) {
-  Admin admin;
+  AdminServer admin;
   const std::string url = "http://example.com/" + std::string(2029, 'p');  // 2048 characters
   ASSERT_EQ(url.size(), 2048u);
   nlohmann::json first = admin.create({{"email", "bob@example.com"},
@@ -288,7 +289,7 @@ TEST(AdminUsers, Interface_10_4_CreateAcceptsTheLimits) {
 
 // interface.md 10.4: null for an optional member means absent.
 TEST(AdminUsers, Interface_10_4_CreateTreatsNullAsAbsent) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail},
                                       {"password", nullptr},
                                       {"passwordHash", nullptr},
@@ -321,7 +322,7 @@ TEST(AdminUsers, Interface_10_4_CreateTreatsNullAsAbsent) {
 // interface.md 10.4 and 1.3: an e-mail that has an account, in any letter
 // case: 409 {"code":409,"message":"Conflict"}; nothing changes.
 TEST(AdminUsers, Interface_10_4_ExistingEmailInAnyCaseIs409) {
-  Admin admin;
+  AdminServer admin;
   admin.authd.add_user("carol@example.com", kPassword);  // made by the CLI
   nlohmann::json alice = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(alice.is_object());
@@ -345,7 +346,7 @@ TEST(AdminUsers, Interface_10_4_ExistingEmailInAnyCaseIs409) {
 // time of each successful login; a failed login leaves it; a login does
 // not move updatedAt (2.6).
 TEST(AdminUsers, Interface_10_3_LastLoginAtIsSetByEachSuccessfulLogin) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   EXPECT_EQ(user["lastLoginAt"], nullptr);
@@ -375,7 +376,7 @@ TEST(AdminUsers, Interface_10_3_LastLoginAtIsSetByEachSuccessfulLogin) {
 // interface.md 10.4: GET /admin/users/{id}: 200 with the admin view, or
 // 404 for an unknown id and for one that is not a UUID.
 TEST(AdminUsers, Interface_10_4_GetUserByIdOr404) {
-  Admin admin;
+  AdminServer admin;
   std::string reader = create_key(admin.authd, "reader", "read");
   nlohmann::json user = admin.create({{"email", kEmail}, {"displayName", "Alice"}});
   ASSERT_TRUE(user.is_object());
@@ -384,7 +385,7 @@ TEST(AdminUsers, Interface_10_4_GetUserByIdOr404) {
   ASSERT_EQ(res.status, 200) << res.body;
   EXPECT_EQ(res.header("Cache-Control"), "no-store");
   EXPECT_EQ(res.json(), user);
-  for (const std::string& id : {kUnknownId, std::string("not-a-uuid"), std::string("%00"),
+  for (const std::string& id : {kNoSuchUserId, std::string("not-a-uuid"), std::string("%00"),
                                 std::string(200, 'f'), user["id"].get<std::string>().substr(0, 35),
                                 user["id"].get<std::string>() + "0", std::string("..")}) {
     expect_error(call(admin.authd, reader, "GET", "/admin/users/" + id), 404, id);
@@ -395,7 +396,7 @@ TEST(AdminUsers, Interface_10_4_GetUserByIdOr404) {
 // "nextCursor": null}; matched in any letter case; E percent-decoded with
 // '+' kept as it is; an invalid address: 400.
 TEST(AdminUsers, Interface_10_4_FindByEmail) {
-  Admin admin;
+  AdminServer admin;
   std::string reader = create_key(admin.authd, "reader", "read");
   nlohmann::json alice = admin.create({{"email", kEmail}});
   nlohmann::json tagged = admin.create({{"email", "bob+tag@example.com"}});
@@ -441,7 +442,7 @@ TEST(AdminUsers, Interface_10_4_FindByEmail) {
 // phone and photoUrl; 200 with the admin view; updatedAt moves; members
 // absent are kept.
 TEST(AdminUsers, Interface_10_4_PatchSetsAndClearsProfileMembers) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   const std::string id = user["id"];
@@ -484,7 +485,7 @@ TEST(AdminUsers, Interface_10_4_PatchSetsAndClearsProfileMembers) {
 // e-mail in another letter case, an empty object) answers the user with
 // updatedAt unchanged.
 TEST(AdminUsers, Interface_10_4_PatchWithTheSameValuesLeavesUpdatedAt) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail},
                                       {"displayName", "Alice"},
                                       {"phone", "+15551234567"},
@@ -508,7 +509,7 @@ TEST(AdminUsers, Interface_10_4_PatchWithTheSameValuesLeavesUpdatedAt) {
 // password or passwordHash present, null for email or a boolean: 400;
 // nothing changes. An unknown id with a valid body: 404.
 TEST(AdminUsers, Interface_10_4_PatchRefusesInvalidBodies) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"displayName", "Alice"}});
   ASSERT_TRUE(user.is_object());
   const std::string target = "/admin/users/" + user["id"].get<std::string>();
@@ -543,7 +544,7 @@ TEST(AdminUsers, Interface_10_4_PatchRefusesInvalidBodies) {
     expect_error(admin.raw("PATCH", target, text), 400, text);
   EXPECT_EQ(admin.get(user["id"]), user);
 
-  expect_error(admin("PATCH", "/admin/users/" + kUnknownId, {{"displayName", "x"}}), 404,
+  expect_error(admin("PATCH", "/admin/users/" + kNoSuchUserId, {{"displayName", "x"}}), 404,
                "unknown");
   expect_error(admin("PATCH", "/admin/users/not-a-uuid", {{"displayName", "x"}}), 404,
                "not a UUID");
@@ -553,7 +554,7 @@ TEST(AdminUsers, Interface_10_4_PatchRefusesInvalidBodies) {
 // another account's, in any case), clears emailVerifiedAt unless the same
 // PATCH sets emailVerified true; the old address no longer logs in.
 TEST(AdminUsers, Interface_10_4_PatchEmailIsCanonicalFreeAndClearsVerification) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json alice =
       admin.create({{"email", kEmail}, {"password", kPassword}, {"emailVerified", true}});
   nlohmann::json bob = admin.create({{"email", "bob@example.com"}, {"password", kPassword}});
@@ -597,10 +598,10 @@ TEST(AdminUsers, Interface_10_4_PatchEmailIsCanonicalFreeAndClearsVerification) 
 
 // interface.md 10.4: a new e-mail voids the reset tokens mailed before.
 TEST(AdminUsers, Interface_10_4_PatchEmailVoidsPendingResetTokens) {
-  Admin admin(with_mail());
+  AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
-  std::string token = reset_token_for(admin.authd, kEmail, 0);
+  std::string token = mailed_reset_token(admin.authd, kEmail, 0);
   ASSERT_FALSE(token.empty());
   ASSERT_TRUE(admin.patch(user["id"], {{"email", "alice.new@example.com"}}).is_object());
   HttpResponse reset = post_json(admin.authd.port(), "/reset", reset_body(token, kNewPassword));
@@ -613,7 +614,7 @@ TEST(AdminUsers, Interface_10_4_PatchEmailVoidsPendingResetTokens) {
 // 403; "disabled": false lets the user log in again, and brings back no
 // session.
 TEST(AdminUsers, Interface_10_4_PatchDisabledRevokesSessionsAndBlocksLogin) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   ASSERT_TRUE(admin.create({{"email", "bob@example.com"}, {"password", kPassword}}).is_object());
@@ -650,7 +651,7 @@ TEST(AdminUsers, Interface_10_4_PatchDisabledRevokesSessionsAndBlocksLogin) {
 // interface.md 10.4 and 2.6: emailVerified and phoneVerified true set the
 // time (an earlier one is kept), false clears it.
 TEST(AdminUsers, Interface_10_4_PatchVerificationFlags) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"phone", "+15551234567"}});
   ASSERT_TRUE(user.is_object());
   const std::string id = user["id"];
@@ -687,14 +688,14 @@ TEST(AdminUsers, Interface_10_4_PatchVerificationFlags) {
 // the admin view; every session revoked, reset tokens void; the new
 // password logs in, the old does not; updatedAt moves.
 TEST(AdminUsers, Interface_10_4_PutPasswordRevokesSessionsAndResetTokens) {
-  Admin admin(with_mail());
+  AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   const std::string id = user["id"];
   std::string first = admin.authd.login(kEmail, kPassword);
   std::string second = admin.authd.login(kEmail, kPassword);
   ASSERT_FALSE(first.empty() || second.empty());
-  std::string reset_token = reset_token_for(admin.authd, kEmail, 0);
+  std::string reset_token = mailed_reset_token(admin.authd, kEmail, 0);
   ASSERT_FALSE(reset_token.empty());
 
   wait_past(user["updatedAt"]);
@@ -720,7 +721,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordRevokesSessionsAndResetTokens) {
 // interface.md 10.4: PUT {passwordHash} stores the hash as given; an
 // account created without a password gets one this way.
 TEST(AdminUsers, Interface_10_4_PutPasswordHash) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}});
   ASSERT_TRUE(user.is_object());
   const std::string password = "imported passphrase";
@@ -735,7 +736,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordHash) {
 // valid new password (8 to 255 code points, not the e-mail): else 400, and
 // nothing changes (sessions stay); an unknown user: 404.
 TEST(AdminUsers, Interface_10_4_PutPasswordNeedsExactlyOneValidMember) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   std::string token = admin.authd.login(kEmail, kPassword);
@@ -766,8 +767,8 @@ TEST(AdminUsers, Interface_10_4_PutPasswordNeedsExactlyOneValidMember) {
   EXPECT_EQ(admin.get(user["id"])["updatedAt"], user["updatedAt"]);
 
   expect_error(
-      admin("PUT", "/admin/users/" + kUnknownId + "/password", {{"password", kNewPassword}}), 404,
-      "unknown user");
+      admin("PUT", "/admin/users/" + kNoSuchUserId + "/password", {{"password", kNewPassword}}),
+      404, "unknown user");
 }
 
 // ------------------------------------------------------------- sessions
@@ -777,7 +778,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordNeedsExactlyOneValidMember) {
 // clientAddress, userAgent}, the id a UUID that is not the token; revoked
 // sessions and other users' are left out; an unknown user: 404.
 TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   ASSERT_TRUE(admin.create({{"email", "bob@example.com"}, {"password", kPassword}}).is_object());
@@ -838,7 +839,7 @@ TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
   for (const nlohmann::json& s : sessions) admin_ids.insert(s["id"]);
   EXPECT_EQ(own_ids, admin_ids);
 
-  expect_error(admin("GET", "/admin/users/" + kUnknownId + "/sessions"), 404, "unknown user");
+  expect_error(admin("GET", "/admin/users/" + kNoSuchUserId + "/sessions"), 404, "unknown user");
   expect_error(admin("GET", "/admin/users/not-a-uuid/sessions"), 404, "not a UUID");
 }
 
@@ -847,7 +848,7 @@ TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
 // 204, every session of the user revoked, other users' kept; 404 for an
 // unknown user.
 TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   ASSERT_TRUE(admin.create({{"email", "bob@example.com"}, {"password", kPassword}}).is_object());
@@ -873,7 +874,8 @@ TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
   EXPECT_EQ(get_with_token(admin.authd.port(), "/me", first).status, 200);
   EXPECT_EQ(get_with_token(admin.authd.port(), "/me", second).status, 200);
   EXPECT_EQ(admin("GET", list).json()["sessions"].size(), 2u);
-  for (const std::string& id : {newest, kUnknownId, std::string("not-a-uuid"), sha256_hex(first)})
+  for (const std::string& id :
+       {newest, kNoSuchUserId, std::string("not-a-uuid"), sha256_hex(first)})
     expect_error(admin("DELETE", "/admin/sessions/" + id), 404, id);
 
   HttpResponse all = admin("DELETE", list);
@@ -884,7 +886,7 @@ TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
   EXPECT_EQ(get_with_token(admin.authd.port(), "/me", bob).status, 200);
   EXPECT_EQ(admin("GET", list).json()["sessions"], nlohmann::json::array());
   EXPECT_EQ(admin("DELETE", list).status, 204);  // nothing left: still 204
-  expect_error(admin("DELETE", "/admin/users/" + kUnknownId + "/sessions"), 404, "unknown user");
+  expect_error(admin("DELETE", "/admin/users/" + kNoSuchUserId + "/sessions"), 404, "unknown user");
   // The account itself is untouched: it logs in again.
   EXPECT_EQ(admin.login_status(kEmail, kPassword), 200);
 }
@@ -892,7 +894,7 @@ TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
 // interface.md 10.4: DELETE /admin/users/{id}/mfa: 204 (nothing to remove
 // yet), 404 for an unknown user.
 TEST(AdminUsers, Interface_10_4_DeleteMfaIs204Or404) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   std::string token = admin.authd.login(kEmail, kPassword);
@@ -901,7 +903,7 @@ TEST(AdminUsers, Interface_10_4_DeleteMfaIs204Or404) {
   EXPECT_TRUE(res.body.empty());
   EXPECT_EQ(admin.get(user["id"])["mfa"], nlohmann::json::array());
   EXPECT_EQ(get_with_token(admin.authd.port(), "/me", token).status, 200);
-  expect_error(admin("DELETE", "/admin/users/" + kUnknownId + "/mfa"), 404, "unknown user");
+  expect_error(admin("DELETE", "/admin/users/" + kNoSuchUserId + "/mfa"), 404, "unknown user");
 }
 
 // ---------------------------------------------------------------- DELETE
@@ -909,7 +911,7 @@ TEST(AdminUsers, Interface_10_4_DeleteMfaIs204Or404) {
 // interface.md 10.4: DELETE /admin/users/{id}: 204 with no body; the user
 // is gone (GET 404, DELETE again 404), its sessions with it.
 TEST(AdminUsers, Interface_10_4_DeleteUserIs204ThenTheUserIsGone) {
-  Admin admin;
+  AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   nlohmann::json bob = admin.create({{"email", "bob@example.com"}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object() && bob.is_object());
@@ -930,8 +932,8 @@ TEST(AdminUsers, Interface_10_4_DeleteUserIs204ThenTheUserIsGone) {
   HttpResponse found = admin("GET", "/admin/users?email=" + url_encode(kEmail));
   ASSERT_EQ(found.status, 200);
   EXPECT_EQ(found.json()["users"], nlohmann::json::array());
-  expect_error(admin("DELETE", "/admin/users/" + kUnknownId), 404, "unknown");
+  expect_error(admin("DELETE", "/admin/users/" + kNoSuchUserId), 404, "unknown");
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::admin
