@@ -13,8 +13,11 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/crypto/argon2_memory.cpp ${AUTHD_ROOT}/src/crypto/hash_kind.cpp
   ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
   ${AUTHD_ROOT}/src/crypto/random.cpp ${AUTHD_ROOT}/src/crypto/verification_floor.cpp
+  ${AUTHD_ROOT}/src/crypto/legacy_hash.cpp
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
+  ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
+  ${AUTHD_ROOT}/src/auth/erasure.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
@@ -28,19 +31,22 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/backup.cpp ${AUTHD_ROOT}/src/store/sqlite/checkpointer.cpp
   ${AUTHD_ROOT}/src/store/sqlite/connection.cpp ${AUTHD_ROOT}/src/store/sqlite/outbox.cpp
   ${AUTHD_ROOT}/src/store/sqlite/reset_tokens.cpp ${AUTHD_ROOT}/src/store/sqlite/sessions.cpp
-  ${AUTHD_ROOT}/src/store/sqlite/signups.cpp
+  ${AUTHD_ROOT}/src/store/sqlite/signups.cpp ${AUTHD_ROOT}/src/store/sqlite/admin_keys.cpp
   ${AUTHD_ROOT}/src/store/sqlite/sqlite_store.cpp
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
   # store/postgres/
   ${AUTHD_ROOT}/src/store/postgres/connection.cpp ${AUTHD_ROOT}/src/store/postgres/outbox.cpp
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
-  ${AUTHD_ROOT}/src/store/postgres/signups.cpp
+  ${AUTHD_ROOT}/src/store/postgres/signups.cpp ${AUTHD_ROOT}/src/store/postgres/admin_keys.cpp
   ${AUTHD_ROOT}/src/store/postgres/throttle_events.cpp ${AUTHD_ROOT}/src/store/postgres/users.cpp
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
   ${AUTHD_ROOT}/src/mail/outbox_worker.cpp ${AUTHD_ROOT}/src/mail/smtp_transport.cpp
   # api/
+  ${AUTHD_ROOT}/src/api/admin_access.cpp ${AUTHD_ROOT}/src/api/admin_sessions.cpp
+  ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp
+  ${AUTHD_ROOT}/src/api/query.cpp ${AUTHD_ROOT}/src/api/session_json.cpp
   ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
   ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/forgot.cpp ${AUTHD_ROOT}/src/api/hashing_busy.cpp
@@ -64,6 +70,7 @@ set(AUTHD_CORE_SOURCES
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
+  ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
 )
 
 # Not in the fuzzers' library: the CLI, its configuration and mail delivery

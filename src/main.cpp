@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
       {"set-password", "Set a new password and revoke every session", UserAction::set_password},
       {"verify-email", "Mark the e-mail address verified", UserAction::verify_email},
       {"verify-phone", "Mark the phone number verified", UserAction::verify_phone},
+      {"delete", "Erase the account, its sessions, tokens, mail and throttling state",
+       UserAction::erase},
   };
   std::optional<UserAction> chosen;
   const Config* chosen_config = nullptr;
@@ -89,18 +92,24 @@ int main(int argc, char** argv) {
     });
   }
 
+  ChosenCommand other;  // the subcommands defined in cli/ files of their own
+  add_user_import_command(*user, configs, other);
+  add_admin_key_commands(app, configs, other);
+
   CLI11_PARSE(app, argc, argv);
   const Config& config = serve->parsed()         ? serve_config
                          : migrate->parsed()     ? migrate_config
                          : show_config->parsed() ? show_config_config
                          : backup->parsed()      ? backup_config
                          : chosen_config         ? *chosen_config
+                         : other.config          ? *other.config
                                                  : serve_config;
   CLI::App* invoked = serve->parsed()         ? serve
                       : migrate->parsed()     ? migrate
                       : show_config->parsed() ? show_config
                       : backup->parsed()      ? backup
                       : chosen_app            ? chosen_app
+                      : other.app             ? other.app
                                               : serve;
   if (!config.config_file.empty()) {
     try {
@@ -142,6 +151,8 @@ int main(int argc, char** argv) {
       status = run_backup(config, backup_path);
     } else if (chosen) {
       status = run_user_command(config, *chosen, account);
+    } else if (other.run) {
+      status = other.run(config);
     }
   } catch (const std::exception& e) {
     log::error("fatal", {{"error", e.what()}});

@@ -24,6 +24,7 @@ struct ApiRequest {
   std::string_view method;
   std::string_view path;                        // without query and configured prefix
   std::string_view path_parameter;              // the {id} of a route such as /sessions/{id}
+  std::string_view query;                       // after '?', before any '#'; may be empty
   std::vector<std::string_view> content_types;  // every Content-Type field value
   std::vector<std::string_view> authorization;  // every Authorization field value
   std::string_view body;                        // owned (and wiped when freed) by the http layer

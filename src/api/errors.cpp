@@ -16,6 +16,8 @@ std::string_view status_message(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 409:
+      return "Conflict";
     case 413:
       return "Payload Too Large";
     case 414:

@@ -28,6 +28,21 @@ boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiR
 boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx, ApiRequest& request);
+// The admin API (interface.md 10.4), on the management listener:
+// api/admin_users.cpp and api/admin_sessions.cpp.
+boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_get_user(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_list_sessions(ApiContext& ctx,
+                                                               ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx,
+                                                                 ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
+                                                                ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 

@@ -52,6 +52,22 @@ constexpr std::array kRoutes = {
     Route{"/sessions", "DELETE", false, &handle_end_other_sessions},
     Route{"/sessions/{id}", "DELETE", false, &handle_end_session},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
+    // The admin API (interface.md 10.4): the management listener's only.
+    Route{"/admin/users", "POST", true, &handle_admin_create_user, Served::on_management},
+    Route{"/admin/users", "GET", false, &handle_admin_list_users, Served::on_management},
+    Route{"/admin/users/{id}", "GET", false, &handle_admin_get_user, Served::on_management},
+    Route{"/admin/users/{id}", "PATCH", true, &handle_admin_patch_user, Served::on_management},
+    Route{"/admin/users/{id}", "DELETE", false, &handle_admin_delete_user, Served::on_management},
+    Route{"/admin/users/{id}/password", "PUT", true, &handle_admin_set_password,
+          Served::on_management},
+    Route{"/admin/users/{id}/sessions", "GET", false, &handle_admin_list_sessions,
+          Served::on_management},
+    Route{"/admin/users/{id}/sessions", "DELETE", false, &handle_admin_revoke_sessions,
+          Served::on_management},
+    Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa,
+          Served::on_management},
+    Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
+          Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an
     // address has an account (scrape, /forgot, scrape).
     Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},

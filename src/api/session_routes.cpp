@@ -7,9 +7,9 @@
 
 #include "api/credentials.hpp"
 #include "api/errors.hpp"
+#include "api/session_json.hpp"
 #include "api/user_json.hpp"
 #include "auth/session.hpp"
-#include "core/json_text.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
@@ -41,57 +41,6 @@ ApiResponse ending_response(const SessionEnding& ending) {
   return service_unavailable(std::chrono::seconds(5));
 }
 
-void append_member(std::string& out, std::string_view key) {
-  out += '"';
-  out += key;
-  out += "\":";
-}
-
-void append_optional_text(std::string& out, const std::optional<std::string>& text) {
-  if (text) {
-    append_json_string(out, *text);
-  } else {
-    out += "null";
-  }
-}
-
-void append_time(std::string& out, Millis at) {
-  out += '"';
-  append_rfc3339(out, at);  // nothing to escape
-  out += '"';
-}
-
-// {"sessions": [...]}, each session's members in alphabetical order, as
-// the User's. The User-Agent is the client's text: append_json_string
-// escapes it (quotes, backslashes, control characters).
-std::string sessions_body(const OwnSessions& own) {
-  std::string out = R"({"sessions":[)";
-  for (const SessionRecord& session : own.sessions) {
-    if (out.back() == '}') out += ',';
-    out += '{';
-    append_member(out, "clientAddress");
-    append_optional_text(out, session.client_address);
-    out += ',';
-    append_member(out, "createdAt");
-    append_time(out, session.created_at);
-    out += ',';
-    append_member(out, "current");
-    out += session.public_id == own.current ? "true" : "false";
-    out += ',';
-    append_member(out, "expiresAt");
-    append_time(out, session.expires_at);
-    out += ',';
-    append_member(out, "id");
-    append_json_string(out, session.public_id);
-    out += ',';
-    append_member(out, "userAgent");
-    append_optional_text(out, session.user_agent);
-    out += '}';
-  }
-  out += "]}";
-  return out;
-}
-
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request) {
@@ -118,7 +67,7 @@ boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiReq
   OwnSessions own = co_await list_own_sessions(ctx.auth, credentials.token);
   switch (own.kind) {
     case OwnSessions::Kind::ok:
-      co_return json_response(200, sessions_body(own));
+      co_return json_response(200, sessions_body(own.sessions, own.current));
     case OwnSessions::Kind::invalid_token:
       co_return invalid_token();
     case OwnSessions::Kind::unavailable:

@@ -59,6 +59,17 @@ std::string user_body(const UserRecord& user) {
 
 nlohmann::json user_json(const UserRecord& user) { return nlohmann::json::parse(user_body(user)); }
 
+std::string admin_user_body(const UserRecord& user) {
+  std::string out = user_body(user);
+  out.pop_back();  // the closing brace: the admin members follow
+  out += ",\"disabled\":";
+  out += user.disabled ? "true" : "false";
+  out += ',';
+  append_time_field(out, "lastLoginAt", user.last_login_at);
+  out += "\"mfa\":[]}";  // no second factor exists before TOTP
+  return out;
+}
+
 std::string dump_json(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

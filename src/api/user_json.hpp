@@ -18,6 +18,10 @@ std::string user_body(const UserRecord& user);
 // The same as a json value (the CLI adds to it).
 nlohmann::json user_json(const UserRecord& user);
 
+// The admin view of a user (interface.md 10.3): the User and `disabled`,
+// `lastLoginAt` and `mfa` (the confirmed second factors).
+std::string admin_user_body(const UserRecord& user);
+
 // A new session's answer (the 200 of /login, the 201 of /verify): the User
 // as the body, the bearer token in the Authorization header (interface.md
 // 5.2). The response holds the secret (wiped once sent); `token` is wiped.

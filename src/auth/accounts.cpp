@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "auth/email.hpp"
+#include "auth/erasure.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -33,26 +34,31 @@ AccountResult store_failure() {
 
 }  // namespace
 
+bool is_valid_display_name(std::string_view name) {
+  auto length = count_code_points(name);
+  return length >= 1 && length <= 255 && !has_control_characters(name);
+}
+
+bool is_valid_phone(std::string_view phone) {
+  bool ok = phone.size() >= 2 && phone.size() <= 16 && phone[0] == '+';
+  for (std::size_t i = 1; ok && i < phone.size(); ++i) ok = phone[i] >= '0' && phone[i] <= '9';
+  return ok;
+}
+
+bool is_valid_photo_url(std::string_view url) {
+  bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  return scheme && url.size() <= 2048 && url.find(' ') == std::string_view::npos &&
+         !has_control_characters(url);
+}
+
 std::optional<std::string> profile_problem(const NewAccount& account) {
   if (!is_valid_email(account.email)) return "email: not a valid address";
-  if (account.display_name) {
-    auto length = count_code_points(*account.display_name);
-    if (length < 1 || length > 255 || has_control_characters(*account.display_name))
-      return "display name: 1 to 255 characters, no control characters";
-  }
-  if (account.phone) {
-    const std::string& phone = *account.phone;
-    bool ok = phone.size() >= 2 && phone.size() <= 16 && phone[0] == '+';
-    for (std::size_t i = 1; ok && i < phone.size(); ++i) ok = phone[i] >= '0' && phone[i] <= '9';
-    if (!ok) return "phone: E.164 form, '+' and 1 to 15 digits";
-  }
-  if (account.photo_url) {
-    const std::string& url = *account.photo_url;
-    bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
-    if (!scheme || url.size() > 2048 || url.find(' ') != std::string::npos ||
-        has_control_characters(url))
-      return "photo URL: an http or https URL of at most 2048 characters";
-  }
+  if (account.display_name && !is_valid_display_name(*account.display_name))
+    return "display name: 1 to 255 characters, no control characters";
+  if (account.phone && !is_valid_phone(*account.phone))
+    return "phone: E.164 form, '+' and 1 to 15 digits";
+  if (account.photo_url && !is_valid_photo_url(*account.photo_url))
+    return "photo URL: an http or https URL of at most 2048 characters";
   return std::nullopt;
 }
 
@@ -68,7 +74,7 @@ AccountResult Accounts::create(const NewAccount& account, std::string& password)
     return failure(AccountResult::Kind::invalid, *problem);
   }
   Millis now = now_millis();
-  user.id = new_uuid_v7(now);
+  user.id = new_account_id(now);
   user.password_hash = hasher_.hash(password);
   wipe(password);
   user.display_name = account.display_name;
@@ -148,6 +154,18 @@ AccountResult Accounts::mark_email_verified(std::string_view email) {
     user.email_verified_at = now;
     return true;
   });
+}
+
+AccountResult Accounts::erase(std::string_view email) {
+  std::string canonical = canonical_email(email);
+  std::optional<UserRecord> user;
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) {
+        user = tx.users().by_email(canonical);
+        if (user) erase_account(tx, *user);
+      }) != StoreStatus::ok)
+    return store_failure();
+  if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
+  return {AccountResult::Kind::ok, {}, *user};
 }
 
 AccountResult Accounts::mark_phone_verified(std::string_view email) {

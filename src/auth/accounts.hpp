@@ -37,6 +37,8 @@ class Accounts {
   AccountResult set_disabled(std::string_view email, bool disabled);
   AccountResult mark_email_verified(std::string_view email);
   AccountResult mark_phone_verified(std::string_view email);
+  // Erases the account and everything that refers to it (auth/erasure.hpp).
+  AccountResult erase(std::string_view email);
 
  private:
   // Loads the account by e-mail, lets `change(tx, user, now)` edit it
@@ -49,7 +51,12 @@ class Accounts {
   const PasswordHasher& hasher_;
 };
 
-// Profile field checks shared by the CLI (and any future profile API).
+// Profile field checks shared by the CLI and the admin API: a display name
+// of 1 to 255 code points without control characters, a phone number in
+// E.164 form, an http(s) photo URL of at most 2048 characters.
 std::optional<std::string> profile_problem(const NewAccount& account);
+bool is_valid_display_name(std::string_view name);
+bool is_valid_phone(std::string_view phone);
+bool is_valid_photo_url(std::string_view url);
 
 }  // namespace authd

@@ -116,6 +116,10 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     if (!verified.upgraded_hash.empty() && !hash_changed)
       tx.users().replace_password_hash(user->id, verified.upgraded_hash);
     tx.sessions().insert(session.record);
+    // The admin view's lastLoginAt (interface.md 10.3); not a change of the
+    // record, so updatedAt stays (2.6).
+    tx.users().record_login(user->id, session.record.created_at);
+    current->last_login_at = session.record.created_at;
     user = std::move(current);
   };
   StoreStatus opened = co_await ctx.db.write(open_session);

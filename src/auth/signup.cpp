@@ -101,12 +101,13 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
     if (!pending || pending->expires_at <= now) return;
     tx.signups().remove(digest);  // used, whatever the outcome
     UserRecord user;
-    user.id = new_uuid_v7(now);
+    user.id = new_account_id(now);
     user.email = pending->email;
     user.password_hash = pending->password_hash;
     user.display_name = pending->display_name;
     user.email_verified_at = now;  // the link proved control of the address
     user.created_at = user.updated_at = now;
+    user.last_login_at = now;  // the verification opens the first session
     // False when the address got an account meanwhile (an operator, or
     // another instance): the sign-up is void.
     if (!tx.users().insert(user)) return;

@@ -18,7 +18,16 @@ int run_migrate(const Config& config);
 // Copies the SQLite database to `path` while the server may run.
 int run_backup(const Config& config, const std::string& path);
 
-enum class UserAction { add, show, disable, enable, set_password, verify_email, verify_phone };
+enum class UserAction {
+  add,
+  show,
+  disable,
+  enable,
+  set_password,
+  verify_email,
+  verify_phone,
+  erase,
+};
 int run_user_command(const Config& config, UserAction action, const NewAccount& account);
 
 }  // namespace authd

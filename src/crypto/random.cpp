@@ -1,6 +1,7 @@
 #include "crypto/random.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 
 #include <sodium.h>
@@ -72,6 +73,68 @@ std::string new_uuid_v7(std::int64_t unix_millis) {
   UuidRandomBits random{};
   randombytes_buf(random.data(), random.size());
   return uuid_v7(unix_millis, random);
+}
+
+namespace {
+
+// The 74 random bits of a UUIDv7 as one number: `high` holds the top 12
+// (rand_a), `low` the other 62 (rand_b).
+struct RandomBits74 {
+  std::uint64_t high = 0;
+  std::uint64_t low = 0;
+
+  static constexpr std::uint64_t kLowMask = (std::uint64_t{1} << 62) - 1;
+  static constexpr std::uint64_t kHighMask = (std::uint64_t{1} << 12) - 1;
+
+  UuidRandomBits bytes() const {
+    // uuid_v7 keeps bytes[0] & 0x0F, bytes[1], bytes[2] & 0x3F, bytes[3..9].
+    UuidRandomBits b{};
+    b[0] = static_cast<std::uint8_t>(high >> 8);
+    b[1] = static_cast<std::uint8_t>(high);
+    b[2] = static_cast<std::uint8_t>(low >> 56);
+    for (int i = 0; i < 7; ++i) b[3 + i] = static_cast<std::uint8_t>(low >> (8 * (6 - i)));
+    return b;
+  }
+  // False when the 74 bits overflowed.
+  bool add(std::uint64_t increment) {
+    low += increment;
+    if (low <= kLowMask) return true;
+    low &= kLowMask;
+    return ++high <= kHighMask;
+  }
+};
+
+RandomBits74 fresh_random_bits() {
+  RandomBits74 bits;
+  randombytes_buf(&bits.high, sizeof bits.high);
+  randombytes_buf(&bits.low, sizeof bits.low);
+  // The top bit of rand_a stays clear: room to count up within a millisecond.
+  bits.high &= RandomBits74::kHighMask >> 1;
+  bits.low &= RandomBits74::kLowMask;
+  return bits;
+}
+
+}  // namespace
+
+std::string new_account_id(std::int64_t unix_millis) {
+  static std::mutex mutex;
+  static std::int64_t last_millis = -1;
+  static RandomBits74 last;
+  std::lock_guard lock(mutex);
+  if (unix_millis > last_millis) {
+    last_millis = unix_millis;
+    last = fresh_random_bits();
+  } else {
+    // Same (or an earlier) millisecond: the previous id's bits plus 1 to
+    // 2^32, still unguessable from the previous id; on the rare overflow,
+    // the next millisecond.
+    std::uint32_t increment = randombytes_random();
+    if (!last.add(std::uint64_t{increment} + 1)) {
+      ++last_millis;
+      last = fresh_random_bits();
+    }
+  }
+  return uuid_v7(last_millis, last.bytes());
 }
 
 std::string new_uuid_v4() {

@@ -30,6 +30,13 @@ std::string new_uuid_v7(std::int64_t unix_millis);
 using UuidRandomBits = std::array<std::uint8_t, 10>;
 std::string uuid_v7(std::int64_t unix_millis, const UuidRandomBits& random);
 
+// An account's id: a UUIDv7 greater than every id this process made before,
+// even within one millisecond or after the clock stepped back (RFC 9562
+// 6.2, method 2: the random bits of the previous id plus a random
+// increment), so that listing users by id is listing them in creation
+// order (interface.md 10.4). Thread-safe.
+std::string new_account_id(std::int64_t unix_millis);
+
 // A UUID version 4 (RFC 9562): 122 random bits. For identifiers that must
 // say nothing, not even when they were made (a session's public id).
 std::string new_uuid_v4();

@@ -210,6 +210,7 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   request.listener = settings.listener;
   request.method = method;
   request.path = route_path(as_std_view(req.target()), settings.base_path);
+  request.query = route_query(as_std_view(req.target()));
   request.content_types = field_values(req, http::field::content_type);
   request.authorization = field_values(req, http::field::authorization);
   request.body = std::string_view(req.body().data(), req.body().size());

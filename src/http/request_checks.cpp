@@ -152,6 +152,12 @@ std::optional<Rejection> check_header(const Parser& parser, std::size_t header_b
   return std::nullopt;
 }
 
+std::string_view route_query(std::string_view target) {
+  target = target.substr(0, target.find('#'));
+  std::size_t mark = target.find('?');
+  return mark == std::string_view::npos ? std::string_view() : target.substr(mark + 1);
+}
+
 std::string_view route_path(std::string_view target, std::string_view base_path) {
   if (!target.empty() && target.front() != '/') {
     // absolute-form "http://host/path" (RFC 9112 3.2.2)

@@ -121,4 +121,7 @@ std::optional<Rejection> check_header(const Parser& parser, std::size_t header_b
 // configured prefix. Empty when nothing can match.
 std::string_view route_path(std::string_view target, std::string_view base_path);
 
+// The target's query: after the first '?', before any '#'; empty for none.
+std::string_view route_query(std::string_view target);
+
 }  // namespace authd

@@ -228,6 +228,34 @@ CREATE TABLE signups (
 );
 CREATE INDEX signups_by_expiry ON signups(expires_at);
 )sql"},
+    // The admin API (interface.md 10): operators' keys, kept as digests
+    // under a unique name; the last login of each account, which the admin
+    // view shows; and an index on the sessions' public ids, which the admin
+    // route DELETE /admin/sessions/{id} looks up across all users (without
+    // it, that lookup would scan every session while holding the writer).
+    {6, "admin_keys, users.last_login_at, sessions by public id: the admin API", R"sql(
+ALTER TABLE users ADD COLUMN last_login_at INTEGER;
+CREATE TABLE admin_keys (
+  name         TEXT PRIMARY KEY,
+  key_digest   BLOB NOT NULL UNIQUE,
+  scope        TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX sessions_by_public_id ON sessions(public_id);
+)sql",
+     R"sql(
+ALTER TABLE users ADD COLUMN last_login_at BIGINT;
+CREATE TABLE admin_keys (
+  name         TEXT PRIMARY KEY,
+  key_digest   BYTEA NOT NULL UNIQUE,
+  scope        TEXT NOT NULL,
+  created_at   BIGINT NOT NULL,
+  last_used_at BIGINT
+);
+CREATE INDEX sessions_by_public_id ON sessions(public_id);
+CREATE INDEX users_by_id_bytes ON users (id COLLATE "C");
+)sql"},
 };
 
 }  // namespace

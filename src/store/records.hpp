@@ -22,6 +22,11 @@ struct UserRecord {
   bool disabled = false;
   Millis created_at = 0;
   Millis updated_at = 0;
+  // The last session opened with the account's credentials (a login, a
+  // confirmed sign-up): what the admin view shows as lastLoginAt. Written
+  // only by UserStore::record_login, never by update(): a login is not a
+  // change of the record (interface.md 2.6).
+  std::optional<Millis> last_login_at{};
 };
 
 struct SessionRecord {
@@ -77,6 +82,20 @@ struct PendingSignupRecord {
   std::optional<std::string> display_name;
   Millis created_at = 0;
   Millis expires_at = 0;
+};
+
+}  // namespace authd
+
+namespace authd {
+
+// An operator's key for the admin API (interface.md 10.2): kept only as the
+// digest of the key, under a unique name.
+struct AdminKeyRecord {
+  std::string name;
+  Sha256Digest key_digest{};
+  std::string scope;  // "read" or "write"
+  Millis created_at = 0;
+  std::optional<Millis> last_used_at{};
 };
 
 }  // namespace authd

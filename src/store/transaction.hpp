@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/time.hpp"
+#include "store/areas/admin_keys.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/reset_tokens.hpp"
 #include "store/areas/sessions.hpp"
@@ -29,6 +30,7 @@ class Transaction {
   virtual OutboxStore& outbox() = 0;
   virtual ResetTokenStore& reset_tokens() = 0;
   virtual SignupStore& signups() = 0;
+  virtual AdminKeyStore& admin_keys() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens and pending sign-ups, throttling events older than the longest window, mail sent

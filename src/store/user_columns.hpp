@@ -9,7 +9,7 @@
 // connections cache statements by the literal's address.
 #define AUTHD_USER_COLUMNS                                                        \
   "id, email, password_hash, phone, photo_url, display_name, email_verified_at, " \
-  "phone_verified_at, disabled, created_at, updated_at"
+  "phone_verified_at, disabled, created_at, updated_at, last_login_at"
 
 // GET /me's and logout's lookup: the session's user, then its expiry. The
 // subquery names only user_id and expires_at, so the user's columns need no
@@ -22,7 +22,7 @@
 
 namespace authd {
 
-inline constexpr int kUserColumnCount = 11;
+inline constexpr int kUserColumnCount = 12;
 inline constexpr int kSessionExpiresColumn = kUserColumnCount;  // AUTHD_SESSION_USER_SQL
 
 // `row` reads one result row by column index: text, optional_text, integer,
@@ -41,6 +41,7 @@ UserRecord read_user(const Row& row) {
   user.disabled = row.boolean(8);
   user.created_at = row.integer(9);
   user.updated_at = row.integer(10);
+  user.last_login_at = row.optional_integer(11);
   return user;
 }
 

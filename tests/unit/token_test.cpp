@@ -114,5 +114,20 @@ TEST(Uuid, SameMillisecondIdsDiffer) {
   EXPECT_EQ(seen.size(), 100u);
 }
 
+// interface.md 10.4: account ids increase with every account created, within
+// one millisecond too (and when the clock steps back), so that listing by id
+// is listing in creation order.
+TEST(Uuid, Interface_10_4_AccountIdsIncreaseWithinOneMillisecond) {
+  const std::regex shape("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  std::string previous = new_account_id(1'750'000'000'000);
+  for (int i = 0; i < 20'000; ++i) {
+    std::int64_t ms = 1'750'000'000'000 + (i / 5000) - (i % 7 == 0 ? 3 : 0);
+    std::string next = new_account_id(ms);
+    ASSERT_TRUE(std::regex_match(next, shape)) << next;
+    ASSERT_LT(previous, next) << i;
+    previous = next;
+  }
+}
+
 }  // namespace
 }  // namespace authd

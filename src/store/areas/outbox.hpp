@@ -29,6 +29,9 @@ class OutboxStore {
   virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                           std::string_view last_error) = 0;
   virtual void remove(std::int64_t mail_id) = 0;
+  // Every mail, sent or not, for the account `user_id` or addressed to
+  // `email` (erasure, and an e-mail change voiding pending reset mails).
+  virtual void remove_for(std::string_view user_id, std::string_view email) = 0;
   virtual std::int64_t pending_count() = 0;  // not sent yet, held or not
   // Removes the mail sent at or before `sent_horizon`; unsent mail stays.
   virtual std::int64_t prune(Millis sent_horizon) = 0;

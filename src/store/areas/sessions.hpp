@@ -36,6 +36,9 @@ class SessionStore {
   // but the one with `kept`; returns how many were revoked.
   virtual std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                              Millis now) = 0;
+  // DELETE /admin/sessions/{id}: revokes the live session with this public
+  // id, whoever's it is; false when there is none.
+  virtual bool revoke_by_public_id(std::string_view public_id, Millis now) = 0;
   // Sessions neither revoked nor expired at `now` (GET /metrics).
   virtual std::int64_t live_count(Millis now) = 0;
   // Removes the sessions expired at `now`, revoked or not; returns the rows

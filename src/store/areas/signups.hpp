@@ -22,6 +22,7 @@ class SignupStore {
   // commit, so that of two concurrent uses of one token one wins.
   virtual std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) = 0;
   virtual void remove(const Sha256Digest& digest) = 0;
+  virtual void remove_of_email(std::string_view canonical_email) = 0;  // erasure
   // Removes the sign-ups expired at `now`; returns the rows removed.
   virtual std::int64_t prune(Millis now) = 0;
 };

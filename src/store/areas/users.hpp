@@ -28,6 +28,17 @@ class UserStore {
   // after its last hash is gone (the floor it raises is then only higher
   // than it needs to be).
   virtual std::vector<std::string> password_hash_kinds() = 0;
+
+  // The admin API (interface.md 10.4).
+  // Up to `limit` users with an id greater than `after` (empty: from the
+  // first), by id: creation order, as ids are UUIDv7. Keyset paging, so a
+  // listing never repeats or skips a user that existed when it began.
+  virtual std::vector<UserRecord> page_after(std::string_view after, int limit) = 0;
+  // Sets lastLoginAt only: not a change of the record (updatedAt stays).
+  virtual void record_login(std::string_view user_id, Millis at) = 0;
+  // Deletes the account's row; its other rows are the other areas'
+  // (auth/erasure.hpp erases them all in one transaction).
+  virtual bool remove(std::string_view user_id) = 0;
 };
 
 }  // namespace authd

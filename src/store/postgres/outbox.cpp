@@ -73,6 +73,12 @@ void Outbox::remove(std::int64_t mail_id) {
   db_.run("DELETE FROM outbox WHERE id = $1", params);
 }
 
+void Outbox::remove_for(std::string_view user_id, std::string_view email) {
+  Params params;
+  params.text(user_id).text(email);
+  db_.run("DELETE FROM outbox WHERE user_id = $1 OR email = $2", params);
+}
+
 std::int64_t Outbox::pending_count() {
   return db_.run("SELECT count(*) FROM outbox WHERE sent_at IS NULL").integer(0, 0);
 }

@@ -49,6 +49,12 @@ void Signups::remove(const Sha256Digest& digest) {
   db_.run("DELETE FROM signups WHERE token_digest = $1", params);
 }
 
+void Signups::remove_of_email(std::string_view email) {
+  Params params;
+  params.text(email);
+  db_.run("DELETE FROM signups WHERE email = $1", params);
+}
+
 std::int64_t Signups::prune(Millis now) {
   Params params;
   params.integer(now);

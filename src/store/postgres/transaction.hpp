@@ -1,6 +1,6 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
-// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp) with statements
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp) with statements
 // prepared once per connection. PostgresStore (postgres_store.cpp) begins
 // and ends the transactions; the areas only run statements.
 //
@@ -33,6 +33,9 @@ class Users final : public UserStore {
   void update(const UserRecord& user) override;
   void replace_password_hash(std::string_view user_id, std::string_view phc) override;
   std::vector<std::string> password_hash_kinds() override;
+  std::vector<UserRecord> page_after(std::string_view after, int limit) override;
+  void record_login(std::string_view user_id, Millis at) override;
+  bool remove(std::string_view user_id) override;
 
  private:
   void record_hash_kind(std::string_view phc);
@@ -50,6 +53,7 @@ class Sessions final : public SessionStore {
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
                                    Millis now) override;
+  bool revoke_by_public_id(std::string_view public_id, Millis now) override;
   std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                      Millis now) override;
   std::int64_t live_count(Millis now) override;
@@ -85,6 +89,7 @@ class Outbox final : public OutboxStore {
   void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;
+  void remove_for(std::string_view user_id, std::string_view email) override;
   std::int64_t pending_count() override;
   std::int64_t prune(Millis sent_horizon) override;
 
@@ -112,11 +117,25 @@ class Signups final : public SignupStore {
   void replace(const PendingSignupRecord& signup) override;
   std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) override;
   void remove(const Sha256Digest& digest) override;
+  void remove_of_email(std::string_view canonical_email) override;
   std::int64_t prune(Millis now) override;
 
  private:
   Connection& db_;
   bool locking_;
+};
+
+class AdminKeys final : public AdminKeyStore {
+ public:
+  explicit AdminKeys(Connection& db) : db_(db) {}
+  bool insert(const AdminKeyRecord& key) override;
+  std::optional<AdminKeyRecord> by_digest(const Sha256Digest& digest) override;
+  std::vector<AdminKeyRecord> list() override;
+  bool revoke(std::string_view name) override;
+  void mark_used(std::string_view name, Millis at) override;
+
+ private:
+  Connection& db_;
 };
 
 class PostgresTransaction final : public Transaction {
@@ -127,13 +146,15 @@ class PostgresTransaction final : public Transaction {
         throttle_(db, locking),
         outbox_(db),
         reset_tokens_(db, locking),
-        signups_(db, locking) {}
+        signups_(db, locking),
+        admin_keys_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
   SignupStore& signups() override { return signups_; }
+  AdminKeyStore& admin_keys() override { return admin_keys_; }
 
  private:
   Users users_;
@@ -142,6 +163,7 @@ class PostgresTransaction final : public Transaction {
   Outbox outbox_;
   ResetTokens reset_tokens_;
   Signups signups_;
+  AdminKeys admin_keys_;
 };
 
 }  // namespace authd::postgres

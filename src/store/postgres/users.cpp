@@ -47,9 +47,9 @@ std::optional<UserRecord> Users::by_id(std::string_view id) {
 bool Users::insert(const UserRecord& u) {
   Params params;
   params.text(u.id);
-  add_user_fields(params, u).integer(u.created_at).integer(u.updated_at);
+  add_user_fields(params, u).integer(u.created_at).integer(u.updated_at).integer(u.last_login_at);
   bool inserted = db_.run("INSERT INTO users (" AUTHD_USER_COLUMNS
-                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
                           "ON CONFLICT (email) DO NOTHING",
                           params)
                       .affected() == 1;
@@ -82,6 +82,33 @@ std::vector<std::string> Users::password_hash_kinds() {
   kinds.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
   return kinds;
+}
+
+// Ids compare byte by byte ("C" collation, whatever the database's), the
+// order of the UUIDv7's hexadecimal digits, so the listing is creation
+// order; migration 6 indexes the ids in that collation.
+std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
+  Params params;
+  params.text(after).integer(limit);
+  Result rows = db_.run("SELECT " AUTHD_USER_COLUMNS
+                        " FROM users WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT $2",
+                        params);
+  std::vector<UserRecord> users;
+  users.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) users.push_back(read_user(Row(rows, i)));
+  return users;
+}
+
+void Users::record_login(std::string_view user_id, Millis at) {
+  Params params;
+  params.text(user_id).integer(at);
+  db_.run("UPDATE users SET last_login_at = $2 WHERE id = $1", params);
+}
+
+bool Users::remove(std::string_view user_id) {
+  Params params;
+  params.text(user_id);
+  return db_.run("DELETE FROM users WHERE id = $1", params).affected() == 1;
 }
 
 // One statement that changes nothing when the kind is listed already (a

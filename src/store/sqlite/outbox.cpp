@@ -74,6 +74,12 @@ void Outbox::remove(std::int64_t mail_id) {
   st.run();
 }
 
+void Outbox::remove_for(std::string_view user_id, std::string_view email) {
+  auto st = db_.prepare("DELETE FROM outbox WHERE user_id = ?1 OR email = ?2");
+  st.bind(1, user_id).bind(2, email);
+  st.run();
+}
+
 std::int64_t Outbox::pending_count() {
   auto st = db_.prepare("SELECT count(*) FROM outbox WHERE sent_at IS NULL");
   st.step();

@@ -62,6 +62,15 @@ bool Sessions::revoke_by_public_id_of_user(std::string_view user_id, std::string
   return db_.changes() == 1;
 }
 
+bool Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
+  auto st = db_.prepare(
+      "UPDATE sessions SET revoked_at = ?2 WHERE public_id = ?1"
+      " AND revoked_at IS NULL AND expires_at > ?2");
+  st.bind(1, public_id).bind(2, now);
+  st.run();
+  return db_.changes() == 1;
+}
+
 std::int64_t Sessions::revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                              Millis now) {
   auto st = db_.prepare(

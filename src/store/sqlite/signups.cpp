@@ -35,6 +35,12 @@ void Signups::remove(const Sha256Digest& digest) {
   st.run();
 }
 
+void Signups::remove_of_email(std::string_view email) {
+  auto st = db_.prepare("DELETE FROM signups WHERE email = ?1");
+  st.bind(1, email);
+  st.run();
+}
+
 std::int64_t Signups::prune(Millis now) {
   auto st = db_.prepare("DELETE FROM signups WHERE expires_at <= ?1");
   st.bind(1, now);

@@ -1,6 +1,6 @@
 // SQLite's areas of a transaction (store/transaction.hpp), each implemented
 // in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
-// outbox.cpp, reset_tokens.cpp, signups.cpp) with the connection's cached prepared
+// outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the
 // transactions and batches them; the areas only run statements.
 #pragma once
@@ -20,6 +20,9 @@ class Users final : public UserStore {
   void update(const UserRecord& user) override;
   void replace_password_hash(std::string_view user_id, std::string_view phc) override;
   std::vector<std::string> password_hash_kinds() override;
+  std::vector<UserRecord> page_after(std::string_view after, int limit) override;
+  void record_login(std::string_view user_id, Millis at) override;
+  bool remove(std::string_view user_id) override;
 
  private:
   void record_hash_kind(std::string_view phc);
@@ -36,6 +39,7 @@ class Sessions final : public SessionStore {
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
                                    Millis now) override;
+  bool revoke_by_public_id(std::string_view public_id, Millis now) override;
   std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                      Millis now) override;
   std::int64_t live_count(Millis now) override;
@@ -68,6 +72,7 @@ class Outbox final : public OutboxStore {
   void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;
+  void remove_for(std::string_view user_id, std::string_view email) override;
   std::int64_t pending_count() override;
   std::int64_t prune(Millis sent_horizon) override;
 
@@ -94,7 +99,21 @@ class Signups final : public SignupStore {
   void replace(const PendingSignupRecord& signup) override;
   std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) override;
   void remove(const Sha256Digest& digest) override;
+  void remove_of_email(std::string_view canonical_email) override;
   std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class AdminKeys final : public AdminKeyStore {
+ public:
+  explicit AdminKeys(Connection& db) : db_(db) {}
+  bool insert(const AdminKeyRecord& key) override;
+  std::optional<AdminKeyRecord> by_digest(const Sha256Digest& digest) override;
+  std::vector<AdminKeyRecord> list() override;
+  bool revoke(std::string_view name) override;
+  void mark_used(std::string_view name, Millis at) override;
 
  private:
   Connection& db_;
@@ -103,13 +122,14 @@ class Signups final : public SignupStore {
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
-      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db), signups_(db) {}
+      : users_(db), sessions_(db), throttle_(db), outbox_(db), reset_tokens_(db), signups_(db), admin_keys_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
   SignupStore& signups() override { return signups_; }
+  AdminKeyStore& admin_keys() override { return admin_keys_; }
 
  private:
   Users users_;
@@ -118,6 +138,7 @@ class SqliteTransaction final : public Transaction {
   Outbox outbox_;
   ResetTokens reset_tokens_;
   Signups signups_;
+  AdminKeys admin_keys_;
 };
 
 }  // namespace authd::sqlite

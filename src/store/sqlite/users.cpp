@@ -32,11 +32,11 @@ std::optional<UserRecord> Users::by_id(std::string_view id) {
 
 bool Users::insert(const UserRecord& u) {
   auto st = db_.prepare("INSERT INTO users (" AUTHD_USER_COLUMNS
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                         "ON CONFLICT (email) DO NOTHING");
   st.bind(1, u.id);
   bind_user_fields(st, u);
-  st.bind(10, u.created_at).bind(11, u.updated_at);
+  st.bind(10, u.created_at).bind(11, u.updated_at).bind(12, u.last_login_at);
   st.run();
   if (db_.changes() != 1) return false;
   if (u.password_hash) record_hash_kind(*u.password_hash);
@@ -67,6 +67,28 @@ std::vector<std::string> Users::password_hash_kinds() {
   std::vector<std::string> kinds;
   while (st.step()) kinds.push_back(st.text(0));
   return kinds;
+}
+
+std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {
+  auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS
+                        " FROM users WHERE id > ?1 ORDER BY id LIMIT ?2");
+  st.bind(1, after).bind(2, static_cast<std::int64_t>(limit));
+  std::vector<UserRecord> users;
+  while (st.step()) users.push_back(read_user(st));
+  return users;
+}
+
+void Users::record_login(std::string_view user_id, Millis at) {
+  auto st = db_.prepare("UPDATE users SET last_login_at = ?2 WHERE id = ?1");
+  st.bind(1, user_id).bind(2, at);
+  st.run();
+}
+
+bool Users::remove(std::string_view user_id) {
+  auto st = db_.prepare("DELETE FROM users WHERE id = ?1");
+  st.bind(1, user_id);
+  st.run();
+  return db_.changes() == 1;
 }
 
 // One statement that changes nothing when the kind is listed already.

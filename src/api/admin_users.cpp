@@ -1,0 +1,191 @@
+// The admin API's user routes (interface.md 10.4), on the management
+// listener: POST /admin/users, GET /admin/users (by e-mail, or a page),
+// GET, PATCH and DELETE /admin/users/{id}, PUT /admin/users/{id}/password.
+// Each runs the contract's order (1.10): the body (400), the admin key
+// (400/401), its scope (403), then the operation's outcome.
+#include "api/handlers.hpp"
+
+#include <charconv>
+
+#include "api/admin_access.hpp"
+#include "api/admin_user_body.hpp"
+#include "api/errors.hpp"
+#include "api/query.hpp"
+#include "api/user_json.hpp"
+#include "auth/email.hpp"
+#include "core/json_text.hpp"
+#include "core/wipe.hpp"
+#include "crypto/random.hpp"
+
+namespace authd {
+namespace {
+
+constexpr int kDefaultPageSize = 100;
+constexpr int kLargestPageSize = 1000;
+
+// The body of a POST, PATCH or PUT, or the 400 it deserves.
+std::optional<AdminUserBody> read_body(const ApiRequest& request, AdminBody kind,
+                                       std::optional<ApiResponse>& refusal) {
+  std::string problem;
+  auto object = parse_json_object(request.body, problem);
+  std::optional<AdminUserBody> body;
+  if (object) body = read_admin_user_body(*object, kind, problem);
+  if (!body) refusal = bad_request(problem);
+  return body;
+}
+
+// Wipes whatever password or hash the body held, on every path out.
+struct WipePasswords {
+  AdminPassword& password;
+  ~WipePasswords() {
+    if (password.password) wipe(*password.password);
+    if (password.hash) wipe(*password.hash);
+  }
+};
+
+boost::asio::awaitable<ApiResponse> outcome_response(const AdminUserOutcome& outcome,
+                                                     int success_status) {
+  switch (outcome.kind) {
+    case AdminUserOutcome::Kind::ok: {
+      ApiResponse response = json_response(success_status, admin_user_body(outcome.user));
+      if (success_status == 201)
+        response.headers.emplace_back("Location", "/admin/users/" + outcome.user.id);
+      co_return response;
+    }
+    case AdminUserOutcome::Kind::not_found:
+      co_return error_response(404);
+    case AdminUserOutcome::Kind::exists:
+      co_return error_response(409);
+    case AdminUserOutcome::Kind::bad_password:
+      co_return bad_request("password: must not be the account's e-mail");
+    case AdminUserOutcome::Kind::busy: {
+      ApiResponse busy = co_await hashing_busy();
+      co_return busy;
+    }
+    case AdminUserOutcome::Kind::unavailable:
+      break;
+  }
+  co_return service_unavailable(std::chrono::seconds(5));
+}
+
+// A limit of 1 to 1000 in plain digits.
+std::optional<int> page_size(std::string_view text) {
+  int value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > kLargestPageSize || text.front() == '+')
+    return std::nullopt;
+  return value;
+}
+
+std::string users_page_body(const std::vector<UserRecord>& users,
+                            const std::optional<std::string>& next_cursor) {
+  std::string out = R"({"nextCursor":)";
+  if (next_cursor) {
+    append_json_string(out, *next_cursor);
+  } else {
+    out += "null";
+  }
+  out += R"(,"users":[)";
+  for (const UserRecord& user : users) {
+    if (out.back() == '}') out += ',';
+    out += admin_user_body(user);
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace
+
+boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx,
+                                                             ApiRequest& request) {
+  std::optional<ApiResponse> refusal;
+  std::optional<AdminUserBody> body = read_body(request, AdminBody::create, refusal);
+  if (!body) co_return *refusal;
+  WipePasswords wipe_passwords{body->password};
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+    co_return *denied;
+  AdminUserOutcome outcome = co_await create_admin_user(ctx.auth, body->fields, body->password);
+  ApiResponse response = co_await outcome_response(outcome, 201);
+  co_return response;
+}
+
+boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx,
+                                                            ApiRequest& request) {
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
+    co_return *denied;
+  auto query = parse_query(request.query);
+  if (!query) co_return bad_request("query: malformed");
+  int limit = kDefaultPageSize;
+  if (auto it = query->find("limit"); it != query->end()) {
+    auto parsed = page_size(it->second);
+    if (!parsed) co_return bad_request("limit: a whole number from 1 to 1000");
+    limit = *parsed;
+  }
+  std::string cursor;
+  if (auto it = query->find("cursor"); it != query->end()) {
+    // A cursor is the last id of the page before: a UUID as authd writes it.
+    if (!is_canonical_uuid(it->second)) co_return bad_request("cursor: not one authd gave");
+    cursor = it->second;
+  }
+  if (auto it = query->find("email"); it != query->end()) {
+    if (!is_valid_email(it->second)) co_return bad_request("email: not a valid address");
+    AdminUserOutcome found = co_await find_admin_user(ctx.auth, canonical_email(it->second));
+    if (found.kind == AdminUserOutcome::Kind::unavailable)
+      co_return service_unavailable(std::chrono::seconds(5));
+    std::vector<UserRecord> users;
+    if (found.kind == AdminUserOutcome::Kind::ok) users.push_back(std::move(found.user));
+    co_return json_response(200, users_page_body(users, std::nullopt));
+  }
+  AdminUserPage page = co_await list_admin_users(ctx.auth, cursor, limit);
+  if (!page.ok) co_return service_unavailable(std::chrono::seconds(5));
+  co_return json_response(200, users_page_body(page.users, page.next_cursor));
+}
+
+boost::asio::awaitable<ApiResponse> handle_admin_get_user(ApiContext& ctx, ApiRequest& request) {
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
+    co_return *denied;
+  AdminUserOutcome outcome = co_await read_admin_user(ctx.auth, std::string(request.path_parameter));
+  ApiResponse response = co_await outcome_response(outcome, 200);
+  co_return response;
+}
+
+boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx,
+                                                            ApiRequest& request) {
+  std::optional<ApiResponse> refusal;
+  std::optional<AdminUserBody> body = read_body(request, AdminBody::patch, refusal);
+  if (!body) co_return *refusal;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+    co_return *denied;
+  AdminUserOutcome outcome =
+      co_await patch_admin_user(ctx.auth, std::string(request.path_parameter), body->fields);
+  ApiResponse response = co_await outcome_response(outcome, 200);
+  co_return response;
+}
+
+boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
+                                                              ApiRequest& request) {
+  std::optional<ApiResponse> refusal;
+  std::optional<AdminUserBody> body = read_body(request, AdminBody::password, refusal);
+  if (!body) co_return *refusal;
+  WipePasswords wipe_passwords{body->password};
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+    co_return *denied;
+  AdminUserOutcome outcome = co_await set_admin_user_password(
+      ctx.auth, std::string(request.path_parameter), body->password);
+  ApiResponse response = co_await outcome_response(outcome, 200);
+  co_return response;
+}
+
+boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx,
+                                                             ApiRequest& request) {
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+    co_return *denied;
+  AdminUserOutcome outcome =
+      co_await delete_admin_user(ctx.auth, std::string(request.path_parameter));
+  if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();
+  ApiResponse response = co_await outcome_response(outcome, 200);
+  co_return response;
+}
+
+}  // namespace authd

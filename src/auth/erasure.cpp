@@ -1,0 +1,18 @@
+#include "auth/erasure.hpp"
+
+#include "auth/throttle.hpp"
+
+namespace authd {
+
+void erase_account(Transaction& tx, const UserRecord& user) {
+  tx.sessions().delete_of_user(user.id);
+  tx.reset_tokens().delete_of_user(user.id);
+  tx.outbox().remove_for(user.id, user.email);
+  tx.signups().remove_of_email(user.email);
+  tx.throttle().delete_events(login_email_key(user.email));
+  tx.throttle().delete_events(reset_mail_key(user.email));
+  tx.throttle().delete_events(signup_mail_key(user.email));
+  tx.users().remove(user.id);
+}
+
+}  // namespace authd

@@ -1,0 +1,28 @@
+// How the subcommands defined outside main.cpp (cli/admin_key_commands.cpp,
+// cli/user_import.cpp) tell main which of them was invoked: each registers
+// its CLI11 subcommands with a Config of its own, and its callback fills
+// this in.
+#pragma once
+
+#include <functional>
+#include <list>
+
+#include <CLI/CLI.hpp>
+
+#include "config/config.hpp"
+
+namespace authd {
+
+struct ChosenCommand {
+  const Config* config = nullptr;
+  CLI::App* app = nullptr;
+  std::function<int(const Config&)> run;
+};
+
+// `authd admin-key create|list|revoke` (interface.md 10.2).
+void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
+
+// `authd user import FILE [--update]` (interface.md 10.6), under `user`.
+void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenCommand& chosen);
+
+}  // namespace authd

@@ -1,0 +1,175 @@
+// `authd user import FILE [--update]` (interface.md 10.6): accounts from
+// JSON Lines, one object a line with the members of POST /admin/users,
+// checked by the same rules (api/admin_user_body.hpp). Valid lines are
+// committed in batches of kBatchSize, each batch one transaction; an
+// account whose e-mail exists is left alone (or, with --update, updated)
+// and counted as existing either way. So a run cut off (even by kill -9)
+// and started again on the same file creates the rest and no duplicate.
+// Prints, on standard output, "line N: reason" for each invalid line (never
+// a password or a hash) and then "created N, existing M, invalid K"; exit
+// status 1 when a line was invalid.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "api/admin_user_body.hpp"
+#include "cli/chosen_command.hpp"
+#include "core/wipe.hpp"
+#include "crypto/password_hasher.hpp"
+#include "crypto/random.hpp"
+#include "store/open_store.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kBatchSize = 1000;
+
+struct ImportCounts {
+  std::int64_t created = 0;
+  std::int64_t existing = 0;
+  std::int64_t invalid = 0;
+};
+
+struct ImportedUser {
+  AdminUserFields fields;
+  std::optional<std::string> password_hash;  // the stored hash, or a new argon2id one
+};
+
+// With --update, an existing account takes the line's members; a new
+// password or hash ends its sessions and voids its reset tokens, as
+// PUT /admin/users/{id}/password does, and disabling ends them too.
+void update_existing(Transaction& tx, UserRecord user, const ImportedUser& line, Millis now) {
+  Millis at = std::max(now, user.updated_at + 1);
+  bool changed = apply_admin_fields(user, line.fields, at);
+  bool new_password = line.password_hash && line.password_hash != user.password_hash;
+  if (new_password) user.password_hash = line.password_hash;
+  if (new_password || user.disabled) {
+    tx.sessions().delete_of_user(user.id);
+    tx.reset_tokens().delete_of_user(user.id);
+  }
+  if (!changed && !new_password) return;
+  user.updated_at = at;
+  tx.users().update(user);
+}
+
+class UserImport {
+ public:
+  UserImport(Store& store, const PasswordHasher& hasher, bool update)
+      : store_(store), hasher_(hasher), update_(update) {}
+
+  // False when the database failed: the batch is not committed.
+  bool add_line(std::int64_t number, std::string_view text) {
+    if (text.find_first_not_of(" \t\r") == std::string_view::npos) return true;  // blank
+    std::string problem;
+    std::optional<AdminUserBody> body;
+    if (auto object = parse_json_object(text, problem))
+      body = read_admin_user_body(*object, AdminBody::create, problem);
+    if (!body) {
+      ++counts_.invalid;
+      std::cout << "line " << number << ": " << problem << "\n";
+      return true;
+    }
+    ImportedUser user{std::move(body->fields), std::move(body->password.hash)};
+    if (body->password.password) {
+      user.password_hash = hasher_.hash(*body->password.password);
+      wipe(*body->password.password);
+    }
+    batch_.push_back(std::move(user));
+    return batch_.size() < kBatchSize || flush();
+  }
+
+  bool flush() {
+    if (batch_.empty()) return true;
+    ImportCounts added;
+    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      added = {};  // a transaction may run again: all anew
+      Millis now = now_millis();
+      for (const ImportedUser& line : batch_) {
+        UserRecord user;
+        user.id = new_account_id(now);
+        user.email = *line.fields.email;
+        user.password_hash = line.password_hash;
+        user.created_at = user.updated_at = now;
+        apply_admin_fields(user, line.fields, now);
+        if (tx.users().insert(user)) {
+          ++added.created;
+          continue;
+        }
+        ++added.existing;
+        if (update_) {
+          if (auto existing = tx.users().by_email(user.email))
+            update_existing(tx, std::move(*existing), line, now);
+        }
+      }
+    });
+    for (ImportedUser& line : batch_)
+      if (line.password_hash) wipe(*line.password_hash);
+    batch_.clear();
+    if (status != StoreStatus::ok) return false;
+    counts_.created += added.created;
+    counts_.existing += added.existing;
+    return true;
+  }
+
+  const ImportCounts& counts() const { return counts_; }
+
+ private:
+  Store& store_;
+  const PasswordHasher& hasher_;
+  bool update_;
+  std::vector<ImportedUser> batch_;
+  ImportCounts counts_;
+};
+
+int run_import(const Config& config, const std::string& path, bool update) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) {
+      std::cerr << "error: cannot read " << path << "\n";
+      return 2;
+    }
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  auto store = open_store(config.database, config.store_options());
+  store->migrate();
+  PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
+  UserImport import(*store, hasher, update);
+  std::string line;
+  std::int64_t number = 0;
+  bool stored = true;
+  while (stored && std::getline(in, line)) {
+    stored = import.add_line(++number, line);
+    wipe(line);  // a line may hold a password
+  }
+  stored = stored && import.flush();
+  const ImportCounts& counts = import.counts();
+  std::cout << "created " << counts.created << ", existing " << counts.existing << ", invalid "
+            << counts.invalid << std::endl;
+  if (!stored) {
+    std::cerr << "error: the database did not answer; lines after line " << number
+              << " were not imported (run the import again: it resumes)\n";
+    return 1;
+  }
+  return counts.invalid == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenCommand& chosen) {
+  auto* import = user.add_subcommand(
+      "import", "Create accounts from JSON Lines (FILE, or - for stdin), committed in batches");
+  Config& config = configs.emplace_back();
+  add_database_options(*import, config);
+  add_password_options(*import, config);
+  auto path = std::make_shared<std::string>();
+  auto update = std::make_shared<bool>(false);
+  import->add_option("file", *path, "JSON Lines file, or - for standard input")->required();
+  import->add_flag("--update", *update, "Update accounts whose e-mail exists instead of skipping");
+  import->callback([&chosen, &config, import, path, update] {
+    chosen = {&config, import,
+              [path, update](const Config& c) { return run_import(c, *path, *update); }};
+  });
+}
+
+}  // namespace authd
