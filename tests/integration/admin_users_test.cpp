@@ -835,7 +835,8 @@ TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
   HttpResponse own = get_with_token(admin.authd.port(), "/sessions", first);
   ASSERT_EQ(own.status, 200);
   std::set<std::string> own_ids, admin_ids;
-  for (const nlohmann::json& s : own.json()["sessions"]) own_ids.insert(s["id"]);
+  const nlohmann::json own_sessions = own.json()["sessions"];
+  for (const nlohmann::json& s : own_sessions) own_ids.insert(s["id"]);
   for (const nlohmann::json& s : sessions) admin_ids.insert(s["id"]);
   EXPECT_EQ(own_ids, admin_ids);
 
@@ -862,8 +863,9 @@ TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
   ASSERT_EQ(sessions.size(), 3u);
   // third's public id, as its own GET /sessions marks it.
   std::string newest;
-  for (const nlohmann::json& s :
-       get_with_token(admin.authd.port(), "/sessions", third).json()["sessions"])
+  const nlohmann::json own_sessions =
+      get_with_token(admin.authd.port(), "/sessions", third).json()["sessions"];
+  for (const nlohmann::json& s : own_sessions)
     if (s["current"] == true) newest = s["id"];
   ASSERT_FALSE(newest.empty());
 
@@ -919,6 +921,7 @@ TEST(AdminUsers, Interface_10_4_DeleteUserIs204ThenTheUserIsGone) {
   std::string token = admin.authd.login(kEmail, kPassword);
   std::string bob_token = admin.authd.login("bob@example.com", kPassword);
   ASSERT_FALSE(token.empty() || bob_token.empty());
+  bob = admin.get(bob["id"]);  // with its lastLoginAt
 
   HttpResponse res = admin("DELETE", target);
   EXPECT_EQ(res.status, 204) << res.body;
