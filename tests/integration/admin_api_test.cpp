@@ -254,6 +254,18 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
   ASSERT_TRUE(user.is_object());
   const std::string id = user["id"];
 
+  // 2. A body over the limit (1.5): 413, before anything else.
+  const std::string huge =
+      R"({"email":"bob@example.com","displayName":")" + std::string(20 * 1024, 'x') + R"("})";
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"POST", "/admin/users"},
+                                                        {"PATCH", "/admin/users/" + id},
+                                                        {"POST", "/admin/nothing"},
+                                                        {"GET", "/admin/users"}}) {
+    expect_error(call(authd, "", method, path, std::optional<std::string>(huge)), 413,
+                 method + " " + path + " over the limit");
+  }
+
   // 3. Unknown paths, whatever the method or credentials.
   for (const std::string& path :
        {std::string("/admin"), std::string("/admin/"), std::string("/admin/nothing"),
@@ -350,6 +362,62 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
   expect_error(call(authd, reader, "GET", "/admin/users/" + kApiUnknownId), 404, "GET unknown");
   expect_credentials_error(call(authd, "", "GET", "/admin/users/" + kApiUnknownId), 401,
                            kNoCredentials, "GET unknown without credentials");
+}
+
+// interface.md 9.2, 10.4 and 7.4: at debug level, the admin routes' log
+// lines hold no e-mail address in clear, no password, no hash and no key,
+// and neither does /metrics, whose requests are counted by route pattern
+// (no user id in it either).
+TEST(AdminApi, Interface_9_2_And_10_4_NoAddressSecretOrIdInTheLogOrMetrics) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--log-level", "debug"});
+  AuthdProcess authd(args);
+  std::string key = create_key(authd, "ops", "write");
+  const std::string password = "Secret-Admin-Passphrase-1";
+  const std::string other_password = "Secret-Admin-Passphrase-2";
+  const std::string hash = argon2id_hash("Secret-Imported-Passphrase-3");
+  const std::string email = "zed.secretive@example.com";
+  const std::string moved = "zed.moved@example.com";
+  HttpResponse created = call(authd, key, "POST", "/admin/users",
+                              nlohmann::json{{"email", email}, {"password", password}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"];
+  HttpResponse imported =
+      call(authd, key, "POST", "/admin/users",
+           nlohmann::json{{"email", "imported@example.com"}, {"passwordHash", hash}});
+  ASSERT_EQ(imported.status, 201) << imported.body;
+  const std::string imported_id = imported.json()["id"];
+  EXPECT_EQ(call(authd, key, "POST", "/admin/users",
+                 nlohmann::json{{"email", "weak@example.com"}, {"password", "Secret7"}})
+                .status,
+            400);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users?email=" + url_encode(email)).status, 200);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users?email=" + email).status, 200);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users/" + id).status, 200);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users/" + id + "/sessions").status, 200);
+  EXPECT_EQ(
+      call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"email", moved}}).status,
+      200);
+  EXPECT_EQ(call(authd, key, "PUT", "/admin/users/" + id + "/password",
+                 nlohmann::json{{"password", other_password}})
+                .status,
+            200);
+  EXPECT_EQ(call(authd, key, "DELETE", "/admin/users/" + imported_id, std::nullopt,
+                 {{"X-Request-Id", "last"}})
+                .status,
+            204);
+  ASSERT_TRUE(wait_for_log(authd, "\"last\""));
+  std::string log = authd.log_text();
+  std::string metrics = send_request(authd.admin_port(), "GET", "/metrics").body;
+  for (const std::string& secret :
+       {email, moved, std::string("imported@example.com"), std::string("weak@example.com"),
+        url_encode(email), password, other_password, std::string("Secret7"), hash,
+        hash.substr(hash.rfind('$') + 1), key.substr(8)}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << "in the log: " << secret;
+    EXPECT_EQ(metrics.find(secret), std::string::npos) << "in /metrics: " << secret;
+  }
+  for (const std::string& user_id : {id, imported_id})
+    EXPECT_EQ(metrics.find(user_id), std::string::npos) << "in /metrics: " << user_id;
 }
 
 }  // namespace

@@ -55,16 +55,27 @@ std::vector<std::string> erasure_args(const std::vector<std::string>& more = {})
   return args;
 }
 
-// interface.md 10.4: after a realistic life (two logins, one of them
-// logged out, a failed login, a /forgot whose mail was delivered over SMTP
-// so that a reset token exists), DELETE erases every row that holds the
-// user's id or e-mail, in every table; another user's rows stay.
+// interface.md 10.4: after a realistic life (a sign-up left pending
+// before the operator made the account, two logins, one of them logged
+// out, a failed login, a /forgot whose mail was delivered over SMTP so that
+// a reset token exists), DELETE erases every row that holds the user's id
+// or e-mail, in every table; another user's rows stay.
 TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
   SmtpSink sink;
-  AuthdProcess authd(erasure_args(sink.authd_args()));
+  std::vector<std::string> more = sink.authd_args();
+  more.insert(more.end(), {"--signup", "open"});
+  AuthdProcess authd(erasure_args(more));
   std::string key = create_key(authd, "ops", "write");
   const std::string email = "erased.person@example.com";
   const std::string bob = "bob.stays@example.com";
+  // A sign-up whose link was mailed but never followed: a pending row.
+  ASSERT_EQ(post_json(authd.port(), "/signup",
+                      nlohmann::json{{"email", email}, {"password", "sign-up passphrase"}}.dump())
+                .status,
+            200);
+  ASSERT_EQ(sink.wait_for_mails(1).size(), 1u);
+  ASSERT_TRUE(outbox_drained(authd));
+  ASSERT_EQ(lines(authd.sql("select count(*) from signups")), std::vector<std::string>{"1"});
   nlohmann::json user = create_user(authd, key,
                                     {{"email", "Erased.Person@Example.com"},
                                      {"password", kPassword},
@@ -87,7 +98,7 @@ TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
   ASSERT_FALSE(authd.login(bob, kPassword).empty());
   ASSERT_EQ(post_json(authd.port(), "/login", login_body(bob, "wrong password")).status, 401);
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(bob)).status, 200);
-  ASSERT_EQ(sink.wait_for_mails(2).size(), 2u);
+  ASSERT_EQ(sink.wait_for_mails(3).size(), 3u);
   ASSERT_TRUE(outbox_drained(authd));
   ASSERT_EQ(lines(authd.sql("select count(*) from reset_tokens where user_id = '" + id + "'")),
             std::vector<std::string>{"1"});

@@ -98,6 +98,8 @@ inline std::string message_of(int status) {
       return "Method Not Allowed";
     case 409:
       return "Conflict";
+    case 413:
+      return "Payload Too Large";
     case 415:
       return "Unsupported Media Type";
     default:
@@ -221,10 +223,11 @@ inline std::string url_encode(const std::string& text) {
 // An argon2id hash in PHC form of `password`, made by libsodium with the
 // cheap parameters of fast_hashing() (64 KiB, one pass), as another system
 // would hand it over.
-inline std::string argon2id_hash(const std::string& password) {
+inline std::string argon2id_hash(const std::string& password, unsigned long long passes = 1,
+                                 std::size_t memory_kib = 64) {
   if (sodium_init() < 0) return "";
   char out[crypto_pwhash_STRBYTES];
-  if (crypto_pwhash_str_alg(out, password.data(), password.size(), 1, 64 * 1024,
+  if (crypto_pwhash_str_alg(out, password.data(), password.size(), passes, memory_kib * 1024,
                             crypto_pwhash_ALG_ARGON2ID13) != 0)
     return "";
   return out;

@@ -187,6 +187,20 @@ TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
   EXPECT_TRUE(rest.next_cursor.is_null());
 }
 
+// interface.md 10.4: a cursor is one that authd gave; a well-formed id that
+// no page ever ended with (made up, or of no user) is not one: 400.
+TEST(AdminUsersListing, Interface_10_4_ACursorAuthdNeverGaveIs400) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  std::vector<std::string> ids = create_plain_users(authd, key, "user", 3);
+  ASSERT_EQ(ids.size(), 3u);
+  for (const std::string& cursor : {std::string("01890a5d-ac96-774b-bcce-b302099a8057"),
+                                    std::string("ffffffff-ffff-7fff-bfff-ffffffffffff"),
+                                    std::string("00000000-0000-7000-8000-000000000000")})
+    expect_error(call(authd, key, "GET", "/admin/users?limit=2&cursor=" + url_encode(cursor)), 400,
+                 cursor);
+}
+
 // interface.md 10.4: 250 users, then a listing with limit=7 while another
 // client creates 100 more: every one of the first 250 (and every user
 // whose 201 came before the listing began) exactly once, all ids strictly

@@ -3,7 +3,10 @@
 // HTTP on the management listener.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <latch>
 #include <set>
+#include <thread>
 
 #include "admin_support.hpp"
 #include "contract_support.hpp"
@@ -182,6 +185,28 @@ TEST(AdminUsers, Interface_10_4_CreateWithPasswordHash) {
   EXPECT_EQ(admin.login_status(kEmail, kPassword), 401);
 }
 
+// interface.md 10.4 and 10.5: the store records the kind of every hash it
+// writes, an imported one too (POST and PUT), so that the login floor
+// follows it.
+TEST(AdminUsers, Interface_10_4_And_10_5_AnImportedHashsKindIsRecorded) {
+  AdminServer admin;
+  nlohmann::json user =
+      admin.create({{"email", kEmail}, {"passwordHash", argon2id_hash(kPassword, 2, 128)}});
+  ASSERT_TRUE(user.is_object());
+  auto kinds = [&] { return lines(admin.authd.sql("select kind from password_hash_kinds")); };
+  auto has = [&](const std::string& kind) {
+    std::vector<std::string> all = kinds();
+    return std::find(all.begin(), all.end(), kind) != all.end();
+  };
+  EXPECT_TRUE(has("$argon2id$v=19$m=128,t=2,p=1")) << ::testing::PrintToString(kinds());
+  ASSERT_EQ(admin("PUT", "/admin/users/" + user["id"].get<std::string>() + "/password",
+                  {{"passwordHash", argon2id_hash(kPassword, 3, 96)}})
+                .status,
+            200);
+  EXPECT_TRUE(has("$argon2id$v=19$m=96,t=3,p=1")) << ::testing::PrintToString(kinds());
+  EXPECT_EQ(admin.login_status(kEmail, kPassword), 200);
+}
+
 // interface.md 10.4, 3.1, 3.3 and 1.7: every invalid body is a 400 (with
 // the messages of 1.3) and creates nothing.
 TEST(AdminUsers, Interface_10_4_CreateRefusesInvalidBodiesWith400) {
@@ -338,6 +363,33 @@ TEST(AdminUsers, Interface_10_4_ExistingEmailInAnyCaseIs409) {
   EXPECT_EQ(admin.get(alice["id"]), alice);
   EXPECT_EQ(admin.login_status(kEmail, kPassword), 200);
   EXPECT_EQ(admin.login_status(kEmail, kNewPassword), 401);
+}
+
+// interface.md 10.4: two clients creating one e-mail at once (in two
+// letter cases) on one server: exactly one 201 and one 409, round after
+// round; each address ends with one account.
+TEST(AdminUsers, Interface_10_4_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
+  AdminServer admin;
+  constexpr int kRounds = 20;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string emails[2] = {"race" + std::to_string(round) + "@example.com",
+                                   "RACE" + std::to_string(round) + "@Example.com"};
+    std::latch start(2);
+    HttpResponse answers[2];
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 2; ++i) {
+      clients.emplace_back([&, i] {
+        nlohmann::json body = {{"email", emails[i]}, {"password", kPassword}};
+        start.arrive_and_wait();
+        answers[i] = admin("POST", "/admin/users", body);
+      });
+    }
+    for (auto& client : clients) client.join();
+    EXPECT_EQ((std::multiset<int>{answers[0].status, answers[1].status}),
+              (std::multiset<int>{201, 409}))
+        << "round " << round << ": " << answers[0].body << " / " << answers[1].body;
+  }
+  EXPECT_EQ(admin.user_count(), kRounds);
 }
 
 // ----------------------------------------------------------------- GET
@@ -594,6 +646,41 @@ TEST(AdminUsers, Interface_10_4_PatchEmailIsCanonicalFreeAndClearsVerification) 
   ASSERT_EQ(found.status, 200);
   ASSERT_EQ(found.json()["users"].size(), 1u);
   EXPECT_EQ(found.json()["users"][0]["id"], id);
+}
+
+// interface.md 10.4: two accounts moved to one new e-mail at once: exactly
+// one 200 and one 409, round after round; the address ends with one
+// account, and the loser keeps its own address.
+TEST(AdminUsers, Interface_10_4_ConcurrentPatchesToOneEmailGiveOne200AndOne409) {
+  AdminServer admin;
+  constexpr int kRounds = 20;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string r = std::to_string(round);
+    nlohmann::json users[2] = {admin.create({{"email", "first" + r + "@example.com"}}),
+                               admin.create({{"email", "second" + r + "@example.com"}})};
+    ASSERT_TRUE(users[0].is_object() && users[1].is_object());
+    const std::string target = "wanted" + r + "@example.com";
+    std::latch start(2);
+    HttpResponse answers[2];
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 2; ++i) {
+      clients.emplace_back([&, i] {
+        std::string path = "/admin/users/" + users[i]["id"].get<std::string>();
+        start.arrive_and_wait();
+        answers[i] = admin("PATCH", path, {{"email", target}});
+      });
+    }
+    for (auto& client : clients) client.join();
+    EXPECT_EQ((std::multiset<int>{answers[0].status, answers[1].status}),
+              (std::multiset<int>{200, 409}))
+        << "round " << round << ": " << answers[0].body << " / " << answers[1].body;
+    HttpResponse found = admin("GET", "/admin/users?email=" + url_encode(target));
+    ASSERT_EQ(found.status, 200);
+    ASSERT_EQ(found.json()["users"].size(), 1u) << found.body;
+    int winner = answers[0].status == 200 ? 0 : 1;
+    EXPECT_EQ(found.json()["users"][0]["id"], users[winner]["id"]);
+    EXPECT_EQ(admin.get(users[1 - winner]["id"])["email"], users[1 - winner]["email"]);
+  }
 }
 
 // interface.md 10.4: a new e-mail voids the reset tokens mailed before.
