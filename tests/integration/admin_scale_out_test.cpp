@@ -106,6 +106,39 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201
             std::vector<std::string>{std::to_string(kRounds)});
 }
 
+// interface.md 10.4 and 8.2: two instances moving two accounts to one new
+// e-mail at once: exactly one 200 and one 409 each round (never a 503 from
+// the unique index); the address ends with one account.
+TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentEmailChangesGiveOne200AndOne409) {
+  AUTHD_POSTGRES_ONLY();
+  AdminInstances both(2);
+  std::string key = create_key(both[0], "ops", "write");
+  constexpr int kRounds = 20;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string r = std::to_string(round);
+    nlohmann::json users[2] = {
+        create_user(both[0], key, {{"email", "first" + r + "@example.com"}}),
+        create_user(both[1], key, {{"email", "second" + r + "@example.com"}})};
+    ASSERT_TRUE(users[0].is_object() && users[1].is_object());
+    const std::string target = "wanted" + r + "@example.com";
+    std::latch start(2);
+    HttpResponse answers[2];
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 2; ++i) {
+      clients.emplace_back([&, i] {
+        std::string path = "/admin/users/" + users[i]["id"].get<std::string>();
+        nlohmann::json body = {{"email", target}};
+        start.arrive_and_wait();
+        answers[i] = call(both[i], key, "PATCH", path, body);
+      });
+    }
+    for (auto& client : clients) client.join();
+    EXPECT_EQ((std::multiset<int>{answers[0].status, answers[1].status}),
+              (std::multiset<int>{200, 409}))
+        << "round " << round << ": " << answers[0].body << " / " << answers[1].body;
+  }
+}
+
 // interface.md 10.4 and 8.2: a listing whose pages alternate between two
 // instances, while a third creates users, gives every user that existed
 // when it began exactly once, in strictly increasing id order.

@@ -111,7 +111,11 @@ inline std::string message_of(int status) {
 // 400 may add a string "detail"), Cache-Control: no-store. `context` names
 // the request in failure messages.
 inline void expect_error(const HttpResponse& res, int status, const std::string& context = "") {
-  EXPECT_EQ(res.status, status) << context << " -> " << res.body;
+  if (res.status != status) {
+    ADD_FAILURE() << context << ": status " << res.status << ", expected " << status << " -> "
+                  << res.body;
+    return;
+  }
   EXPECT_EQ(res.header("Content-Type"), "application/json") << context;
   EXPECT_EQ(res.header("Cache-Control"), "no-store") << context;
   nlohmann::json body = nlohmann::json::parse(res.body, nullptr, false);
