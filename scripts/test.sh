@@ -17,7 +17,7 @@ ctest --test-dir build --output-on-failure --parallel 2
 # (tests/unit/store_conformance_test.cpp) on PostgreSQL. The restart tests
 # stop and start their cluster, so they get one of their own and run alone.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
-  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.StoreConformance\..*<authd::OnPostgres>$)' \
+  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.StoreConformance[A-Za-z]*\..*<authd::OnPostgres>$)' \
   -E '^integration\.ScaleOutRestart\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
   -R '^integration\.ScaleOutRestart\.'

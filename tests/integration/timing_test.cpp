@@ -133,6 +133,42 @@ TEST(Timing, Interface_6_Login_2_WrongPasswordForADearerStoredHashTakesTheTimeOf
       {"--argon2-memory-kib", "4096", "--argon2-iterations", "1"});
 }
 
+// 6 /login 2 and 10.5 for a hash made by another system: the account is
+// imported with `hash` (of kPassword) before the server starts, so its kind
+// is measured before it listens. A wrong password for it must take the
+// time of an unknown e-mail, and change nothing.
+void expect_imported_hash_answers_like_unknown(const std::string& hash) {
+  const std::vector<std::string> limits = {"--login-email-limit", "10000/1m",
+                                           "--login-client-limit", "10000/1m"};
+  AuthdProcess before(limits);
+  std::string output;
+  std::string line = nlohmann::json{{"email", kEmail}, {"passwordHash", hash}}.dump() + "\n";
+  ASSERT_EQ(before.cli({"user", "import", "-"}, line, &output), 0) << output;
+  before.stop();
+
+  AuthdProcess authd(limits, before.database_url());
+  auto [login_unknown, login_wrong] = login_failure_medians(authd, kEmail);
+  EXPECT_GT(std::min(login_unknown, login_wrong), 5.0) << "hashes unexpectedly cheap";
+  expect_indistinguishable("/login unknown e-mail vs wrong password, imported legacy hash",
+                           login_unknown, login_wrong, 0.25);
+  ::testing::Test::RecordProperty("login_unknown_ms", std::to_string(login_unknown));
+  ::testing::Test::RecordProperty("login_wrong_password_ms", std::to_string(login_wrong));
+  EXPECT_EQ(without_trailing_newlines(authd.sql("select password_hash from users")), hash);
+}
+
+// bcrypt at cost 10 (python3-bcrypt): dearer than the default argon2id.
+TEST(Timing, Interface_10_5_WrongPasswordForABcryptAccountTakesTheTimeOfAnUnknownEmail) {
+  expect_imported_hash_answers_like_unknown(
+      "$2b$10$Yf2bbyVmEjbpXzx2ZSTaEOorWvzVqpTcHV25ermKxvqPSfSiVZ7hm");
+}
+
+// Django's PBKDF2-SHA256 at 1,000 iterations (hashlib): far cheaper than
+// argon2id, the case an attacker would look for.
+TEST(Timing, Interface_10_5_WrongPasswordForAPbkdf2AccountTakesTheTimeOfAnUnknownEmail) {
+  expect_imported_hash_answers_like_unknown(
+      "pbkdf2_sha256$1000$Zk7dyTcK1tq8wQ3P$41yaqlcijb6Fxs+6InpBmSbNrcB75iZpmRws2ZeimW4=");
+}
+
 // This test database commits without waiting for the WAL flush. On a
 // shared virtual machine the flush takes from 0.1 to 5 ms and often ends
 // on a kernel tick (4 ms), which would swallow the round trip the tests of

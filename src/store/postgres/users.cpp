@@ -1,4 +1,6 @@
 // How PostgreSQL stores users and the kinds of their password hashes.
+#include <algorithm>
+
 #include "crypto/hash_kind.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
@@ -115,7 +117,10 @@ bool Users::remove(std::string_view user_id) {
 // concurrent first insert of the same kind is waited for, then ignored).
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind) return;
+  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
+                   kinds_recorded_.end())
+    return;
+  kinds_recorded_.push_back(*kind);
   Params params;
   params.text(*kind);
   db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",

@@ -26,6 +26,9 @@ class Users final : public UserStore {
 
  private:
   void record_hash_kind(std::string_view phc);
+  // The kinds this transaction has recorded already: an import of
+  // thousands of accounts with one kind of hash writes the kind once.
+  std::vector<std::string> kinds_recorded_;
   Connection& db_;
 };
 

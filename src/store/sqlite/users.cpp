@@ -1,4 +1,6 @@
 // How SQLite stores users and the kinds of their password hashes.
+#include <algorithm>
+
 #include "crypto/hash_kind.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
@@ -94,7 +96,10 @@ bool Users::remove(std::string_view user_id) {
 // One statement that changes nothing when the kind is listed already.
 void Users::record_hash_kind(std::string_view phc) {
   std::optional<std::string> kind = password_hash_kind(phc);
-  if (!kind) return;
+  if (!kind || std::find(kinds_recorded_.begin(), kinds_recorded_.end(), *kind) !=
+                   kinds_recorded_.end())
+    return;
+  kinds_recorded_.push_back(*kind);
   auto st = db_.prepare(
       "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
   st.bind(1, *kind);
