@@ -128,6 +128,25 @@ TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
   EXPECT_FALSE(authd.login(bob, kPassword).empty());
 }
 
+// interface.md 10.4: a reset mail still queued (due in up to an hour) is
+// erased with the account: no outbox row names it, and nothing is sent.
+TEST(AdminErasure, Interface_10_4_DeleteErasesMailsStillQueued) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--reset-mail-delay", "1h"});
+  AuthdProcess authd(args);
+  std::string key = create_key(authd, "ops", "write");
+  nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(kEmail)).status, 200);
+  ASSERT_EQ(lines(authd.sql("select count(*) from outbox where sent_at is null")),
+            std::vector<std::string>{"1"});
+  ASSERT_EQ(call(authd, key, "DELETE", "/admin/users/" + user["id"].get<std::string>()).status,
+            204);
+  EXPECT_EQ(lines(authd.sql("select count(*) from outbox")), std::vector<std::string>{"0"});
+  EXPECT_TRUE(rows_naming(authd, kEmail).empty()) << describe_rows(rows_naming(authd, kEmail));
+  EXPECT_TRUE(authd.mails().empty());
+}
+
 // interface.md 10.4: afterwards the address behaves as unknown
 // everywhere: login is the 401 of an unknown address (not a 429 from the
 // failures before, not a 403), /forgot is 200 and mails nothing, the reset
