@@ -555,6 +555,11 @@ TEST(AdminUsers, Interface_10_4_PatchWithTheSameValuesLeavesUpdatedAt) {
     EXPECT_EQ(after, user) << body.dump();
   }
   EXPECT_EQ(admin.get(id), user);
+  // Disabling a disabled account changes nothing either.
+  nlohmann::json disabled = admin.create({{"email", "bob@example.com"}, {"disabled", true}});
+  ASSERT_TRUE(disabled.is_object());
+  wait_past(disabled["updatedAt"]);
+  EXPECT_EQ(admin.patch(disabled["id"], {{"disabled", true}}), disabled);
 }
 
 // interface.md 10.4: a PATCH body is checked as POST's members are, plus:
