@@ -332,6 +332,18 @@ TEST(AdminUsers, Interface_10_4_CreateTreatsNullAsAbsent) {
   EXPECT_EQ(user["disabled"], false);
   EXPECT_EQ(admin.login_status(kEmail, kPassword), 401);  // no password
 
+  // Members the route does not know are ignored (1.7), even ones named like
+  // the admin view's own.
+  nlohmann::json dave = admin.create({{"email", "dave@example.com"},
+                                      {"unknownMember", 1},
+                                      {"mfa", nlohmann::json::array({"totp"})},
+                                      {"lastLoginAt", "2020-01-01T00:00:00.000Z"},
+                                      {"id", "01890a5d-ac96-774b-bcce-b302099a8057"}});
+  ASSERT_TRUE(dave.is_object());
+  EXPECT_EQ(dave["mfa"], nlohmann::json::array());
+  EXPECT_EQ(dave["lastLoginAt"], nullptr);
+  EXPECT_NE(dave["id"], "01890a5d-ac96-774b-bcce-b302099a8057");
+
   // One of the two passwords null, the other given: not "both".
   nlohmann::json bob = admin.create(
       {{"email", "bob@example.com"}, {"password", kPassword}, {"passwordHash", nullptr}});
