@@ -13,6 +13,9 @@ packages=(
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
+  # bcrypt hashes for the walkthrough of docs/operations.md, "Moving your users
+  # to authd" (tests/operations_walkthrough.sh)
+  python3-bcrypt
   # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp)
   nginx
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster

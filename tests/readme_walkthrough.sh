@@ -6,7 +6,8 @@
 # reset with its token after which the new password logs in; the sessions
 # listed, one ended by id, a password change, the other sessions ended; a
 # sign-up (the server runs with --signup open), its mail, and the 201 of
-# /verify.
+# /verify. Then the block of the "Admin API" section: an admin key, an
+# account created (201), listed, found and erased (204).
 set -euo pipefail
 authd="$1"
 readme="$2"
@@ -22,23 +23,28 @@ cd "$work"
 # The sh blocks of the "Walkthrough with curl" section, in order.
 awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$readme"
 [ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] && [ -s block3.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
+awk '/^## Admin API/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "admin-block.sh"}' "$readme"
+[ -s admin-block.sh ] || { echo "README Admin API block not found"; exit 1; }
 
-"$authd" serve --signup open --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --database sqlite:authd.db >authd.log 2>&1 &
+"$authd" serve --signup open --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --admin-port-file admin-port --database sqlite:authd.db >authd.log 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -s port ] && curl -fs "http://127.0.0.1:$(cat port)/healthz" >/dev/null && break; sleep 0.05; done
 port="$(cat port)"
+admin_port="$(cat admin-port)"
 
-substitute() { sed -e "s#\./build/authd#$authd#g" -e "s#http://127.0.0.1:8080#http://127.0.0.1:$port#g" "$1"; }
+substitute() { sed -e "s#\./build/authd#$authd#g" -e "s#http://127.0.0.1:8080#http://127.0.0.1:$port#g" -e "s#http://127.0.0.1:8081#http://127.0.0.1:$admin_port#g" "$1"; }
 substitute block0.sh > walkthrough.sh
 substitute block1.sh > forgot.sh
 substitute block2.sh > account.sh
 substitute block3.sh > signup.sh
+substitute admin-block.sh > admin.sh
 bash -eu -o pipefail walkthrough.sh > walkthrough.out 2>&1 || { cat walkthrough.out; exit 1; }
 bash -eu -o pipefail forgot.sh > forgot.out 2>&1 || { cat forgot.out; exit 1; }
 bash -eu -o pipefail account.sh > account.out 2>&1 || { cat account.out; exit 1; }
 bash -eu -o pipefail signup.sh > signup.out 2>&1 || { cat signup.out; exit 1; }
+bash -eu -o pipefail admin.sh > admin.out 2>&1 || { cat admin.out; exit 1; }
 
-fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out; echo "--- authd log"; cat authd.log; exit 1; }
+fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out; echo "--- authd log"; cat authd.log; exit 1; }
 grep -q '^HTTP/1.1 200 OK' walkthrough.out || fail "login did not answer 200"
 grep -q '^Authorization: Bearer authd_' walkthrough.out || fail "no token header on login"
 [ "$(grep -o '"email":"alice@example.com"' walkthrough.out | wc -l)" -ge 3 ] || fail "login, /me and /logout should each show the User"
@@ -62,4 +68,13 @@ grep -q '^Authorization: Bearer authd_' signup.out || fail "no token header on /
 grep -q '"displayName":"Bob"' signup.out || fail "/verify did not answer the new User"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/login" -H 'Content-Type: application/json' \
     -d '{"email":"bob@example.com","password":"bob has a long passphrase"}')" = 200 ] || fail "the signed-up account does not log in"
+# The Admin API block (interface.md 10.2-10.4).
+grep -q '^{"createdAt":"[^"]*",.*"email":"dave@example.com".*"disabled":false,"lastLoginAt":null,"mfa":\[\]}$' admin.out ||
+  fail "POST /admin/users did not answer the admin view of dave"
+grep -q '"nextCursor":null,"users":\[{.*"email":"alice@example.com".*"email":"bob@example.com".*"email":"dave@example.com"' admin.out ||
+  fail "GET /admin/users did not list alice, bob and dave in creation order"
+grep -q '^HTTP/1.1 204 No Content' admin.out || fail "DELETE /admin/users/{id} did not answer 204"
+grep -q 'authdak_' admin.out && fail "the admin key was printed"
+set +e; "$authd" user show --email dave@example.com --database sqlite:authd.db >/dev/null 2>&1; shown=$?; set -e
+[ "$shown" = 4 ] || fail "the erased account still exists (user show exited $shown)"
 echo "README walkthrough: 1 passed, 0 failed"

@@ -3,9 +3,16 @@
 #include "api/bearer.hpp"
 #include "api/credentials.hpp"
 #include "api/errors.hpp"
+#include "core/ascii.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
+
+std::string admin_id(std::string_view text) {
+  std::string id(text);
+  for (char& c : id) c = ascii_lower(c);
+  return id;
+}
 
 boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
                                                                         const ApiRequest& request,

@@ -11,6 +11,11 @@
 
 namespace authd {
 
+// The {id} of an admin route (a user's or a session's), or a cursor, as
+// authd writes ids: UUIDs are case-insensitive on input (RFC 9562), and
+// authd stores them in lower case.
+std::string admin_id(std::string_view text);
+
 // Nothing when the request may go on; otherwise the answer to give.
 boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
                                                                         const ApiRequest& request,

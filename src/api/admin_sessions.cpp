@@ -30,7 +30,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_list_sessions(ApiContext& ctx,
                                                                ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
     co_return *denied;
-  AdminSessions result = co_await list_user_sessions(ctx.auth, std::string(request.path_parameter));
+  AdminSessions result = co_await list_user_sessions(ctx.auth, admin_id(request.path_parameter));
   co_return sessions_response(result, true);
 }
 
@@ -39,7 +39,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
   AdminSessions result =
-      co_await revoke_user_sessions(ctx.auth, std::string(request.path_parameter));
+      co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter));
   co_return sessions_response(result, false);
 }
 
@@ -47,14 +47,14 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
                                                                 ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
-  AdminSessions result = co_await revoke_session(ctx.auth, std::string(request.path_parameter));
+  AdminSessions result = co_await revoke_session(ctx.auth, admin_id(request.path_parameter));
   co_return sessions_response(result, false);
 }
 
 boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
-  AdminSessions result = co_await reset_user_mfa(ctx.auth, std::string(request.path_parameter));
+  AdminSessions result = co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter));
   co_return sessions_response(result, false);
 }
 

@@ -125,8 +125,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx,
   std::string cursor;
   if (auto it = query->find("cursor"); it != query->end()) {
     // A cursor is the last id of the page before: a UUID as authd writes it.
-    if (!is_canonical_uuid(it->second)) co_return bad_request("cursor: not one authd gave");
-    cursor = it->second;
+    cursor = admin_id(it->second);
+    if (!is_canonical_uuid(cursor)) co_return bad_request("cursor: not one authd gave");
   }
   if (auto it = query->find("email"); it != query->end()) {
     if (!is_valid_email(it->second)) co_return bad_request("email: not a valid address");
@@ -145,7 +145,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_list_users(ApiContext& ctx,
 boost::asio::awaitable<ApiResponse> handle_admin_get_user(ApiContext& ctx, ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
     co_return *denied;
-  AdminUserOutcome outcome = co_await read_admin_user(ctx.auth, std::string(request.path_parameter));
+  AdminUserOutcome outcome = co_await read_admin_user(ctx.auth, admin_id(request.path_parameter));
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;
 }
@@ -158,7 +158,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx,
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
   AdminUserOutcome outcome =
-      co_await patch_admin_user(ctx.auth, std::string(request.path_parameter), body->fields);
+      co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields);
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;
 }
@@ -172,7 +172,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
   AdminUserOutcome outcome = co_await set_admin_user_password(
-      ctx.auth, std::string(request.path_parameter), body->password);
+      ctx.auth, admin_id(request.path_parameter), body->password);
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;
 }
@@ -182,7 +182,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx,
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
     co_return *denied;
   AdminUserOutcome outcome =
-      co_await delete_admin_user(ctx.auth, std::string(request.path_parameter));
+      co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter));
   if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();
   ApiResponse response = co_await outcome_response(outcome, 200);
   co_return response;

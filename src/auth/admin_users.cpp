@@ -80,6 +80,15 @@ bool apply_admin_fields(UserRecord& user, const AdminUserFields& fields, Millis 
 boost::asio::awaitable<AdminUserOutcome> create_admin_user(AuthContext& ctx,
                                                            const AdminUserFields& fields,
                                                            AdminPassword& password) {
+  if (password.password) {
+    // A taken address is answered before a hash is spent on it (the
+    // insert below still decides, should another request win meanwhile).
+    AdminUserOutcome taken = co_await find_admin_user(ctx, *fields.email);
+    if (taken.kind != Kind::not_found) {
+      wipe(*password.password);
+      co_return outcome_of(taken.kind == Kind::ok ? Kind::exists : taken.kind);
+    }
+  }
   HashedPassword hashed = co_await hash_admin_password(ctx, password);
   if (hashed.busy) co_return outcome_of(Kind::busy);
 
@@ -123,30 +132,37 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       return;
     }
     Millis now = change_time(*user);
-    bool changed = false;
-    if (fields.email && *fields.email != user->email) {
-      if (tx.users().by_email(*fields.email)) {
+    const std::string old_email = user->email;
+    bool new_email = fields.email && *fields.email != user->email;
+    if (new_email) {
+      if (tx.users().by_email(*fields.email)) {  // the common case, without a write
         kind = Kind::exists;
         return;
       }
-      // A new address is not proved yet, and what was mailed to the old
-      // one must not work any more: reset tokens and queued mails go.
-      tx.reset_tokens().delete_of_user(user->id);
-      tx.outbox().remove_for(user->id, user->email);
       user->email = *fields.email;
-      user->email_verified_at.reset();
-      changed = true;
+      user->email_verified_at.reset();  // a new address is not proved yet
     }
-    changed |= apply_admin_fields(*user, fields, now);
+    bool changed = apply_admin_fields(*user, fields, now) || new_email;
+    if (changed) {
+      user->updated_at = now;
+      if (new_email && !tx.users().update_unless_email_taken(*user)) {
+        kind = Kind::exists;  // taken meanwhile (another instance): nothing written
+        return;
+      }
+      if (!new_email) tx.users().update(*user);
+    }
+    if (new_email) {
+      // What was mailed to the old address must not work any more: reset
+      // tokens and queued mails go.
+      tx.reset_tokens().delete_of_user(user->id);
+      tx.outbox().remove_for(user->id, old_email);
+    }
     if (fields.disabled.value_or(false)) {
       // interface.md 6 /logout 4 and 7.2: disabling revokes every session
       // and voids reset tokens (again, harmlessly, if it was disabled).
       tx.sessions().delete_of_user(user->id);
       tx.reset_tokens().delete_of_user(user->id);
     }
-    if (!changed) return;
-    user->updated_at = now;
-    tx.users().update(*user);
   };
   if (co_await ctx.db.write(patch) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(kind, std::move(user));

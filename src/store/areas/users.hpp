@@ -20,6 +20,10 @@ class UserStore {
   virtual std::optional<UserRecord> by_id(std::string_view id) = 0;
   virtual bool insert(const UserRecord& user) = 0;  // false: e-mail taken
   virtual void update(const UserRecord& user) = 0;  // every column but id and created_at
+  // The same for a change of e-mail: false, and nothing changed, when
+  // another account holds the new address, even one inserted by a
+  // transaction that commits while this one waits for it.
+  virtual bool update_unless_email_taken(const UserRecord& user) = 0;
   // Changes only the hash: a transparent upgrade is not a change of the record.
   virtual void replace_password_hash(std::string_view user_id, std::string_view phc) = 0;
   // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm

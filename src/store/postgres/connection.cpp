@@ -245,6 +245,7 @@ Result Connection::await_result(std::string_view what) {
       std::string_view(state).starts_with("57P"))
     broken_ = true;
   if (broken_ || is_transient(state)) throw BusyError(message);
+  if (std::string_view(state) == "23505") throw UniqueViolation(message);
   throw StoreError(message);
 }
 

@@ -99,6 +99,13 @@ class Row {
   int row_;
 };
 
+// A statement broke a unique constraint (SQLSTATE 23505): for the area that
+// can answer it ("that e-mail has an account"), not an error.
+class UniqueViolation : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 // A wait on the database that ran past its deadline.
 class TimedOutError : public BusyError {
  public:

@@ -31,6 +31,7 @@ class Users final : public UserStore {
   std::optional<UserRecord> by_id(std::string_view id) override;
   bool insert(const UserRecord& user) override;
   void update(const UserRecord& user) override;
+  bool update_unless_email_taken(const UserRecord& user) override;
   void replace_password_hash(std::string_view user_id, std::string_view phc) override;
   std::vector<std::string> password_hash_kinds() override;
   std::vector<UserRecord> page_after(std::string_view after, int limit) override;

@@ -71,6 +71,21 @@ void Users::update(const UserRecord& u) {
   if (u.password_hash) record_hash_kind(*u.password_hash);
 }
 
+// Under READ COMMITTED a concurrent insert or change to the same address
+// is invisible until it commits, and then breaks the unique index here: a
+// savepoint keeps the transaction usable, and the answer is "taken".
+bool Users::update_unless_email_taken(const UserRecord& u) {
+  db_.execute("SAVEPOINT email_change");
+  try {
+    update(u);
+  } catch (const UniqueViolation&) {
+    db_.execute("ROLLBACK TO SAVEPOINT email_change");
+    return false;
+  }
+  db_.execute("RELEASE SAVEPOINT email_change");
+  return true;
+}
+
 void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
   Params params;
   params.text(user_id).text(phc);

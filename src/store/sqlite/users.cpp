@@ -57,6 +57,22 @@ void Users::update(const UserRecord& u) {
   if (u.password_hash) record_hash_kind(*u.password_hash);
 }
 
+// One writer at a time: OR IGNORE skips the row when the new address is
+// another account's, and nothing else can commit meanwhile.
+bool Users::update_unless_email_taken(const UserRecord& u) {
+  auto st = db_.prepare(
+      "UPDATE OR IGNORE users SET email = ?2, password_hash = ?3, phone = ?4, photo_url = ?5, "
+      "display_name = ?6, email_verified_at = ?7, phone_verified_at = ?8, disabled = ?9, "
+      "updated_at = ?10 WHERE id = ?1");
+  st.bind(1, u.id);
+  bind_user_fields(st, u);
+  st.bind(10, u.updated_at);
+  st.run();
+  if (db_.changes() != 1) return false;
+  if (u.password_hash) record_hash_kind(*u.password_hash);
+  return true;
+}
+
 void Users::replace_password_hash(std::string_view user_id, std::string_view phc) {
   auto st = db_.prepare("UPDATE users SET password_hash = ?2 WHERE id = ?1");
   st.bind(1, user_id).bind(2, phc);
