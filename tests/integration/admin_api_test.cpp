@@ -63,7 +63,7 @@ HttpResponse send_change(const AuthdProcess& authd, const std::string& key,
 // interface.md 10.1: the admin routes are served on the management
 // listener only; the public listener answers 404 to /admin/... (even with
 // a valid key) and to /metrics. /metrics and /healthz need no credentials.
-TEST(AdminApi, Interface_10_1_AdminRoutesAreServedOnTheManagementListenerOnly) {
+TEST(AdminApi, Interface_10_1_1_AdminRoutesAreServedOnTheManagementListenerOnly) {
   AuthdProcess authd(fast_hashing());
   ASSERT_NE(authd.admin_port(), 0);
   std::string key = create_key(authd, "ops", "write");
@@ -102,7 +102,7 @@ TEST(AdminApi, Interface_10_1_AdminRoutesAreServedOnTheManagementListenerOnly) {
 
 // interface.md 10.1: `--admin-listen off`: no management listener, and the
 // public listener still knows no /admin/... path.
-TEST(AdminApi, Interface_10_1_AdminListenOffServesNoAdminRoutes) {
+TEST(AdminApi, Interface_10_1_1_AdminListenOffServesNoAdminRoutes) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--admin-listen", "off"});
   AuthdProcess authd(args);
@@ -115,7 +115,7 @@ TEST(AdminApi, Interface_10_1_AdminListenOffServesNoAdminRoutes) {
 
 // interface.md 10.1 and 1.2: every admin answer carries Cache-Control:
 // no-store and is JSON.
-TEST(AdminApi, Interface_10_1_AdminAnswersAreJsonAndNoStore) {
+TEST(AdminApi, Interface_10_4_1_AdminAnswersAreJsonAndNoStore) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   HttpResponse created =
@@ -152,7 +152,7 @@ TEST(AdminApi, Interface_10_1_AdminAnswersAreJsonAndNoStore) {
 // scheme: 401 realm; malformed Bearer credentials or two Authorization
 // headers: 400 invalid_request; an unknown key (or a user's session
 // token): 401 invalid_token. The scheme is matched in any letter case.
-TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
+TEST(AdminApi, Interface_10_2_6_CredentialsAreReadLikeBearerTokens) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   authd.add_user(kEmail, kPassword);
@@ -210,7 +210,7 @@ TEST(AdminApi, Interface_10_2_CredentialsAreReadLikeBearerTokens) {
 // interface.md 10.2: a read key reads everything and changes nothing: 403
 // on every POST, PATCH, PUT and DELETE, with nothing changed; the write key
 // then does each of them.
-TEST(AdminApi, Interface_10_2_ReadKeyGets403OnEveryChange) {
+TEST(AdminApi, Interface_10_2_7_ReadKeyGets403OnEveryChange) {
   AuthdProcess authd(fast_hashing());
   std::string reader = create_key(authd, "reader", "read");
   std::string writer = create_key(authd, "writer", "write");
@@ -246,7 +246,7 @@ TEST(AdminApi, Interface_10_2_ReadKeyGets403OnEveryChange) {
 // interface.md 1.10 on the admin routes: 404 unknown path, then 405 with
 // Allow, then 415, then 400 for the body, then the credentials (400/401),
 // then the scope (403), then the outcome (404, 409).
-TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
+TEST(AdminApi, Interface_10_4_2_And_1_10_AdminRulesAnswerInTheirOrder) {
   AuthdProcess authd(fast_hashing());
   std::string reader = create_key(authd, "reader", "read");
   std::string writer = create_key(authd, "writer", "write");
@@ -271,7 +271,8 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
        {std::string("/admin"), std::string("/admin/"), std::string("/admin/nothing"),
         std::string("/admin/users/") + id + "/nothing", std::string("/admin/users/") + id + "/",
         std::string("/admin/users/") + id + "/sessions/" + kApiUnknownId,
-        std::string("/admin/sessions"), std::string("/admin/users/a/b/c/d")}) {
+        std::string("/admin/sessions"), std::string("/admin/users/a/b/c/d"),
+        std::string("/admin/events")}) {
     expect_error(send_request(authd.admin_port(), "GET", path), 404, "GET " + path);
     expect_error(call(authd, writer, "DELETE", path), 404, "DELETE " + path);
   }
@@ -353,6 +354,24 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
     // 8. The scope before the outcome.
     expect_error(send_change(authd, reader, change), 403, change.method + " " + change.target);
   }
+  // 6. The query of GET /admin/users, after the key and its scope.
+  expect_credentials_error(call(authd, "", "GET", "/admin/users?limit=0"), 401, kNoCredentials,
+                           "bad query without a key");
+  expect_error(call(authd, reader, "GET", "/admin/users?limit=0"), 400, "bad query, read key");
+  // 7. The outcome: an unknown id before the password's rule of PUT...
+  expect_error(call(authd, writer, "PUT", "/admin/users/" + kApiUnknownId + "/password",
+                    nlohmann::json{{"password", kEmail}}),
+               404, "PUT unknown id with the e-mail as password");
+  expect_error(call(authd, writer, "PUT", "/admin/users/" + id + "/password",
+                    nlohmann::json{{"password", "ALICE@example.com"}}),
+               400, "PUT with the account's e-mail as password");
+  // ... while POST's password rules are body rules: 400 before the 409.
+  expect_error(call(authd, writer, "POST", "/admin/users",
+                    nlohmann::json{{"email", kEmail}, {"password", "short"}}),
+               400, "POST taken e-mail, short password");
+  expect_error(call(authd, writer, "POST", "/admin/users",
+                    nlohmann::json{{"email", kEmail}, {"password", kEmail}}),
+               400, "POST taken e-mail, the e-mail as password");
   // 9. The outcome.
   expect_error(send_change(authd, writer, changes[0]), 404, "DELETE unknown");
   expect_error(send_change(authd, writer, changes[1]), 404, "PATCH unknown");
@@ -364,11 +383,76 @@ TEST(AdminApi, Interface_1_10_AdminRulesAnswerInTheirOrder) {
                            kNoCredentials, "GET unknown without credentials");
 }
 
+// interface.md 10.4.1: no admin route is throttled: a flood of unknown
+// keys and invalid bodies, well past every throttling limit, gets 401 and
+// 400, never 429, and a valid key still works.
+TEST(AdminApi, Interface_10_4_1_NoAdminRouteIsThrottled) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--login-client-limit", "5/15m", "--forgot-client-limit", "5/15m"});
+  AuthdProcess authd(args);
+  std::string key = create_key(authd, "ops", "write");
+  std::multiset<int> statuses;
+  for (int i = 0; i < 30; ++i) {
+    statuses.insert(call(authd, "authdak_" + std::string(43, static_cast<char>('a' + i % 26)),
+                         "GET", "/admin/users")
+                        .status);
+    statuses.insert(
+        call(authd, key, "POST", "/admin/users", std::optional<std::string>("not json")).status);
+    statuses.insert(call(authd, key, "POST", "/admin/users",
+                         nlohmann::json{{"email", "u" + std::to_string(i) + "@example.com"},
+                                        {"password", kPassword}})
+                        .status);
+  }
+  EXPECT_EQ(statuses.count(401), 30u);
+  EXPECT_EQ(statuses.count(400), 30u);
+  EXPECT_EQ(statuses.count(201), 30u);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users").status, 200);
+}
+
+// interface.md 10.4.2: ids in paths are UUIDs read in any letter case and
+// answered in lower case: a user's and a session's id in upper case name
+// the same user and session.
+TEST(AdminApi, Interface_10_4_2_IdsAreReadInAnyLetterCase) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  auto upper = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string id = user["id"];
+  const std::string id_upper = upper(id);
+  ASSERT_NE(id_upper, id);
+  std::string token = authd.login(kEmail, kPassword);
+  ASSERT_FALSE(token.empty());
+  user = get_user(authd, key, id);
+
+  HttpResponse got = call(authd, key, "GET", "/admin/users/" + id_upper);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.json(), user);
+  EXPECT_EQ(got.json()["id"], id);  // answered in lower case
+  HttpResponse sessions = call(authd, key, "GET", "/admin/users/" + id_upper + "/sessions");
+  ASSERT_EQ(sessions.status, 200) << sessions.body;
+  const nlohmann::json listed = sessions.json()["sessions"];
+  ASSERT_EQ(listed.size(), 1u);
+  const std::string session_id = listed[0]["id"];
+  HttpResponse patched =
+      call(authd, key, "PATCH", "/admin/users/" + id_upper, nlohmann::json{{"displayName", "A"}});
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(patched.json()["id"], id);
+  EXPECT_EQ(call(authd, key, "DELETE", "/admin/sessions/" + upper(session_id)).status, 204);
+  EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 401);
+  EXPECT_EQ(call(authd, key, "DELETE", "/admin/users/" + id_upper + "/mfa").status, 204);
+  EXPECT_EQ(call(authd, key, "DELETE", "/admin/users/" + id_upper).status, 204);
+  EXPECT_EQ(call(authd, key, "GET", "/admin/users/" + id).status, 404);
+}
+
 // interface.md 9.2, 10.4 and 7.4: at debug level, the admin routes' log
 // lines hold no e-mail address in clear, no password, no hash and no key,
 // and neither does /metrics, whose requests are counted by route pattern
 // (no user id in it either).
-TEST(AdminApi, Interface_9_2_And_10_4_NoAddressSecretOrIdInTheLogOrMetrics) {
+TEST(AdminApi, Interface_9_2_And_10_2_1_NoAddressSecretOrIdInTheLogOrMetrics) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--log-level", "debug"});
   AuthdProcess authd(args);

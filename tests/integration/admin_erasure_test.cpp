@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 
 #include "admin_support.hpp"
 #include "contract_support.hpp"
@@ -60,7 +61,7 @@ std::vector<std::string> erasure_args(const std::vector<std::string>& more = {})
 // out, a failed login, a /forgot whose mail was delivered over SMTP so that
 // a reset token exists), DELETE erases every row that holds the user's id
 // or e-mail, in every table; another user's rows stay.
-TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
+TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
   SmtpSink sink;
   std::vector<std::string> more = sink.authd_args();
   more.insert(more.end(), {"--signup", "open"});
@@ -130,7 +131,7 @@ TEST(AdminErasure, Interface_10_4_DeleteLeavesNoRowThatNamesTheUser) {
 
 // interface.md 10.4: a reset mail still queued (due in up to an hour) is
 // erased with the account: no outbox row names it, and nothing is sent.
-TEST(AdminErasure, Interface_10_4_DeleteErasesMailsStillQueued) {
+TEST(AdminErasure, Interface_10_4_13_DeleteErasesMailsStillQueued) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--reset-mail-delay", "1h"});
   AuthdProcess authd(args);
@@ -152,7 +153,7 @@ TEST(AdminErasure, Interface_10_4_DeleteErasesMailsStillQueued) {
 // failures before, not a 403), /forgot is 200 and mails nothing, the reset
 // token mailed before is refused, the sessions are gone, the admin finds
 // no user.
-TEST(AdminErasure, Interface_10_4_DeletedEmailBehavesAsUnknownEverywhere) {
+TEST(AdminErasure, Interface_10_4_13_DeletedEmailBehavesAsUnknownEverywhere) {
   AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "write");
   nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
@@ -206,7 +207,7 @@ TEST(AdminErasure, Interface_10_4_DeletedEmailBehavesAsUnknownEverywhere) {
 // new id; its throttling state starts afresh (the old account's failed
 // logins and reset mails do not count against it), and the old reset token
 // does not work for it.
-TEST(AdminErasure, Interface_10_4_DeletedEmailMayBeUsedForANewAccount) {
+TEST(AdminErasure, Interface_10_4_13_DeletedEmailMayBeUsedForANewAccount) {
   AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "write");
   nlohmann::json old_user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
@@ -247,9 +248,40 @@ TEST(AdminErasure, Interface_10_4_DeletedEmailMayBeUsedForANewAccount) {
   EXPECT_EQ(reset.json()["id"], new_user["id"]);
 }
 
+// interface.md 10.4.13 and 11.4: after the delete, a sign-up of the
+// address proceeds as for a new address: a sign-up made while the account
+// existed (its "account exists" mail counted in the address's sign-up
+// limits) does not hold the next one back, and the link creates a new
+// account.
+TEST(AdminErasure, Interface_10_4_13_ASignUpOfADeletedAddressProceedsAsForANewOne) {
+  AuthdProcess authd(erasure_args({"--signup", "open"}));
+  std::string key = create_key(authd, "ops", "write");
+  nlohmann::json user = create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  const std::string body = nlohmann::json{{"email", kEmail}, {"password", kNewPassword}}.dump();
+  ASSERT_EQ(post_json(authd.port(), "/signup", body).status, 200);
+  std::vector<std::string> mails = authd.wait_for_mails(1);
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_EQ(mails[0].find("/verify#token="), std::string::npos) << "an account-exists mail";
+
+  ASSERT_EQ(call(authd, key, "DELETE", "/admin/users/" + user["id"].get<std::string>()).status,
+            204);
+  ASSERT_EQ(post_json(authd.port(), "/signup", body).status, 200);
+  mails = authd.wait_for_mails(2);
+  ASSERT_EQ(mails.size(), 2u) << "no sign-up mail after the delete";
+  std::smatch found;
+  static const std::regex link(R"(http://authd\.test/verify#token=([A-Za-z0-9_-]+))");
+  ASSERT_TRUE(std::regex_search(mails[1], found, link)) << mails[1];
+  HttpResponse verified =
+      post_json(authd.port(), "/verify", nlohmann::json{{"token", found[1].str()}}.dump());
+  ASSERT_EQ(verified.status, 201) << verified.body;
+  EXPECT_NE(verified.json()["id"], user["id"]);
+  EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kNewPassword)).status, 200);
+}
+
 // interface.md 10.4: `authd user delete --email E` does what DELETE does
 // (exit 0; nothing of the account left); an unknown address exits 4.
-TEST(AdminErasure, Interface_10_4_CliUserDeleteErasesLikeDelete) {
+TEST(AdminErasure, Interface_10_4_13_CliUserDeleteErasesLikeDelete) {
   AuthdProcess authd(erasure_args());
   std::string key = create_key(authd, "ops", "read");
   authd.add_user(kEmail, kPassword, {"--display-name", "Erasable Display Name"});

@@ -43,7 +43,7 @@ nlohmann::json listed_key_named(const AuthdProcess& authd, const std::string& na
 // interface.md 10.2: `create` prints the key alone on one line of stdout:
 // `authdak_` and at least 43 base64url characters; each key is new, and
 // the key works at once on the running server.
-TEST(AdminKeys, Interface_10_2_CreatePrintsTheKeyAloneOnOneLineOfStdout) {
+TEST(AdminKeys, Interface_10_2_3_CreatePrintsTheKeyAloneOnOneLineOfStdout) {
   AuthdProcess authd(fast_hashing());
   KeyCommand created = admin_key_command(authd, {"create", "--name", "ops", "--scope", "write"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
@@ -67,7 +67,7 @@ TEST(AdminKeys, Interface_10_2_CreatePrintsTheKeyAloneOnOneLineOfStdout) {
 // interface.md 10.2: the key is stored only as its SHA-256 digest: no
 // column of admin_keys holds the key or its random part, and one holds
 // the digest.
-TEST(AdminKeys, Interface_10_2_KeyIsStoredOnlyAsItsSha256Digest) {
+TEST(AdminKeys, Interface_10_2_1_KeyIsStoredOnlyAsItsSha256Digest) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   ASSERT_EQ(call(authd, key, "GET", "/admin/users").status, 200);  // and its last use recorded
@@ -93,7 +93,7 @@ TEST(AdminKeys, Interface_10_2_KeyIsStoredOnlyAsItsSha256Digest) {
 
 // interface.md 10.2 and 9.2: the key appears in no log line, at any level,
 // whether it is accepted or refused.
-TEST(AdminKeys, Interface_10_2_KeyIsNeverLogged) {
+TEST(AdminKeys, Interface_10_2_1_KeyIsNeverLogged) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--log-level", "debug"});
   AuthdProcess authd(args);
@@ -115,7 +115,7 @@ TEST(AdminKeys, Interface_10_2_KeyIsNeverLogged) {
 // interface.md 10.2: `list` prints one JSON object per key, exactly
 // {name, scope, createdAt, lastUsedAt}, never the key or its digest;
 // lastUsedAt is null until the key is used, then a timestamp.
-TEST(AdminKeys, Interface_10_2_ListPrintsOneJsonObjectPerKeyWithoutSecrets) {
+TEST(AdminKeys, Interface_10_2_4_ListPrintsOneJsonObjectPerKeyWithoutSecrets) {
   AuthdProcess authd(fast_hashing());
   std::string writer = create_key(authd, "ops-writer", "write");
   std::string reader = create_key(authd, "ops.reader_1", "read");
@@ -157,7 +157,7 @@ TEST(AdminKeys, Interface_10_2_ListPrintsOneJsonObjectPerKeyWithoutSecrets) {
 
 // interface.md 10.2: `revoke` ends a key at once, on the running server,
 // with 401 invalid_token; other keys keep working; an unknown name exits 4.
-TEST(AdminKeys, Interface_10_2_RevokedKeyGets401InvalidTokenAtOnce) {
+TEST(AdminKeys, Interface_10_2_5_RevokedKeyGets401InvalidTokenAtOnce) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   std::string other = create_key(authd, "other", "read");
@@ -181,10 +181,9 @@ TEST(AdminKeys, Interface_10_2_RevokedKeyGets401InvalidTokenAtOnce) {
 }
 
 // interface.md 10.2: names are 1 to 64 characters of A-Z a-z 0-9 . _ -
-// (else exit 2), unique (exit 3); the scope is read or write (else a
-// failure).
+// (else exit 2), unique (exit 3); the scope is read or write (else exit 2).
 // A refused command creates nothing.
-TEST(AdminKeys, Interface_10_2_NamesAndScopesAreChecked) {
+TEST(AdminKeys, Interface_10_2_2_And_10_2_3_NamesAndScopesAreChecked) {
   AuthdProcess authd(fast_hashing());
   create_key(authd, "a", "read");
   create_key(authd, std::string(64, 'n'), "write");
@@ -200,8 +199,7 @@ TEST(AdminKeys, Interface_10_2_NamesAndScopesAreChecked) {
   }
   for (const char* scope : {"admin", "", "READ WRITE", "readwrite"}) {
     KeyCommand refused = admin_key_command(authd, {"create", "--name", "b", "--scope", scope});
-    // Invalid input (7.5's exit code 2, or the argument parser's own).
-    EXPECT_NE(refused.exit_code, 0) << "scope '" << scope << "': " << refused.out << refused.err;
+    EXPECT_EQ(refused.exit_code, 2) << "scope '" << scope << "': " << refused.out << refused.err;
     EXPECT_TRUE(refused.out.find("authdak_") == std::string::npos) << refused.out;
   }
   for (const char* name : {"a", "Ops.team_2-B"}) {
@@ -214,8 +212,52 @@ TEST(AdminKeys, Interface_10_2_NamesAndScopesAreChecked) {
   EXPECT_EQ(names, (std::set<std::string>{"a", std::string(64, 'n'), "Ops.team_2-B"}));
 }
 
+// interface.md 10.2.4: the list is ordered by name, whatever the order of
+// creation.
+TEST(AdminKeys, Interface_10_2_4_ListIsOrderedByName) {
+  AuthdProcess authd(fast_hashing());
+  for (const char* name : {"zeta", "alpha", "mid.key", "beta"}) create_key(authd, name, "read");
+  std::vector<std::string> names;
+  for (const nlohmann::json& key : listed_keys(authd)) names.push_back(key.value("name", ""));
+  EXPECT_EQ(names, (std::vector<std::string>{"alpha", "beta", "mid.key", "zeta"}));
+}
+
+// interface.md 10.2.5: a revoked key's name may be given to a new key; the
+// old key stays refused, the new one works.
+TEST(AdminKeys, Interface_10_2_5_ARevokedNameMayBeGivenToANewKey) {
+  AuthdProcess authd(fast_hashing());
+  std::string old_key = create_key(authd, "ops", "write");
+  ASSERT_EQ(admin_key_command(authd, {"revoke", "--name", "ops"}).exit_code, 0);
+  std::string new_key = create_key(authd, "ops", "read");
+  EXPECT_NE(new_key, old_key);
+  expect_credentials_error(call(authd, old_key, "GET", "/admin/users"), 401, kInvalidKey,
+                           "the revoked key");
+  EXPECT_EQ(call(authd, new_key, "GET", "/admin/users").status, 200);
+  std::vector<nlohmann::json> keys = listed_keys(authd);
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0]["scope"], "read");
+}
+
+// interface.md 10.2.6: an admin key is no session token and a session
+// token no admin key: each is refused on the other's routes as unknown.
+TEST(AdminKeys, Interface_10_2_6_KeysAndSessionTokensAreNotInterchangeable) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  ASSERT_FALSE(token.empty());
+  for (const char* route : {"/me", "/sessions"}) {
+    HttpResponse res = get_with_token(authd.port(), route, key);
+    EXPECT_EQ(res.status, 401) << route;
+    EXPECT_EQ(res.header("WWW-Authenticate"), kInvalidKey) << route;
+  }
+  expect_credentials_error(call(authd, token, "GET", "/admin/users"), 401, kInvalidKey,
+                           "a session token on an admin route");
+  EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 200);
+}
+
 // interface.md 10.2: a read key reads; a write key reads and changes.
-TEST(AdminKeys, Interface_10_2_ReadAndWriteScopes) {
+TEST(AdminKeys, Interface_10_2_7_ReadAndWriteScopes) {
   AuthdProcess authd(fast_hashing());
   std::string reader = create_key(authd, "reader", "read");
   std::string writer = create_key(authd, "writer", "write");

@@ -46,7 +46,7 @@ std::pair<std::vector<std::string>, nlohmann::json> admin_page_of(const AuthdPro
 
 // interface.md 10.4 and 8.2: a user created through one instance's admin
 // API logs in through another, and each instance's admin API sees it.
-TEST(AdminScaleOut, Interface_10_4_And_8_2_UserCreatedOnOneInstanceLogsInOnAnother) {
+TEST(AdminScaleOut, Interface_10_4_5_And_8_2_UserCreatedOnOneInstanceLogsInOnAnother) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
@@ -71,7 +71,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_UserCreatedOnOneInstanceLogsInOnAnoth
 // interface.md 10.4 and 8.2: two instances creating the same e-mail at
 // once give exactly one 201 and one 409, round after round; each address
 // ends with one account.
-TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
+TEST(AdminScaleOut, Interface_10_4_5_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
@@ -109,7 +109,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentCreatesOfOneEmailGiveOne201
 // interface.md 10.4 and 8.2: two instances moving two accounts to one new
 // e-mail at once: exactly one 200 and one 409 each round (never a 503 from
 // the unique index); the address ends with one account.
-TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentEmailChangesGiveOne200AndOne409) {
+TEST(AdminScaleOut, Interface_10_4_11_And_8_2_ConcurrentEmailChangesGiveOne200AndOne409) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
@@ -142,7 +142,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_ConcurrentEmailChangesGiveOne200AndOn
 // interface.md 10.4 and 8.2: a listing whose pages alternate between two
 // instances, while a third creates users, gives every user that existed
 // when it began exactly once, in strictly increasing id order.
-TEST(AdminScaleOut, Interface_10_4_And_8_2_PagingAcrossInstancesWhileAThirdCreatesUsers) {
+TEST(AdminScaleOut, Interface_10_4_8_And_8_2_PagingAcrossInstancesWhileAThirdCreatesUsers) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances three(3);
   std::string key = create_key(three[0], "ops", "write");
@@ -191,7 +191,7 @@ TEST(AdminScaleOut, Interface_10_4_And_8_2_PagingAcrossInstancesWhileAThirdCreat
 
 // interface.md 10.2 and 8.2: a key made once works on every instance; once
 // revoked, every instance refuses it at once with 401 invalid_token.
-TEST(AdminScaleOut, Interface_10_2_And_8_2_RevokedKeyIsRefusedByEveryInstanceAtOnce) {
+TEST(AdminScaleOut, Interface_10_2_5_And_8_2_RevokedKeyIsRefusedByEveryInstanceAtOnce) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");
@@ -206,7 +206,7 @@ TEST(AdminScaleOut, Interface_10_2_And_8_2_RevokedKeyIsRefusedByEveryInstanceAtO
 // interface.md 10.4 and 8.2: a user deleted through one instance is gone
 // for the other at once: its sessions are refused there, its address is
 // unknown, and it may be created again through the other.
-TEST(AdminScaleOut, Interface_10_4_And_8_2_DeleteOnOneInstanceIsSeenByTheOther) {
+TEST(AdminScaleOut, Interface_10_4_13_And_8_2_DeleteOnOneInstanceIsSeenByTheOther) {
   AUTHD_POSTGRES_ONLY();
   AdminInstances both(2);
   std::string key = create_key(both[0], "ops", "write");

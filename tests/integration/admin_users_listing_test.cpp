@@ -96,7 +96,7 @@ void expect_increasing_ids(const std::vector<std::string>& ids) {
 }
 
 // interface.md 10.4: no users: one empty page, nextCursor null.
-TEST(AdminUsersListing, Interface_10_4_EmptyListingIsOneEmptyPage) {
+TEST(AdminUsersListing, Interface_10_4_8_EmptyListingIsOneEmptyPage) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "reader", "read");
   HttpResponse res = call(authd, key, "GET", "/admin/users");
@@ -108,7 +108,7 @@ TEST(AdminUsersListing, Interface_10_4_EmptyListingIsOneEmptyPage) {
 // after the other, even several within one millisecond; the listing gives
 // every user once, in that order, with the default of 100 a page and with
 // any limit from 1 to 1000.
-TEST(AdminUsersListing, Interface_10_4_ListingGivesEveryUserInCreationOrder) {
+TEST(AdminUsersListing, Interface_10_4_8_And_10_4_10_ListingGivesEveryUserInCreationOrder) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   std::vector<std::string> created = create_plain_users(authd, key, "user", 205);
@@ -135,7 +135,7 @@ TEST(AdminUsersListing, Interface_10_4_ListingGivesEveryUserInCreationOrder) {
 // many are created at once (several clients) within one millisecond: the
 // listing holds each exactly once, in increasing order, and every 201's
 // id is among them.
-TEST(AdminUsersListing, Interface_10_4_ConcurrentCreatesAreEachListedOnce) {
+TEST(AdminUsersListing, Interface_10_4_10_ConcurrentCreatesAreEachListedOnce) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   constexpr int kThreads = 4;
@@ -163,7 +163,7 @@ TEST(AdminUsersListing, Interface_10_4_ConcurrentCreatesAreEachListedOnce) {
 
 // interface.md 10.4: limit must be an integer from 1 to 1000 and cursor one
 // that authd gave: anything else is a 400.
-TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
+TEST(AdminUsersListing, Interface_10_4_8_BadQueryValuesAre400) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   ASSERT_EQ(create_plain_users(authd, key, "user", 3).size(), 3u);
@@ -187,9 +187,36 @@ TEST(AdminUsersListing, Interface_10_4_BadQueryValuesAre400) {
   EXPECT_TRUE(rest.next_cursor.is_null());
 }
 
+// interface.md 10.4.7 and 10.4.9: how the query is read: unknown names
+// and empty pairs are ignored; a malformed escape or a name given twice is
+// a 400; with email, limit and cursor are still checked; a cursor is read
+// in any letter case.
+TEST(AdminUsersListing, Interface_10_4_9_HowTheQueryIsRead) {
+  AuthdProcess authd(fast_hashing());
+  std::string key = create_key(authd, "ops", "write");
+  std::vector<std::string> ids = create_plain_users(authd, key, "user", 3);
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(list_page(authd, key, "?unknown=1&other", 100).ids, ids);
+  EXPECT_EQ(list_page(authd, key, "?&&limit=2&", 2).ids,
+            (std::vector<std::string>{ids[0], ids[1]}));
+  EXPECT_EQ(list_page(authd, key, "?%6Cimit=1", 1).ids, std::vector<std::string>{ids[0]});
+  for (const std::string& query :
+       {std::string("limit=1&limit=2"), std::string("email=user0%40example.com&email=x%40y.z"),
+        std::string("limit=%"), std::string("limit=%4"), std::string("limit=%zz"),
+        std::string("email=user0%40example.com&limit=0"),
+        std::string("email=user0%40example.com&cursor=nonsense")})
+    expect_error(call(authd, key, "GET", "/admin/users?" + query), 400, query);
+  ListingPage first = list_page(authd, key, "?limit=1", 1);
+  ASSERT_TRUE(first.next_cursor.is_string());
+  std::string upper = first.next_cursor.get<std::string>();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(list_page(authd, key, "?limit=5&cursor=" + upper, 5).ids,
+            (std::vector<std::string>{ids[1], ids[2]}));
+}
+
 // interface.md 10.4: a cursor is one that authd gave; a well-formed id that
 // no page ever ended with (made up, or of no user) is not one: 400.
-TEST(AdminUsersListing, Interface_10_4_ACursorAuthdNeverGaveIs400) {
+TEST(AdminUsersListing, Interface_10_4_8_ACursorAuthdNeverGaveIs400) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   std::vector<std::string> ids = create_plain_users(authd, key, "user", 3);
@@ -205,7 +232,7 @@ TEST(AdminUsersListing, Interface_10_4_ACursorAuthdNeverGaveIs400) {
 // client creates 100 more: every one of the first 250 (and every user
 // whose 201 came before the listing began) exactly once, all ids strictly
 // increasing, no page over 7.
-TEST(AdminUsersListing, Interface_10_4_ListingNeverRepeatsOrSkipsWhileUsersAreCreated) {
+TEST(AdminUsersListing, Interface_10_4_8_ListingNeverRepeatsOrSkipsWhileUsersAreCreated) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   std::vector<std::string> before = create_plain_users(authd, key, "early", 250);

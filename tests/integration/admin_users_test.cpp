@@ -77,7 +77,7 @@ std::string mailed_reset_token(const AuthdProcess& authd, const std::string& ema
 // User, disabled, lastLoginAt, mfa), Location /admin/users/{id}, the e-mail
 // canonicalised, createdAt = updatedAt, verification times set by the
 // booleans; GET answers the same user.
-TEST(AdminUsers, Interface_10_4_CreateAnswers201WithTheAdminViewAndLocation) {
+TEST(AdminUsers, Interface_10_4_5_And_10_3_1_CreateAnswers201WithTheAdminViewAndLocation) {
   AdminServer admin;
   HttpResponse res = admin("POST", "/admin/users",
                            {{"email", "Alice@Example.COM"},
@@ -127,7 +127,7 @@ TEST(AdminUsers, Interface_10_4_CreateAnswers201WithTheAdminViewAndLocation) {
 
 // interface.md 10.4: the created user logs in on the public listener with
 // its password, with the same ten members; a disabled one gets 403.
-TEST(AdminUsers, Interface_10_4_CreatedUserLogsInOnThePublicListener) {
+TEST(AdminUsers, Interface_10_4_5_CreatedUserLogsInOnThePublicListener) {
   AdminServer admin;
   nlohmann::json user = admin.create(
       {{"email", "ALICE@example.com"}, {"password", kPassword}, {"displayName", "Alice"}});
@@ -150,7 +150,7 @@ TEST(AdminUsers, Interface_10_4_CreatedUserLogsInOnThePublicListener) {
 // interface.md 10.4: without password and passwordHash the account has no
 // password: every login is 401, like a wrong password; a reset gives it
 // one.
-TEST(AdminUsers, Interface_10_4_CreateWithoutPasswordOnlyAResetGivesOne) {
+TEST(AdminUsers, Interface_10_4_5_CreateWithoutPasswordOnlyAResetGivesOne) {
   AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}});
   ASSERT_TRUE(user.is_object());
@@ -173,7 +173,7 @@ TEST(AdminUsers, Interface_10_4_CreateWithoutPasswordOnlyAResetGivesOne) {
 
 // interface.md 10.4: passwordHash, an argon2id hash in PHC form made
 // elsewhere, is stored as given: the password it was made from logs in.
-TEST(AdminUsers, Interface_10_4_CreateWithPasswordHash) {
+TEST(AdminUsers, Interface_10_4_3_CreateWithPasswordHash) {
   AdminServer admin;
   const std::string password = "imported passphrase";
   std::string hash = argon2id_hash(password);
@@ -188,7 +188,7 @@ TEST(AdminUsers, Interface_10_4_CreateWithPasswordHash) {
 // interface.md 10.4 and 10.5: the store records the kind of every hash it
 // writes, an imported one too (POST and PUT), so that the login floor
 // follows it.
-TEST(AdminUsers, Interface_10_4_And_10_5_AnImportedHashsKindIsRecorded) {
+TEST(AdminUsers, Interface_10_4_3_And_10_5_AnImportedHashsKindIsRecorded) {
   AdminServer admin;
   nlohmann::json user =
       admin.create({{"email", kEmail}, {"passwordHash", argon2id_hash(kPassword, 2, 128)}});
@@ -209,7 +209,7 @@ TEST(AdminUsers, Interface_10_4_And_10_5_AnImportedHashsKindIsRecorded) {
 
 // interface.md 10.4, 3.1, 3.3 and 1.7: every invalid body is a 400 (with
 // the messages of 1.3) and creates nothing.
-TEST(AdminUsers, Interface_10_4_CreateRefusesInvalidBodiesWith400) {
+TEST(AdminUsers, Interface_10_4_3_CreateRefusesInvalidBodiesWith400) {
   AdminServer admin;
   const std::string hash = argon2id_hash(kPassword);
   auto bob = [](nlohmann::json extra) {
@@ -288,7 +288,7 @@ TEST(AdminUsers, Interface_10_4_CreateRefusesInvalidBodiesWith400) {
 // points of password, 255 of display name, 1 and 15 digits of phone, 2048
 // characters of photo URL, http as well as https; an address without a dot
 // in its domain (3.1).
-TEST(AdminUsers, Interface_10_4_CreateAcceptsTheLimits) {
+TEST(AdminUsers, Interface_10_4_3_CreateAcceptsTheLimits) {
   AdminServer admin;
   const std::string url = "http://example.com/" + std::string(2029, 'p');  // 2048 characters
   ASSERT_EQ(url.size(), 2048u);
@@ -313,7 +313,7 @@ TEST(AdminUsers, Interface_10_4_CreateAcceptsTheLimits) {
 }
 
 // interface.md 10.4: null for an optional member means absent.
-TEST(AdminUsers, Interface_10_4_CreateTreatsNullAsAbsent) {
+TEST(AdminUsers, Interface_10_4_3_CreateTreatsNullAsAbsent) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail},
                                       {"password", nullptr},
@@ -358,7 +358,7 @@ TEST(AdminUsers, Interface_10_4_CreateTreatsNullAsAbsent) {
 
 // interface.md 10.4 and 1.3: an e-mail that has an account, in any letter
 // case: 409 {"code":409,"message":"Conflict"}; nothing changes.
-TEST(AdminUsers, Interface_10_4_ExistingEmailInAnyCaseIs409) {
+TEST(AdminUsers, Interface_10_4_5_ExistingEmailInAnyCaseIs409) {
   AdminServer admin;
   admin.authd.add_user("carol@example.com", kPassword);  // made by the CLI
   nlohmann::json alice = admin.create({{"email", kEmail}, {"password", kPassword}});
@@ -380,7 +380,7 @@ TEST(AdminUsers, Interface_10_4_ExistingEmailInAnyCaseIs409) {
 // interface.md 10.4: two clients creating one e-mail at once (in two
 // letter cases) on one server: exactly one 201 and one 409, round after
 // round; each address ends with one account.
-TEST(AdminUsers, Interface_10_4_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
+TEST(AdminUsers, Interface_10_4_5_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) {
   AdminServer admin;
   constexpr int kRounds = 20;
   for (int round = 0; round < kRounds; ++round) {
@@ -409,7 +409,7 @@ TEST(AdminUsers, Interface_10_4_ConcurrentCreatesOfOneEmailGiveOne201AndOne409) 
 // interface.md 10.3: lastLoginAt is null until a login succeeds, then the
 // time of each successful login; a failed login leaves it; a login does
 // not move updatedAt (2.6).
-TEST(AdminUsers, Interface_10_3_LastLoginAtIsSetByEachSuccessfulLogin) {
+TEST(AdminUsers, Interface_10_3_2_LastLoginAtIsSetByEachSuccessfulLogin) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -439,7 +439,7 @@ TEST(AdminUsers, Interface_10_3_LastLoginAtIsSetByEachSuccessfulLogin) {
 
 // interface.md 10.4: GET /admin/users/{id}: 200 with the admin view, or
 // 404 for an unknown id and for one that is not a UUID.
-TEST(AdminUsers, Interface_10_4_GetUserByIdOr404) {
+TEST(AdminUsers, Interface_10_4_6_GetUserByIdOr404) {
   AdminServer admin;
   std::string reader = create_key(admin.authd, "reader", "read");
   nlohmann::json user = admin.create({{"email", kEmail}, {"displayName", "Alice"}});
@@ -459,7 +459,7 @@ TEST(AdminUsers, Interface_10_4_GetUserByIdOr404) {
 // interface.md 10.4: GET /admin/users?email=E: {"users": [zero or one],
 // "nextCursor": null}; matched in any letter case; E percent-decoded with
 // '+' kept as it is; an invalid address: 400.
-TEST(AdminUsers, Interface_10_4_FindByEmail) {
+TEST(AdminUsers, Interface_10_4_7_FindByEmail) {
   AdminServer admin;
   std::string reader = create_key(admin.authd, "reader", "read");
   nlohmann::json alice = admin.create({{"email", kEmail}});
@@ -505,7 +505,7 @@ TEST(AdminUsers, Interface_10_4_FindByEmail) {
 // interface.md 10.4: members present are set, null clears displayName,
 // phone and photoUrl; 200 with the admin view; updatedAt moves; members
 // absent are kept.
-TEST(AdminUsers, Interface_10_4_PatchSetsAndClearsProfileMembers) {
+TEST(AdminUsers, Interface_10_4_11_PatchSetsAndClearsProfileMembers) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -548,7 +548,7 @@ TEST(AdminUsers, Interface_10_4_PatchSetsAndClearsProfileMembers) {
 // interface.md 10.4: a PATCH that changes nothing (the same values, the
 // e-mail in another letter case, an empty object) answers the user with
 // updatedAt unchanged.
-TEST(AdminUsers, Interface_10_4_PatchWithTheSameValuesLeavesUpdatedAt) {
+TEST(AdminUsers, Interface_10_4_11_PatchWithTheSameValuesLeavesUpdatedAt) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail},
                                       {"displayName", "Alice"},
@@ -577,7 +577,7 @@ TEST(AdminUsers, Interface_10_4_PatchWithTheSameValuesLeavesUpdatedAt) {
 // interface.md 10.4: a PATCH body is checked as POST's members are, plus:
 // password or passwordHash present, null for email or a boolean: 400;
 // nothing changes. An unknown id with a valid body: 404.
-TEST(AdminUsers, Interface_10_4_PatchRefusesInvalidBodies) {
+TEST(AdminUsers, Interface_10_4_11_And_10_4_3_PatchRefusesInvalidBodies) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"displayName", "Alice"}});
   ASSERT_TRUE(user.is_object());
@@ -622,7 +622,7 @@ TEST(AdminUsers, Interface_10_4_PatchRefusesInvalidBodies) {
 // interface.md 10.4: a new e-mail is canonicalised, must be free (409 for
 // another account's, in any case), clears emailVerifiedAt unless the same
 // PATCH sets emailVerified true; the old address no longer logs in.
-TEST(AdminUsers, Interface_10_4_PatchEmailIsCanonicalFreeAndClearsVerification) {
+TEST(AdminUsers, Interface_10_4_11_PatchEmailIsCanonicalFreeAndClearsVerification) {
   AdminServer admin;
   nlohmann::json alice =
       admin.create({{"email", kEmail}, {"password", kPassword}, {"emailVerified", true}});
@@ -668,7 +668,7 @@ TEST(AdminUsers, Interface_10_4_PatchEmailIsCanonicalFreeAndClearsVerification) 
 // interface.md 10.4: two accounts moved to one new e-mail at once: exactly
 // one 200 and one 409, round after round; the address ends with one
 // account, and the loser keeps its own address.
-TEST(AdminUsers, Interface_10_4_ConcurrentPatchesToOneEmailGiveOne200AndOne409) {
+TEST(AdminUsers, Interface_10_4_11_ConcurrentPatchesToOneEmailGiveOne200AndOne409) {
   AdminServer admin;
   constexpr int kRounds = 20;
   for (int round = 0; round < kRounds; ++round) {
@@ -701,7 +701,7 @@ TEST(AdminUsers, Interface_10_4_ConcurrentPatchesToOneEmailGiveOne200AndOne409) 
 }
 
 // interface.md 10.4: a new e-mail voids the reset tokens mailed before.
-TEST(AdminUsers, Interface_10_4_PatchEmailVoidsPendingResetTokens) {
+TEST(AdminUsers, Interface_10_4_11_PatchEmailVoidsPendingResetTokens) {
   AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -717,7 +717,7 @@ TEST(AdminUsers, Interface_10_4_PatchEmailVoidsPendingResetTokens) {
 // interface.md 10.4: "disabled": true revokes every session and login gets
 // 403; "disabled": false lets the user log in again, and brings back no
 // session.
-TEST(AdminUsers, Interface_10_4_PatchDisabledRevokesSessionsAndBlocksLogin) {
+TEST(AdminUsers, Interface_10_4_11_PatchDisabledRevokesSessionsAndBlocksLogin) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -754,7 +754,7 @@ TEST(AdminUsers, Interface_10_4_PatchDisabledRevokesSessionsAndBlocksLogin) {
 
 // interface.md 10.4 and 2.6: emailVerified and phoneVerified true set the
 // time (an earlier one is kept), false clears it.
-TEST(AdminUsers, Interface_10_4_PatchVerificationFlags) {
+TEST(AdminUsers, Interface_10_4_4_PatchVerificationFlags) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"phone", "+15551234567"}});
   ASSERT_TRUE(user.is_object());
@@ -791,7 +791,7 @@ TEST(AdminUsers, Interface_10_4_PatchVerificationFlags) {
 // interface.md 10.4: PUT /admin/users/{id}/password {password}: 200 with
 // the admin view; every session revoked, reset tokens void; the new
 // password logs in, the old does not; updatedAt moves.
-TEST(AdminUsers, Interface_10_4_PutPasswordRevokesSessionsAndResetTokens) {
+TEST(AdminUsers, Interface_10_4_12_PutPasswordRevokesSessionsAndResetTokens) {
   AdminServer admin(users_with_mail());
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -824,7 +824,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordRevokesSessionsAndResetTokens) {
 
 // interface.md 10.4: PUT {passwordHash} stores the hash as given; an
 // account created without a password gets one this way.
-TEST(AdminUsers, Interface_10_4_PutPasswordHash) {
+TEST(AdminUsers, Interface_10_4_12_PutPasswordHash) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}});
   ASSERT_TRUE(user.is_object());
@@ -839,7 +839,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordHash) {
 // interface.md 10.4 and 3.3: exactly one of password and passwordHash, a
 // valid new password (8 to 255 code points, not the e-mail): else 400, and
 // nothing changes (sessions stay); an unknown user: 404.
-TEST(AdminUsers, Interface_10_4_PutPasswordNeedsExactlyOneValidMember) {
+TEST(AdminUsers, Interface_10_4_12_PutPasswordNeedsExactlyOneValidMember) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -881,7 +881,7 @@ TEST(AdminUsers, Interface_10_4_PutPasswordNeedsExactlyOneValidMember) {
 // sessions, newest first, each exactly {id, createdAt, expiresAt,
 // clientAddress, userAgent}, the id a UUID that is not the token; revoked
 // sessions and other users' are left out; an unknown user: 404.
-TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
+TEST(AdminUsers, Interface_10_4_14_SessionsAreListedNewestFirstWithoutTokens) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -952,7 +952,7 @@ TEST(AdminUsers, Interface_10_4_SessionsAreListedNewestFirstWithoutTokens) {
 // revoked; again, or an unknown id: 404. DELETE /admin/users/{id}/sessions:
 // 204, every session of the user revoked, other users' kept; 404 for an
 // unknown user.
-TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
+TEST(AdminUsers, Interface_10_4_15_And_10_4_16_DeleteOneSessionAndEverySession) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -999,7 +999,7 @@ TEST(AdminUsers, Interface_10_4_DeleteOneSessionAndEverySession) {
 
 // interface.md 10.4: DELETE /admin/users/{id}/mfa: 204 (nothing to remove
 // yet), 404 for an unknown user.
-TEST(AdminUsers, Interface_10_4_DeleteMfaIs204Or404) {
+TEST(AdminUsers, Interface_10_4_17_DeleteMfaIs204Or404) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
@@ -1016,7 +1016,7 @@ TEST(AdminUsers, Interface_10_4_DeleteMfaIs204Or404) {
 
 // interface.md 10.4: DELETE /admin/users/{id}: 204 with no body; the user
 // is gone (GET 404, DELETE again 404), its sessions with it.
-TEST(AdminUsers, Interface_10_4_DeleteUserIs204ThenTheUserIsGone) {
+TEST(AdminUsers, Interface_10_4_13_DeleteUserIs204ThenTheUserIsGone) {
   AdminServer admin;
   nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
   nlohmann::json bob = admin.create({{"email", "bob@example.com"}, {"password", kPassword}});
