@@ -11,9 +11,11 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/core/utf8.cpp
   # crypto/
   ${AUTHD_ROOT}/src/crypto/argon2_memory.cpp ${AUTHD_ROOT}/src/crypto/hash_kind.cpp
-  ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
+  ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash.cpp
+  ${AUTHD_ROOT}/src/crypto/legacy_hash_cost.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash_parse.cpp
+  ${AUTHD_ROOT}/src/crypto/legacy_hash_verify.cpp
+  ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
   ${AUTHD_ROOT}/src/crypto/random.cpp ${AUTHD_ROOT}/src/crypto/verification_floor.cpp
-  ${AUTHD_ROOT}/src/crypto/legacy_hash.cpp
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp

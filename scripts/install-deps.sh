@@ -9,13 +9,15 @@ packages=(
   # libraries (see docs/architecture.md for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev libpq-dev
+  # imported legacy password hashes (interface.md 10.5), each verified by a
+  # maintained library: libargon2 for the argon2 variants libsodium cannot
+  # verify (argon2d, several lanes, version 16), libxcrypt for bcrypt, $7$
+  # scrypt and SHA-crypt, OpenSSL 3 for PBKDF2 and the PHC scrypt string
+  libargon2-dev libcrypt-dev libssl-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
-  # bcrypt hashes for the walkthrough of docs/operations.md, "Moving your users
-  # to authd" (tests/operations_walkthrough.sh)
-  python3-bcrypt
   # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp)
   nginx
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
@@ -23,6 +25,12 @@ packages=(
   postgresql-15 postgresql-client-15
   # an independent argon2id implementation for the PHC interoperability test
   python3-argon2
+  # independent makers and checkers of the legacy hashes authd imports
+  # (tests/support/make_legacy_hashes.py, tests/unit/legacy_hash_test.cpp):
+  # passlib, the bcrypt module, and mkpasswd (Debian's whois package); the
+  # bcrypt module also makes the hashes of docs/operations.md's "Moving your
+  # users to authd" (tests/operations_walkthrough.sh)
+  python3-passlib python3-bcrypt whois
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
   dpkg-dev util-linux
   # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, and libc++, because clang

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "crypto/legacy_hash_parse.hpp"
+
 namespace authd {
 namespace {
 
@@ -52,6 +54,12 @@ std::optional<Argon2Kind> take_argon2_kind(std::string_view& text) {
 
 std::optional<std::string> password_hash_kind(std::string_view phc) {
   std::string_view rest = phc;
+  if (!phc.starts_with("$argon2")) {
+    // The formats of interface.md 10.5, which must be well-formed throughout.
+    HashReading reading = read_password_hash(phc);
+    if (!reading.parsed) return std::nullopt;
+    return std::move(reading.parsed->kind);
+  }
   if (!take_argon2_kind(rest)) return std::nullopt;
   // The salt and digest follow; a string that ends here is no hash.
   if (rest.empty() || rest.front() != '$') return std::nullopt;

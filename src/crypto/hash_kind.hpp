@@ -14,8 +14,12 @@ namespace authd {
 
 // The kind of `phc`, or nothing when it is not a hash whose kind authd can
 // read: an argon2id, argon2i or argon2d PHC string
-// "$argon2X$v=N$m=N,t=N,p=N$...", digits only in the numbers. The result
-// stops before the salt: it holds no secret.
+// "$argon2X$v=N$m=N,t=N,p=N$...", digits only in the numbers (the result
+// stops before the salt: it holds no secret), or a well-formed hash of the
+// other formats of interface.md 10.5 (crypto/legacy_hash.hpp), whose kind is
+// its algorithm and cost alone: "$2b$12", "$6$rounds=5000" (also for a hash
+// without "rounds="), "$7$" and its 11 characters of N, r and p,
+// "$scrypt$ln=16,r=8,p=1", "pbkdf2_sha256$600000", "$pbkdf2-sha512$25000".
 std::optional<std::string> password_hash_kind(std::string_view phc);
 
 // The numbers of an argon2 kind, read back; nothing for any other text.

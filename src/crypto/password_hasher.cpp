@@ -8,6 +8,8 @@
 
 #include "crypto/argon2_memory.hpp"
 #include "crypto/hash_kind.hpp"
+#include "crypto/legacy_hash.hpp"
+#include "crypto/legacy_hash_parse.hpp"
 #include "crypto/random.hpp"
 
 namespace authd {
@@ -29,6 +31,15 @@ std::size_t phc_memory_kib(std::string_view phc) {
   return kib;
 }
 
+// True when libsodium verifies `phc` (argon2id or argon2i, version 19, one
+// lane); every other hash goes to crypto/legacy_hash.hpp.
+bool verified_by_libsodium(std::string_view phc) {
+  if (!phc.starts_with("$argon2")) return false;
+  std::optional<std::string> kind = password_hash_kind(phc);
+  std::optional<Argon2Kind> parsed = kind ? parse_argon2_kind(*kind) : std::nullopt;
+  return parsed && libsodium_argon2(*parsed);
+}
+
 }  // namespace
 
 PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
@@ -43,9 +54,8 @@ PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
 std::optional<std::string> PasswordHasher::hash_of_kind(std::string_view kind,
                                                         std::string_view password) const {
   std::optional<Argon2Kind> parsed = parse_argon2_kind(kind);
-  if (!parsed || parsed->version != 19 || parsed->lanes != 1) return std::nullopt;
+  if (!parsed || !libsodium_argon2(*parsed)) return legacy_hash_of_kind(kind, password);
   bool id = parsed->algorithm == "argon2id";
-  if (!id && parsed->algorithm != "argon2i") return std::nullopt;
   unsigned long long ops = parsed->iterations;
   std::size_t memory = static_cast<std::size_t>(parsed->memory_kib) * 1024;
   // libsodium's ranges: the same for both but the least number of passes.
@@ -56,7 +66,7 @@ std::optional<std::string> PasswordHasher::hash_of_kind(std::string_view kind,
       id ? crypto_pwhash_argon2id_OPSLIMIT_MIN : crypto_pwhash_argon2i_OPSLIMIT_MIN;
   if (ops < least_ops || ops > crypto_pwhash_argon2id_OPSLIMIT_MAX ||
       memory < crypto_pwhash_argon2id_MEMLIMIT_MIN || memory > crypto_pwhash_argon2id_MEMLIMIT_MAX)
-    return std::nullopt;
+    return legacy_hash_of_kind(kind, password);  // libargon2, within the caps
   char out[crypto_pwhash_argon2id_STRBYTES];
   static_assert(crypto_pwhash_argon2id_STRBYTES >= crypto_pwhash_argon2i_STRBYTES);
   Argon2Call call(parsed->memory_kib);
@@ -78,6 +88,13 @@ std::string PasswordHasher::hash(std::string_view password) const {
 
 VerifyResult PasswordHasher::verify(std::string_view password, std::string_view phc) const {
   VerifyResult result;
+  if (!verified_by_libsodium(phc)) {
+    // Any other format of interface.md 10.5, or garbage (never a match).
+    // Never the current kind: a match is always re-hashed.
+    result.matches = legacy_hash_matches(password, phc);
+    if (result.matches) result.upgraded_hash = hash(password);
+    return result;
+  }
   std::string stored = terminated(phc);
   // crypto_pwhash_str_verify dispatches on the PHC prefix (argon2id or argon2i).
   Argon2Call call(phc_memory_kib(stored));

@@ -1,5 +1,8 @@
-// argon2id password hashing in PHC string format, through libsodium.
-// Synchronous and slow on purpose: servers call it only from HashingPool.
+// argon2id password hashing in PHC string format, through libsodium, and the
+// verification of every other stored hash authd accepts (imported from other
+// systems: crypto/legacy_hash.hpp, interface.md 10.5), which a match replaces
+// with argon2id. Synchronous and slow on purpose: servers call it only from
+// HashingPool.
 #pragma once
 
 #include <chrono>
@@ -33,8 +36,12 @@ class PasswordHasher {
   // A PHC string "$argon2id$v=19$m=...,t=...,p=1$salt$hash".
   std::string hash(std::string_view password) const;
 
-  // Verifies against any PHC string libsodium knows (argon2id, argon2i);
-  // re-hashes with the current parameters when the stored one is outdated.
+  // Verifies against any hash of interface.md 4.1 and 10.5: argon2id and
+  // argon2i (one lane, version 19) through libsodium, everything else through
+  // crypto/legacy_hash.hpp. Re-hashes with the current parameters when the
+  // stored one is outdated or of another algorithm. A malformed or unknown
+  // hash, or one over a cost cap of 10.5, never matches; nothing throws but
+  // running out of memory.
   VerifyResult verify(std::string_view password, std::string_view phc) const;
 
   // Verifies against a hash of a random password with the current
@@ -48,9 +55,11 @@ class PasswordHasher {
   const std::string& own_kind() const { return own_kind_; }
 
   // A hash of `password` of the given kind, to measure what verifying that
-  // kind costs; nothing for a kind libsodium cannot make (argon2d, p other
-  // than 1, a version other than 19, argon2i under t = 3, memory or passes
-  // out of libsodium's range).
+  // kind costs: through libsodium where it can (argon2id, argon2i from t = 3,
+  // one lane, version 19), else by the library that verifies the kind
+  // (crypto/legacy_hash.hpp: libargon2, libxcrypt, OpenSSL). Nothing for a
+  // text that is no kind, or a kind libsodium cannot make that is over a
+  // cost cap of interface.md 10.5.
   std::optional<std::string> hash_of_kind(std::string_view kind, std::string_view password) const;
 
  private:
