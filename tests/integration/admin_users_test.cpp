@@ -207,6 +207,34 @@ TEST(AdminUsers, Interface_10_4_3_And_10_5_AnImportedHashsKindIsRecorded) {
   EXPECT_EQ(admin.login_status(kEmail, kPassword), 200);
 }
 
+// interface.md 10.4.3 and 10.5: a passwordHash over its format's cost cap
+// (argon2 of 4 GiB or 100 passes, bcrypt of cost 31) is a 400, on POST and
+// on PUT, and nothing is stored.
+TEST(AdminUsers, Interface_10_4_3_APasswordHashOverItsCostCapIs400) {
+  AdminServer admin;
+  nlohmann::json user = admin.create({{"email", kEmail}, {"password", kPassword}});
+  ASSERT_TRUE(user.is_object());
+  const std::string hash = argon2id_hash(kPassword);
+  // The same salt and digest under parameters no worker should spend.
+  const std::string tail = hash.substr(hash.find("$", hash.find("p=")));
+  const std::vector<std::string> over = {
+      "$argon2id$v=19$m=4194304,t=1,p=1" + tail,
+      "$argon2id$v=19$m=64,t=100,p=1" + tail,
+      "$2b$31$" + std::string("abcdefghijklmnopqrstuv") + std::string(31, 'A'),
+  };
+  for (const std::string& capped : over) {
+    expect_error(
+        admin("POST", "/admin/users", {{"email", "bob@example.com"}, {"passwordHash", capped}}),
+        400, "POST " + capped);
+    expect_error(admin("PUT", "/admin/users/" + user["id"].get<std::string>() + "/password",
+                       {{"passwordHash", capped}}),
+                 400, "PUT " + capped);
+  }
+  EXPECT_EQ(admin.user_count(), 1);
+  EXPECT_EQ(admin.login_status(kEmail, kPassword), 200);
+  EXPECT_EQ(admin.get(user["id"])["updatedAt"], user["updatedAt"]);
+}
+
 // interface.md 10.4, 3.1, 3.3 and 1.7: every invalid body is a 400 (with
 // the messages of 1.3) and creates nothing.
 TEST(AdminUsers, Interface_10_4_3_CreateRefusesInvalidBodiesWith400) {
