@@ -63,17 +63,19 @@ bool poll(Predicate ready, std::chrono::milliseconds limit = std::chrono::second
 }
 
 // fork + exec with stdin from `input_fd` (or /dev/null) and stdout/stderr
-// to `output_path` (appended).
+// to `output_path` (appended); stderr to `error_path` instead when given.
 int spawn(const std::vector<std::string>& args, const std::string& output_path, int input_fd,
-          const std::string& cwd) {
+          const std::string& cwd, const std::string& error_path = "") {
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     int out = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int err =
+        error_path.empty() ? out : ::open(error_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     int in = input_fd >= 0 ? input_fd : ::open("/dev/null", O_RDONLY);
     dup2(in, 0);
     dup2(out, 1);
-    dup2(out, 2);
+    dup2(err, 2);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -401,6 +403,16 @@ int AuthdProcess::stop() {
 
 int AuthdProcess::cli(std::vector<std::string> args, const std::string& input,
                       std::string* output) const {
+  return run_cli(std::move(args), input, output, nullptr, false);
+}
+
+int AuthdProcess::cli_streams(std::vector<std::string> args, const std::string& input,
+                              std::string* out, std::string* err) const {
+  return run_cli(std::move(args), input, out, err, true);
+}
+
+int AuthdProcess::run_cli(std::vector<std::string> args, const std::string& input, std::string* out,
+                          std::string* err, bool separate) const {
   std::vector<std::string> argv = {AUTHD_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--database");
@@ -412,14 +424,17 @@ int AuthdProcess::cli(std::vector<std::string> args, const std::string& input,
   }
   ::chmod(input_path.c_str(), 0600);
   std::string output_path = directory_ + "/cli.out";
+  std::string error_path = separate ? directory_ + "/cli.err" : "";
   std::filesystem::remove(output_path);
+  if (separate) std::filesystem::remove(error_path);
   int input_fd = ::open(input_path.c_str(), O_RDONLY);
-  int pid = spawn(argv, output_path, input_fd, directory_);
+  int pid = spawn(argv, output_path, input_fd, directory_, error_path);
   ::close(input_fd);
   int status = 0;
   waitpid(pid, &status, 0);
   std::filesystem::remove(input_path);
-  if (output) *output = read_file(output_path);
+  if (out) *out = read_file(output_path);
+  if (err && separate) *err = read_file(error_path);
   return exit_status(status);
 }
 

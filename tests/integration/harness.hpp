@@ -120,6 +120,10 @@ class AuthdProcess {
   // returns the exit code; stdout goes to `output` when given.
   int cli(std::vector<std::string> args, const std::string& input = "",
           std::string* output = nullptr) const;
+  // The same, with standard output and standard error kept apart (for
+  // commands whose stdout is read by scripts, such as `authd admin-key create`).
+  int cli_streams(std::vector<std::string> args, const std::string& input, std::string* out,
+                  std::string* err) const;
   // `authd user add` with the given password; fails the test if it fails.
   void add_user(const std::string& email, const std::string& password,
                 std::vector<std::string> extra = {}) const;
@@ -140,6 +144,8 @@ class AuthdProcess {
 
  private:
   void wait_until_ready();
+  int run_cli(std::vector<std::string> args, const std::string& input, std::string* out,
+              std::string* err, bool separate) const;
 
   std::vector<std::string> extra_args_;
   std::string directory_;
