@@ -37,6 +37,7 @@ std::optional<AdminKeyRecord> AdminKeys::by_digest(const Sha256Digest& digest) {
 std::vector<AdminKeyRecord> AdminKeys::list() {
   Result rows = db_.run("SELECT " AUTHD_ADMIN_KEY_COLUMNS " FROM admin_keys ORDER BY name");
   std::vector<AdminKeyRecord> keys;
+  keys.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) keys.push_back(read_key(Row(rows, i)));
   return keys;
 }
