@@ -8,7 +8,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/core/duration.cpp ${AUTHD_ROOT}/src/core/json_text.cpp
   ${AUTHD_ROOT}/src/core/log.cpp ${AUTHD_ROOT}/src/core/log_sink.cpp
   ${AUTHD_ROOT}/src/core/scheduling.cpp ${AUTHD_ROOT}/src/core/time.cpp
-  ${AUTHD_ROOT}/src/core/utf8.cpp
+  ${AUTHD_ROOT}/src/core/utf8.cpp ${AUTHD_ROOT}/src/core/qr_svg.cpp
   # crypto/
   ${AUTHD_ROOT}/src/crypto/argon2_memory.cpp ${AUTHD_ROOT}/src/crypto/hash_kind.cpp
   ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash.cpp
@@ -16,6 +16,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/crypto/legacy_hash_verify.cpp
   ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
   ${AUTHD_ROOT}/src/crypto/random.cpp ${AUTHD_ROOT}/src/crypto/verification_floor.cpp
+  ${AUTHD_ROOT}/src/crypto/sealed_secrets.cpp ${AUTHD_ROOT}/src/crypto/totp.cpp
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
@@ -23,7 +24,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
-  ${AUTHD_ROOT}/src/auth/signup.cpp
+  ${AUTHD_ROOT}/src/auth/signup.cpp ${AUTHD_ROOT}/src/auth/second_factor.cpp
+  ${AUTHD_ROOT}/src/auth/recovery_codes.cpp ${AUTHD_ROOT}/src/auth/totp_enrollment.cpp
   ${AUTHD_ROOT}/src/auth/session.cpp ${AUTHD_ROOT}/src/auth/throttle.cpp
   # store/
   ${AUTHD_ROOT}/src/store/migrations.cpp ${AUTHD_ROOT}/src/store/open_store.cpp
@@ -34,6 +36,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/connection.cpp ${AUTHD_ROOT}/src/store/sqlite/outbox.cpp
   ${AUTHD_ROOT}/src/store/sqlite/reset_tokens.cpp ${AUTHD_ROOT}/src/store/sqlite/sessions.cpp
   ${AUTHD_ROOT}/src/store/sqlite/signups.cpp ${AUTHD_ROOT}/src/store/sqlite/admin_keys.cpp
+  ${AUTHD_ROOT}/src/store/sqlite/second_factors.cpp
   ${AUTHD_ROOT}/src/store/sqlite/sqlite_store.cpp
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
   # store/postgres/
@@ -41,6 +44,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
   ${AUTHD_ROOT}/src/store/postgres/signups.cpp ${AUTHD_ROOT}/src/store/postgres/admin_keys.cpp
+  ${AUTHD_ROOT}/src/store/postgres/second_factors.cpp
   ${AUTHD_ROOT}/src/store/postgres/throttle_events.cpp ${AUTHD_ROOT}/src/store/postgres/users.cpp
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
@@ -49,6 +53,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/api/admin_access.cpp ${AUTHD_ROOT}/src/api/admin_sessions.cpp
   ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp
   ${AUTHD_ROOT}/src/api/query.cpp ${AUTHD_ROOT}/src/api/session_json.cpp
+  ${AUTHD_ROOT}/src/api/mfa.cpp
   ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
   ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/forgot.cpp ${AUTHD_ROOT}/src/api/hashing_busy.cpp
@@ -72,7 +77,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/config/service_options.cpp
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
-  ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
+  ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
 )
 

@@ -14,6 +14,8 @@ packages=(
   # verify (argon2d, several lanes, version 16), libxcrypt for bcrypt, $7$
   # scrypt and SHA-crypt, OpenSSL 3 for PBKDF2 and the PHC scrypt string
   libargon2-dev libcrypt-dev libssl-dev
+  # the second factor (interface.md 12): TOTP by liboath, QR codes by libqrencode
+  liboath-dev libqrencode-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
@@ -34,6 +36,9 @@ packages=(
   # bcrypt module also makes the hashes of docs/operations.md's "Moving your
   # users to authd" (tests/operations_walkthrough.sh)
   python3-passlib python3-bcrypt whois
+  # an independent TOTP implementation (oathtool) and a QR decoder (zbarimg,
+  # on the SVG rasterised by rsvg-convert) for the second factor's tests
+  oathtool zbar-tools librsvg2-bin
   # the Debian package (dpkg-shlibdeps) and running it as its own user (setpriv)
   dpkg-dev util-linux
   # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, and libc++, because clang

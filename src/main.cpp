@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
       {"verify-phone", "Mark the phone number verified", UserAction::verify_phone},
       {"delete", "Erase the account, its sessions, tokens, mail and throttling state",
        UserAction::erase},
+      {"mfa-reset", "Remove the account's second factor and its recovery codes",
+       UserAction::mfa_reset},
   };
   std::optional<UserAction> chosen;
   const Config* chosen_config = nullptr;
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
   ChosenCommand other;  // the subcommands defined in cli/ files of their own
   add_user_import_command(*user, configs, other);
   add_admin_key_commands(app, configs, other);
+  add_mfa_commands(app, configs, other);
 
   CLI11_PARSE(app, argc, argv);
   const Config& config = serve->parsed()         ? serve_config

@@ -7,7 +7,10 @@
 # listed, one ended by id, a password change, the other sessions ended; a
 # sign-up (the server runs with --signup open), its mail, and the 201 of
 # /verify. Then the block of the "Admin API" section: an admin key, an
-# account created (201), listed, found and erased (204).
+# account created (201), listed, found and erased (204). Then the block of
+# "Second factor (TOTP)": a factor enrolled and confirmed with oathtool's
+# codes, the password alone refused with Authd-Second-Factor, a login with
+# a code and one with a recovery code.
 set -euo pipefail
 authd="$1"
 readme="$2"
@@ -25,6 +28,8 @@ awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```
 [ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] && [ -s block3.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
 awk '/^## Admin API/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "admin-block.sh"}' "$readme"
 [ -s admin-block.sh ] || { echo "README Admin API block not found"; exit 1; }
+awk '/^## Second factor \(TOTP\)/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "mfa-block.sh"}' "$readme"
+[ -s mfa-block.sh ] || { echo "README Second factor block not found"; exit 1; }
 
 "$authd" serve --signup open --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --admin-port-file admin-port --database sqlite:authd.db >authd.log 2>&1 &
 pid=$!
@@ -38,13 +43,15 @@ substitute block1.sh > forgot.sh
 substitute block2.sh > account.sh
 substitute block3.sh > signup.sh
 substitute admin-block.sh > admin.sh
+substitute mfa-block.sh > mfa.sh
 bash -eu -o pipefail walkthrough.sh > walkthrough.out 2>&1 || { cat walkthrough.out; exit 1; }
 bash -eu -o pipefail forgot.sh > forgot.out 2>&1 || { cat forgot.out; exit 1; }
 bash -eu -o pipefail account.sh > account.out 2>&1 || { cat account.out; exit 1; }
 bash -eu -o pipefail signup.sh > signup.out 2>&1 || { cat signup.out; exit 1; }
 bash -eu -o pipefail admin.sh > admin.out 2>&1 || { cat admin.out; exit 1; }
+touch mfa.out
 
-fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out; echo "--- authd log"; cat authd.log; exit 1; }
+fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out mfa.out; echo "--- authd log"; cat authd.log; exit 1; }
 grep -q '^HTTP/1.1 200 OK' walkthrough.out || fail "login did not answer 200"
 grep -q '^Authorization: Bearer authd_' walkthrough.out || fail "no token header on login"
 [ "$(grep -o '"email":"alice@example.com"' walkthrough.out | wc -l)" -ge 3 ] || fail "login, /me and /logout should each show the User"
@@ -77,4 +84,12 @@ grep -q '^HTTP/1.1 204 No Content' admin.out || fail "DELETE /admin/users/{id} d
 grep -q 'authdak_' admin.out && fail "the admin key was printed"
 set +e; "$authd" user show --email dave@example.com --database sqlite:authd.db >/dev/null 2>&1; shown=$?; set -e
 [ "$shown" = 4 ] || fail "the erased account still exists (user show exited $shown)"
+# The Second factor block (interface.md 12), last: after it alice's password
+# alone no longer logs in.
+bash -eu -o pipefail mfa.sh > mfa.out 2>&1 || { cat mfa.out; exit 1; }
+grep -q '^{"recoveryCodes":\["[a-z2-7-]*"' mfa.out || fail "the confirmation did not answer the recovery codes"
+grep -q '^Authd-Second-Factor: totp' mfa.out || fail "the password alone was not refused with Authd-Second-Factor"
+[ "$(grep -c '^HTTP/1.1 200 OK' mfa.out)" = 2 ] || fail "the logins with a code and with a recovery code did not both answer 200"
+[ "$(grep -c '^Authorization: Bearer authd_' mfa.out)" = 2 ] || fail "no token on the logins with a second factor"
+[ ! -e recovery-codes.json ] || fail "the block left its recovery codes behind"
 echo "README walkthrough: 1 passed, 0 failed"

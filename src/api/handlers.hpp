@@ -28,6 +28,12 @@ boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiR
 boost::asio::awaitable<ApiResponse> handle_list_sessions(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx, ApiRequest& request);
+// The second factor (interface.md 12.1): api/mfa.cpp.
+boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_mfa_confirm(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_mfa_remove(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx,
+                                                              ApiRequest& request);
 // The admin API (interface.md 10.4), on the management listener:
 // api/admin_users.cpp and api/admin_sessions.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, ApiRequest& request);

@@ -69,4 +69,10 @@ std::optional<std::string> take_string(RequestJson& object, const char* name,
   return value;
 }
 
+std::optional<std::string> take_optional_string(RequestJson& object, const char* name,
+                                                std::string& problem) {
+  if (!object.contains(name)) return std::nullopt;
+  return take_string(object, name, problem);
+}
+
 }  // namespace authd

@@ -29,4 +29,9 @@ std::optional<RequestJson> parse_json_object(std::string_view text, std::string&
 // earlier problem is already there.
 std::optional<std::string> take_string(RequestJson& object, const char* name, std::string& problem);
 
+// The same for a member that may be left out: absent is nothing and no
+// problem; present, it must be a string (null included: `problem` is set).
+std::optional<std::string> take_optional_string(RequestJson& object, const char* name,
+                                                std::string& problem);
+
 }  // namespace authd

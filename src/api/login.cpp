@@ -21,7 +21,14 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   auto email = take_string(*body, "email", problem);
   auto password = take_string(*body, "password", problem);
   WipeOnExit wipe_password(password);  // on every path out, 400s included
-  if (!email || !password) co_return bad_request(problem);
+  // interface.md 12.3: the second factor, for an account that has one; for
+  // any other only the types are checked.
+  SecondFactorInput second;
+  second.otp = take_optional_string(*body, "otp", problem);
+  second.recovery_code = take_optional_string(*body, "recoveryCode", problem);
+  WipeOnExit wipe_otp(second.otp);
+  WipeOnExit wipe_recovery(second.recovery_code);
+  if (!email || !password || !problem.empty()) co_return bad_request(problem);
   if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
   if (!is_valid_login_password(*password))
     co_return bad_request("password: must be 1 to 255 characters");
@@ -30,7 +37,7 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   // Named, not a temporary in the co_await (GCC 12 destroys such a
   // temporary too early: core/offload.hpp).
   const SessionOrigin origin{request.client_address, request.user_agent};
-  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin);
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin, second);
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
       // interface.md 13.5: the token in a cookie too, for as long as it lives.
@@ -47,6 +54,11 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
     }
     case LoginOutcome::Kind::invalid_credentials:
       co_return error_response(401);
+    case LoginOutcome::Kind::second_factor_required: {
+      ApiResponse response = error_response(401);
+      response.headers.emplace_back("Authd-Second-Factor", "totp");
+      co_return response;
+    }
     case LoginOutcome::Kind::disabled:
       co_return error_response(403);
     case LoginOutcome::Kind::throttled:

@@ -51,6 +51,10 @@ constexpr std::array kRoutes = {
     Route{"/sessions", "GET", false, &handle_list_sessions},
     Route{"/sessions", "DELETE", false, &handle_end_other_sessions},
     Route{"/sessions/{id}", "DELETE", false, &handle_end_session},
+    Route{"/mfa/totp", "POST", true, &handle_mfa_enroll},
+    Route{"/mfa/totp/confirm", "POST", true, &handle_mfa_confirm},
+    Route{"/mfa/totp/remove", "POST", true, &handle_mfa_remove},
+    Route{"/mfa/recovery-codes", "POST", true, &handle_mfa_recovery_codes},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
     // The admin API (interface.md 10.4): the management listener's only.
     Route{"/admin/users", "POST", true, &handle_admin_create_user, Served::on_management},

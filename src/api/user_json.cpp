@@ -59,14 +59,14 @@ std::string user_body(const UserRecord& user) {
 
 nlohmann::json user_json(const UserRecord& user) { return nlohmann::json::parse(user_body(user)); }
 
-std::string admin_user_body(const UserRecord& user) {
+std::string admin_user_body(const UserRecord& user, bool has_totp) {
   std::string out = user_body(user);
   out.pop_back();  // the closing brace: the admin members follow
   out += ",\"disabled\":";
   out += user.disabled ? "true" : "false";
   out += ',';
   append_time_field(out, "lastLoginAt", user.last_login_at);
-  out += "\"mfa\":[]}";  // no second factor exists before TOTP
+  out += has_totp ? R"("mfa":["totp"]})" : R"("mfa":[]})";  // confirmed factors only
   return out;
 }
 

@@ -168,6 +168,18 @@ AccountResult Accounts::erase(std::string_view email) {
   return {AccountResult::Kind::ok, {}, *user};
 }
 
+AccountResult Accounts::reset_mfa(std::string_view email) {
+  std::string canonical = canonical_email(email);
+  std::optional<UserRecord> user;
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) {
+        user = tx.users().by_email(canonical);
+        if (user) tx.second_factors().remove_all(user->id);
+      }) != StoreStatus::ok)
+    return store_failure();
+  if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
+  return {AccountResult::Kind::ok, {}, *user};
+}
+
 AccountResult Accounts::mark_phone_verified(std::string_view email) {
   return update(email, [](Transaction&, UserRecord& user, Millis now) {
     if (user.phone_verified_at) return false;

@@ -39,6 +39,9 @@ class Accounts {
   AccountResult mark_phone_verified(std::string_view email);
   // Erases the account and everything that refers to it (auth/erasure.hpp).
   AccountResult erase(std::string_view email);
+  // Removes the account's second factor, pending or confirmed, and its
+  // recovery codes (interface.md 12.4): for a user who lost both.
+  AccountResult reset_mfa(std::string_view email);
 
  private:
   // Loads the account by e-mail, lets `change(tx, user, now)` edit it

@@ -274,11 +274,25 @@ boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx,
 }
 
 boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id) {
-  // No second factor exists yet (TOTP arrives with its own area): the
-  // account's existence is all there is to check.
-  auto nothing = [](Transaction&, const UserRecord&, AdminSessions&) {};
-  AdminSessions result = co_await with_account(ctx, id, false, nothing);
+  auto remove = [](Transaction& tx, const UserRecord& user, AdminSessions&) {
+    tx.second_factors().remove_all(user.id);
+  };
+  AdminSessions result = co_await with_account(ctx, id, true, remove);
   co_return result;
+}
+
+boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
+    AuthContext& ctx, const std::vector<std::string>& ids) {
+  std::set<std::string> with_totp;
+  auto read = [&](Transaction& tx) {
+    with_totp.clear();
+    for (const std::string& id : ids) {
+      std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(id);
+      if (factor && factor->confirmed()) with_totp.insert(id);
+    }
+  };
+  if (co_await ctx.db.read(read) != StoreStatus::ok) co_return std::nullopt;
+  co_return with_totp;
 }
 
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,13 @@ boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const
 boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id);
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
                                                      const std::string& public_id);
-// Removes every second factor of the account (none exist before TOTP).
+// Removes every second factor of the account, pending or confirmed, and
+// its recovery codes (interface.md 10.4, 12.4).
 boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id);
+
+// Which of these accounts have a confirmed TOTP factor (the admin view's
+// "mfa", interface.md 10.3); nothing when the store failed.
+boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
+    AuthContext& ctx, const std::vector<std::string>& ids);
 
 }  // namespace authd

@@ -7,11 +7,16 @@ namespace authd {
 
 class Database;
 class HashingPool;
+class SecretSealer;
 
 struct AuthContext {
   Database& db;
   HashingPool& hashing;
   const AuthPolicy& policy;
+  // Seals and opens TOTP secrets (interface.md 12.2); null when no secret
+  // key is configured (PostgreSQL without --secret-key-file): enrolment and
+  // the logins of accounts with a factor then answer 503.
+  const SecretSealer* sealer = nullptr;
 };
 
 }  // namespace authd

@@ -30,7 +30,8 @@ boost::asio::awaitable<void> wait_out_floor(const VerifyResult& verified) {
 }  // namespace
 
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
-                                            std::string& password, const SessionOrigin& origin) {
+                                            std::string& password, const SessionOrigin& origin,
+                                            const SecondFactorInput& second) {
   const AuthPolicy& policy = ctx.policy;
   const std::string& client_address = origin.client_address;
   const std::string email_key = login_email_key(email);
@@ -91,11 +92,14 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     co_return outcome;
   }
 
-  // 3. Success: clear the count, upgrade an outdated hash, open a session,
-  //    unless the account changed while we were hashing.
+  // 3. Success: the second factor, if the account has one (its step or
+  //    recovery code taken by this commit), then clear the count, upgrade
+  //    an outdated hash, open a session, unless the account changed while
+  //    we were hashing.
   IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime, origin);
-  enum class Found { ok, disabled, password_changed } found = Found::ok;
+  enum class Found { ok, disabled, password_changed, second_factor, no_key } found = Found::ok;
   auto open_session = [&](Transaction& tx) {
+    found = Found::ok;  // a transaction may run again: all anew
     auto current = tx.users().by_id(user->id);
     // Another hash than the one we verified: either a concurrent login
     // upgraded it (same password, updatedAt untouched), or the password was
@@ -106,6 +110,18 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     if (!current || (hash_changed && current->updated_at != user->updated_at)) {
       found = Found::password_changed;
       return;
+    }
+    switch (check_second_factor(tx, ctx.sealer, user->id, second, session.record.created_at)) {
+      case FactorCheck::refused:  // a failed login: the reservation stays
+        found = Found::second_factor;
+        return;
+      case FactorCheck::no_key:  // a 503, not a guess
+        reserved.release(tx);
+        found = Found::no_key;
+        return;
+      case FactorCheck::not_enrolled:
+      case FactorCheck::passed:
+        break;
     }
     reserved.clear_on_success(tx, email_key);
     if (current->disabled) {  // disabled while we were hashing
@@ -133,6 +149,14 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     outcome.kind = LoginOutcome::Kind::disabled;
     co_return outcome;
   }
+  if (found == Found::second_factor) {
+    // As late as a wrong password: a wrong code and a missing one cost the
+    // same, and the same as any other 401.
+    co_await wait_out_floor(verified);
+    outcome.kind = LoginOutcome::Kind::second_factor_required;
+    co_return outcome;
+  }
+  if (found == Found::no_key) co_return outcome;  // unavailable
   outcome.kind = LoginOutcome::Kind::success;
   outcome.user = std::move(*user);
   outcome.token = std::move(session.token);

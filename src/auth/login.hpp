@@ -7,6 +7,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/second_factor.hpp"
 #include "auth/session.hpp"
 #include "store/records.hpp"
 
@@ -17,9 +18,12 @@ struct LoginOutcome {
     success,
     invalid_credentials,  // unknown e-mail or wrong password: indistinguishable
     disabled,             // right password, disabled account
+    // Right password, and the account's second factor missing, wrong or
+    // used before (interface.md 12.3): 401 with Authd-Second-Factor.
+    second_factor_required,
     throttled,
     busy,  // the hashing pool is saturated
-    unavailable,
+    unavailable,  // the store, or a factor but no secret key to open it
   } kind = Kind::unavailable;
   UserRecord user;                      // success
   std::string token;                    // success
@@ -29,7 +33,9 @@ struct LoginOutcome {
 // `email` is canonical and valid, `password` valid (the API checked both).
 // `password` is wiped before this returns. The origin's client address is
 // what the per-client throttles count; the session records the origin.
+// `second` is looked at only for an account with a confirmed factor.
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
-                                            std::string& password, const SessionOrigin& origin);
+                                            std::string& password, const SessionOrigin& origin,
+                                            const SecondFactorInput& second = {});
 
 }  // namespace authd

@@ -1,6 +1,8 @@
 // The tunable rules of the domain, taken from the configuration once.
 #pragma once
 
+#include <string>
+
 #include "core/duration.hpp"
 
 namespace authd {
@@ -38,6 +40,10 @@ struct AuthPolicy {
   RateLimit signup_requests_per_client{100, std::chrono::minutes(15)};
   RateLimit signup_mails_per_email_short{1, std::chrono::minutes(1)};
   RateLimit signup_mails_per_email_long{5, std::chrono::hours(1)};
+
+  // The second factor (interface.md 12): the issuer authenticator apps
+  // show beside the account (otpauth:// URI), --mfa-issuer.
+  std::string mfa_issuer = "authd";
 
   // Throttling events older than this can no longer count in any window.
   Duration longest_window() const;

@@ -20,6 +20,7 @@ int run_backup(const Config& config, const std::string& path);
 
 enum class UserAction {
   add,
+  mfa_reset,
   show,
   disable,
   enable,

@@ -16,6 +16,7 @@
 #include "api/api.hpp"
 #include "auth/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
+#include "cli/secret_keys.hpp"
 #include "config/config_checks.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
@@ -170,6 +171,10 @@ int run_serve(const Config& config) {
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
+  // After the store: beside a new SQLite database, its key file is created
+  // now (interface.md 12.2).
+  SecretKeys secret_keys = open_secret_keys(config);
+  if (!secret_keys.ok) return 2;
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
   HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
@@ -203,7 +208,7 @@ int run_serve(const Config& config) {
 
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
-  AuthContext auth{db, hashing, policy};
+  AuthContext auth{db, hashing, policy, secret_keys.sealer ? &*secret_keys.sealer : nullptr};
   Metrics metrics(route_labels());
   add_server_sources(metrics, hashing, outbox);
   ApiContext api{auth, &metrics};

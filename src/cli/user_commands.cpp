@@ -1,4 +1,4 @@
-// `authd user add|show|disable|enable|set-password|verify-email|verify-phone|delete`.
+// `authd user add|show|disable|enable|set-password|verify-email|verify-phone|delete|mfa-reset`.
 #include <iostream>
 
 #include "api/user_json.hpp"
@@ -63,6 +63,8 @@ int run_user_command(const Config& config, UserAction action, const NewAccount& 
       return report(accounts.mark_email_verified(account.email));
     case UserAction::verify_phone:
       return report(accounts.mark_phone_verified(account.email));
+    case UserAction::mfa_reset:
+      return report(accounts.reset_mfa(account.email));
     case UserAction::erase: {
       AccountResult erased = accounts.erase(account.email);
       if (erased.kind != AccountResult::Kind::ok) return report(erased);

@@ -112,6 +112,12 @@ StoreOptions Config::store_options() const {
           database_timeout, sqlite_read_cache_mib * 1024};
 }
 
+std::string Config::default_secret_key_file() const {
+  constexpr std::string_view kSqlite = "sqlite:";
+  if (database.rfind(kSqlite, 0) != 0) return {};
+  return database.substr(kSqlite.size()) + ".key";
+}
+
 std::size_t Config::database_thread_count() const {
   if (database.rfind("sqlite:", 0) == 0) return 1;
   if (database_threads != 0) return database_threads;
@@ -166,6 +172,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_lifetime_options(app, c);
   add_throttling_options(app, c);
   add_signup_options(app, c);
+  add_second_factor_options(app, c);
   add_smtp_options(app, c);
   add_mail_delivery_options(app, c);
 }

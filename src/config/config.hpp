@@ -58,6 +58,14 @@ struct Config {
   // Sessions, reset tokens and throttling: the domain's rules.
   AuthPolicy policy;
 
+  // The second factor (interface.md 12.2): the key that seals TOTP secrets
+  // (empty: DATABASE.key beside a SQLite database, none on PostgreSQL), and
+  // the previous key during a rotation.
+  std::string secret_key_file;
+  std::string previous_secret_key_file;
+  // The key file of a SQLite database when --secret-key-file is not given;
+  // empty on PostgreSQL.
+  std::string default_secret_key_file() const;
   // Mail
   std::string mail_transport = "log";
   std::string mail_dir = "mail";

@@ -97,6 +97,29 @@ void add_signup_options(CLI::App& app, Config& c) {
             "AUTHD_SIGNUP_MAIL_LIMIT_LONG", "Sign-up mails per e-mail, long window");
 }
 
+void add_second_factor_options(CLI::App& app, Config& c) {
+  app.add_option("--secret-key-file", c.secret_key_file,
+                 "File of the key that seals TOTP secrets (64 hex digits, `openssl rand -hex "
+                 "32`), kept outside the database; default with SQLite: DATABASE.key, created "
+                 "0600 on first start. Required for second factors on PostgreSQL (every "
+                 "instance reads the same file)")
+      ->envname("AUTHD_SECRET_KEY_FILE");
+  app.add_option("--previous-secret-key-file", c.previous_secret_key_file,
+                 "During a key rotation: the former key, still accepted to open secrets it "
+                 "sealed (each is sealed anew with the current key when next used, or by "
+                 "`authd mfa reseal`)")
+      ->envname("AUTHD_PREVIOUS_SECRET_KEY_FILE");
+  app.add_option("--mfa-issuer", c.policy.mfa_issuer,
+                 "The issuer authenticator apps show beside the account (otpauth:// URI)")
+      ->envname("AUTHD_MFA_ISSUER")
+      ->check([](const std::string& v) {
+        return v.empty() || v.size() > 64 || v.find(':') != std::string::npos
+                   ? std::string("1 to 64 characters, no colon")
+                   : std::string();
+      })
+      ->capture_default_str();
+}
+
 void add_smtp_options(CLI::App& app, Config& c) {
   app.add_option("--mail-transport", c.mail_transport,
                  "How mail leaves: log (one .eml file per message in --mail-dir) or smtp "

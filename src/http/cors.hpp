@@ -30,7 +30,7 @@ namespace authd {
 
 // The response headers a page from an allowed origin may read.
 inline constexpr const char* kCorsExposedHeaders =
-    "Authorization, X-Request-Id, WWW-Authenticate, Retry-After";
+    "Authorization, X-Request-Id, WWW-Authenticate, Retry-After, Authd-Second-Factor";
 
 struct CorsRequest {
   std::string_view method;

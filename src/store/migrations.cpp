@@ -256,6 +256,39 @@ CREATE TABLE admin_keys (
 CREATE INDEX sessions_by_public_id ON sessions(public_id);
 CREATE INDEX users_by_id_bytes ON users (id COLLATE "C");
 )sql"},
+    // Second factors (interface.md 12): one TOTP factor per account, its
+    // secret sealed with a key kept outside the database (never in clear);
+    // confirmed_at NULL while pending; last_step the newest time step
+    // accepted, so that no step is accepted twice. Recovery codes only as
+    // digests, one row each, deleted when used.
+    {7, "totp_factors, recovery_codes: the second factor", R"sql(
+CREATE TABLE totp_factors (
+  user_id       TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  sealed_secret TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  confirmed_at  INTEGER,
+  last_step     INTEGER NOT NULL DEFAULT -1
+) WITHOUT ROWID;
+CREATE TABLE recovery_codes (
+  user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  code_digest BLOB NOT NULL,
+  PRIMARY KEY (user_id, code_digest)
+) WITHOUT ROWID;
+)sql",
+     R"sql(
+CREATE TABLE totp_factors (
+  user_id       TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  sealed_secret TEXT NOT NULL,
+  created_at    BIGINT NOT NULL,
+  confirmed_at  BIGINT,
+  last_step     BIGINT NOT NULL DEFAULT -1
+);
+CREATE TABLE recovery_codes (
+  user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  code_digest BYTEA NOT NULL,
+  PRIMARY KEY (user_id, code_digest)
+);
+)sql"},
 };
 
 }  // namespace

@@ -99,3 +99,21 @@ struct AdminKeyRecord {
 };
 
 }  // namespace authd
+
+namespace authd {
+
+// An account's TOTP factor (interface.md 12): its secret, sealed with the
+// secret key (crypto/sealed_secrets.hpp), never stored in clear. Pending
+// until confirmed with a code; `last_step` is the newest time step accepted,
+// so that no step is accepted twice (12.3).
+struct TotpFactorRecord {
+  std::string user_id;
+  std::string sealed_secret;
+  Millis created_at = 0;
+  std::optional<Millis> confirmed_at{};  // none: pending
+  std::int64_t last_step = -1;           // none accepted yet: -1
+
+  bool confirmed() const { return confirmed_at.has_value(); }
+};
+
+}  // namespace authd

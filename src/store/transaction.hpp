@@ -13,6 +13,7 @@
 #include "store/areas/admin_keys.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/reset_tokens.hpp"
+#include "store/areas/second_factors.hpp"
 #include "store/areas/sessions.hpp"
 #include "store/areas/signups.hpp"
 #include "store/areas/throttle_events.hpp"
@@ -31,6 +32,7 @@ class Transaction {
   virtual ResetTokenStore& reset_tokens() = 0;
   virtual SignupStore& signups() = 0;
   virtual AdminKeyStore& admin_keys() = 0;
+  virtual SecondFactorStore& second_factors() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens and pending sign-ups, throttling events older than the longest window, mail sent

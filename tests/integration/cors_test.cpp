@@ -69,7 +69,7 @@ TEST(Cors, Interface_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
   ASSERT_EQ(res.status, 200);
   EXPECT_EQ(res.header("access-control-allow-origin"), kApp);
   EXPECT_EQ(res.header("access-control-expose-headers"),
-            "Authorization, X-Request-Id, WWW-Authenticate, Retry-After");
+            "Authorization, X-Request-Id, WWW-Authenticate, Retry-After, Authd-Second-Factor");
   EXPECT_EQ(res.header("vary"), "Origin");
   EXPECT_EQ(res.header("authorization").rfind("Bearer ", 0), 0u);
   // Errors too, so that a page can read them.
@@ -79,15 +79,17 @@ TEST(Cors, Interface_5_2_LoginResponseExposesAuthorizationToAllowedOrigin) {
 }
 
 // A page must be able to react to a refusal: the 401's WWW-Authenticate
-// (interface.md 5.2 with 6 /me) and the Retry-After of a 429 or 503 are
-// exposed along with the token's header.
+// (interface.md 5.2 with 6 /me), the Retry-After of a 429 or 503, and the
+// Authd-Second-Factor of a login that needs a code (12.3) are exposed along
+// with the token's header.
 TEST(Cors, Interface_5_2_ChallengeAndRetryAfterAreExposed) {
   AuthdProcess authd(cors_args());
   HttpResponse res = send_request(authd.port(), "GET", "/me", {{"Origin", kApp}});
   ASSERT_EQ(res.status, 401);
   EXPECT_FALSE(res.header("www-authenticate").empty());
   std::string exposed = res.header("access-control-expose-headers");
-  for (const char* name : {"Authorization", "X-Request-Id", "WWW-Authenticate", "Retry-After"})
+  for (const char* name :
+       {"Authorization", "X-Request-Id", "WWW-Authenticate", "Retry-After", "Authd-Second-Factor"})
     EXPECT_NE(exposed.find(name), std::string::npos) << name << " not in: " << exposed;
 }
 

@@ -304,6 +304,17 @@ AuthdProcess::~AuthdProcess() {
   remove_unless_kept(directory_);
 }
 
+std::string postgres_secret_key_file() {
+  static const std::string path = [] {
+    std::string directory = make_temporary_directory();
+    std::string file = directory + "/secret.key";
+    std::string command = "umask 077 && openssl rand -hex 32 > " + file;
+    if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl rand failed");
+    return file;
+  }();
+  return path;
+}
+
 void AuthdProcess::start() {
   std::string port_file = directory_ + "/port";
   std::string admin_port_file = directory_ + "/admin_port";
@@ -317,6 +328,9 @@ void AuthdProcess::start() {
   if (std::find(extra_args_.begin(), extra_args_.end(), "--admin-listen") == extra_args_.end())
     args.insert(args.end(),
                 {"--admin-listen", "127.0.0.1:0", "--admin-port-file", admin_port_file});
+  if (on_postgres() && std::find(extra_args_.begin(), extra_args_.end(), "--secret-key-file") ==
+                           extra_args_.end())
+    args.insert(args.end(), {"--secret-key-file", postgres_secret_key_file()});
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = spawn(args, directory_ + "/authd.log", -1, directory_);
   wait_until_ready();

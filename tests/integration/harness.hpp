@@ -73,6 +73,12 @@ std::string fresh_postgres_database();
 // "-m", "immediate"}; fails the test when it fails.
 void control_postgres(const std::vector<std::string>& args);
 
+// On PostgreSQL no key file is made beside the database (interface.md
+// 12.2): every server of a test process gets this one as its
+// --secret-key-file (unless the test gives its own), as every instance of
+// a deployment reads the same file. Made once per test process.
+std::string postgres_secret_key_file();
+
 // First line of a test about the SQLite file itself (its mode, WAL, the
 // backup command): skipped, with the reason, in the PostgreSQL run.
 #define AUTHD_SQLITE_ONLY()         \

@@ -19,6 +19,7 @@
 
 #include "contract_support.hpp"
 #include "harness.hpp"
+#include "mfa_support.hpp"
 #include "timing_statistics.hpp"
 
 namespace authd::test {
@@ -287,6 +288,49 @@ TEST(Timing, Interface_11_4_SignupTakesTheSameTimeForANewAndAnExistingAddress) {
   RecordProperty("signup_existing_minus_new_ms", std::to_string(existing.difference));
   RecordProperty("signup_bound_ms", std::to_string(existing.bound));
   expect_same_time("/signup existing account vs new address", existing);
+}
+
+}  // namespace
+}  // namespace authd::test
+
+namespace authd::test {
+namespace {
+
+// 12.3 (issue 23 item 4): for an account with a second factor, a wrong code
+// and no code after the right password cost the same as each other and as
+// a wrong password: the 401 leaves at the floor in every case, so that the
+// factor shows only in the header of a right password's answer.
+TEST(Timing, Interface_12_3_WrongCodeMissingCodeAndWrongPasswordTakeTheSameTime) {
+  AuthdProcess authd({"--login-email-limit", "10000/1m", "--login-client-limit", "10000/1m"});
+  Enrolled enrolled = enrolled_account(authd);
+  ASSERT_FALSE(enrolled.secret.empty());
+  const std::string bodies[] = {
+      nlohmann::json{{"email", kEmail}, {"password", "a wrong password"}, {"otp", "000000"}}.dump(),
+      nlohmann::json{{"email", kEmail}, {"password", kPassword}}.dump(),
+      nlohmann::json{{"email", kEmail}, {"password", kPassword}, {"otp", "000000"}}.dump(),
+  };
+  std::array<std::unique_ptr<HttpConnection>, 3> connections;
+  for (auto& c : connections) c = std::make_unique<HttpConnection>(authd.port());
+  std::array<std::vector<double>, 3> samples;
+  constexpr int kWarmUp = 3;
+  constexpr int kRounds = 31;
+  for (int round = 0; round < kWarmUp + kRounds; ++round) {
+    for (int i = 0; i < 3; ++i) {
+      auto which = static_cast<std::size_t>((round + i) % 3);  // rotating order
+      double ms = timed_post(*connections[which], "/login", bodies[which], 401);
+      if (round >= kWarmUp) samples[which].push_back(ms);
+    }
+  }
+  double wrong_password = median(samples[0]);
+  double missing_code = median(samples[1]);
+  double wrong_code = median(samples[2]);
+  EXPECT_GT(std::min({wrong_password, missing_code, wrong_code}), 5.0) << "hashes unexpectedly cheap";
+  expect_indistinguishable("/login missing code vs wrong code", missing_code, wrong_code, 0.25);
+  expect_indistinguishable("/login wrong password vs missing code", wrong_password, missing_code,
+                           0.25);
+  RecordProperty("login_wrong_password_ms", std::to_string(wrong_password));
+  RecordProperty("login_missing_code_ms", std::to_string(missing_code));
+  RecordProperty("login_wrong_code_ms", std::to_string(wrong_code));
 }
 
 }  // namespace

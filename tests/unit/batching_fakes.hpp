@@ -24,6 +24,7 @@ class NoAreas final : public Transaction {
   ResetTokenStore& reset_tokens() override { throw std::logic_error("no areas here"); }
   SignupStore& signups() override { throw std::logic_error("no areas here"); }
   AdminKeyStore& admin_keys() override { throw std::logic_error("no areas here"); }
+  SecondFactorStore& second_factors() override { throw std::logic_error("no areas here"); }
 };
 
 // Runs each unit's work (ok, or the exception for its caller) and records

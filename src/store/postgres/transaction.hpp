@@ -1,6 +1,7 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
-// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp) with statements
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp,
+// second_factors.cpp) with statements
 // prepared once per connection. PostgresStore (postgres_store.cpp) begins
 // and ends the transactions; the areas only run statements.
 //
@@ -142,6 +143,28 @@ class AdminKeys final : public AdminKeyStore {
   Connection& db_;
 };
 
+class SecondFactors final : public SecondFactorStore {
+ public:
+  explicit SecondFactors(Connection& db) : db_(db) {}
+  std::optional<TotpFactorRecord> totp_of(std::string_view user_id) override;
+  bool put_pending_totp(const TotpFactorRecord& factor) override;
+  bool confirm_totp(std::string_view user_id, std::string_view sealed_secret, std::int64_t step,
+                    Millis at) override;
+  bool accept_totp_step(std::string_view user_id, std::int64_t step) override;
+  void reseal_totp(std::string_view user_id, std::string_view sealed_secret) override;
+  std::vector<TotpFactorRecord> sealed_with_other_key(std::string_view key_id,
+                                                      std::string_view after_user_id,
+                                                      int limit) override;
+  bool remove_all(std::string_view user_id) override;
+  void replace_recovery_codes(std::string_view user_id,
+                              const std::vector<Sha256Digest>& digests) override;
+  bool use_recovery_code(std::string_view user_id, const Sha256Digest& digest) override;
+  std::int64_t recovery_codes_left(std::string_view user_id) override;
+
+ private:
+  Connection& db_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -151,7 +174,8 @@ class PostgresTransaction final : public Transaction {
         outbox_(db),
         reset_tokens_(db, locking),
         signups_(db, locking),
-        admin_keys_(db) {}
+        admin_keys_(db),
+        second_factors_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -159,6 +183,7 @@ class PostgresTransaction final : public Transaction {
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
   SignupStore& signups() override { return signups_; }
   AdminKeyStore& admin_keys() override { return admin_keys_; }
+  SecondFactorStore& second_factors() override { return second_factors_; }
 
  private:
   Users users_;
@@ -168,6 +193,7 @@ class PostgresTransaction final : public Transaction {
   ResetTokens reset_tokens_;
   Signups signups_;
   AdminKeys admin_keys_;
+  SecondFactors second_factors_;
 };
 
 }  // namespace authd::postgres

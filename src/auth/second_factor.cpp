@@ -1,0 +1,79 @@
+#include "auth/second_factor.hpp"
+
+#include "auth/recovery_codes.hpp"
+#include "core/wipe.hpp"
+#include "crypto/sealed_secrets.hpp"
+#include "crypto/totp.hpp"
+#include "store/transaction.hpp"
+
+namespace authd {
+namespace {
+
+// RFC 3986 unreserved characters stay; every other byte is %XX.
+std::string percent_encoded(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0x0F];
+    }
+  }
+  return out;
+}
+
+// The step the code matches, when the account's secret opens.
+std::optional<std::int64_t> totp_proof(Transaction& tx, const SecretSealer& sealer,
+                                       const TotpFactorRecord& factor, const std::string& code,
+                                       Millis now) {
+  auto opened = sealer.open(factor.sealed_secret, totp_seal_context(factor.user_id));
+  if (!opened) return std::nullopt;  // altered, or sealed by a key we do not have
+  WipeOnExit wipe_secret(opened->plaintext);
+  std::optional<std::int64_t> step =
+      matching_totp_step(opened->plaintext, code, totp_step(now / 1000));
+  if (opened->by_previous_key)
+    tx.second_factors().reseal_totp(factor.user_id,
+                                    sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
+  return step;
+}
+
+}  // namespace
+
+FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
+                                const std::string& user_id, const SecondFactorInput& input,
+                                Millis now, bool* recovery_used) {
+  if (recovery_used != nullptr) *recovery_used = false;
+  std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user_id);
+  if (!factor || !factor->confirmed()) return FactorCheck::not_enrolled;
+  if (sealer == nullptr) return FactorCheck::no_key;
+  if (input.otp) {
+    std::optional<std::int64_t> step = totp_proof(tx, *sealer, *factor, *input.otp, now);
+    // The step is taken only if no newer or equal one was: a replay fails.
+    if (step && tx.second_factors().accept_totp_step(user_id, *step)) return FactorCheck::passed;
+  }
+  if (input.recovery_code) {
+    std::optional<Sha256Digest> digest = recovery_code_digest(*input.recovery_code);
+    if (digest && tx.second_factors().use_recovery_code(user_id, *digest)) {
+      if (recovery_used != nullptr) *recovery_used = true;
+      return FactorCheck::passed;
+    }
+  }
+  return FactorCheck::refused;
+}
+
+std::string totp_seal_context(const std::string& user_id) { return "authd totp " + user_id; }
+
+std::string otpauth_uri(const std::string& issuer, const std::string& email,
+                        const std::string& base32_secret) {
+  std::string issuer_part = percent_encoded(issuer);
+  return "otpauth://totp/" + issuer_part + ":" + percent_encoded(email) +
+         "?secret=" + base32_secret + "&issuer=" + issuer_part +
+         "&algorithm=SHA1&digits=6&period=30";
+}
+
+}  // namespace authd

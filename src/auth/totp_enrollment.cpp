@@ -1,0 +1,262 @@
+#include "auth/totp_enrollment.hpp"
+
+#include <optional>
+
+#include "auth/recovery_codes.hpp"
+#include "auth/second_factor.hpp"
+#include "auth/session.hpp"
+#include "auth/throttle.hpp"
+#include "core/wipe.hpp"
+#include "crypto/hashing_pool.hpp"
+#include "crypto/sealed_secrets.hpp"
+#include "crypto/totp.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+namespace {
+
+// The caller's account and its factor, as of a read of the store.
+struct Caller {
+  bool read = false;  // false: the store failed
+  std::optional<UserRecord> user;
+  std::optional<TotpFactorRecord> factor;
+};
+
+boost::asio::awaitable<Caller> find_caller(AuthContext& ctx, const Sha256Digest& digest) {
+  Caller caller;
+  auto find = [&](Transaction& tx) {
+    caller.user = live_session_user(tx, digest, now_millis());
+    caller.factor.reset();
+    if (caller.user) caller.factor = tx.second_factors().totp_of(caller.user->id);
+  };
+  caller.read = co_await ctx.db.read(find) == StoreStatus::ok;
+  co_return caller;
+}
+
+// This attempt counted as a failed login of the account's e-mail and of the
+// client, up front, as login and POST /password do (the same keys, in the
+// same order); released or cleared when the proof holds. Nothing when the
+// store failed; `outcome` is set when the attempt may not go on.
+boost::asio::awaitable<std::optional<ReservedFailure>> reserve_attempt(
+    AuthContext& ctx, const UserRecord& user, const std::string& client_address,
+    FactorOutcome& outcome) {
+  const AuthPolicy& policy = ctx.policy;
+  const std::string email_key = login_email_key(user.email);
+  const std::vector<ThrottleCounter> per_client =
+      client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
+                      policy.ipv6_aggregates);
+  ReservedFailure reserved;
+  auto reserve = [&](Transaction& tx) {
+    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
+                                     now_millis());
+  };
+  if (co_await ctx.db.write(reserve) != StoreStatus::ok) co_return std::nullopt;
+  if (!reserved.verdict.allowed) {
+    outcome.kind = FactorOutcome::Kind::throttled;
+    outcome.retry_after = reserved.verdict.retry_after;
+  }
+  co_return reserved;
+}
+
+std::vector<Sha256Digest> digests_of(const std::vector<std::string>& codes) {
+  std::vector<Sha256Digest> digests;
+  digests.reserve(codes.size());
+  for (const std::string& code : codes) digests.push_back(*recovery_code_digest(code));
+  return digests;
+}
+
+}  // namespace
+
+boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::string& token,
+                                                  std::string& password,
+                                                  const std::string& client_address) {
+  WipeOnExit wipe_password(password);
+  const Sha256Digest digest = sha256(token);
+  FactorOutcome outcome;
+  Caller caller = co_await find_caller(ctx, digest);
+  if (!caller.read) co_return outcome;
+  if (!caller.user) {
+    outcome.kind = FactorOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  // A place in the hashing pool before anything is written (as login).
+  std::optional<HashingPool::Place> place = ctx.hashing.reserve();
+  if (!place) {
+    outcome.kind = FactorOutcome::Kind::busy;
+    co_return outcome;
+  }
+  std::optional<ReservedFailure> reserved =
+      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+
+  VerifyResult verified = co_await ctx.hashing.verify(*place, password, caller.user->password_hash);
+  if (!verified.matches) {
+    outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
+    co_return outcome;
+  }
+
+  std::string secret = new_totp_secret();
+  WipeOnExit wipe_secret(secret);
+  const std::string user_id = caller.user->id;
+  std::string sealed =
+      ctx.sealer != nullptr ? ctx.sealer->seal(secret, totp_seal_context(user_id)) : std::string();
+  const std::string email_key = login_email_key(caller.user->email);
+  auto put = [&](Transaction& tx) {
+    outcome.kind = FactorOutcome::Kind::unavailable;
+    if (sealed.empty()) {  // no secret key: nothing can be stored
+      reserved->release(tx);
+      return;
+    }
+    if (!live_session_user(tx, digest, now_millis())) {
+      outcome.kind = FactorOutcome::Kind::invalid_token;
+      return;
+    }
+    // The password was right: whatever follows, not a failed guess.
+    reserved->clear_on_success(tx, email_key);
+    if (!tx.second_factors().put_pending_totp(TotpFactorRecord{user_id, sealed, now_millis()})) {
+      outcome.kind = FactorOutcome::Kind::conflict;
+      return;
+    }
+    outcome.kind = FactorOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(put) != StoreStatus::ok) {
+    outcome.kind = FactorOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == FactorOutcome::Kind::ok) {
+    outcome.secret_base32 = base32_secret(secret);
+    outcome.otpauth_uri = otpauth_uri(ctx.policy.mfa_issuer, caller.user->email,
+                                      outcome.secret_base32);
+  }
+  co_return outcome;
+}
+
+boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::string& token,
+                                                   std::string& code,
+                                                   const std::string& client_address) {
+  WipeOnExit wipe_code(code);
+  const Sha256Digest digest = sha256(token);
+  FactorOutcome outcome;
+  Caller caller = co_await find_caller(ctx, digest);
+  if (!caller.read) co_return outcome;
+  if (!caller.user) {
+    outcome.kind = FactorOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  if (!caller.factor || caller.factor->confirmed()) {  // nothing pending to confirm
+    outcome.kind = FactorOutcome::Kind::conflict;
+    co_return outcome;
+  }
+  if (ctx.sealer == nullptr) co_return outcome;  // unavailable
+  std::optional<ReservedFailure> reserved =
+      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+
+  std::vector<std::string> codes = new_recovery_codes();
+  const std::vector<Sha256Digest> code_digests = digests_of(codes);
+  const std::string user_id = caller.user->id;
+  const std::string email_key = login_email_key(caller.user->email);
+  auto confirm = [&](Transaction& tx) {
+    outcome.kind = FactorOutcome::Kind::conflict;
+    if (!live_session_user(tx, digest, now_millis())) {
+      outcome.kind = FactorOutcome::Kind::invalid_token;
+      return;
+    }
+    std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user_id);
+    if (!factor || factor->confirmed()) {
+      reserved->release(tx);  // confirmed or removed meanwhile: no guess was made
+      return;
+    }
+    auto opened = ctx.sealer->open(factor->sealed_secret, totp_seal_context(user_id));
+    std::optional<std::int64_t> step;
+    if (opened) {
+      step = matching_totp_step(opened->plaintext, code, totp_step(now_millis() / 1000));
+      wipe(opened->plaintext);
+    }
+    if (!step) {
+      outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
+      return;
+    }
+    if (!tx.second_factors().confirm_totp(user_id, factor->sealed_secret, *step, now_millis()))
+      return;  // conflict
+    tx.second_factors().replace_recovery_codes(user_id, code_digests);
+    reserved->clear_on_success(tx, email_key);
+    outcome.kind = FactorOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(confirm) != StoreStatus::ok) {
+    outcome.kind = FactorOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == FactorOutcome::Kind::ok) outcome.recovery_codes = std::move(codes);
+  co_return outcome;
+}
+
+boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
+                                                     std::string& code, bool renew,
+                                                     const std::string& client_address) {
+  WipeOnExit wipe_code(code);
+  const Sha256Digest digest = sha256(token);
+  FactorOutcome outcome;
+  Caller caller = co_await find_caller(ctx, digest);
+  if (!caller.read) co_return outcome;
+  if (!caller.user) {
+    outcome.kind = FactorOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  if (!caller.factor || !caller.factor->confirmed()) {  // no factor to remove or renew
+    outcome.kind = FactorOutcome::Kind::conflict;
+    co_return outcome;
+  }
+  std::optional<ReservedFailure> reserved =
+      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+
+  // Six digits are a TOTP code; anything else is tried as a recovery code.
+  SecondFactorInput proof;
+  WipeOnExit wipe_otp(proof.otp);
+  WipeOnExit wipe_recovery(proof.recovery_code);
+  if (code.size() == 6 && code.find_first_not_of("0123456789") == std::string::npos)
+    proof.otp = code;
+  else
+    proof.recovery_code = code;
+  std::vector<std::string> codes = renew ? new_recovery_codes() : std::vector<std::string>{};
+  const std::vector<Sha256Digest> code_digests = digests_of(codes);
+  const std::string user_id = caller.user->id;
+  const std::string email_key = login_email_key(caller.user->email);
+  auto act = [&](Transaction& tx) {
+    Millis now = now_millis();
+    if (!live_session_user(tx, digest, now)) {
+      outcome.kind = FactorOutcome::Kind::invalid_token;
+      return;
+    }
+    switch (check_second_factor(tx, ctx.sealer, user_id, proof, now)) {
+      case FactorCheck::not_enrolled:  // removed meanwhile
+        reserved->release(tx);
+        outcome.kind = FactorOutcome::Kind::conflict;
+        return;
+      case FactorCheck::no_key:
+        reserved->release(tx);
+        outcome.kind = FactorOutcome::Kind::unavailable;
+        return;
+      case FactorCheck::refused:
+        outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
+        return;
+      case FactorCheck::passed:
+        break;
+    }
+    if (renew)
+      tx.second_factors().replace_recovery_codes(user_id, code_digests);
+    else
+      tx.second_factors().remove_all(user_id);
+    reserved->clear_on_success(tx, email_key);
+    outcome.kind = FactorOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(act) != StoreStatus::ok) {
+    outcome.kind = FactorOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == FactorOutcome::Kind::ok) outcome.recovery_codes = std::move(codes);
+  co_return outcome;
+}
+
+}  // namespace authd

@@ -1,0 +1,65 @@
+#include "cli/secret_keys.hpp"
+
+#include <cerrno>
+#include <sys/stat.h>
+
+#include "core/log.hpp"
+
+namespace authd {
+namespace {
+
+std::optional<SecretKey> read_key(const std::string& path, const char* option) {
+  std::string problem;
+  std::optional<SecretKey> key = read_secret_key_file(path, problem);
+  if (!key) log::error("secret_key_unreadable", {{"option", option}, {"problem", problem}});
+  return key;
+}
+
+}  // namespace
+
+SecretKeys open_secret_keys(const Config& config) {
+  SecretKeys keys;
+  std::string path = config.secret_key_file;
+  const char* option = "--secret-key-file";
+  if (path.empty()) {
+    path = config.default_secret_key_file();
+    option = "the default key file beside the database";
+    if (path.empty()) {
+      log::warn("second_factor_unavailable",
+                {{"reason", "no --secret-key-file: TOTP enrolment and logins with a second "
+                            "factor answer 503"}});
+      return keys;
+    }
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
+      // O_EXCL: of two processes starting at once, one creates the key and
+      // the other reads it (EEXIST is not an error here).
+      std::string problem;
+      if (create_secret_key_file(path, problem))
+        log::info("secret_key_created", {{"path", path}});
+      else if (errno != EEXIST)
+        log::warn("secret_key_not_created", {{"problem", problem}});
+    }
+  }
+  std::optional<SecretKey> current = read_key(path, option);
+  if (!current) {
+    keys.ok = false;
+    return keys;
+  }
+  std::optional<SecretKey> previous;
+  if (!config.previous_secret_key_file.empty()) {
+    previous = read_key(config.previous_secret_key_file, "--previous-secret-key-file");
+    if (!previous) {
+      keys.ok = false;
+      return keys;
+    }
+  }
+  // The key ids (never the keys) tell which key sealed a stored secret
+  // (interface.md 12.2.3: is the rotation done?).
+  log::info("secret_key", {{"key_id", current->id},
+                           {"previous_key_id", previous ? previous->id : std::string()}});
+  keys.sealer.emplace(std::move(*current), std::move(previous));
+  return keys;
+}
+
+}  // namespace authd

@@ -1,0 +1,95 @@
+// Helpers of the second factor's integration tests (interface.md 12): the
+// routes with a bearer token, codes computed by an independent RFC 6238
+// implementation (oathtool, Debian's oathtool package), and the QR code
+// read back by a real decoder (zbarimg, after rsvg-convert rasterises the
+// SVG).
+#pragma once
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "contract_support.hpp"
+#include "harness.hpp"
+#include "run_authd.hpp"
+
+namespace authd::test {
+
+inline HttpResponse mfa_call(const AuthdProcess& authd, const std::string& token,
+                             const std::string& route, const nlohmann::json& body) {
+  return post_json(authd.port(), route, body.dump(), {{"Authorization", "Bearer " + token}});
+}
+
+// The TOTP code of `base32_secret` at `unix_seconds` (now when 0), by oathtool.
+inline std::string oathtool_code(const std::string& base32_secret, long long unix_seconds = 0) {
+  std::string command = "oathtool --totp --base32 " + shell_quote(base32_secret);
+  if (unix_seconds != 0) command += " --now " + shell_quote("@" + std::to_string(unix_seconds));
+  CommandResult result = run_shell(command + " 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  return without_trailing_newlines(result.output);
+}
+
+// The code of the time step `steps` away from now (each step 30 s).
+inline std::string code_in_steps(const std::string& base32_secret, int steps) {
+  long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return oathtool_code(base32_secret, now + 30LL * steps);
+}
+
+// What a QR scanner reads in the SVG: rasterised by rsvg-convert, decoded by
+// zbarimg. Empty when nothing decodes.
+inline std::string decoded_qr(const AuthdProcess& authd, const std::string& svg) {
+  std::string svg_path = authd.directory() + "/qr.svg";
+  std::string png_path = authd.directory() + "/qr.png";
+  std::ofstream(svg_path) << svg;
+  CommandResult result =
+      run_shell("rsvg-convert --zoom 4 -o " + shell_quote(png_path) + " " + shell_quote(svg_path) +
+                " && zbarimg --quiet --raw " + shell_quote(png_path) + " 2>" +
+                shell_quote(authd.directory() + "/zbarimg.err"));
+  // zbarimg's standard error has notices of its own (no D-Bus here).
+  if (result.exit_code != 0) return "";
+  return without_trailing_newlines(result.output);
+}
+
+// POST /mfa/totp with the password, checked 200; its body.
+inline nlohmann::json begin_enrolment(const AuthdProcess& authd, const std::string& token,
+                                      const std::string& password = kPassword) {
+  HttpResponse res = mfa_call(authd, token, "/mfa/totp", {{"password", password}});
+  EXPECT_EQ(res.status, 200) << res.body;
+  return res.status == 200 ? res.json() : nlohmann::json::object();
+}
+
+struct Enrolled {
+  std::string token;   // a session opened before the factor
+  std::string secret;  // base32
+  std::vector<std::string> recovery_codes;
+};
+
+// The account kEmail with a confirmed TOTP factor, confirmed with the code
+// of the step before the current one: the current step and the next are
+// still free for two logins (a step is accepted once, interface.md 12.3).
+inline Enrolled enrolled_account(const AuthdProcess& authd) {
+  Enrolled enrolled;
+  authd.add_user(kEmail, kPassword);
+  enrolled.token = authd.login(kEmail, kPassword);
+  nlohmann::json started = begin_enrolment(authd, enrolled.token);
+  enrolled.secret = started.value("secret", "");
+  HttpResponse confirmed = mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
+                                    {{"code", code_in_steps(enrolled.secret, -1)}});
+  EXPECT_EQ(confirmed.status, 200) << confirmed.body;
+  if (confirmed.status == 200)
+    enrolled.recovery_codes = confirmed.json()["recoveryCodes"].get<std::vector<std::string>>();
+  return enrolled;
+}
+
+inline HttpResponse login_with(const AuthdProcess& authd, nlohmann::json extra,
+                               const std::string& password = kPassword) {
+  extra["email"] = kEmail;
+  extra["password"] = password;
+  return post_json(authd.port(), "/login", extra.dump());
+}
+
+}  // namespace authd::test
