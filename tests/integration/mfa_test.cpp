@@ -140,6 +140,18 @@ TEST(Mfa, Interface_12_3_LoginNeedsTheCodeAfterTheRightPassword) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token_of(ok)).status, 200);
 }
 
+// 12.3.7: a disabled account is 403 after the right password, with or
+// without a code; the factor is not asked for.
+TEST(Mfa, Interface_12_3_ADisabledAccountIs403WithOrWithoutACode) {
+  AuthdProcess authd(fast_hashing());
+  Enrolled enrolled = enrolled_account(authd);
+  ASSERT_EQ(authd.cli({"user", "disable", "--email", kEmail}), 0);
+  HttpResponse without = login_with(authd, nlohmann::json::object());
+  EXPECT_EQ(without.status, 403);
+  EXPECT_EQ(without.header_count("authd-second-factor"), 0u);
+  EXPECT_EQ(login_with(authd, {{"otp", code_in_steps(enrolled.secret, 0)}}).status, 403);
+}
+
 // 12.3: a step, once accepted, is never accepted again for the account,
 // nor is an older one; a newer step inside the window still is.
 TEST(Mfa, Interface_12_3_AStepIsAcceptedOnlyOnce) {
