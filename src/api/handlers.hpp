@@ -32,8 +32,7 @@ boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx, A
 boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_mfa_confirm(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_mfa_remove(ApiContext& ctx, ApiRequest& request);
-boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx,
-                                                              ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx, ApiRequest& request);
 // The admin API (interface.md 10.4), on the management listener:
 // api/admin_users.cpp and api/admin_sessions.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, ApiRequest& request);

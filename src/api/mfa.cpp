@@ -22,7 +22,7 @@ namespace {
 
 // A 200 that carries secrets (the TOTP secret, recovery codes): wiped once
 // sent, and never cached (every answer is Cache-Control: no-store).
-ApiResponse secret_response(nlohmann::json body) {
+ApiResponse secret_response(const nlohmann::json& body) {
   ApiResponse response = json_response(200, dump_json(body));
   response.holds_secret = true;
   return response;

@@ -22,7 +22,7 @@ struct LoginOutcome {
     // used before (interface.md 12.3): 401 with Authd-Second-Factor.
     second_factor_required,
     throttled,
-    busy,  // the hashing pool is saturated
+    busy,         // the hashing pool is saturated
     unavailable,  // the store, or a factor but no secret key to open it
   } kind = Kind::unavailable;
   UserRecord user;                      // success

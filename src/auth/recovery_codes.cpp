@@ -8,7 +8,7 @@ namespace authd {
 namespace {
 
 constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz234567";  // RFC 4648 base32
-constexpr std::size_t kLetters = 16;                                       // 16 x 5 = 80 bits
+constexpr std::size_t kLetters = 16;                                        // 16 x 5 = 80 bits
 
 }  // namespace
 

@@ -125,8 +125,8 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
   }
   if (outcome.kind == FactorOutcome::Kind::ok) {
     outcome.secret_base32 = base32_secret(secret);
-    outcome.otpauth_uri = otpauth_uri(ctx.policy.mfa_issuer, caller.user->email,
-                                      outcome.secret_base32);
+    outcome.otpauth_uri =
+        otpauth_uri(ctx.policy.mfa_issuer, caller.user->email, outcome.secret_base32);
   }
   co_return outcome;
 }

@@ -1,7 +1,7 @@
 #include "cli/secret_keys.hpp"
 
-#include <cerrno>
 #include <sys/stat.h>
+#include <cerrno>
 
 #include "core/log.hpp"
 
@@ -26,8 +26,9 @@ SecretKeys open_secret_keys(const Config& config) {
     option = "the default key file beside the database";
     if (path.empty()) {
       log::warn("second_factor_unavailable",
-                {{"reason", "no --secret-key-file: TOTP enrolment and logins with a second "
-                            "factor answer 503"}});
+                {{"reason",
+                  "no --secret-key-file: TOTP enrolment and logins with a second "
+                  "factor answer 503"}});
       return keys;
     }
     struct stat info {};
@@ -58,7 +59,7 @@ SecretKeys open_secret_keys(const Config& config) {
   // (interface.md 12.2.3: is the rotation done?).
   log::info("secret_key", {{"key_id", current->id},
                            {"previous_key_id", previous ? previous->id : std::string()}});
-  keys.sealer.emplace(std::move(*current), std::move(previous));
+  keys.sealer.emplace(*current, previous);
   return keys;
 }
 

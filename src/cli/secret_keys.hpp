@@ -12,7 +12,7 @@
 namespace authd {
 
 struct SecretKeys {
-  bool ok = true;  // false: a configured key file could not be read (logged)
+  bool ok = true;                      // false: a configured key file could not be read (logged)
   std::optional<SecretSealer> sealer;  // none: no key (PostgreSQL without --secret-key-file)
 };
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -28,8 +29,8 @@ std::string key_id(const std::array<std::uint8_t, 32>& key) {
   constexpr std::string_view label = "authd secret key id";
   std::array<std::uint8_t, 16> digest{};
   crypto_generichash(digest.data(), digest.size(),
-                     reinterpret_cast<const unsigned char*>(label.data()), label.size(),
-                     key.data(), key.size());
+                     reinterpret_cast<const unsigned char*>(label.data()), label.size(), key.data(),
+                     key.size());
   std::array<char, 9> hex{};
   sodium_bin2hex(hex.data(), hex.size(), digest.data(), 4);
   return std::string(hex.data(), 8);
@@ -51,7 +52,7 @@ SecretKey::~SecretKey() { sodium_memzero(bytes.data(), bytes.size()); }
 std::optional<SecretKey> read_secret_key_file(const std::string& path, std::string& problem) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
-    problem = path + ": " + std::strerror(errno);
+    problem = path + ": " + std::generic_category().message(errno);
     return std::nullopt;
   }
   if ((info.st_mode & S_IROTH) != 0) {
@@ -69,8 +70,9 @@ std::optional<SecretKey> read_secret_key_file(const std::string& path, std::stri
   if (!text.empty() && text.back() == '\r') text.pop_back();
   std::array<std::uint8_t, 32> key{};
   std::size_t length = 0;
-  if (text.size() != 64 || sodium_hex2bin(key.data(), key.size(), text.data(), text.size(), nullptr,
-                                          &length, nullptr) != 0 ||
+  if (text.size() != 64 ||
+      sodium_hex2bin(key.data(), key.size(), text.data(), text.size(), nullptr, &length, nullptr) !=
+          0 ||
       length != key.size()) {
     sodium_memzero(key.data(), key.size());
     problem = path + ": not a key (64 hexadecimal digits, as `openssl rand -hex 32` prints)";
@@ -84,7 +86,7 @@ std::optional<SecretKey> read_secret_key_file(const std::string& path, std::stri
 bool create_secret_key_file(const std::string& path, std::string& problem) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
-    problem = path + ": " + std::strerror(errno);
+    problem = path + ": " + std::generic_category().message(errno);
     return false;
   }
   std::array<std::uint8_t, 32> key{};
@@ -103,8 +105,8 @@ bool create_secret_key_file(const std::string& path, std::string& problem) {
   return true;
 }
 
-SecretSealer::SecretSealer(SecretKey current, std::optional<SecretKey> previous)
-    : current_(std::move(current)), previous_(std::move(previous)) {}
+SecretSealer::SecretSealer(const SecretKey& current, const std::optional<SecretKey>& previous)
+    : current_(current), previous_(previous) {}
 
 std::string SecretSealer::seal(std::string_view plaintext, std::string_view context) const {
   std::vector<unsigned char> box(kNonceBytes + plaintext.size() + kTagBytes);
@@ -130,8 +132,10 @@ std::optional<SecretSealer::Opened> SecretSealer::open(std::string_view sealed,
   std::string_view id = sealed.substr(kVersion.size() + 1, 8);
   std::string_view encoded = sealed.substr(kVersion.size() + 10);
   const SecretKey* key = nullptr;
-  if (id == current_.id) key = &current_;
-  else if (previous_ && id == previous_->id) key = &*previous_;
+  if (id == current_.id)
+    key = &current_;
+  else if (previous_ && id == previous_->id)
+    key = &*previous_;
   if (key == nullptr) return std::nullopt;
 
   std::vector<unsigned char> box(encoded.size());

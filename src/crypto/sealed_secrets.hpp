@@ -38,7 +38,8 @@ bool create_secret_key_file(const std::string& path, std::string& problem);
 
 class SecretSealer {
  public:
-  explicit SecretSealer(SecretKey current, std::optional<SecretKey> previous = std::nullopt);
+  explicit SecretSealer(const SecretKey& current,
+                        const std::optional<SecretKey>& previous = std::nullopt);
 
   // "v1.<key id>.<base64 of nonce and ciphertext>": text, so that both
   // backends store it in a TEXT column. `context` (e.g. the account's id)

@@ -56,9 +56,9 @@ std::int64_t totp_step(std::int64_t unix_seconds) {
 std::string totp_code(std::string_view secret, std::int64_t step) {
   ensure_oath();
   std::array<char, kTotpDigits + 1> code{};
-  if (step < 0 || oath_hotp_generate(secret.data(), secret.size(), static_cast<std::uint64_t>(step),
-                                     kTotpDigits, false, OATH_HOTP_DYNAMIC_TRUNCATION,
-                                     code.data()) != OATH_OK)
+  if (step < 0 ||
+      oath_hotp_generate(secret.data(), secret.size(), static_cast<std::uint64_t>(step),
+                         kTotpDigits, false, OATH_HOTP_DYNAMIC_TRUNCATION, code.data()) != OATH_OK)
     throw std::runtime_error("TOTP computation failed");
   return std::string(code.data(), kTotpDigits);
 }

@@ -328,8 +328,8 @@ void AuthdProcess::start() {
   if (std::find(extra_args_.begin(), extra_args_.end(), "--admin-listen") == extra_args_.end())
     args.insert(args.end(),
                 {"--admin-listen", "127.0.0.1:0", "--admin-port-file", admin_port_file});
-  if (on_postgres() && std::find(extra_args_.begin(), extra_args_.end(), "--secret-key-file") ==
-                           extra_args_.end())
+  if (on_postgres() &&
+      std::find(extra_args_.begin(), extra_args_.end(), "--secret-key-file") == extra_args_.end())
     args.insert(args.end(), {"--secret-key-file", postgres_secret_key_file()});
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = spawn(args, directory_ + "/authd.log", -1, directory_);

@@ -65,8 +65,9 @@ TEST(Mfa, Interface_12_1_ConfirmationWithACodeGivesTenRecoveryCodes) {
   std::string code = code_in_steps(secret, 0);
   std::string wrong = code == "000000" ? "000001" : "000000";
   EXPECT_EQ(mfa_call(authd, token, "/mfa/totp/confirm", {{"code", wrong}}).status, 403);
-  EXPECT_EQ(mfa_call(authd, token, "/mfa/totp/confirm", {{"code", code_in_steps(secret, 3)}}).status,
-            403);  // outside the window
+  EXPECT_EQ(
+      mfa_call(authd, token, "/mfa/totp/confirm", {{"code", code_in_steps(secret, 3)}}).status,
+      403);  // outside the window
   HttpResponse res = mfa_call(authd, token, "/mfa/totp/confirm", {{"code", code}});
   ASSERT_EQ(res.status, 200) << res.body;
   EXPECT_EQ(res.header("cache-control"), "no-store");
@@ -76,8 +77,9 @@ TEST(Mfa, Interface_12_1_ConfirmationWithACodeGivesTenRecoveryCodes) {
   EXPECT_EQ(res.json().size(), 1u);
 
   // Confirmed: nothing is pending any more.
-  EXPECT_EQ(mfa_call(authd, token, "/mfa/totp/confirm", {{"code", code_in_steps(secret, 1)}}).status,
-            409);
+  EXPECT_EQ(
+      mfa_call(authd, token, "/mfa/totp/confirm", {{"code", code_in_steps(secret, 1)}}).status,
+      409);
   HttpResponse login = login_with(authd, nlohmann::json::object());
   EXPECT_EQ(login.status, 401);
   EXPECT_EQ(login.header("authd-second-factor"), "totp");
@@ -233,10 +235,10 @@ TEST(Mfa, Interface_12_1_WrongCodesOnTheFactorRoutesAreThrottled) {
   for (int i = 0; i < 10; ++i)
     ASSERT_EQ(mfa_call(authd, enrolled.token, "/mfa/totp/remove", {{"code", "000000"}}).status, 403)
         << i;
-  EXPECT_EQ(mfa_call(authd, enrolled.token, "/mfa/totp/remove",
-                     {{"code", enrolled.recovery_codes[0]}})
-                .status,
-            429);
+  EXPECT_EQ(
+      mfa_call(authd, enrolled.token, "/mfa/totp/remove", {{"code", enrolled.recovery_codes[0]}})
+          .status,
+      429);
 }
 
 // 12.3: for an account without a confirmed factor, otp and recoveryCode are
@@ -245,9 +247,9 @@ TEST(Mfa, Interface_12_3_WithoutAFactorTheCodesAreOnlyTypeChecked) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);
   EXPECT_EQ(login_with(authd, {{"otp", "not a code"}, {"recoveryCode", "x"}}).status, 200);
-  for (const nlohmann::json& bad : {nlohmann::json{{"otp", 123456}},
-                                    nlohmann::json{{"otp", nullptr}},
-                                    nlohmann::json{{"recoveryCode", false}}}) {
+  for (const nlohmann::json& bad :
+       {nlohmann::json{{"otp", 123456}}, nlohmann::json{{"otp", nullptr}},
+        nlohmann::json{{"recoveryCode", false}}}) {
     HttpResponse res = login_with(authd, bad);
     EXPECT_EQ(res.status, 400) << bad;
   }
@@ -260,8 +262,8 @@ TEST(Mfa, Interface_12_1_RemovalWithACodeRemovesTheFactorAndItsCodes) {
   Enrolled enrolled = enrolled_account(authd);
   EXPECT_EQ(mfa_call(authd, enrolled.token, "/mfa/totp/remove", {{"code", "000000"}}).status, 403);
   EXPECT_EQ(post_json(authd.port(), "/mfa/totp/remove", R"({"code":"123456"})").status, 401);
-  HttpResponse removed = mfa_call(authd, enrolled.token, "/mfa/totp/remove",
-                                  {{"code", enrolled.recovery_codes[3]}});
+  HttpResponse removed =
+      mfa_call(authd, enrolled.token, "/mfa/totp/remove", {{"code", enrolled.recovery_codes[3]}});
   EXPECT_EQ(removed.status, 204);
   EXPECT_TRUE(removed.body.empty());
   EXPECT_EQ(login_with(authd, nlohmann::json::object()).status, 200);
@@ -337,7 +339,8 @@ TEST(Mfa, Interface_12_4_OperatorsResetTheFactorByCliAndAdminRoute) {
 TEST(Mfa, Interface_12_2_SecretsAreSealedWithAKeyOutsideTheDatabase) {
   AuthdProcess authd(fast_hashing());
   Enrolled enrolled = enrolled_account(authd);
-  std::string sealed = without_trailing_newlines(authd.sql("select sealed_secret from totp_factors"));
+  std::string sealed =
+      without_trailing_newlines(authd.sql("select sealed_secret from totp_factors"));
   EXPECT_EQ(sealed.rfind("v1.", 0), 0u) << sealed;
   EXPECT_EQ(sealed.find(enrolled.secret), std::string::npos);
   std::string dump = authd.sql("select * from totp_factors") + authd.sql("select * from users");
@@ -350,7 +353,8 @@ TEST(Mfa, Interface_12_2_SecretsAreSealedWithAKeyOutsideTheDatabase) {
   // The same database with another key: an instance beside it on
   // PostgreSQL, a copy of the file on SQLite (which gets a key of its own).
   std::string other_key = authd.directory() + "/other.key";
-  ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(other_key)).exit_code, 0);
+  ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(other_key)).exit_code,
+            0);
   std::string url = authd.database_url();
   if (!on_postgres()) {
     authd.stop();
@@ -361,11 +365,11 @@ TEST(Mfa, Interface_12_2_SecretsAreSealedWithAKeyOutsideTheDatabase) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--secret-key-file", other_key});
   AuthdProcess thief(args, url);
-  HttpResponse res = post_json(thief.port(), "/login",
-                               nlohmann::json{{"email", kEmail},
-                                              {"password", kPassword},
-                                              {"otp", code_in_steps(enrolled.secret, 0)}}
-                                   .dump());
+  HttpResponse res = post_json(
+      thief.port(), "/login",
+      nlohmann::json{
+          {"email", kEmail}, {"password", kPassword}, {"otp", code_in_steps(enrolled.secret, 0)}}
+          .dump());
   EXPECT_EQ(res.status, 401);
   EXPECT_EQ(res.header("authd-second-factor"), "totp");
 }
@@ -397,9 +401,9 @@ TEST(Mfa, Interface_12_2_AnUnusableKeyFileStopsTheStart) {
   std::string bad = authd.directory() + "/bad.key";
   std::ofstream(bad) << "0123456789abcdef\n";
   ::chmod(bad.c_str(), 0600);
-  CommandResult result = run_authd({"serve", "--database", authd.database_url(), "--listen",
-                                    "127.0.0.1:0", "--admin-listen", "off", "--secret-key-file",
-                                    bad});
+  CommandResult result =
+      run_authd({"serve", "--database", authd.database_url(), "--listen", "127.0.0.1:0",
+                 "--admin-listen", "off", "--secret-key-file", bad});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("not a key"), std::string::npos) << result.output;
   EXPECT_EQ(result.output.find("0123456789abcdef"), std::string::npos) << result.output;
@@ -416,15 +420,13 @@ TEST(Mfa, Interface_12_2_AnUnusableKeyFileStopsTheStart) {
 TEST(Mfa, Interface_12_2_KeyRotationKeepsFactorsWorking) {
   AuthdProcess authd(fast_hashing());
   Enrolled enrolled = enrolled_account(authd);
-  std::string old_key =
-      on_postgres() ? postgres_secret_key_file() : authd.database_path() + ".key";
+  std::string old_key = on_postgres() ? postgres_secret_key_file() : authd.database_path() + ".key";
   std::string new_key = authd.directory() + "/new.key";
   ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(new_key)).exit_code, 0);
   std::string before = authd.sql("select sealed_secret from totp_factors");
   authd.stop();
   std::vector<std::string> args = fast_hashing();
-  args.insert(args.end(),
-              {"--secret-key-file", new_key, "--previous-secret-key-file", old_key});
+  args.insert(args.end(), {"--secret-key-file", new_key, "--previous-secret-key-file", old_key});
   AuthdProcess rotated(args, authd.database_url());
   EXPECT_EQ(login_with(rotated, {{"otp", code_in_steps(enrolled.secret, 0)}}).status, 200);
   std::string after = rotated.sql("select sealed_secret from totp_factors");

@@ -324,7 +324,8 @@ TEST(Timing, Interface_12_3_WrongCodeMissingCodeAndWrongPasswordTakeTheSameTime)
   double wrong_password = median(samples[0]);
   double missing_code = median(samples[1]);
   double wrong_code = median(samples[2]);
-  EXPECT_GT(std::min({wrong_password, missing_code, wrong_code}), 5.0) << "hashes unexpectedly cheap";
+  EXPECT_GT(std::min({wrong_password, missing_code, wrong_code}), 5.0)
+      << "hashes unexpectedly cheap";
   expect_indistinguishable("/login missing code vs wrong code", missing_code, wrong_code, 0.25);
   expect_indistinguishable("/login wrong password vs missing code", wrong_password, missing_code,
                            0.25);

@@ -65,7 +65,8 @@ TYPED_TEST(StoreConformanceSecondFactors, Interface_12_3_StepsAreAcceptedOnlyFor
 
 // 12.1: a new set replaces the old; each code is taken once; removal takes
 // the factor and the codes, and says whether a confirmed factor was there.
-TYPED_TEST(StoreConformanceSecondFactors, Interface_12_1_RecoveryCodesAreTakenOnceAndRemovedWithTheFactor) {
+TYPED_TEST(StoreConformanceSecondFactors,
+           Interface_12_1_RecoveryCodesAreTakenOnceAndRemovedWithTheFactor) {
   UserRecord u = this->stored_user("codes@example.com");
   UserRecord other = this->stored_user("other@example.com");
   this->write([&](Transaction& tx) {

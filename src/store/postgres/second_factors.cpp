@@ -42,18 +42,20 @@ bool SecondFactors::confirm_totp(std::string_view user_id, std::string_view seal
                                  std::int64_t step, Millis at) {
   Params params;
   params.text(user_id).text(sealed_secret).integer(at).integer(step);
-  return db_.run("UPDATE totp_factors SET confirmed_at = $3, last_step = $4 "
-                 "WHERE user_id = $1 AND sealed_secret = $2 AND confirmed_at IS NULL",
-                 params)
+  return db_.run(
+                "UPDATE totp_factors SET confirmed_at = $3, last_step = $4 "
+                "WHERE user_id = $1 AND sealed_secret = $2 AND confirmed_at IS NULL",
+                params)
              .affected() == 1;
 }
 
 bool SecondFactors::accept_totp_step(std::string_view user_id, std::int64_t step) {
   Params params;
   params.text(user_id).integer(step);
-  return db_.run("UPDATE totp_factors SET last_step = $2 "
-                 "WHERE user_id = $1 AND confirmed_at IS NOT NULL AND last_step < $2",
-                 params)
+  return db_.run(
+                "UPDATE totp_factors SET last_step = $2 "
+                "WHERE user_id = $1 AND confirmed_at IS NOT NULL AND last_step < $2",
+                params)
              .affected() == 1;
 }
 
@@ -83,8 +85,8 @@ bool SecondFactors::remove_all(std::string_view user_id) {
   Params params;
   params.text(user_id);
   db_.run("DELETE FROM recovery_codes WHERE user_id = $1", params);
-  Result removed = db_.run("DELETE FROM totp_factors WHERE user_id = $1 RETURNING confirmed_at",
-                           params);
+  Result removed =
+      db_.run("DELETE FROM totp_factors WHERE user_id = $1 RETURNING confirmed_at", params);
   return removed.rows() == 1 && Row(removed, 0).optional_integer(0).has_value();
 }
 
