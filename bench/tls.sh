@@ -56,8 +56,10 @@ for _ in $(seq "$PAIRS"); do
   run_one plain http
   run_one https https --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
 done | tee "$WORK/runs"
-awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^rps=/) { sub("rps=", "", $i); r[$1] = r[$1] " " $i } }
-  END {
-    for (k in r) { n = split(substr(r[k], 2), v, " "); asort(v); m[k] = v[int((n + 1) / 2)] }
-    printf "median rps: plain %s, https %s; https / plain = %.2f\n", m["plain"], m["https"], m["https"] / m["plain"]
-  }' "$WORK/runs"
+median() { # LABEL: the median of its runs' requests per second
+  sed -n "s/^$1 .* rps=\([^ ]*\) .*/\1/p" "$WORK/runs" | sort -n |
+    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+plain=$(median plain) https=$(median https)
+awk -v p="$plain" -v h="$https" \
+  'BEGIN { printf "median rps: plain %s, https %s; https / plain = %.2f\n", p, h, h / p }'
