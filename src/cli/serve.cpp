@@ -158,11 +158,13 @@ std::optional<std::shared_ptr<TlsContexts>> load_tls(const Config& c) {
     log::error("bad_configuration", {{"option", "--tls-cert/--tls-key"}, {"reason", e.what()}});
     return std::nullopt;
   }
-  struct stat key{};
+  struct stat key {};
   if (::stat(c.tls_key.c_str(), &key) == 0 && (key.st_mode & S_IRWXO) != 0)
-    log::warn("tls_key_readable_by_others",
-              {{"key", c.tls_key},
-               {"reason", "any local user may read the private key: chmod 600 (or 640 with a group of its own)"}});
+    log::warn(
+        "tls_key_readable_by_others",
+        {{"key", c.tls_key},
+         {"reason",
+          "any local user may read the private key: chmod 600 (or 640 with a group of its own)"}});
   log_certificate("tls_loaded", *tls);
   return tls;
 }

@@ -85,8 +85,9 @@ std::vector<ConfigFinding> check_config(const Config& c) {
     findings.push_back({Severity::warning,
                         "public_url_not_https",
                         {{"public_url", c.public_url},
-                         {"reason", "the listeners speak HTTPS only: links in mails and the "
-                                    "allowed origin should be https://"}}});
+                         {"reason",
+                          "the listeners speak HTTPS only: links in mails and the "
+                          "allowed origin should be https://"}}});
   // interface.md 13.5: the cookie's Origin check needs the public origin.
   if (c.http.session_cookie.on() && !c.public_origin())
     findings.push_back(

@@ -343,7 +343,8 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
     rejection = body.rejection;
   }
   Answer answer = co_await answer_request(parser, rejection, client, context);
-  error_code ec = co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);
+  error_code ec =
+      co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);
   log_request(answer, client, started, context.api.metrics);
   // A refused request may have left part of itself (a body, the rest of a
   // header, a body Beast did not frame) unread on the socket: the

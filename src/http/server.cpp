@@ -217,7 +217,8 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
       open = false;
     }
   }
-  if (open && settings.tls) open = co_await tls_handshake(stream, *settings.tls, buffer, connection->peer);
+  if (open && settings.tls)
+    open = co_await tls_handshake(stream, *settings.tls, buffer, connection->peer);
 
   while (open && !draining) {
     // 1. Wait for the first byte of the next request (idle time-out between

@@ -88,9 +88,9 @@ std::shared_ptr<TlsContext> make_server_context(const TlsFiles& files) {
   context->use_private_key(boost::asio::buffer(key), ssl::context::pem, ec);
   sodium_memzero(key.data(), key.size());
   fail_unless(!ec, "no usable private key in " + files.key, ec);
-  fail_unless(SSL_CTX_check_private_key(context->native_handle()) == 1,
-              "the key in " + files.key + " does not match the certificate in " +
-                  files.certificate);
+  fail_unless(
+      SSL_CTX_check_private_key(context->native_handle()) == 1,
+      "the key in " + files.key + " does not match the certificate in " + files.certificate);
   return context;
 }
 
@@ -99,8 +99,8 @@ TlsCertificateInfo certificate_info(TlsContext& context) {
   X509* certificate = SSL_CTX_get0_certificate(context.native_handle());
   if (certificate == nullptr) return info;
   std::unique_ptr<BIO, decltype(&BIO_free)> text(BIO_new(BIO_s_mem()), &BIO_free);
-  if (text && X509_NAME_print_ex(text.get(), X509_get_subject_name(certificate), 0,
-                                 XN_FLAG_RFC2253) >= 0) {
+  if (text &&
+      X509_NAME_print_ex(text.get(), X509_get_subject_name(certificate), 0, XN_FLAG_RFC2253) >= 0) {
     char* data = nullptr;
     long size = BIO_get_mem_data(text.get(), &data);
     if (size > 0) info.subject.assign(data, static_cast<std::size_t>(size));

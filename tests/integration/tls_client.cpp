@@ -104,8 +104,7 @@ std::string TlsConnection::peer_common_name() const {
   X509* certificate = SSL_get1_peer_certificate(impl_->stream.native_handle());
   if (certificate == nullptr) return "";
   char name[256] = {};
-  X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, name,
-                            sizeof name);
+  X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, name, sizeof name);
   X509_free(certificate);
   return name;
 }

@@ -273,9 +273,8 @@ TEST(Tls, Interface_13_3_ReloadOfBadFilesKeepsTheOldCertificate) {
     replace_file(live.cert, broken.cert);
     replace_file(live.key, broken.key);
     authd.signal(SIGHUP);
-    ASSERT_TRUE(wait_for_event(authd, "tls_reload_failed", ++failures))
-        << broken.what << "\n"
-        << authd.log_text();
+    ASSERT_TRUE(wait_for_event(authd, "tls_reload_failed", ++failures)) << broken.what << "\n"
+                                                                        << authd.log_text();
     EXPECT_EQ(served_name(authd.port()), "authd-one") << broken.what;
     EXPECT_EQ(served_name(authd.admin_port()), "authd-one") << broken.what;
   }
@@ -335,8 +334,7 @@ TEST(Tls, Interface_13_3_ProxyHeaderComesBeforeTheHandshake) {
   CertificateDirectory certificates;
   AuthdProcess authd(with_tls(make_certificate(certificates.path(), "authd-one"),
                               {"--proxy-protocol", "--trusted-proxies", "127.0.0.1/32"}));
-  TlsConnection proxied(authd.port(),
-                        {.prefix = "PROXY TCP4 203.0.113.9 127.0.0.1 5000 8080\r\n"});
+  TlsConnection proxied(authd.port(), {.prefix = "PROXY TCP4 203.0.113.9 127.0.0.1 5000 8080\r\n"});
   EXPECT_EQ(proxied.request("GET", "/healthz", {{"X-Request-Id", "through-tls"}}).status, 200);
   std::string client;
   for (int i = 0; i < 500 && client.empty(); ++i) {
