@@ -7,11 +7,11 @@
 #include <sodium.h>
 
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 namespace authd {
@@ -38,7 +38,7 @@ std::string read_whole_file(const std::string& path, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::runtime_error("cannot read the " + std::string(what) + " " + path + ": " +
-                             std::strerror(errno));
+                             std::generic_category().message(errno));
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
@@ -122,7 +122,9 @@ TlsContexts::TlsContexts(TlsFiles files)
 
 std::string TlsContexts::reload() {
   try {
-    current_.store(make_server_context(files_));
+    std::shared_ptr<TlsContext> loaded = make_server_context(files_);
+    std::lock_guard lock(mutex_);
+    current_.swap(loaded);
     return {};
   } catch (const std::exception& e) {
     return e.what();

@@ -5,8 +5,8 @@
 // neither drops nor refuses a connection.
 #pragma once
 
-#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -47,7 +47,10 @@ class TlsContexts {
   explicit TlsContexts(TlsFiles files);
 
   // The context for a new connection. Thread-safe.
-  std::shared_ptr<TlsContext> current() const { return current_.load(); }
+  std::shared_ptr<TlsContext> current() const {
+    std::lock_guard lock(mutex_);
+    return current_;
+  }
 
   // Reads the files again; the new context serves the connections accepted
   // from now on. On failure the current context stays and the reason is
@@ -58,7 +61,10 @@ class TlsContexts {
 
  private:
   TlsFiles files_;
-  std::atomic<std::shared_ptr<TlsContext>> current_;
+  // Held only to copy or swap the pointer: once per new connection, and
+  // never while a file is read.
+  mutable std::mutex mutex_;
+  std::shared_ptr<TlsContext> current_;
 };
 
 }  // namespace authd
