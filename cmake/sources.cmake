@@ -68,7 +68,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/http/cors.cpp ${AUTHD_ROOT}/src/http/exchange.cpp
   ${AUTHD_ROOT}/src/http/request_checks.cpp ${AUTHD_ROOT}/src/http/request_id.cpp
   ${AUTHD_ROOT}/src/http/response_wire.cpp ${AUTHD_ROOT}/src/http/server.cpp
-  ${AUTHD_ROOT}/src/http/proxy_protocol.cpp
+  ${AUTHD_ROOT}/src/http/proxy_protocol.cpp ${AUTHD_ROOT}/src/http/tls.cpp
   # metrics/
   ${AUTHD_ROOT}/src/metrics/metrics.cpp ${AUTHD_ROOT}/src/metrics/sources.cpp
   # config/

@@ -1,6 +1,7 @@
 // `authd serve`: wires the parts together, runs until SIGTERM or SIGINT, then
-// drains (interface.md 9.3).
+// drains (interface.md 9.3); SIGHUP re-reads the TLS files (13.3).
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -25,6 +26,7 @@
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
 #include "http/server.hpp"
+#include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
 #include "metrics/sources.hpp"
 #include "store/database.hpp"
@@ -67,8 +69,9 @@ ConnectionRegistry::Limits connection_limits_within(ConnectionRegistry::Limits l
   return limits;
 }
 
-// The public listener's settings: --listen, and the HTTP limits.
-HttpSettings http_settings_from(const Config& c, rlim_t descriptors) {
+// The public listener's settings: --listen, the HTTP limits, and TLS.
+HttpSettings http_settings_from(const Config& c, rlim_t descriptors,
+                                std::shared_ptr<TlsContexts> tls) {
   HttpSettings http = c.http;
   auto endpoint = c.listen_endpoint();
   http.host = endpoint->first;
@@ -76,7 +79,8 @@ HttpSettings http_settings_from(const Config& c, rlim_t descriptors) {
   http.connection_limits = connection_limits_within(c.http.connection_limits, descriptors);
   // interface.md 13.5 (config_checks.cpp refused an unreadable public URL).
   http.public_origin = c.public_origin().value_or("");
-  http.session_cookie.secure = !c.public_url_is_loopback_http();
+  http.session_cookie.secure = c.session_cookie_secure();
+  http.tls = std::move(tls);
   return http;
 }
 
@@ -131,6 +135,60 @@ std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
   return make_smtp_transport(c.smtp);
 }
 
+// The certificate a listener serves from now on, in the log: an operator
+// sees what a reload took, and when it expires.
+void log_certificate(std::string_view event, TlsContexts& tls) {
+  TlsCertificateInfo info = certificate_info(*tls.current());
+  log::info(event, {{"certificate", tls.files().certificate},
+                    {"subject", info.subject},
+                    {"not_after", info.not_after}});
+  if (info.expired)
+    log::warn("tls_certificate_expired",
+              {{"certificate", tls.files().certificate}, {"not_after", info.not_after}});
+}
+
+// interface.md 13.3: the TLS files, loaded before anything listens; null
+// when TLS is off. A file that fails to load stops the start like any bad
+// setting (the caller exits with 2); the reason never quotes the file.
+std::optional<std::shared_ptr<TlsContexts>> load_tls(const Config& c) {
+  if (!c.tls_on()) return std::shared_ptr<TlsContexts>();
+  std::shared_ptr<TlsContexts> tls;
+  try {
+    tls = std::make_shared<TlsContexts>(TlsFiles{c.tls_cert, c.tls_key});
+  } catch (const std::exception& e) {
+    log::error("bad_configuration", {{"option", "--tls-cert/--tls-key"}, {"reason", e.what()}});
+    return std::nullopt;
+  }
+  struct stat key {};
+  if (::stat(c.tls_key.c_str(), &key) == 0 && (key.st_mode & S_IRWXO) != 0)
+    log::warn(
+        "tls_key_readable_by_others",
+        {{"key", c.tls_key},
+         {"reason",
+          "any local user may read the private key: chmod 600 (or 640 with a group of its own)"}});
+  log_certificate("tls_loaded", *tls);
+  return tls;
+}
+
+// interface.md 13.3: each SIGHUP re-reads the TLS files; connections open
+// or accepted meanwhile are served throughout. A file that fails keeps the
+// certificate in force. Without TLS there is nothing to re-read, and the
+// signal no longer ends the process as its default action would.
+void reload_on_hangup(boost::asio::signal_set& hangup, TlsContexts* tls) {
+  hangup.async_wait([&hangup, tls](const boost::system::error_code& ec, int) {
+    if (ec) return;  // cancelled: draining
+    if (tls == nullptr) {
+      log::info("reload_ignored", {{"reason", "no --tls-cert: nothing to re-read"}});
+    } else if (std::string failure = tls->reload(); !failure.empty()) {
+      log::error("tls_reload_failed",
+                 {{"reason", failure}, {"kept", "the certificate loaded before"}});
+    } else {
+      log_certificate("tls_reloaded", *tls);
+    }
+    reload_on_hangup(hangup, tls);
+  });
+}
+
 // Logs the findings of check_config of one severity; true when there was any.
 bool log_findings(const std::vector<ConfigFinding>& findings, ConfigFinding::Severity severity) {
   bool any = false;
@@ -161,6 +219,8 @@ int run_serve(const Config& config) {
   // those that work but weaken what authd protects are said once.
   std::vector<ConfigFinding> findings = check_config(config);
   if (log_findings(findings, ConfigFinding::Severity::error)) return 2;
+  std::optional<std::shared_ptr<TlsContexts>> tls = load_tls(config);
+  if (!tls) return 2;
   rlim_t descriptors = raise_file_limit();
   prefer_short_time_slices();  // before any other thread starts: they inherit it
   log::info("starting", {{"version", AUTHD_VERSION},
@@ -213,7 +273,7 @@ int run_serve(const Config& config) {
   add_server_sources(metrics, hashing, outbox);
   ApiContext api{auth, &metrics};
   IoThreads io_threads(or_cores(config.io_threads));
-  HttpSettings public_settings = http_settings_from(config, descriptors);
+  HttpSettings public_settings = http_settings_from(config, descriptors, *tls);
   Server server(io_threads, public_settings, api);
   std::unique_ptr<Server> admin_server;
   if (config.admin_listen != "off")
@@ -224,9 +284,14 @@ int run_serve(const Config& config) {
   // one must drain, not kill the process with the signal's default action.
   // (A drain asked for before listening leaves the accept loops at once.)
   boost::asio::signal_set signals(io_threads.main(), SIGINT, SIGTERM);
+  boost::asio::signal_set hangup(io_threads.main(), SIGHUP);
+  reload_on_hangup(hangup, tls->get());
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    // A waiting signal would keep the main thread's loop running.
+    boost::system::error_code ignored;
+    hangup.cancel(ignored);
     server.drain();
     if (admin_server) admin_server->drain();
   });

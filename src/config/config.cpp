@@ -167,6 +167,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_listener_options(app, c);
   add_connection_options(app, c);
   add_browser_and_proxy_options(app, c);
+  add_tls_options(app, c);
   add_store_tuning_options(app, c);
   add_hashing_options(app, c);
   add_lifetime_options(app, c);

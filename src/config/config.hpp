@@ -31,6 +31,9 @@ struct Config {
   std::string admin_listen = "127.0.0.1:8081";
   std::string admin_port_file;
   std::size_t io_threads = 0;  // 0: one per core
+  // interface.md 13.3: PEM files; both set, or neither (plain HTTP).
+  std::string tls_cert;
+  std::string tls_key;
 
   // Storage
   std::string database = "sqlite:authd.db";
@@ -104,6 +107,11 @@ struct Config {
   // localhost): the only case where the session cookie goes without
   // `Secure` (interface.md 13.5).
   bool public_url_is_loopback_http() const;
+  // --tls-cert and --tls-key are given: the listeners speak HTTPS only.
+  bool tls_on() const { return !tls_cert.empty() || !tls_key.empty(); }
+  // The session cookie's Secure attribute: always over HTTPS (13.3),
+  // otherwise unless the public URL is loopback http (13.5).
+  bool session_cookie_secure() const { return tls_on() || !public_url_is_loopback_http(); }
 };
 
 // "HOST:PORT" or "[V6]:PORT" split; nothing when malformed.

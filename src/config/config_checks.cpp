@@ -77,6 +77,17 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   if (c.http.proxy_protocol && c.http.trusted_proxies.empty())
     findings.push_back(bad_configuration(
         "--proxy-protocol", "needs --trusted-proxies: only their connections are accepted"));
+  // interface.md 13.3: a certificate is served with its key.
+  if (c.tls_cert.empty() != c.tls_key.empty())
+    findings.push_back(bad_configuration(c.tls_cert.empty() ? "--tls-cert" : "--tls-key",
+                                         "--tls-cert and --tls-key go together"));
+  if (c.tls_on() && c.public_url.rfind("http://", 0) == 0)
+    findings.push_back({Severity::warning,
+                        "public_url_not_https",
+                        {{"public_url", c.public_url},
+                         {"reason",
+                          "the listeners speak HTTPS only: links in mails and the "
+                          "allowed origin should be https://"}}});
   // interface.md 13.5: the cookie's Origin check needs the public origin.
   if (c.http.session_cookie.on() && !c.public_origin())
     findings.push_back(

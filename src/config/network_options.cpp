@@ -152,4 +152,17 @@ void add_browser_and_proxy_options(CLI::App& app, Config& c) {
       ->type_name("CIDR");
 }
 
+void add_tls_options(CLI::App& app, Config& c) {
+  app.add_option("--tls-cert", c.tls_cert,
+                 "PEM file of the certificate and its chain: both listeners speak HTTPS only "
+                 "(TLS 1.2 or later); SIGHUP re-reads it (interface.md 13.3)")
+      ->envname("AUTHD_TLS_CERT")
+      ->type_name("FILE");
+  app.add_option("--tls-key", c.tls_key,
+                 "PEM file of the certificate's private key (unencrypted, readable by authd "
+                 "alone); SIGHUP re-reads it")
+      ->envname("AUTHD_TLS_KEY")
+      ->type_name("FILE");
+}
+
 }  // namespace authd

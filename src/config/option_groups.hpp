@@ -29,6 +29,8 @@ void add_listener_options(CLI::App& app, Config& c);
 void add_connection_options(CLI::App& app, Config& c);
 // Browsers (CORS) and reverse proxies in front of authd.
 void add_browser_and_proxy_options(CLI::App& app, Config& c);
+// HTTPS on both listeners (interface.md 13.3).
+void add_tls_options(CLI::App& app, Config& c);
 
 // service_options.cpp
 // The store's tuning beyond add_database_options: caches, threads, pruning.

@@ -86,7 +86,7 @@ struct Answer {
 // line are looked for in the raw bytes first (HeaderPrescan), reading on
 // until the scan has a verdict or the bytes pass Beast's limit (then Beast
 // answers 414 or 431 as before).
-asio::awaitable<Reading> prescan_head(beast::tcp_stream& stream, ReadBuffer& buffer,
+asio::awaitable<Reading> prescan_head(HttpStream& stream, ReadBuffer& buffer,
                                       std::uint32_t header_limit) {
   HeaderPrescan prescan(header_limit);
   error_code ec;
@@ -129,7 +129,7 @@ Reading header_verdict(const error_code& ec, const Parser& parser, std::size_t h
 // deadline and checked; 413 for a declared length comes right after the
 // header checks, before any byte of the body is read (and before any 100
 // Continue).
-asio::awaitable<Reading> read_head(beast::tcp_stream& stream, ReadBuffer& buffer, Parser& parser,
+asio::awaitable<Reading> read_head(HttpStream& stream, ReadBuffer& buffer, Parser& parser,
                                    const HttpSettings& settings, bool header_deadline_set) {
   const std::uint32_t header_limit = parser_header_limit(settings);
   parser.header_limit(header_limit);
@@ -184,7 +184,7 @@ Reading body_verdict(const error_code& ec) {
 // Step 2: the body of a request whose header passed, bounded in size (413
 // as it arrives, chunked or not) and in time (the header deadline still
 // runs).
-asio::awaitable<Reading> read_body(beast::tcp_stream& stream, ReadBuffer& buffer, Parser& parser,
+asio::awaitable<Reading> read_body(HttpStream& stream, ReadBuffer& buffer, Parser& parser,
                                    const HttpSettings& settings, const std::string& client) {
   parser.body_limit(settings.max_body);  // bounds a chunked body as it arrives
   if (log::debug_enabled())
@@ -292,13 +292,14 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
 // them is wiped once sent. RFC 9110 9.3.2: the answer to HEAD has the
 // headers the answer to GET would have, but never a body; sending one would
 // make the client read it as the start of the next response.
-asio::awaitable<error_code> write_response(beast::tcp_stream& stream, Answer& answer,
-                                           Duration timeout) {
+asio::awaitable<error_code> write_response(HttpStream& stream, Answer& answer, Duration timeout,
+                                           bool https) {
   ResponseFrame frame{.version = answer.version,
                       .keep_alive = answer.keep_alive,
                       .head = answer.method == "HEAD",
                       .date = http_date(),
-                      .request_id = answer.request_id};
+                      .request_id = answer.request_id,
+                      .https = https};
   std::string wire = response_wire(answer.response, frame);
   stream.expires_after(timeout);
   error_code ec;
@@ -326,7 +327,7 @@ void log_request(const Answer& answer, const std::string& client,
 
 }  // namespace
 
-asio::awaitable<After> serve_request(beast::tcp_stream& stream, const std::string& peer,
+asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer,
                                      ReadBuffer& buffer, bool header_deadline_set,
                                      ExchangeContext context) {
   const HttpSettings& settings = context.settings;
@@ -342,7 +343,8 @@ asio::awaitable<After> serve_request(beast::tcp_stream& stream, const std::strin
     rejection = body.rejection;
   }
   Answer answer = co_await answer_request(parser, rejection, client, context);
-  error_code ec = co_await write_response(stream, answer, settings.header_timeout);
+  error_code ec =
+      co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);
   log_request(answer, client, started, context.api.metrics);
   // A refused request may have left part of itself (a body, the rest of a
   // header, a body Beast did not frame) unread on the socket: the

@@ -13,9 +13,9 @@
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 
 #include "api/api.hpp"
+#include "http/http_stream.hpp"
 #include "http/request_checks.hpp"
 #include "http/server.hpp"
 
@@ -49,8 +49,8 @@ inline std::size_t max_buffered(const HttpSettings& settings) {
 // left there for the next request). `header_deadline_set`: the stream's
 // deadline already runs for this header (a new connection's, from the
 // accept).
-boost::asio::awaitable<After> serve_request(boost::beast::tcp_stream& stream,
-                                            const std::string& peer, ReadBuffer& buffer,
-                                            bool header_deadline_set, ExchangeContext context);
+boost::asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer,
+                                            ReadBuffer& buffer, bool header_deadline_set,
+                                            ExchangeContext context);
 
 }  // namespace authd

@@ -5,6 +5,8 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
 
+#include "http/tls.hpp"
+
 namespace authd {
 namespace {
 
@@ -46,6 +48,7 @@ std::string response_wire(const ApiResponse& response, const ResponseFrame& fram
   if (!own_cache) append_field(wire, "Cache-Control", "no-store");
   append_field(wire, "Date", frame.date);
   append_field(wire, "X-Request-Id", frame.request_id);
+  if (frame.https) append_field(wire, "Strict-Transport-Security", kStrictTransportSecurity);
   for (const auto& [name, value] : response.headers) append_field(wire, name, value);
   if (frame.version == 11 && !frame.keep_alive) append_field(wire, "Connection", "close");
   if (frame.version == 10 && frame.keep_alive) append_field(wire, "Connection", "keep-alive");

@@ -22,11 +22,13 @@ struct ResponseFrame {
   bool head = false;  // HEAD: the headers the GET answer has, never a body
   std::string_view date;
   std::string_view request_id;
+  bool https = false;  // the listener speaks TLS: Strict-Transport-Security
 };
 
 // The status line; Content-Type and Cache-Control: no-store, each replaced
-// by a handler header of the same name; Date and X-Request-Id; the
-// handler's headers in order; Connection where HTTP/1.x needs it spelled
+// by a handler header of the same name; Date and X-Request-Id;
+// Strict-Transport-Security over HTTPS (interface.md 13.3); the handler's
+// headers in order; Connection where HTTP/1.x needs it spelled
 // out; Content-Length (none on 1xx, 204 and 304: RFC 9110 8.6); the empty
 // line; and the body unless `head`. The same bytes as Beast's message with
 // set(), keep_alive() and prepare_payload() (tests/unit/response_wire_test).

@@ -20,6 +20,7 @@
 #include "http/client_address.hpp"
 #include "http/exchange.hpp"
 #include "http/proxy_protocol.hpp"
+#include "http/tls.hpp"
 
 namespace authd {
 
@@ -42,14 +43,14 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   struct Connection : ConnectionRegistry::Tracked, std::enable_shared_from_this<Connection> {
     Connection(tcp::socket socket, std::string address)
         : Tracked(client_network(address)), stream(std::move(socket)), peer(std::move(address)) {}
-    beast::tcp_stream stream;
+    HttpStream stream;
     std::string peer;     // the TCP peer's address
     bool waiting = true;  // its own thread's view: waiting for a request's first byte
 
     void close_if_idle() override {
       asio::post(stream.get_executor(), [self = shared_from_this()] {
         error_code ignored;
-        if (self->waiting) self->stream.socket().cancel(ignored);
+        if (self->waiting) self->stream.tcp().socket().cancel(ignored);
       });
     }
   };
@@ -106,16 +107,14 @@ asio::awaitable<void> discard_until_closed(beast::tcp_stream& stream, Duration t
 }
 
 // interface.md 13.2: the PROXY header that starts a connection from a
-// trusted proxy, read within the header time-out (a balancer sends it at
-// once). The client it names, or the peer for a header that names none
+// trusted proxy, read within the header time-out that runs from the accept
+// (a balancer sends it at once). The client it names, or the peer for a header that names none
 // (a health check); nothing when the header is missing, malformed or late:
 // the connection is then closed unanswered. Bytes after the header are the
 // first request's, and stay in `buffer`.
 asio::awaitable<std::optional<std::string>> read_proxy_header(beast::tcp_stream& stream,
                                                               ReadBuffer& buffer,
-                                                              const std::string& peer,
-                                                              Duration timeout) {
-  stream.expires_after(timeout);
+                                                              const std::string& peer) {
   error_code ec;
   while (true) {
     auto data = buffer.data();
@@ -131,6 +130,25 @@ asio::awaitable<std::optional<std::string>> read_proxy_header(beast::tcp_stream&
     if (ec) co_return std::nullopt;
     buffer.commit(n);
   }
+}
+
+// interface.md 13.3: the TLS handshake, before the first request and after
+// any PROXY header (which a balancer sends in clear), within the header
+// time-out that runs from the accept. Bytes read with the PROXY header
+// beyond it are the start of the ClientHello: they go to the handshake.
+// The client can send nothing else before our answer to it, so the
+// handshake takes them all. False when it failed (plain HTTP, an old
+// protocol version, a time-out): the connection is closed unanswered.
+asio::awaitable<bool> tls_handshake(HttpStream& stream, TlsContexts& tls, ReadBuffer& buffer,
+                                    const std::string& peer) {
+  HttpStream::TlsLayer& layer = stream.start_tls(tls.current());
+  error_code ec;
+  co_await layer.async_handshake(asio::ssl::stream_base::server, buffer.data(),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+  buffer.consume(buffer.size());
+  if (ec && log::debug_enabled())
+    log::debug("tls_handshake_failed", {{"peer", peer}, {"reason", ec.message()}});
+  co_return !ec;
 }
 
 }  // namespace
@@ -153,14 +171,14 @@ bool Server::State::admit(const std::shared_ptr<Connection>& connection) {
                              ? "--max-connections"
                              : "--max-connections-per-client"}});
   error_code ignored;
-  connection->stream.socket().close(ignored);
+  connection->stream.tcp().socket().close(ignored);
   return false;
 }
 
 asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connection) {
   auto self = shared_from_this();  // keeps the state alive while we run
   error_code ec;
-  beast::tcp_stream& stream = connection->stream;
+  HttpStream& stream = connection->stream;
   // Leaves the registry on every path out, exceptions included, so that a
   // drain never waits for a connection that is gone.
   struct Forget {
@@ -180,14 +198,18 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
   // lingering close below.
   bool request_unread = false;
 
+  // A new connection's header deadline runs from the accept: the PROXY
+  // header, the TLS handshake and the first request's header all count
+  // against it, so that a client cannot stretch it by sending each slowly.
+  stream.expires_after(settings.header_timeout);
+
   // interface.md 13.2: from here on the peer is the client the trusted
   // proxy names (the request log, throttling and 13.1 all see that one).
   bool open = true;
   if (settings.proxy_protocol) {
     std::optional<std::string> client;
     if (is_trusted_proxy(connection->peer, settings.trusted_proxies))
-      client =
-          co_await read_proxy_header(stream, buffer, connection->peer, settings.header_timeout);
+      client = co_await read_proxy_header(stream.tcp(), buffer, connection->peer);
     if (client) {
       connection->peer = std::move(*client);
     } else {
@@ -195,17 +217,17 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
       open = false;
     }
   }
+  if (open && settings.tls)
+    open = co_await tls_handshake(stream, *settings.tls, buffer, connection->peer);
 
   while (open && !draining) {
     // 1. Wait for the first byte of the next request (idle time-out between
-    //    keep-alive requests), then give the whole header its own deadline.
-    //    A new connection's header deadline runs from the accept, so that
-    //    a client cannot stretch it by waiting before its first byte.
-    bool header_deadline_set = false;
+    //    keep-alive requests), then give the whole header its own deadline;
+    //    a new connection's runs already (above).
+    const bool header_deadline_set = first_request;
     if (buffer.size() == 0) {
       buffer.shrink_to_fit();  // wipes what the last request left behind
-      stream.expires_after(first_request ? settings.header_timeout : settings.idle_timeout);
-      header_deadline_set = first_request;
+      if (!first_request) stream.expires_after(settings.idle_timeout);
       // A small first read: an idle keep-alive connection holds this buffer
       // for as long as it waits, and most requests fit in it; a longer one
       // is read on by serve_request.
@@ -226,9 +248,12 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
     connection->set_idle(true);
   }
 
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  if (request_unread) co_await discard_until_closed(stream, settings.header_timeout);
-  stream.close();
+  // Over TLS, no close_notify: every response is delimited by its
+  // Content-Length, and waiting for the client's close_notify would let an
+  // idle client hold the connection (docs/design-decisions.md, "TLS").
+  stream.tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (request_unread) co_await discard_until_closed(stream.tcp(), settings.header_timeout);
+  stream.tcp().close();
 }
 
 asio::awaitable<void> Server::State::accept_loop() {

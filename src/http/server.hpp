@@ -19,6 +19,8 @@
 
 namespace authd {
 
+class TlsContexts;  // http/tls.hpp
+
 struct HttpSettings {
   // Which routes this listener serves (api/routes.cpp): the public API, or
   // the management routes (/metrics, /healthz, later /admin/...).
@@ -50,6 +52,9 @@ struct HttpSettings {
   // authenticated by the cookie (besides the CORS origins).
   SessionCookie session_cookie;
   std::string public_origin;
+  // interface.md 13.3: HTTPS only, with the holder's current certificate
+  // at each accept (both listeners share one holder); null: plain HTTP.
+  std::shared_ptr<TlsContexts> tls;
 };
 
 class Server {

@@ -26,6 +26,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "http_message.hpp"
+#include "tls_client.hpp"
+
 #ifndef AUTHD_BINARY
 #error "AUTHD_BINARY must name the authd executable"
 #endif
@@ -117,7 +120,9 @@ void remove_unless_kept(const std::string& directory) {
   std::filesystem::remove_all(directory, ec);
 }
 
-HttpResponse convert(http::response<http::string_body>& res) {
+}  // namespace
+
+HttpResponse convert(WireResponse& res) {
   HttpResponse out;
   out.status = static_cast<int>(res.result_int());
   for (const auto& field : res) {
@@ -128,7 +133,20 @@ HttpResponse convert(http::response<http::string_body>& res) {
   return out;
 }
 
-}  // namespace
+WireRequest make_request(const std::string& method, const std::string& target,
+                         const Headers& headers, const std::string& body) {
+  WireRequest req;
+  req.method_string(method);
+  req.target(target);
+  req.version(11);
+  req.set(http::field::host, "127.0.0.1");
+  for (const auto& [name, value] : headers) req.insert(name, value);
+  if (!body.empty() || method == "POST") {
+    req.body() = body;
+    req.prepare_payload();
+  }
+  return req;
+}
 
 std::string HttpResponse::header(const std::string& name) const {
   auto it = headers.find(lower(name));
@@ -175,17 +193,7 @@ HttpResponse HttpConnection::read_response() {
 
 HttpResponse HttpConnection::request(const std::string& method, const std::string& target,
                                      const Headers& headers, const std::string& body) {
-  http::request<http::string_body> req;
-  req.method_string(method);
-  req.target(target);
-  req.version(11);
-  req.set(http::field::host, "127.0.0.1");
-  for (const auto& [name, value] : headers) req.insert(name, value);
-  if (!body.empty() || method == "POST") {
-    req.body() = body;
-    req.prepare_payload();
-  }
-  http::write(impl_->socket, req);
+  http::write(impl_->socket, make_request(method, target, headers, body));
   return read_response();
 }
 
@@ -369,8 +377,11 @@ void AuthdProcess::wait_until_ready() {
   bool proxied =
       std::find(extra_args_.begin(), extra_args_.end(), "--proxy-protocol") != extra_args_.end();
   unsigned short health_port = proxied && admin_port_ != 0 ? admin_port_ : port_;
+  // interface.md 13.3: with a certificate both listeners speak HTTPS only.
+  bool https = std::find(extra_args_.begin(), extra_args_.end(), "--tls-cert") != extra_args_.end();
   bool healthy = poll([&] {
     try {
+      if (https) return TlsConnection(health_port).request("GET", "/healthz").status == 200;
       return send_request(health_port, "GET", "/healthz").status == 200;
     } catch (const std::exception&) {
       return false;

@@ -169,6 +169,32 @@ TEST(ConfigChecks, Interface_8_2_ARemotePostgresqlWithoutVerifiedTlsIsWarnedAbou
   }
 }
 
+// 13.3: a certificate without its key, or a key without its certificate,
+// stops the start; both together are fine.
+TEST(ConfigChecks, Interface_13_3_CertificateAndKeyGoTogether) {
+  Config cert_only;
+  cert_only.tls_cert = "/etc/authd/cert.pem";
+  EXPECT_EQ(refused_option(cert_only), "--tls-key");
+  Config key_only;
+  key_only.tls_key = "/etc/authd/key.pem";
+  EXPECT_EQ(refused_option(key_only), "--tls-cert");
+  Config both = cert_only;
+  both.tls_key = key_only.tls_key;
+  both.public_url = "https://auth.example.com";
+  EXPECT_TRUE(check_config(both).empty());
+}
+
+// 13.3: links in mails keep an http:// public URL while the listeners
+// speak HTTPS only: said at start.
+TEST(ConfigChecks, Interface_13_3_AnHttpPublicUrlWithTlsIsWarnedAbout) {
+  Config c;
+  c.tls_cert = "/etc/authd/cert.pem";
+  c.tls_key = "/etc/authd/key.pem";
+  c.public_url = "http://auth.example.com";
+  ASSERT_EQ(warnings(c).size(), 1u);
+  EXPECT_EQ(warnings(c).front().event, "public_url_not_https");
+}
+
 // 13.1: a trusted proxy network that holds every address lets any client
 // name itself in X-Forwarded-For or Forwarded.
 TEST(ConfigChecks, Interface_13_1_TrustingEveryAddressIsWarnedAbout) {

@@ -29,6 +29,7 @@ Response beast_message(const ApiResponse& response, const ResponseFrame& frame) 
   res.set(http::field::cache_control, "no-store");
   res.set(http::field::date, bsv(frame.date));
   res.set("X-Request-Id", bsv(frame.request_id));
+  if (frame.https) res.set(http::field::strict_transport_security, "max-age=63072000");
   for (const auto& [name, value] : response.headers) {
     if (iequal(name, "Content-Type") || iequal(name, "Cache-Control")) {
       res.set(name, value);
@@ -87,6 +88,18 @@ TEST(ResponseWire, AJsonAnswerKeptAlive) {
   ok.body = R"({"id":"u1","email":"a@b.c"})";
   expect_same_bytes(ok, frame());
   EXPECT_TRUE(response_wire(ok, frame()).starts_with("HTTP/1.1 200 OK\r\n"));
+}
+
+// interface.md 13.3: every answer over HTTPS carries HSTS, none over HTTP.
+TEST(ResponseWire, Interface_13_3_HttpsAnswersCarryStrictTransportSecurity) {
+  ApiResponse ok;
+  ok.body = "{}";
+  ResponseFrame https = frame();
+  https.https = true;
+  expect_same_bytes(ok, https);
+  EXPECT_NE(response_wire(ok, https).find("\r\nStrict-Transport-Security: max-age=63072000\r\n"),
+            std::string::npos);
+  EXPECT_EQ(response_wire(ok, frame()).find("Strict-Transport-Security"), std::string::npos);
 }
 
 TEST(ResponseWire, AnErrorThatClosesWithRepeatedHeaders) {

@@ -26,6 +26,17 @@ TEST(SessionCookieUnit, Interface_13_5_SecureDroppedOnlyForLoopbackHttp) {
     EXPECT_FALSE(with_public_url(url).public_url_is_loopback_http()) << url;
 }
 
+// 13.3: over HTTPS the cookie is Secure even for a loopback http:// URL.
+TEST(SessionCookieUnit, Interface_13_3_SecureWheneverTheListenersSpeakHttps) {
+  Config plain = with_public_url("http://127.0.0.1:8080");
+  EXPECT_FALSE(plain.session_cookie_secure());
+  Config https = plain;
+  https.tls_cert = "/etc/authd/cert.pem";
+  https.tls_key = "/etc/authd/key.pem";
+  EXPECT_TRUE(https.session_cookie_secure());
+  EXPECT_TRUE(with_public_url("http://auth.example.com").session_cookie_secure());
+}
+
 TEST(SessionCookieUnit, Interface_13_5_PublicOriginIsAsBrowsersSendIt) {
   EXPECT_EQ(with_public_url("https://Auth.Example.com/auth").public_origin(),
             "https://auth.example.com");
