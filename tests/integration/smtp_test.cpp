@@ -8,6 +8,7 @@
 
 #include "contract_support.hpp"
 #include "harness.hpp"
+#include "tls_client.hpp"
 
 namespace authd::test {
 namespace {
@@ -229,27 +230,26 @@ TEST(Smtp, AuthenticatesWithConfiguredCredentials) {
   EXPECT_EQ(authd.log_text().find("relay-secret-1"), std::string::npos);
 }
 
-// A self-signed certificate for 127.0.0.1, made with Debian's openssl.
-struct TestCertificate {
+// A self-signed certificate for 127.0.0.1 (tls_client.hpp's, made with
+// Debian's openssl) in a directory of its own, removed afterwards.
+struct RelayCertificate {
   std::string directory =
       std::filesystem::temp_directory_path() / ("authd-cert-" + std::to_string(::getpid()));
-  std::string cert = directory + "/cert.pem";
-  std::string key = directory + "/key.pem";
-  TestCertificate() {
+  std::string cert;
+  std::string key;
+  RelayCertificate() {
     std::filesystem::create_directories(directory);
-    std::string command =
-        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1"
-        " -addext subjectAltName=IP:127.0.0.1 -keyout " +
-        key + " -out " + cert + " 2>/dev/null";
-    if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl failed");
+    TestCertificate made = make_certificate(directory, "127.0.0.1");
+    cert = made.cert;
+    key = made.key;
   }
-  ~TestCertificate() { std::filesystem::remove_all(directory); }
+  ~RelayCertificate() { std::filesystem::remove_all(directory); }
 };
 
 // STARTTLS required: the relay offers it with a certificate authd trusts
 // through --smtp-ca-file; the mail arrives over TLS.
 TEST(Smtp, StartTlsWithAPrivateCa) {
-  TestCertificate certificate;
+  RelayCertificate certificate;
   SmtpSink sink({.tls_cert = certificate.cert, .tls_key = certificate.key});
   AuthdProcess authd(
       smtp_args(sink.url(), {"--smtp-starttls", "required", "--smtp-ca-file", certificate.cert}));
