@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "tls_client.hpp"
 
 namespace authd::test {
 namespace {
@@ -39,8 +40,8 @@ std::string configuration(unsigned short port, unsigned short upstream_port,
 
 }  // namespace
 
-HaProxy::HaProxy(unsigned short upstream_port, const std::string& send_proxy)
-    : upstream_port_(upstream_port), send_proxy_(send_proxy) {
+HaProxy::HaProxy(unsigned short upstream_port, const std::string& send_proxy, bool upstream_tls)
+    : upstream_port_(upstream_port), send_proxy_(send_proxy), upstream_tls_(upstream_tls) {
   char pattern[] = "/tmp/authd-haproxy-XXXXXX";
   if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   directory_ = pattern;
@@ -107,7 +108,9 @@ bool HaProxy::start_on(unsigned short port) {
       return false;
     }
     try {
-      if (send_request(port, "GET", "/healthz").status == 200) return true;
+      int answered = upstream_tls_ ? TlsConnection(port).request("GET", "/healthz").status
+                                   : send_request(port, "GET", "/healthz").status;
+      if (answered == 200) return true;
     } catch (const std::exception&) {
       // not listening yet
     }

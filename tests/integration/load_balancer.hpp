@@ -12,8 +12,10 @@ namespace authd::test {
 class HaProxy {
  public:
   // `send_proxy`: "send-proxy" or "send-proxy-v2". Returns once a request
-  // through it reaches authd (GET /healthz answers 200).
-  HaProxy(unsigned short upstream_port, const std::string& send_proxy);
+  // through it reaches authd (GET /healthz answers 200, over HTTPS when
+  // `upstream_tls`: HAProxy then passes TLS through untouched, interface.md
+  // 13.3 behind 13.2).
+  HaProxy(unsigned short upstream_port, const std::string& send_proxy, bool upstream_tls = false);
   ~HaProxy();
   HaProxy(const HaProxy&) = delete;
   HaProxy& operator=(const HaProxy&) = delete;
@@ -27,6 +29,7 @@ class HaProxy {
 
   unsigned short upstream_port_;
   std::string send_proxy_;
+  bool upstream_tls_ = false;
   std::string directory_;
   int pid_ = -1;
   unsigned short port_ = 0;

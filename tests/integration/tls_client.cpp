@@ -76,6 +76,10 @@ struct TlsConnection::Impl {
 TlsConnection::TlsConnection(unsigned short port, const TlsOptions& options)
     : impl_(std::make_unique<Impl>(options)) {
   tcp::socket& socket = impl_->stream.next_layer();
+  if (!options.source_address.empty()) {
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(asio::ip::make_address(options.source_address), 0));
+  }
   socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
   if (!options.prefix.empty()) {
     cork(socket, true);

@@ -29,6 +29,9 @@ struct TlsOptions {
   // Bytes sent in clear before the handshake (a PROXY header), in the
   // same TCP segment as the start of the ClientHello.
   std::string prefix;
+  // The client's own address (any of 127.0.0.0/8): several clients
+  // without a network, as HttpConnection's.
+  std::string source_address;
 };
 
 // One HTTPS connection (keep-alive). The constructor throws

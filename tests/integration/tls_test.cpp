@@ -17,6 +17,7 @@
 
 #include "contract_support.hpp"
 #include "harness.hpp"
+#include "load_balancer.hpp"
 #include "tls_client.hpp"
 
 namespace authd::test {
@@ -345,6 +346,34 @@ TEST(Tls, Interface_13_3_ProxyHeaderComesBeforeTheHandshake) {
   EXPECT_EQ(client, "203.0.113.9");
   // Without the header the handshake never starts.
   EXPECT_FALSE(handshake_succeeds(authd.port(), {}, nullptr));
+}
+
+// 13.3 behind 13.2 with a real HAProxy (Debian's) in TCP mode: TLS passes
+// through it untouched after its PROXY header, in both versions, and each
+// request is the real client's.
+void tls_behind_haproxy(const std::string& send_proxy) {
+  CertificateDirectory certificates;
+  AuthdProcess authd(with_tls(make_certificate(certificates.path(), "authd-one"),
+                              {"--proxy-protocol", "--trusted-proxies", "127.0.0.1/32"}));
+  HaProxy haproxy(authd.port(), send_proxy, true);
+  TlsConnection client(haproxy.port(), {.source_address = "127.0.0.7"});
+  EXPECT_EQ(client.peer_common_name(), "authd-one");
+  HttpResponse res = client.request("GET", "/healthz", {{"X-Request-Id", "via-haproxy"}});
+  EXPECT_EQ(res.status, 200);
+  EXPECT_FALSE(res.header("strict-transport-security").empty());
+  std::string logged;
+  for (int i = 0; i < 500 && logged.empty(); ++i) {
+    for (const auto& line : log_lines(authd))
+      if (line.value("request_id", "") == "via-haproxy") logged = line.value("client", "");
+    if (logged.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(logged, "127.0.0.7") << haproxy.output();
+}
+
+TEST(Tls, Interface_13_3_And_13_2_HttpsPassesThroughHaProxyV1) { tls_behind_haproxy("send-proxy"); }
+
+TEST(Tls, Interface_13_3_And_13_2_HttpsPassesThroughHaProxyV2) {
+  tls_behind_haproxy("send-proxy-v2");
 }
 
 // 13.3 and 1: the handshake counts against the header time-out, so a
