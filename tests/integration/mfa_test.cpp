@@ -438,5 +438,35 @@ TEST(Mfa, Interface_12_2_KeyRotationKeepsFactorsWorking) {
   EXPECT_EQ(login_with(done, {{"otp", code_in_steps(enrolled.secret, 1)}}).status, 200);
 }
 
+// 12.2.3: `authd mfa reseal` seals every secret of the previous key anew at
+// once, so that the previous key can go before every user has logged in.
+TEST(Mfa, Interface_12_2_ResealSealsEveryFactorWithTheNewKey) {
+  AuthdProcess authd(fast_hashing());
+  Enrolled enrolled = enrolled_account(authd);
+  std::string old_key = on_postgres() ? postgres_secret_key_file() : authd.database_path() + ".key";
+  std::string new_key = authd.directory() + "/new.key";
+  ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(new_key)).exit_code, 0);
+  authd.stop();
+
+  std::string out;
+  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key}, "", &out), 1) << out;
+  EXPECT_NE(out.find("resealed 0, unreadable 1"), std::string::npos) << out;  // without the old key
+  out.clear();
+  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key, "--previous-secret-key-file",
+                       old_key},
+                      "", &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("resealed 1, unreadable 0"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key}, "", &out), 0) << out;
+  EXPECT_NE(out.find("resealed 0, unreadable 0"), std::string::npos) << out;
+
+  std::vector<std::string> new_only = fast_hashing();
+  new_only.insert(new_only.end(), {"--secret-key-file", new_key});
+  AuthdProcess done(new_only, authd.database_url());
+  EXPECT_EQ(login_with(done, {{"otp", code_in_steps(enrolled.secret, 0)}}).status, 200);
+}
+
 }  // namespace
 }  // namespace authd::test
