@@ -72,59 +72,56 @@ std::optional<ApiResponse> read_request(ApiRequest& request, const char* member,
   return read_credentials(request, credentials);
 }
 
-// POST /mfa/totp/remove and /mfa/recovery-codes: a TOTP code or a
-// recovery code, then the factor removed (204) or a new set of codes (200).
-boost::asio::awaitable<ApiResponse> prove_and(ApiContext& ctx, ApiRequest& request, bool renew) {
-  std::optional<std::string> code;
-  WipeOnExit wipe_code(code);
+// One of auth/totp_enrollment's flows: the caller's token, the proof (the
+// password or a code, wiped), the client address.
+using FactorFlow = boost::asio::awaitable<FactorOutcome> (*)(AuthContext&, const std::string&,
+                                                             std::string&, const std::string&);
+
+// Every route's shape: the body's `member` and the credentials, the flow,
+// then its refusal, or what `answer` makes of its success.
+boost::asio::awaitable<ApiResponse> run_flow(ApiContext& ctx, ApiRequest& request,
+                                             const char* member, FactorFlow flow,
+                                             ApiResponse (*answer)(FactorOutcome&)) {
+  std::optional<std::string> proof;
+  WipeOnExit wipe_proof(proof);
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto answer = read_request(request, "code", code, credentials)) co_return *answer;
+  if (auto refused = read_request(request, member, proof, credentials)) co_return *refused;
   FactorOutcome outcome =
-      co_await prove_totp_and(ctx.auth, credentials.token, *code, renew, request.client_address);
+      co_await flow(ctx.auth, credentials.token, *proof, request.client_address);
   if (outcome.kind != FactorOutcome::Kind::ok) co_return co_await refusal(outcome);
-  if (!renew) co_return no_content();
-  co_return recovery_codes_response(outcome);
+  co_return answer(outcome);
 }
 
-}  // namespace
-
-boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiRequest& request) {
-  std::optional<std::string> password;
-  WipeOnExit wipe_password(password);
-  BearerCredentials credentials;
-  WipeOnExit wipe_token(credentials.token);
-  if (auto answer = read_request(request, "password", password, credentials)) co_return *answer;
-  FactorOutcome outcome =
-      co_await enroll_totp(ctx.auth, credentials.token, *password, request.client_address);
-  if (outcome.kind != FactorOutcome::Kind::ok) co_return co_await refusal(outcome);
+ApiResponse enrolment_response(FactorOutcome& outcome) {
   WipeOnExit wipe_secret(outcome.secret_base32);
   WipeOnExit wipe_uri(outcome.otpauth_uri);
   std::string svg = qr_svg(outcome.otpauth_uri);
   WipeOnExit wipe_svg(svg);  // the QR code holds the secret too
-  co_return secret_response(
+  return secret_response(
       {{"secret", outcome.secret_base32}, {"otpauthUri", outcome.otpauth_uri}, {"qrSvg", svg}});
 }
 
+ApiResponse removed_response(FactorOutcome&) { return no_content(); }
+
+}  // namespace
+
+boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiRequest& request) {
+  co_return co_await run_flow(ctx, request, "password", &enroll_totp, &enrolment_response);
+}
+
 boost::asio::awaitable<ApiResponse> handle_mfa_confirm(ApiContext& ctx, ApiRequest& request) {
-  std::optional<std::string> code;
-  WipeOnExit wipe_code(code);
-  BearerCredentials credentials;
-  WipeOnExit wipe_token(credentials.token);
-  if (auto answer = read_request(request, "code", code, credentials)) co_return *answer;
-  FactorOutcome outcome =
-      co_await confirm_totp(ctx.auth, credentials.token, *code, request.client_address);
-  if (outcome.kind != FactorOutcome::Kind::ok) co_return co_await refusal(outcome);
-  co_return recovery_codes_response(outcome);
+  co_return co_await run_flow(ctx, request, "code", &confirm_totp, &recovery_codes_response);
 }
 
 boost::asio::awaitable<ApiResponse> handle_mfa_remove(ApiContext& ctx, ApiRequest& request) {
-  co_return co_await prove_and(ctx, request, false);
+  co_return co_await run_flow(ctx, request, "code", &remove_totp, &removed_response);
 }
 
 boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx,
                                                               ApiRequest& request) {
-  co_return co_await prove_and(ctx, request, true);
+  co_return co_await run_flow(ctx, request, "code", &renew_recovery_codes,
+                              &recovery_codes_response);
 }
 
 }  // namespace authd

@@ -17,26 +17,32 @@ namespace {
 
 // The caller's account and its factor, as of a read of the store.
 struct Caller {
-  bool read = false;  // false: the store failed
   std::optional<UserRecord> user;
   std::optional<TotpFactorRecord> factor;
 };
 
-boost::asio::awaitable<Caller> find_caller(AuthContext& ctx, const Sha256Digest& digest) {
+// No user: the request ends with `outcome` (unavailable, or invalid_token).
+boost::asio::awaitable<Caller> find_caller(AuthContext& ctx, const Sha256Digest& digest,
+                                           FactorOutcome& outcome) {
   Caller caller;
   auto find = [&](Transaction& tx) {
     caller.user = live_session_user(tx, digest, now_millis());
     caller.factor.reset();
     if (caller.user) caller.factor = tx.second_factors().totp_of(caller.user->id);
   };
-  caller.read = co_await ctx.db.read(find) == StoreStatus::ok;
+  if (co_await ctx.db.read(find) != StoreStatus::ok) {
+    caller.user.reset();
+    co_return caller;
+  }
+  if (!caller.user) outcome.kind = FactorOutcome::Kind::invalid_token;
   co_return caller;
 }
 
 // This attempt counted as a failed login of the account's e-mail and of the
 // client, up front, as login and POST /password do (the same keys, in the
 // same order); released or cleared when the proof holds. Nothing when the
-// store failed; `outcome` is set when the attempt may not go on.
+// attempt may not go on: the request ends with `outcome` (unavailable, or
+// throttled).
 boost::asio::awaitable<std::optional<ReservedFailure>> reserve_attempt(
     AuthContext& ctx, const UserRecord& user, const std::string& client_address,
     FactorOutcome& outcome) {
@@ -54,6 +60,7 @@ boost::asio::awaitable<std::optional<ReservedFailure>> reserve_attempt(
   if (!reserved.verdict.allowed) {
     outcome.kind = FactorOutcome::Kind::throttled;
     outcome.retry_after = reserved.verdict.retry_after;
+    co_return std::nullopt;
   }
   co_return reserved;
 }
@@ -73,12 +80,8 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
   WipeOnExit wipe_password(password);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
-  Caller caller = co_await find_caller(ctx, digest);
-  if (!caller.read) co_return outcome;
-  if (!caller.user) {
-    outcome.kind = FactorOutcome::Kind::invalid_token;
-    co_return outcome;
-  }
+  Caller caller = co_await find_caller(ctx, digest, outcome);
+  if (!caller.user) co_return outcome;
   // A place in the hashing pool before anything is written (as login).
   std::optional<HashingPool::Place> place = ctx.hashing.reserve();
   if (!place) {
@@ -87,7 +90,7 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
   }
   std::optional<ReservedFailure> reserved =
       co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
-  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+  if (!reserved) co_return outcome;
 
   VerifyResult verified = co_await ctx.hashing.verify(*place, password, caller.user->password_hash);
   if (!verified.matches) {
@@ -137,12 +140,8 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   WipeOnExit wipe_code(code);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
-  Caller caller = co_await find_caller(ctx, digest);
-  if (!caller.read) co_return outcome;
-  if (!caller.user) {
-    outcome.kind = FactorOutcome::Kind::invalid_token;
-    co_return outcome;
-  }
+  Caller caller = co_await find_caller(ctx, digest, outcome);
+  if (!caller.user) co_return outcome;
   if (!caller.factor || caller.factor->confirmed()) {  // nothing pending to confirm
     outcome.kind = FactorOutcome::Kind::conflict;
     co_return outcome;
@@ -150,7 +149,7 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   if (ctx.sealer == nullptr) co_return outcome;  // unavailable
   std::optional<ReservedFailure> reserved =
       co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
-  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+  if (!reserved) co_return outcome;
 
   std::vector<std::string> codes = new_recovery_codes();
   const std::vector<Sha256Digest> code_digests = digests_of(codes);
@@ -191,25 +190,25 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   co_return outcome;
 }
 
+namespace {
+
+// POST /mfa/totp/remove (`renew` false) and /mfa/recovery-codes (`renew`
+// true): the proof, then the factor removed or a new set of codes.
 boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
                                                      std::string& code, bool renew,
                                                      const std::string& client_address) {
   WipeOnExit wipe_code(code);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
-  Caller caller = co_await find_caller(ctx, digest);
-  if (!caller.read) co_return outcome;
-  if (!caller.user) {
-    outcome.kind = FactorOutcome::Kind::invalid_token;
-    co_return outcome;
-  }
+  Caller caller = co_await find_caller(ctx, digest, outcome);
+  if (!caller.user) co_return outcome;
   if (!caller.factor || !caller.factor->confirmed()) {  // no factor to remove or renew
     outcome.kind = FactorOutcome::Kind::conflict;
     co_return outcome;
   }
   std::optional<ReservedFailure> reserved =
       co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
-  if (!reserved || outcome.kind == FactorOutcome::Kind::throttled) co_return outcome;
+  if (!reserved) co_return outcome;
 
   // Six digits are a TOTP code; anything else is tried as a recovery code.
   SecondFactorInput proof;
@@ -256,6 +255,23 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
     co_return outcome;
   }
   if (outcome.kind == FactorOutcome::Kind::ok) outcome.recovery_codes = std::move(codes);
+  co_return outcome;
+}
+
+}  // namespace
+
+boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
+                                                  std::string& code,
+                                                  const std::string& client_address) {
+  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, false, client_address);
+  co_return outcome;
+}
+
+boost::asio::awaitable<FactorOutcome> renew_recovery_codes(AuthContext& ctx,
+                                                           const std::string& token,
+                                                           std::string& code,
+                                                           const std::string& client_address) {
+  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, true, client_address);
   co_return outcome;
 }
 

@@ -44,11 +44,16 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
                                                    std::string& code,
                                                    const std::string& client_address);
 
-// POST /mfa/totp/remove (`renew` false) and POST /mfa/recovery-codes
-// (`renew` true): a current TOTP code or a recovery code of the confirmed
-// factor, then the factor removed, or a new set of recovery codes.
-boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
-                                                     std::string& code, bool renew,
-                                                     const std::string& client_address);
+// POST /mfa/totp/remove: a current TOTP code or a recovery code of the
+// confirmed factor, then the factor and its recovery codes removed.
+boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
+                                                  std::string& code,
+                                                  const std::string& client_address);
+
+// POST /mfa/recovery-codes: the same proof, then a new set of recovery codes.
+boost::asio::awaitable<FactorOutcome> renew_recovery_codes(AuthContext& ctx,
+                                                           const std::string& token,
+                                                           std::string& code,
+                                                           const std::string& client_address);
 
 }  // namespace authd
