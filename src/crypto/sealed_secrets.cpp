@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 #include <fstream>
 #include <iterator>
+#include <system_error>
 #include <vector>
 
 #include <sodium.h>
