@@ -38,7 +38,8 @@ std::optional<std::int64_t> totp_proof(Transaction& tx, const SecretSealer& seal
       matching_totp_step(opened->plaintext, code, totp_step(now / 1000));
   if (opened->by_previous_key)
     tx.second_factors().reseal_totp(
-        factor.user_id, sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
+        factor.user_id, factor.sealed_secret,
+        sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
   return step;
 }
 

@@ -49,10 +49,12 @@ int reseal(const Config& config) {
           ++batch_unreadable;
           continue;
         }
-        tx.second_factors().reseal_totp(
-            factor.user_id, sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
+        // False when enrolled again meanwhile: that secret is the current key's.
+        bool resealed_now = tx.second_factors().reseal_totp(
+            factor.user_id, factor.sealed_secret,
+            sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
         wipe(opened->plaintext);
-        ++batch_resealed;
+        if (resealed_now) ++batch_resealed;
       }
     };
     if (store->run(Store::Mode::write, batch) != StoreStatus::ok) {

@@ -5,6 +5,8 @@
 
 #include <qrencode.h>
 
+#include "core/wipe.hpp"
+
 namespace authd {
 namespace {
 
@@ -19,6 +21,7 @@ struct QrFree {
 std::string qr_svg(std::string_view text) {
   // libqrencode wants a NUL-terminated string.
   std::string input(text);
+  WipeOnExit wipe_input(input);  // the otpauth URI holds the TOTP secret
   std::unique_ptr<QRcode, QrFree> code(QRcode_encodeString8bit(input.c_str(), 0, QR_ECLEVEL_M));
   if (!code) throw std::runtime_error("the text does not fit a QR code");
   const int width = code->width;

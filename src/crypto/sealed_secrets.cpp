@@ -84,9 +84,20 @@ std::optional<SecretKey> read_secret_key_file(const std::string& path, std::stri
 }
 
 bool create_secret_key_file(const std::string& path, std::string& problem) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // Written whole under a temporary name, then linked into place: link()
+  // fails with EEXIST when `path` exists (of two processes, one key), and
+  // `path` never exists without its key in it (a process starting at the
+  // same time, or after a crash, would read an empty file: "not a key").
+  std::array<std::uint8_t, 8> suffix{};
+  randombytes_buf(suffix.data(), suffix.size());
+  std::array<char, 17> suffix_hex{};
+  sodium_bin2hex(suffix_hex.data(), suffix_hex.size(), suffix.data(), suffix.size());
+  const std::string temporary = path + ".new-" + suffix_hex.data();
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
-    problem = path + ": " + std::generic_category().message(errno);
+    int error = errno;
+    problem = path + ": " + std::generic_category().message(error);
+    errno = error;
     return false;
   }
   std::array<std::uint8_t, 32> key{};
@@ -97,9 +108,16 @@ bool create_secret_key_file(const std::string& path, std::string& problem) {
                  ::fsync(fd) == 0;
   wipe(text);
   ::close(fd);
+  int linked = written ? ::link(temporary.c_str(), path.c_str()) : -1;
+  int error = errno;
+  ::unlink(temporary.c_str());
   if (!written) {
     problem = path + ": could not be written";
-    ::unlink(path.c_str());
+    return false;
+  }
+  if (linked != 0) {
+    problem = path + ": " + std::generic_category().message(error);
+    errno = error;  // EEXIST: another process made the key
     return false;
   }
   return true;

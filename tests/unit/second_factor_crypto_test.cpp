@@ -5,12 +5,15 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "auth/recovery_codes.hpp"
 #include "auth/second_factor.hpp"
+#include "core/wipe.hpp"
 #include "crypto/sealed_secrets.hpp"
 #include "crypto/totp.hpp"
 #include "temp_directory.hpp"
@@ -138,6 +141,40 @@ TEST(SealedSecrets, Interface_12_2_KeyFileIsCreated0600AndReadBack) {
   EXPECT_FALSE(read_secret_key_file(other, problem));
   EXPECT_EQ(problem.find("not a key\n"), std::string::npos);  // the content is never echoed
   EXPECT_FALSE(read_secret_key_file(dir.file("missing.key"), problem));
+}
+
+// 12.2.2: a process starting beside another that is creating the key file
+// never sees the file without its key (it would stop with "not a key", and
+// a crash at that moment would leave an empty key file behind for good).
+TEST(SealedSecrets, Interface_12_2_KeyFileIsNeverSeenWithoutItsKey) {
+  for (int round = 0; round < 20; ++round) {
+    test::TempDirectory dir;
+    std::string path = dir.file("authd.db.key");
+    std::atomic<bool> done{false};
+    std::string creation_problem;
+    std::thread creator([&] {
+      EXPECT_TRUE(create_secret_key_file(path, creation_problem)) << creation_problem;
+      done = true;
+    });
+    struct stat info {};
+    while (::stat(path.c_str(), &info) != 0 && !done) {
+    }
+    std::string problem;
+    EXPECT_TRUE(read_secret_key_file(path, problem)) << round << ": " << problem;
+    creator.join();
+  }
+}
+
+// A guard made before its optional got a value wipes that value too (the
+// handlers make the guard, then read the member from the body).
+TEST(Wipe, GuardOfAnOptionalWipesAValueAssignedLater) {
+  std::optional<std::string> secret;
+  {
+    WipeOnExit wipe_secret(secret);
+    secret = "a recovery code long enough for the heap";
+  }
+  ASSERT_TRUE(secret);
+  EXPECT_EQ(*secret, std::string(secret->size(), '\0'));
 }
 
 // 12.1: ten codes, distinct, 80 bits each in base32 groups; stored as

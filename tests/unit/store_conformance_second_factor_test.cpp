@@ -111,8 +111,25 @@ TYPED_TEST(StoreConformanceSecondFactors, Interface_12_2_FactorsOfAnotherKeyAreF
     auto after_first = tx.second_factors().sealed_with_other_key("0000000b", old[0].user_id, 10);
     ASSERT_EQ(after_first.size(), 1u);
     EXPECT_EQ(after_first[0].user_id, old[1].user_id);
-    for (const auto& f : old) tx.second_factors().reseal_totp(f.user_id, "v1.0000000b.new");
+    for (const auto& f : old)
+      EXPECT_TRUE(tx.second_factors().reseal_totp(f.user_id, f.sealed_secret, "v1.0000000b.new"));
     EXPECT_TRUE(tx.second_factors().sealed_with_other_key("0000000b", "", 10).empty());
+  });
+}
+
+// 12.2.3: a secret is sealed anew only if it is still the one that was
+// read: a factor enrolled again meanwhile (another transaction, another
+// instance) is not overwritten with the old secret.
+TYPED_TEST(StoreConformanceSecondFactors, Interface_12_2_ResealLeavesAReplacedSecretAlone) {
+  UserRecord u = this->stored_user("reseal@example.com");
+  this->write([&](Transaction& tx) {
+    tx.second_factors().put_pending_totp({u.id, "v1.0000000a.old", 1'000});
+    auto read = tx.second_factors().totp_of(u.id);
+    ASSERT_TRUE(read);
+    tx.second_factors().put_pending_totp({u.id, "v1.0000000b.enrolled-again", 2'000});
+    EXPECT_FALSE(
+        tx.second_factors().reseal_totp(u.id, read->sealed_secret, "v1.0000000b.old-resealed"));
+    EXPECT_EQ(tx.second_factors().totp_of(u.id)->sealed_secret, "v1.0000000b.enrolled-again");
   });
 }
 

@@ -30,8 +30,11 @@ class SecondFactorStore {
   // Accepts `step` for the confirmed factor if it is newer than every step
   // accepted before; false otherwise (a replay, or no confirmed factor).
   virtual bool accept_totp_step(std::string_view user_id, std::int64_t step) = 0;
-  // The same secret sealed anew (with the current key, during a rotation).
-  virtual void reseal_totp(std::string_view user_id, std::string_view sealed_secret) = 0;
+  // The same secret sealed anew (with the current key, during a rotation),
+  // only over the sealed value `was` that was read: false when the factor
+  // was enrolled again meanwhile (an old secret must not come back).
+  virtual bool reseal_totp(std::string_view user_id, std::string_view was,
+                           std::string_view sealed_secret) = 0;
   // The factors sealed with another key than `key_id`, after `after_user_id`
   // in id order, at most `limit` (authd mfa reseal).
   virtual std::vector<TotpFactorRecord> sealed_with_other_key(std::string_view key_id,

@@ -59,10 +59,17 @@ bool SecondFactors::accept_totp_step(std::string_view user_id, std::int64_t step
              .affected() == 1;
 }
 
-void SecondFactors::reseal_totp(std::string_view user_id, std::string_view sealed_secret) {
+bool SecondFactors::reseal_totp(std::string_view user_id, std::string_view was,
+                                std::string_view sealed_secret) {
+  // Only the secret that was read: READ COMMITTED re-checks the WHERE after
+  // a concurrent enrolment's commit, which this must not undo.
   Params params;
-  params.text(user_id).text(sealed_secret);
-  db_.run("UPDATE totp_factors SET sealed_secret = $2 WHERE user_id = $1", params);
+  params.text(user_id).text(was).text(sealed_secret);
+  return db_.run(
+                "UPDATE totp_factors SET sealed_secret = $3 WHERE user_id = $1 AND "
+                "sealed_secret = $2",
+                params)
+             .affected() == 1;
 }
 
 std::vector<TotpFactorRecord> SecondFactors::sealed_with_other_key(std::string_view key_id,

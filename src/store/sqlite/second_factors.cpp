@@ -52,10 +52,13 @@ bool SecondFactors::accept_totp_step(std::string_view user_id, std::int64_t step
   return db_.changes() == 1;
 }
 
-void SecondFactors::reseal_totp(std::string_view user_id, std::string_view sealed_secret) {
-  auto st = db_.prepare("UPDATE totp_factors SET sealed_secret = ?2 WHERE user_id = ?1");
-  st.bind(1, user_id).bind(2, sealed_secret);
+bool SecondFactors::reseal_totp(std::string_view user_id, std::string_view was,
+                                std::string_view sealed_secret) {
+  auto st = db_.prepare(
+      "UPDATE totp_factors SET sealed_secret = ?3 WHERE user_id = ?1 AND sealed_secret = ?2");
+  st.bind(1, user_id).bind(2, was).bind(3, sealed_secret);
   st.run();
+  return db_.changes() == 1;
 }
 
 std::vector<TotpFactorRecord> SecondFactors::sealed_with_other_key(std::string_view key_id,

@@ -132,7 +132,8 @@ class SecondFactors final : public SecondFactorStore {
   bool confirm_totp(std::string_view user_id, std::string_view sealed_secret, std::int64_t step,
                     Millis at) override;
   bool accept_totp_step(std::string_view user_id, std::int64_t step) override;
-  void reseal_totp(std::string_view user_id, std::string_view sealed_secret) override;
+  bool reseal_totp(std::string_view user_id, std::string_view was,
+                   std::string_view sealed_secret) override;
   std::vector<TotpFactorRecord> sealed_with_other_key(std::string_view key_id,
                                                       std::string_view after_user_id,
                                                       int limit) override;
