@@ -111,6 +111,11 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       found = Found::password_changed;
       return;
     }
+    if (current->disabled) {  // disabled while we were hashing: 403 (12.3.7)
+      reserved.clear_on_success(tx, email_key);
+      found = Found::disabled;
+      return;  // before the factor, so that no step or recovery code is used up
+    }
     switch (check_second_factor(tx, ctx.sealer, user->id, second, session.record.created_at)) {
       case FactorCheck::refused:  // a failed login: the reservation stays
         found = Found::second_factor;
@@ -124,10 +129,6 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
         break;
     }
     reserved.clear_on_success(tx, email_key);
-    if (current->disabled) {  // disabled while we were hashing
-      found = Found::disabled;
-      return;
-    }
     // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
     if (!verified.upgraded_hash.empty() && !hash_changed)
       tx.users().replace_password_hash(user->id, verified.upgraded_hash);
