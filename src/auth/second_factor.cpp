@@ -27,42 +27,38 @@ std::string percent_encoded(std::string_view text) {
   return out;
 }
 
-// The step the code matches, when the account's secret opens.
-std::optional<std::int64_t> totp_proof(Transaction& tx, const SecretSealer& sealer,
-                                       const TotpFactorRecord& factor, const std::string& code,
-                                       Millis now) {
+}  // namespace
+
+std::optional<std::int64_t> totp_code_step(Transaction& tx, const SecretSealer& sealer,
+                                           const TotpFactorRecord& factor, const std::string& code,
+                                           Millis now, bool reseal) {
   auto opened = sealer.open(factor.sealed_secret, totp_seal_context(factor.user_id));
   if (!opened) return std::nullopt;  // altered, or sealed by a key we do not have
   WipeOnExit wipe_secret(opened->plaintext);
   std::optional<std::int64_t> step =
       matching_totp_step(opened->plaintext, code, totp_step(now / 1000));
-  if (opened->by_previous_key)
+  if (reseal && opened->by_previous_key)
     tx.second_factors().reseal_totp(
         factor.user_id, factor.sealed_secret,
         sealer.seal(opened->plaintext, totp_seal_context(factor.user_id)));
   return step;
 }
 
-}  // namespace
-
 FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
                                 const std::string& user_id, const SecondFactorInput& input,
-                                Millis now, bool* recovery_used) {
-  if (recovery_used != nullptr) *recovery_used = false;
+                                Millis now) {
   std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user_id);
   if (!factor || !factor->confirmed()) return FactorCheck::not_enrolled;
   if (sealer == nullptr) return FactorCheck::no_key;
   if (input.otp) {
-    std::optional<std::int64_t> step = totp_proof(tx, *sealer, *factor, *input.otp, now);
+    std::optional<std::int64_t> step = totp_code_step(tx, *sealer, *factor, *input.otp, now, true);
     // The step is taken only if no newer or equal one was: a replay fails.
     if (step && tx.second_factors().accept_totp_step(user_id, *step)) return FactorCheck::passed;
   }
   if (input.recovery_code) {
     std::optional<Sha256Digest> digest = recovery_code_digest(*input.recovery_code);
-    if (digest && tx.second_factors().use_recovery_code(user_id, *digest)) {
-      if (recovery_used != nullptr) *recovery_used = true;
+    if (digest && tx.second_factors().use_recovery_code(user_id, *digest))
       return FactorCheck::passed;
-    }
   }
   return FactorCheck::refused;
 }

@@ -6,6 +6,7 @@
 // both get through, and a factor confirmed meanwhile is not missed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -32,10 +33,22 @@ enum class FactorCheck {
 
 // `sealer` may be null (no secret key configured). When the factor opens
 // only with the previous key (a key rotation), it is sealed anew with the
-// current one. `recovery_used` is set when a recovery code was the proof.
+// current one.
 FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
                                 const std::string& user_id, const SecondFactorInput& input,
-                                Millis now, bool* recovery_used = nullptr);
+                                Millis now);
+
+struct TotpFactorRecord;
+
+// The time step whose code `code` is, in the window of `now` (12.3.3), for
+// the factor's secret; nothing when it does not match or the secret does
+// not open. Nothing is written: the caller takes the step. With `reseal`,
+// a secret that opened only with the previous key is sealed anew with the
+// current one (not while confirming: the confirmation names the sealed
+// secret it was read with).
+std::optional<std::int64_t> totp_code_step(Transaction& tx, const SecretSealer& sealer,
+                                           const TotpFactorRecord& factor, const std::string& code,
+                                           Millis now, bool reseal);
 
 // The context a TOTP secret is sealed for: its account (a sealed secret
 // moved to another account's row does not open there).

@@ -166,12 +166,8 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
       reserved->release(tx);  // confirmed or removed meanwhile: no guess was made
       return;
     }
-    auto opened = ctx.sealer->open(factor->sealed_secret, totp_seal_context(user_id));
-    std::optional<std::int64_t> step;
-    if (opened) {
-      step = matching_totp_step(opened->plaintext, code, totp_step(now_millis() / 1000));
-      wipe(opened->plaintext);
-    }
+    std::optional<std::int64_t> step =
+        totp_code_step(tx, *ctx.sealer, *factor, code, now_millis(), false);
     if (!step) {
       outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
       return;
