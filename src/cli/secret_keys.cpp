@@ -33,8 +33,8 @@ SecretKeys open_secret_keys(const Config& config) {
     }
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
-      // O_EXCL: of two processes starting at once, one creates the key and
-      // the other reads it (EEXIST is not an error here).
+      // Of two processes starting at once, one links its key into place and
+      // the other reads that one (EEXIST is not an error here).
       std::string problem;
       if (create_secret_key_file(path, problem))
         log::info("secret_key_created", {{"path", path}});

@@ -31,9 +31,11 @@ struct SecretKey {
 // says which, without the file's content.
 std::optional<SecretKey> read_secret_key_file(const std::string& path, std::string& problem);
 
-// Creates `path` with a new random key, mode 0600, failing if it exists
-// (O_EXCL: two processes starting at once cannot both write one). False
-// with `problem` set when it cannot.
+// Creates `path` with a new random key, mode 0600, failing if it exists:
+// the key is written whole under a temporary name and linked into place,
+// so that of two processes starting at once one key wins, and `path` is
+// never seen without its key. False with `problem` set (and errno EEXIST
+// when another process made the key) when it cannot.
 bool create_secret_key_file(const std::string& path, std::string& problem);
 
 class SecretSealer {
