@@ -20,7 +20,7 @@ set(AUTHD_CORE_SOURCES
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
-  ${AUTHD_ROOT}/src/auth/erasure.cpp
+  ${AUTHD_ROOT}/src/auth/erasure.cpp ${AUTHD_ROOT}/src/auth/events.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
@@ -37,6 +37,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/reset_tokens.cpp ${AUTHD_ROOT}/src/store/sqlite/sessions.cpp
   ${AUTHD_ROOT}/src/store/sqlite/signups.cpp ${AUTHD_ROOT}/src/store/sqlite/admin_keys.cpp
   ${AUTHD_ROOT}/src/store/sqlite/second_factors.cpp
+  ${AUTHD_ROOT}/src/store/sqlite/events.cpp ${AUTHD_ROOT}/src/store/sqlite/webhooks.cpp
   ${AUTHD_ROOT}/src/store/sqlite/sqlite_store.cpp
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
   # store/postgres/
@@ -45,6 +46,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
   ${AUTHD_ROOT}/src/store/postgres/signups.cpp ${AUTHD_ROOT}/src/store/postgres/admin_keys.cpp
   ${AUTHD_ROOT}/src/store/postgres/second_factors.cpp
+  ${AUTHD_ROOT}/src/store/postgres/events.cpp ${AUTHD_ROOT}/src/store/postgres/webhooks.cpp
   ${AUTHD_ROOT}/src/store/postgres/throttle_events.cpp ${AUTHD_ROOT}/src/store/postgres/users.cpp
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp

@@ -261,7 +261,8 @@ int run_serve(const Config& config) {
     std::int64_t removed = 0;
     background_store.run(Store::Mode::write, [&](Transaction& tx) {
       removed = tx.prune(now, now - policy.longest_window().count(),
-                         now - std::chrono::milliseconds(std::chrono::hours(24)).count());
+                         now - std::chrono::milliseconds(std::chrono::hours(24)).count(),
+                         now - config.event_retention.count());
     });
     if (removed > 0) log::debug("pruned", {{"rows", removed}});
   });

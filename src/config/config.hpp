@@ -64,6 +64,15 @@ struct Config {
   // The second factor (interface.md 12.2): the key that seals TOTP secrets
   // (empty: DATABASE.key beside a SQLite database, none on PostgreSQL), and
   // the previous key during a rotation.
+  // The audit trail and webhooks (interface.md 14): how long events are
+  // kept; where they are POSTed (empty: no webhooks; the CLI reads it too,
+  // so that its events are queued as well), the file of the signing
+  // secret, and how many attempts a delivery gets before it is dead.
+  Duration event_retention = std::chrono::hours(24 * 90);
+  std::string webhook_url;
+  std::string webhook_secret_file;
+  int webhook_max_attempts = 12;
+
   std::string secret_key_file;
   std::string previous_secret_key_file;
   // The key file of a SQLite database when --secret-key-file is not given;

@@ -120,6 +120,21 @@ void add_second_factor_options(CLI::App& app, Config& c) {
       ->capture_default_str();
 }
 
+void add_event_options(CLI::App& app, Config& c) {
+  add_duration(app, "--event-retention", c.event_retention, "AUTHD_EVENT_RETENTION",
+               "How long audit events are kept before they are pruned");
+  app.add_option("--webhook-secret-file", c.webhook_secret_file,
+                 "File of the webhook signing secret (whsec_ and base64, as Standard Webhooks "
+                 "says); required with --webhook-url")
+      ->envname("AUTHD_WEBHOOK_SECRET_FILE");
+  app.add_option("--webhook-max-attempts", c.webhook_max_attempts,
+                 "Attempts a webhook delivery gets before it is dead (kept, counted in "
+                 "/metrics, listed and retried by `authd webhooks`)")
+      ->envname("AUTHD_WEBHOOK_MAX_ATTEMPTS")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+}
+
 void add_smtp_options(CLI::App& app, Config& c) {
   app.add_option("--mail-transport", c.mail_transport,
                  "How mail leaves: log (one .eml file per message in --mail-dir) or smtp "

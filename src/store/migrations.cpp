@@ -289,6 +289,69 @@ CREATE TABLE recovery_codes (
   PRIMARY KEY (user_id, code_digest)
 );
 )sql"},
+    // The audit trail and webhooks (interface.md 14): one row per event,
+    // written in the transaction of the change it records; `seq` orders
+    // them (newest first in GET /admin/events, and its cursor). No foreign
+    // key to users: an erased account's events stay until pruned. A
+    // webhook delivery is queued in the same transaction, one row per
+    // event, while webhooks are configured; delivered or dead rows stay
+    // until their event is pruned.
+    {8, "events, webhook_deliveries: the audit trail and webhooks", R"sql(
+CREATE TABLE events (
+  seq            INTEGER PRIMARY KEY,
+  id             TEXT NOT NULL UNIQUE,
+  at             INTEGER NOT NULL,
+  type           TEXT NOT NULL,
+  user_id        TEXT,
+  actor          TEXT NOT NULL,
+  client_address TEXT,
+  user_agent     TEXT,
+  request_id     TEXT,
+  detail         TEXT NOT NULL
+);
+CREATE INDEX events_by_user ON events(user_id, seq);
+CREATE INDEX events_by_type ON events(type, seq);
+CREATE INDEX events_by_time ON events(at);
+CREATE TABLE webhook_deliveries (
+  event_seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  claimed_until   INTEGER,
+  delivered_at    INTEGER,
+  dead_at         INTEGER,
+  last_error      TEXT
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
+  WHERE delivered_at IS NULL AND dead_at IS NULL;
+)sql",
+     R"sql(
+CREATE TABLE events (
+  seq            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id             TEXT NOT NULL UNIQUE,
+  at             BIGINT NOT NULL,
+  type           TEXT NOT NULL,
+  user_id        TEXT,
+  actor          TEXT NOT NULL,
+  client_address TEXT,
+  user_agent     TEXT,
+  request_id     TEXT,
+  detail         TEXT NOT NULL
+);
+CREATE INDEX events_by_user ON events(user_id, seq);
+CREATE INDEX events_by_type ON events(type, seq);
+CREATE INDEX events_by_time ON events(at);
+CREATE TABLE webhook_deliveries (
+  event_seq       BIGINT PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  claimed_until   BIGINT,
+  delivered_at    BIGINT,
+  dead_at         BIGINT,
+  last_error      TEXT
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
+  WHERE delivered_at IS NULL AND dead_at IS NULL;
+)sql"},
 };
 
 }  // namespace

@@ -117,3 +117,43 @@ struct TotpFactorRecord {
 };
 
 }  // namespace authd
+
+namespace authd {
+
+// One entry of the audit trail (interface.md 14.1), as stored. `detail` is
+// a JSON object as text; nothing here ever holds a password, token, hash,
+// code or secret (the domain's record_event decides what goes in).
+struct EventRecord {
+  std::int64_t seq = 0;  // the store's order; set by EventStore::append
+  std::string id;        // UUIDv7, also the webhook's webhook-id
+  Millis at = 0;
+  std::string type;  // "login.succeeded", ...
+  std::optional<std::string> user_id;
+  std::string actor;  // "self", "admin:NAME", "cli", "system"
+  std::optional<std::string> client_address;
+  std::optional<std::string> user_agent;
+  std::optional<std::string> request_id;
+  std::string detail = "{}";
+};
+
+// What GET /admin/events and `authd events` ask for: newest first, at most
+// `limit`, older than the event `before_seq` when set (the cursor).
+struct EventFilter {
+  std::optional<std::string> user_id;
+  std::optional<std::string> type;
+  std::optional<Millis> since;  // at or after
+  std::optional<std::int64_t> before_seq;
+  int limit = 100;
+};
+
+// A queued webhook delivery of one event (interface.md 14.4).
+struct WebhookDeliveryRecord {
+  EventRecord event;
+  int attempts = 0;
+  Millis next_attempt_at = 0;
+  std::optional<Millis> delivered_at{};
+  std::optional<Millis> dead_at{};
+  std::optional<std::string> last_error{};
+};
+
+}  // namespace authd

@@ -25,6 +25,8 @@ class NoAreas final : public Transaction {
   SignupStore& signups() override { throw std::logic_error("no areas here"); }
   AdminKeyStore& admin_keys() override { throw std::logic_error("no areas here"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("no areas here"); }
+  EventStore& events() override { throw std::logic_error("no areas here"); }
+  WebhookStore& webhooks() override { throw std::logic_error("no areas here"); }
 };
 
 // Runs each unit's work (ok, or the exception for its caller) and records

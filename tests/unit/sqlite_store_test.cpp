@@ -189,7 +189,8 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
                         removed =
-                            tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0);
+                            tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0,
+                                     /*audit_horizon=*/0);
                       }),
             StoreStatus::ok);
   EXPECT_EQ(removed, 3);  // two sessions, one event: not the logged-out one
@@ -213,7 +214,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
 
   std::int64_t removed_later = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
-                      [&](Transaction& tx) { removed_later = tx.prune(9'000, 0, 0); }),
+                      [&](Transaction& tx) { removed_later = tx.prune(9'000, 0, 0, 0); }),
             StoreStatus::ok);
   EXPECT_EQ(removed_later, 2);  // "live" and "logged-out", both expired by now
 }

@@ -680,8 +680,8 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
     ASSERT_TRUE(claimed);
     tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
   });
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 5); });
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000), 0); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000, 0), 5); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000, 0), 0); });
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SQLite's areas of a transaction (store/transaction.hpp), each implemented
 // in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
 // outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp,
-// second_factors.cpp) with the connection's cached prepared
+// second_factors.cpp, events.cpp, webhooks.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the
 // transactions and batches them; the areas only run statements.
 #pragma once
@@ -147,6 +147,35 @@ class SecondFactors final : public SecondFactorStore {
   Connection& db_;
 };
 
+class Events final : public EventStore {
+ public:
+  explicit Events(Connection& db) : db_(db) {}
+  std::int64_t append(const EventRecord& event, bool to_webhooks) override;
+  std::vector<EventRecord> list(const EventFilter& filter) override;
+  std::int64_t prune(Millis horizon) override;
+
+ private:
+  Connection& db_;
+};
+
+class Webhooks final : public WebhookStore {
+ public:
+  explicit Webhooks(Connection& db) : db_(db) {}
+  std::optional<WebhookDeliveryRecord> claim_due(Millis now, Millis lease_until) override;
+  bool mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_until) override;
+  void reschedule(std::int64_t event_seq, int attempts, Millis next_attempt_at,
+                  std::string_view last_error) override;
+  void mark_dead(std::int64_t event_seq, int attempts, Millis at,
+                 std::string_view last_error) override;
+  std::int64_t pending_count() override;
+  std::int64_t dead_count() override;
+  std::vector<WebhookDeliveryRecord> dead(int limit) override;
+  std::int64_t retry_dead(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
@@ -157,7 +186,9 @@ class SqliteTransaction final : public Transaction {
         reset_tokens_(db),
         signups_(db),
         admin_keys_(db),
-        second_factors_(db) {}
+        second_factors_(db),
+        events_(db),
+        webhooks_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -166,6 +197,8 @@ class SqliteTransaction final : public Transaction {
   SignupStore& signups() override { return signups_; }
   AdminKeyStore& admin_keys() override { return admin_keys_; }
   SecondFactorStore& second_factors() override { return second_factors_; }
+  EventStore& events() override { return events_; }
+  WebhookStore& webhooks() override { return webhooks_; }
 
  private:
   Users users_;
@@ -176,6 +209,8 @@ class SqliteTransaction final : public Transaction {
   Signups signups_;
   AdminKeys admin_keys_;
   SecondFactors second_factors_;
+  Events events_;
+  Webhooks webhooks_;
 };
 
 }  // namespace authd::sqlite

@@ -1,0 +1,47 @@
+#include "auth/events.hpp"
+
+#include "crypto/random.hpp"
+#include "store/transaction.hpp"
+
+namespace authd {
+
+std::string admin_actor(std::string_view key_name) {
+  std::string actor = "admin:";
+  actor += key_name;
+  return actor;
+}
+
+void record_event(Transaction& tx, const EventSource& source, std::string_view type,
+                  const std::optional<std::string>& user_id, const nlohmann::json& detail,
+                  Millis at) {
+  EventRecord event;
+  event.id = new_uuid_v7(at);
+  event.at = at;
+  event.type = type;
+  event.user_id = user_id;
+  event.actor = source.actor;
+  if (!source.client_address.empty()) event.client_address = source.client_address;
+  event.user_agent = source.user_agent;
+  if (!source.request_id.empty()) event.request_id = source.request_id;
+  event.detail = detail.is_object() ? detail.dump() : "{}";
+  tx.events().append(event, source.to_webhooks);
+}
+
+nlohmann::json event_json(const EventRecord& event) {
+  nlohmann::json detail = nlohmann::json::parse(event.detail, nullptr, /*allow_exceptions=*/false);
+  if (!detail.is_object()) detail = nlohmann::json::object();
+  auto or_null = [](const std::optional<std::string>& value) -> nlohmann::json {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
+  return {{"id", event.id},
+          {"time", format_rfc3339(event.at)},
+          {"type", event.type},
+          {"userId", or_null(event.user_id)},
+          {"actor", event.actor},
+          {"clientAddress", or_null(event.client_address)},
+          {"userAgent", or_null(event.user_agent)},
+          {"requestId", or_null(event.request_id)},
+          {"detail", std::move(detail)}};
+}
+
+}  // namespace authd

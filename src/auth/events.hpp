@@ -1,0 +1,49 @@
+// The audit trail (interface.md 14.1): what the flows record, and how an
+// event reads in GET /admin/events, `authd events` and the webhooks.
+//
+// An event is written by record_event inside the transaction of the change
+// it records, so that a change is never committed without its event nor an
+// event without its change; with webhooks on, its delivery is queued by the
+// same write (store/areas/events.hpp). The detail of an event is chosen by
+// each flow from values that are never secret: ids, names, reasons, counts,
+// masked e-mails. No password, token, hash, code or secret key is ever
+// passed to it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/time.hpp"
+#include "store/records.hpp"
+
+namespace authd {
+
+class Transaction;
+
+// Who caused an event and from where.
+struct EventSource {
+  std::string actor = "system";  // "self", "admin:NAME", "cli" or "system"
+  std::string client_address;    // empty: none (the CLI, the system)
+  std::optional<std::string> user_agent;
+  std::string request_id;    // empty: none
+  bool to_webhooks = false;  // webhooks are on: queue a delivery with the event
+};
+
+// The actors of interface.md 14.1.
+inline constexpr std::string_view kActorSelf = "self";
+inline constexpr std::string_view kActorCli = "cli";
+inline constexpr std::string_view kActorSystem = "system";
+std::string admin_actor(std::string_view key_name);  // "admin:NAME"
+
+// Appends one event of `type` about `user_id` (none: no account matched).
+void record_event(Transaction& tx, const EventSource& source, std::string_view type,
+                  const std::optional<std::string>& user_id, const nlohmann::json& detail,
+                  Millis at);
+
+// An event as the admin API, the CLI and the webhooks show it.
+nlohmann::json event_json(const EventRecord& event);
+
+}  // namespace authd

@@ -1,0 +1,29 @@
+// The columns of an event row, in the order both backends select them.
+#pragma once
+
+#include "store/records.hpp"
+
+#define AUTHD_EVENT_COLUMNS \
+  "seq, id, at, type, user_id, actor, client_address, user_agent, request_id, detail"
+
+namespace authd {
+
+// Reads an event from a row of AUTHD_EVENT_COLUMNS starting at `first`
+// (a SQLite Statement or a PostgreSQL Row).
+template <class Row>
+EventRecord read_event_record(const Row& row, int first = 0) {
+  EventRecord event;
+  event.seq = row.integer(first);
+  event.id = row.text(first + 1);
+  event.at = row.integer(first + 2);
+  event.type = row.text(first + 3);
+  event.user_id = row.optional_text(first + 4);
+  event.actor = row.text(first + 5);
+  event.client_address = row.optional_text(first + 6);
+  event.user_agent = row.optional_text(first + 7);
+  event.request_id = row.optional_text(first + 8);
+  event.detail = row.text(first + 9);
+  return event;
+}
+
+}  // namespace authd

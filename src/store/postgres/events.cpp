@@ -1,0 +1,70 @@
+// How PostgreSQL stores the audit trail: one row per event, ordered by an
+// identity column (`seq`); a webhook delivery row beside it while webhooks
+// are on, written by the same statement.
+#include <limits>
+
+#include "store/event_columns.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd::postgres {
+
+std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
+  Params params;
+  params.text(e.id).integer(e.at).text(e.type).text(e.user_id).text(e.actor);
+  params.text(e.client_address).text(e.user_agent).text(e.request_id).text(e.detail);
+  if (!to_webhooks) {
+    return db_
+        .run("INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
+             "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq",
+             params)
+        .integer(0, 0);
+  }
+  // One round trip for both rows.
+  return db_
+      .run("WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
+           "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+           "RETURNING seq, at) "
+           "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+           "SELECT seq, at FROM event RETURNING event_seq",
+           params)
+      .integer(0, 0);
+}
+
+std::vector<EventRecord> Events::list(const EventFilter& filter) {
+  // One statement per index that serves the filter (by user, by type, by
+  // seq alone); the other conditions are checked on the rows it walks.
+  const char* sql = nullptr;
+  if (filter.user_id) {
+    sql = "SELECT " AUTHD_EVENT_COLUMNS
+          " FROM events WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND at >= $3 "
+          "AND seq < $4 ORDER BY seq DESC LIMIT $5";
+  } else if (filter.type) {
+    sql = "SELECT " AUTHD_EVENT_COLUMNS
+          " FROM events WHERE $1::text IS NULL AND type = $2 AND at >= $3 AND seq < $4 "
+          "ORDER BY seq DESC LIMIT $5";
+  } else {
+    sql = "SELECT " AUTHD_EVENT_COLUMNS
+          " FROM events WHERE $1::text IS NULL AND $2::text IS NULL AND at >= $3 AND seq < $4 "
+          "ORDER BY seq DESC LIMIT $5";
+  }
+  Params params;
+  params.text(filter.user_id).text(filter.type);
+  params.integer(filter.since.value_or(std::numeric_limits<Millis>::min()));
+  params.integer(filter.before_seq.value_or(std::numeric_limits<std::int64_t>::max()));
+  params.integer(static_cast<std::int64_t>(filter.limit));
+  Result rows = db_.run(sql, params);
+  std::vector<EventRecord> events;
+  events.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) events.push_back(read_event_record(Row(rows, i)));
+  return events;
+}
+
+std::int64_t Events::prune(Millis horizon) {
+  // The deliveries go with their events (ON DELETE CASCADE).
+  Params params;
+  params.integer(horizon);
+  return db_.run("DELETE FROM events WHERE at < $1", params).affected();
+}
+
+}  // namespace authd::postgres
