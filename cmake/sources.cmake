@@ -20,7 +20,8 @@ set(AUTHD_CORE_SOURCES
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
-  ${AUTHD_ROOT}/src/auth/erasure.cpp ${AUTHD_ROOT}/src/auth/events.cpp
+  ${AUTHD_ROOT}/src/auth/account_events.cpp ${AUTHD_ROOT}/src/auth/erasure.cpp
+  ${AUTHD_ROOT}/src/auth/event_log.cpp ${AUTHD_ROOT}/src/auth/events.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
@@ -57,7 +58,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/api/query.cpp ${AUTHD_ROOT}/src/api/session_json.cpp
   ${AUTHD_ROOT}/src/api/mfa.cpp
   ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
-  ${AUTHD_ROOT}/src/api/errors.cpp
+  ${AUTHD_ROOT}/src/api/admin_events.cpp ${AUTHD_ROOT}/src/api/errors.cpp
+  ${AUTHD_ROOT}/src/api/event_source.cpp
   ${AUTHD_ROOT}/src/api/forgot.cpp ${AUTHD_ROOT}/src/api/hashing_busy.cpp
   ${AUTHD_ROOT}/src/api/healthz.cpp ${AUTHD_ROOT}/src/api/json_body.cpp
   ${AUTHD_ROOT}/src/api/login.cpp ${AUTHD_ROOT}/src/api/metrics.cpp ${AUTHD_ROOT}/src/api/pages.cpp
@@ -80,6 +82,7 @@ set(AUTHD_CORE_SOURCES
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
+  ${AUTHD_ROOT}/src/cli/event_commands.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
 )
 

@@ -14,9 +14,8 @@ std::string admin_id(std::string_view text) {
   return id;
 }
 
-boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
-                                                                        const ApiRequest& request,
-                                                                        AdminScope needed) {
+boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(
+    ApiContext& ctx, const ApiRequest& request, AdminScope needed, std::string* caller_name) {
   BearerCredentials credentials = parse_bearer(request.authorization);
   WipeOnExit wipe_key(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return problem;
@@ -31,6 +30,7 @@ boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiConte
   }
   if (needed == AdminScope::write && caller.scope != AdminScope::write)
     co_return error_response(403);
+  if (caller_name != nullptr) *caller_name = caller.name;
   co_return std::nullopt;
 }
 

@@ -17,8 +17,9 @@ namespace authd {
 std::string admin_id(std::string_view text);
 
 // Nothing when the request may go on; otherwise the answer to give.
-boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
-                                                                        const ApiRequest& request,
-                                                                        AdminScope needed);
+// `caller`, when given, gets the key's name: the actor of the events the
+// request records ("admin:NAME", interface.md 14.1).
+boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(
+    ApiContext& ctx, const ApiRequest& request, AdminScope needed, std::string* caller = nullptr);
 
 }  // namespace authd

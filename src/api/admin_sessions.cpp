@@ -36,24 +36,30 @@ boost::asio::awaitable<ApiResponse> handle_admin_list_sessions(ApiContext& ctx,
 
 boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx,
                                                                  ApiRequest& request) {
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  AdminSessions result = co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter));
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  AdminSessions result = co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 
 boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
                                                                 ApiRequest& request) {
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  AdminSessions result = co_await revoke_session(ctx.auth, admin_id(request.path_parameter));
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  AdminSessions result = co_await revoke_session(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 
 boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request) {
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  AdminSessions result = co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter));
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  AdminSessions result = co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 

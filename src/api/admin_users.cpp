@@ -122,9 +122,11 @@ boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, Ap
   std::optional<AdminUserBody> body = read_body(request, AdminBody::create, refusal);
   if (!body) co_return *refusal;
   WipePasswords wipe_passwords{body->password};
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  AdminUserOutcome outcome = co_await create_admin_user(ctx.auth, body->fields, body->password);
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  AdminUserOutcome outcome = co_await create_admin_user(ctx.auth, body->fields, body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 201);
   co_return response;
 }
@@ -174,10 +176,13 @@ boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx, Api
   std::optional<ApiResponse> refusal;
   std::optional<AdminUserBody> body = read_body(request, AdminBody::patch, refusal);
   if (!body) co_return *refusal;
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
   AdminUserOutcome outcome =
-      co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields);
+      co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields,
+                              source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;
 }
@@ -188,18 +193,23 @@ boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
   std::optional<AdminUserBody> body = read_body(request, AdminBody::password, refusal);
   if (!body) co_return *refusal;
   WipePasswords wipe_passwords{body->password};
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
   AdminUserOutcome outcome =
-      co_await set_admin_user_password(ctx.auth, admin_id(request.path_parameter), body->password);
+      co_await set_admin_user_password(ctx.auth, admin_id(request.path_parameter),
+                                     body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;
 }
 
 boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx, ApiRequest& request) {
-  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write))
+  std::string admin;
+  if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  AdminUserOutcome outcome = co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter));
+  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  AdminUserOutcome outcome = co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter), source);
   if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;

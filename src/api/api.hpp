@@ -12,6 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 
 namespace authd {
 
@@ -40,6 +41,7 @@ struct ApiRequest {
   std::string_view body;                        // owned (and wiped when freed) by the http layer
   std::string client_address;
   std::optional<std::string_view> user_agent;  // the first User-Agent field, if any
+  std::string_view request_id;                 // as logged and answered in X-Request-Id
   // interface.md 13.5, when cookie sessions are on (null: off): every value
   // of the session cookie the request carries, and whether its Origin is
   // authd's public one or an allowed CORS origin.
@@ -82,6 +84,11 @@ struct ApiContext {
 };
 
 using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&);
+
+// Who a request's events are recorded as coming from (interface.md 14.1):
+// `actor` ("self", "admin:NAME"), the client's address, User-Agent and
+// request id, and whether webhooks are on.
+EventSource event_source(const ApiContext& ctx, const ApiRequest& request, std::string actor);
 
 // 404, 405, 415 (interface.md 1.4, 1.6), then the route's handler.
 boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& request);

@@ -20,8 +20,8 @@ boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& r
   if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
 
   std::string canonical = canonical_email(*email);
-  ForgotOutcome outcome =
-      co_await request_password_reset(ctx.auth, canonical, request.client_address);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  ForgotOutcome outcome = co_await request_password_reset(ctx.auth, canonical, source);
   switch (outcome.kind) {
     case ForgotOutcome::Kind::accepted:
       // Exactly the canonical e-mail: nothing more about the account.

@@ -73,9 +73,9 @@ std::optional<ApiResponse> read_request(ApiRequest& request, const char* member,
 }
 
 // One of auth/totp_enrollment's flows: the caller's token, the proof (the
-// password or a code, wiped), the client address.
+// password or a code, wiped), where the request came from.
 using FactorFlow = boost::asio::awaitable<FactorOutcome> (*)(AuthContext&, const std::string&,
-                                                             std::string&, const std::string&);
+                                                             std::string&, const EventSource&);
 
 // Every route's shape: the body's `member` and the credentials, the flow,
 // then its refusal, or what `answer` makes of its success.
@@ -87,8 +87,8 @@ boost::asio::awaitable<ApiResponse> run_flow(ApiContext& ctx, ApiRequest& reques
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
   if (auto refused = read_request(request, member, proof, credentials)) co_return *refused;
-  FactorOutcome outcome =
-      co_await flow(ctx.auth, credentials.token, *proof, request.client_address);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  FactorOutcome outcome = co_await flow(ctx.auth, credentials.token, *proof, source);
   if (outcome.kind != FactorOutcome::Kind::ok) co_return co_await refusal(outcome);
   co_return answer(outcome);
 }

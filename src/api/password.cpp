@@ -33,8 +33,9 @@ boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiR
   WipeOnExit wipe_token(credentials.token);
   if (auto credentials_bad = read_credentials(request, credentials)) co_return *credentials_bad;
 
-  PasswordChangeOutcome outcome = co_await change_password(ctx.auth, credentials.token, *current,
-                                                           *proposed, request.client_address);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  PasswordChangeOutcome outcome =
+      co_await change_password(ctx.auth, credentials.token, *current, *proposed, source);
   switch (outcome.kind) {
     case PasswordChangeOutcome::Kind::ok:
       co_return json_response(200, user_body(outcome.user));

@@ -26,7 +26,8 @@ boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& re
   if (auto length_problem = new_password_length_problem(*password))
     co_return bad_request(*length_problem);
 
-  ResetOutcome outcome = co_await reset_password(ctx.auth, *token, *password);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  ResetOutcome outcome = co_await reset_password(ctx.auth, *token, *password, source);
   switch (outcome.kind) {
     case ResetOutcome::Kind::ok:
       co_return json_response(200, user_body(outcome.user));

@@ -71,6 +71,7 @@ constexpr std::array kRoutes = {
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
           Served::on_management},
+    Route{"/admin/events", "GET", false, &handle_admin_list_events, Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an
     // address has an account (scrape, /forgot, scrape).
     Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},

@@ -62,7 +62,8 @@ boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& r
   if (auto problem = read_credentials(request, credentials))
     co_return clearing_cookie(request, std::move(*problem));
   // A request body, if any, is ignored.
-  SessionOutcome outcome = co_await log_out(ctx.auth, credentials.token);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  SessionOutcome outcome = co_await log_out(ctx.auth, credentials.token, source);
   co_return clearing_cookie(request, session_response(outcome));
 }
 
@@ -103,8 +104,9 @@ boost::asio::awaitable<ApiResponse> handle_end_session(ApiContext& ctx, ApiReque
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
   if (auto problem = read_credentials(request, credentials)) co_return *problem;
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   SessionEnding ending =
-      co_await end_own_session(ctx.auth, credentials.token, request.path_parameter);
+      co_await end_own_session(ctx.auth, credentials.token, request.path_parameter, source);
   co_return ending_response(ending);
 }
 
@@ -113,7 +115,8 @@ boost::asio::awaitable<ApiResponse> handle_end_other_sessions(ApiContext& ctx,
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
   if (auto problem = read_credentials(request, credentials)) co_return *problem;
-  SessionEnding ending = co_await end_other_sessions(ctx.auth, credentials.token);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  SessionEnding ending = co_await end_other_sessions(ctx.auth, credentials.token, source);
   co_return ending_response(ending);
 }
 

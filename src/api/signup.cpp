@@ -36,8 +36,9 @@ boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& r
   if (auto profile = profile_problem({canonical, display_name, std::nullopt, std::nullopt}))
     co_return bad_request(*profile);
 
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   SignupOutcome outcome =
-      co_await request_signup(ctx.auth, canonical, *password, display_name, request.client_address);
+      co_await request_signup(ctx.auth, canonical, *password, display_name, source);
   switch (outcome.kind) {
     case SignupOutcome::Kind::accepted:
       // Exactly the canonical e-mail: nothing about the address's account.

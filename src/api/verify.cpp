@@ -23,7 +23,8 @@ boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& r
   // Named, not a temporary in the co_await (GCC 12 destroys such a
   // temporary too early: core/offload.hpp).
   const SessionOrigin origin{request.client_address, request.user_agent};
-  VerifyOutcome outcome = co_await verify_signup(ctx.auth, *token, origin);
+  const EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  VerifyOutcome outcome = co_await verify_signup(ctx.auth, *token, origin, source);
   switch (outcome.kind) {
     case VerifyOutcome::Kind::created:
       co_return session_response(201, outcome.user, outcome.token);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "auth/account_events.hpp"
 #include "auth/email.hpp"
 #include "auth/erasure.hpp"
 #include "auth/password_rules.hpp"
@@ -84,7 +85,13 @@ AccountResult Accounts::create(const NewAccount& account, std::string& password)
 
   bool inserted = false;
   if (store_.run(Store::Mode::write,
-                 [&](Transaction& tx) { inserted = tx.users().insert(user); }) != StoreStatus::ok)
+                 [&](Transaction& tx) {
+                   inserted = tx.users().insert(user);
+                   if (inserted)
+                     record_event(tx, source_, "user.created", user.id,
+                                  {{"passwordSet", user.password_hash.has_value()}},
+                                  user.created_at);
+                 }) != StoreStatus::ok)
     return store_failure();
   if (!inserted) return failure(AccountResult::Kind::exists, "an account with this e-mail exists");
   return {AccountResult::Kind::ok, {}, user};
@@ -112,9 +119,11 @@ AccountResult Accounts::update(std::string_view email, Change change) {
     // within the same millisecond as the previous change (or a clock step
     // back): clients compare it to see whether the record changed.
     Millis now = std::max(now_millis(), user->updated_at + 1);
+    const UserRecord before = *user;
     if (!change(tx, *user, now)) return;
     user->updated_at = now;
     tx.users().update(*user);
+    record_account_changes(tx, source_, before, *user, now);
   });
   if (status != StoreStatus::ok) return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
@@ -128,10 +137,11 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   }
   std::string phc = hasher_.hash(password);  // outside the transaction: it is slow
   wipe(password);
-  return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
+  return update(email, [&](Transaction& tx, UserRecord& user, Millis now) {
     user.password_hash = phc;
     tx.sessions().delete_of_user(user.id);
     tx.reset_tokens().delete_of_user(user.id);
+    record_event(tx, source_, "password.changed", user.id, {{"stored", "password"}}, now);
     return true;
   });
 }
@@ -161,7 +171,9 @@ AccountResult Accounts::erase(std::string_view email) {
   std::optional<UserRecord> user;
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         user = tx.users().by_email(canonical);
-        if (user) erase_account(tx, *user);
+        if (!user) return;
+        erase_account(tx, *user);
+        record_event(tx, source_, "user.deleted", user->id, {}, now_millis());
       }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");
@@ -173,7 +185,8 @@ AccountResult Accounts::reset_mfa(std::string_view email) {
   std::optional<UserRecord> user;
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         user = tx.users().by_email(canonical);
-        if (user) tx.second_factors().remove_all(user->id);
+        if (user && tx.second_factors().remove_all(user->id))
+          record_event(tx, source_, "mfa.disabled", user->id, {{"factor", "totp"}}, now_millis());
       }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");

@@ -4,7 +4,9 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "auth/events.hpp"
 #include "crypto/password_hasher.hpp"
 #include "store/records.hpp"
 #include "store/store.hpp"
@@ -26,7 +28,10 @@ struct AccountResult {
 
 class Accounts {
  public:
-  Accounts(Store& store, const PasswordHasher& hasher) : store_(store), hasher_(hasher) {}
+  // Each change is recorded with its events (interface.md 14.1) from
+  // `source` (the CLI's: actor "cli").
+  Accounts(Store& store, const PasswordHasher& hasher, EventSource source)
+      : store_(store), hasher_(hasher), source_(std::move(source)) {}
 
   // `password` is wiped by every method that takes one.
   AccountResult create(const NewAccount& account, std::string& password);
@@ -52,6 +57,7 @@ class Accounts {
 
   Store& store_;
   const PasswordHasher& hasher_;
+  EventSource source_;
 };
 
 // Profile field checks shared by the CLI and the admin API: a display name

@@ -25,7 +25,8 @@ bool is_valid_admin_key_name(std::string_view name) {
   return true;
 }
 
-AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope) {
+AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope,
+                                const EventSource& source) {
   AdminKeyResult result;
   if (!is_valid_admin_key_name(name)) {
     result.kind = AdminKeyResult::Kind::invalid;
@@ -38,6 +39,9 @@ AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope 
   bool inserted = false;
   if (store.run(Store::Mode::write, [&](Transaction& tx) {
         inserted = tx.admin_keys().insert(record);
+        if (inserted)
+          record_event(tx, source, "admin_key.created", std::nullopt,
+                       {{"name", record.name}, {"scope", record.scope}}, record.created_at);
       }) != StoreStatus::ok) {
     result.message = "the database did not answer";
     return result;
@@ -64,11 +68,14 @@ AdminKeyResult list_admin_keys(Store& store) {
   return result;
 }
 
-AdminKeyResult revoke_admin_key(Store& store, std::string_view name) {
+AdminKeyResult revoke_admin_key(Store& store, std::string_view name,
+                                const EventSource& source) {
   AdminKeyResult result;
   bool revoked = false;
   if (store.run(Store::Mode::write, [&](Transaction& tx) {
         revoked = tx.admin_keys().revoke(name);
+        if (revoked)
+          record_event(tx, source, "admin_key.revoked", std::nullopt, {{"name", name}}, now_millis());
       }) != StoreStatus::ok) {
     result.message = "the database did not answer";
     return result;

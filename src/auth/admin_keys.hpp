@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 #include "store/records.hpp"
 #include "store/store.hpp"
 
@@ -36,9 +37,11 @@ struct AdminKeyResult {
 
 // The CLI's side (`authd admin-key create|list|revoke`): synchronous, on
 // the store.
-AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope);
+AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope,
+                                const EventSource& source);
 AdminKeyResult list_admin_keys(Store& store);
-AdminKeyResult revoke_admin_key(Store& store, std::string_view name);
+AdminKeyResult revoke_admin_key(Store& store, std::string_view name,
+                                const EventSource& source);
 
 // The server's side: who is calling with `key`.
 struct AdminCaller {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/account_events.hpp"
 #include "auth/erasure.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
@@ -62,6 +63,17 @@ boost::asio::awaitable<HashedPassword> hash_admin_password(AuthContext& ctx,
 // previous one (interface.md 2.6), as Accounts::update does.
 Millis change_time(const UserRecord& user) { return std::max(now_millis(), user.updated_at + 1); }
 
+// What user.created says of the new account: whether it can log in yet.
+nlohmann::json created_detail(const UserRecord& user) {
+  return {{"passwordSet", user.password_hash.has_value()}, {"disabled", user.disabled}};
+}
+
+// How an operator's password.changed was set: a password hashed here, or a
+// stored hash imported as it is (never the hash itself).
+const char* hashed_kind(const AdminPassword& password) {
+  return password.hash ? "imported_hash" : "password";
+}
+
 }  // namespace
 
 bool apply_admin_fields(UserRecord& user, const AdminUserFields& fields, Millis now) {
@@ -80,7 +92,8 @@ bool apply_admin_fields(UserRecord& user, const AdminUserFields& fields, Millis 
 
 boost::asio::awaitable<AdminUserOutcome> create_admin_user(AuthContext& ctx,
                                                            const AdminUserFields& fields,
-                                                           AdminPassword& password) {
+                                                           AdminPassword& password,
+                                                           const EventSource& source) {
   if (password.password) {
     // A taken address is answered before a hash is spent on it (the
     // insert below still decides, should another request win meanwhile).
@@ -101,7 +114,10 @@ boost::asio::awaitable<AdminUserOutcome> create_admin_user(AuthContext& ctx,
   user.created_at = user.updated_at = now;
   apply_admin_fields(user, fields, now);
   bool inserted = false;
-  auto insert = [&](Transaction& tx) { inserted = tx.users().insert(user); };
+  auto insert = [&](Transaction& tx) {
+    inserted = tx.users().insert(user);
+    if (inserted) record_event(tx, source, "user.created", user.id, created_detail(user), now);
+  };
   if (co_await ctx.db.write(insert) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return inserted ? outcome_of(Kind::ok, std::move(user)) : outcome_of(Kind::exists);
 }
@@ -122,7 +138,8 @@ boost::asio::awaitable<AdminUserOutcome> find_admin_user(AuthContext& ctx,
 }
 
 boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, const std::string& id,
-                                                          const AdminUserFields& fields) {
+                                                          const AdminUserFields& fields,
+                                                          const EventSource& source) {
   Kind kind = Kind::ok;
   std::optional<UserRecord> user;
   auto patch = [&](Transaction& tx) {
@@ -133,7 +150,8 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       return;
     }
     Millis now = change_time(*user);
-    const std::string old_email = user->email;
+    const UserRecord before = *user;
+    const std::string& old_email = before.email;
     bool new_email = fields.email && *fields.email != user->email;
     if (new_email) {
       if (tx.users().by_email(*fields.email)) {  // the common case, without a write
@@ -168,6 +186,7 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       tx.sessions().delete_of_user(user->id);
       tx.reset_tokens().delete_of_user(user->id);
     }
+    if (changed) record_account_changes(tx, source, before, *user, now);
   };
   if (co_await ctx.db.write(patch) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(kind, std::move(user));
@@ -175,7 +194,8 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
 
 boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ctx,
                                                                  const std::string& id,
-                                                                 AdminPassword& password) {
+                                                                 AdminPassword& password,
+                                                                 const EventSource& source) {
   WipeOnExit wipe_password(password.password);
   // The account first: an unknown id is 404, and a password equal to the
   // account's e-mail is refused (interface.md 3.3), before any hashing.
@@ -184,6 +204,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
   if (password.password && new_password_problem(*password.password, found.user.email))
     co_return outcome_of(Kind::bad_password);
 
+  const char* stored = hashed_kind(password);
   HashedPassword hashed = co_await hash_admin_password(ctx, password);
   if (hashed.busy) co_return outcome_of(Kind::busy);
   Kind kind = Kind::ok;
@@ -201,17 +222,22 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     // As a reset: every session ends, reset tokens are void.
     tx.sessions().delete_of_user(user->id);
     tx.reset_tokens().delete_of_user(user->id);
+    record_event(tx, source, "password.changed", user->id, {{"stored", stored}},
+                 user->updated_at);
   };
   if (co_await ctx.db.write(set) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(kind, std::move(user));
 }
 
 boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx,
-                                                           const std::string& id) {
+                                                           const std::string& id,
+                                                           const EventSource& source) {
   std::optional<UserRecord> user;
   auto erase = [&](Transaction& tx) {
     user = tx.users().by_id(id);
-    if (user) erase_account(tx, *user);
+    if (!user) return;
+    erase_account(tx, *user);
+    record_event(tx, source, "user.deleted", user->id, nlohmann::json::object(), now_millis());
   };
   if (co_await ctx.db.write(erase) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(user ? Kind::ok : Kind::not_found);
@@ -237,7 +263,7 @@ namespace {
 // transaction; not_found when there is no such account.
 template <class Work>
 boost::asio::awaitable<AdminSessions> with_account(AuthContext& ctx, const std::string& id,
-                                                   bool writes, Work work) {
+                                                   bool writes, Work& work) {
   AdminSessions result;
   bool found = false;
   auto run = [&](Transaction& tx) {
@@ -265,17 +291,21 @@ boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const
 }
 
 boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx,
-                                                           const std::string& id) {
-  auto revoke = [](Transaction& tx, const UserRecord& user, AdminSessions&) {
+                                                           const std::string& id,
+                                                           const EventSource& source) {
+  auto revoke = [&source](Transaction& tx, const UserRecord& user, AdminSessions&) {
     tx.sessions().delete_of_user(user.id);
+    record_event(tx, source, "session.revoked", user.id, {{"all", true}}, now_millis());
   };
   AdminSessions result = co_await with_account(ctx, id, true, revoke);
   co_return result;
 }
 
-boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id) {
-  auto remove = [](Transaction& tx, const UserRecord& user, AdminSessions&) {
-    tx.second_factors().remove_all(user.id);
+boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id,
+                                                     const EventSource& source) {
+  auto remove = [&source](Transaction& tx, const UserRecord& user, AdminSessions&) {
+    if (tx.second_factors().remove_all(user.id))
+      record_event(tx, source, "mfa.disabled", user.id, {{"factor", "totp"}}, now_millis());
   };
   AdminSessions result = co_await with_account(ctx, id, true, remove);
   co_return result;
@@ -296,12 +326,15 @@ boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
 }
 
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
-                                                     const std::string& public_id) {
+                                                     const std::string& public_id,
+                                                     const EventSource& source) {
   AdminSessions result;
   bool revoked = false;
   Millis now = now_millis();
   auto revoke = [&](Transaction& tx) {
-    revoked = tx.sessions().revoke_by_public_id(public_id, now);
+    std::optional<std::string> user_id = tx.sessions().revoke_by_public_id(public_id, now);
+    revoked = user_id.has_value();
+    if (revoked) record_event(tx, source, "session.revoked", user_id, {{"sessionId", public_id}}, now);
   };
   if (co_await ctx.db.write(revoke) != StoreStatus::ok) co_return result;
   result.kind = revoked ? AdminSessions::Kind::ok : AdminSessions::Kind::not_found;

@@ -1,5 +1,6 @@
 // The admin API's operations on accounts (interface.md 10.4): create, read,
-// list, patch, set a password or a stored hash, erase, and end sessions.
+// list, patch, set a password or a stored hash, erase, and end sessions;
+// each change with its events (interface.md 14.1), from `source`.
 // The API layer has checked each member's shape and rules (400s); these
 // decide what needs the database: unknown ids (404), taken e-mails (409),
 // and what a change revokes. Pure domain: no HTTP, no SQL.
@@ -13,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -64,17 +66,21 @@ bool apply_admin_fields(UserRecord& user, const AdminUserFields& fields, Millis 
 
 boost::asio::awaitable<AdminUserOutcome> create_admin_user(AuthContext& ctx,
                                                            const AdminUserFields& fields,
-                                                           AdminPassword& password);
+                                                           AdminPassword& password,
+                                                           const EventSource& source);
 boost::asio::awaitable<AdminUserOutcome> read_admin_user(AuthContext& ctx, const std::string& id);
 boost::asio::awaitable<AdminUserOutcome> find_admin_user(AuthContext& ctx,
                                                          const std::string& canonical_email);
 boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, const std::string& id,
-                                                          const AdminUserFields& fields);
+                                                          const AdminUserFields& fields,
+                                                          const EventSource& source);
 boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ctx,
                                                                  const std::string& id,
-                                                                 AdminPassword& password);
+                                                                 AdminPassword& password,
+                                                                 const EventSource& source);
 // Erases the account and everything that refers to it (auth/erasure.hpp).
-boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx, const std::string& id);
+boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx, const std::string& id,
+                                                           const EventSource& source);
 
 struct AdminUserPage {
   bool ok = false;
@@ -90,12 +96,15 @@ struct AdminSessions {
   std::vector<SessionRecord> sessions;  // live, newest first
 };
 boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const std::string& id);
-boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id);
+boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id,
+                                                           const EventSource& source);
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
-                                                     const std::string& public_id);
+                                                     const std::string& public_id,
+                                                     const EventSource& source);
 // Removes every second factor of the account, pending or confirmed, and
 // its recovery codes (interface.md 10.4, 12.4).
-boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id);
+boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id,
+                                                     const EventSource& source);
 
 // Which of these accounts have a confirmed TOTP factor (the admin view's
 // "mfa", interface.md 10.3); nothing when the store failed.

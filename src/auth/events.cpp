@@ -1,5 +1,6 @@
 #include "auth/events.hpp"
 
+#include "auth/email.hpp"
 #include "crypto/random.hpp"
 #include "store/transaction.hpp"
 
@@ -11,9 +12,11 @@ std::string admin_actor(std::string_view key_name) {
   return actor;
 }
 
-void record_event(Transaction& tx, const EventSource& source, std::string_view type,
-                  const std::optional<std::string>& user_id, const nlohmann::json& detail,
-                  Millis at) {
+namespace {
+
+EventRecord new_event(const EventSource& source, std::string_view type,
+                      const std::optional<std::string>& user_id, const nlohmann::json& detail,
+                      Millis at) {
   EventRecord event;
   event.id = new_uuid_v7(at);
   event.at = at;
@@ -24,7 +27,22 @@ void record_event(Transaction& tx, const EventSource& source, std::string_view t
   event.user_agent = source.user_agent;
   if (!source.request_id.empty()) event.request_id = source.request_id;
   event.detail = detail.is_object() ? detail.dump() : "{}";
-  tx.events().append(event, source.to_webhooks);
+  return event;
+}
+
+}  // namespace
+
+void record_event(Transaction& tx, const EventSource& source, std::string_view type,
+                  const std::optional<std::string>& user_id, const nlohmann::json& detail,
+                  Millis at) {
+  tx.events().append(new_event(source, type, user_id, detail, at), source.to_webhooks);
+}
+
+void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
+                              std::string_view canonical_email, nlohmann::json detail, Millis at) {
+  detail["email"] = mask_email(canonical_email);
+  tx.events().append_for_address(new_event(source, type, std::nullopt, detail, at),
+                                 canonical_email, source.to_webhooks);
 }
 
 nlohmann::json event_json(const EventRecord& event) {

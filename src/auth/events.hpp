@@ -43,6 +43,12 @@ void record_event(Transaction& tx, const EventSource& source, std::string_view t
                   const std::optional<std::string>& user_id, const nlohmann::json& detail,
                   Millis at);
 
+// The same about the account of `canonical_email`, if any, without looking
+// it up first (store/areas/events.hpp, append_for_address); the detail gets
+// the address masked.
+void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
+                              std::string_view canonical_email, nlohmann::json detail, Millis at);
+
 // An event as the admin API, the CLI and the webhooks show it.
 nlohmann::json event_json(const EventRecord& event);
 

@@ -7,6 +7,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "auth/email.hpp"
+#include "auth/events.hpp"
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -27,10 +29,22 @@ boost::asio::awaitable<void> wait_out_floor(const VerifyResult& verified) {
   co_await floor.async_wait(boost::asio::use_awaitable);
 }
 
+// login.failed (interface.md 14.1): the account's id, or, when no account
+// has the address, the address masked.
+void record_failed_login(Transaction& tx, const EventSource& source,
+                         const std::optional<UserRecord>& user, const std::string& email,
+                         const char* reason, Millis now) {
+  nlohmann::json detail = {{"reason", reason}};
+  if (!user) detail["email"] = mask_email(email);
+  record_event(tx, source, "login.failed", user ? std::optional(user->id) : std::nullopt, detail,
+               now);
+}
+
 }  // namespace
 
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
                                             std::string& password, const SessionOrigin& origin,
+                                            const EventSource& source,
                                             const SecondFactorInput& second) {
   const AuthPolicy& policy = ctx.policy;
   const std::string& client_address = origin.client_address;
@@ -60,7 +74,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   auto reserve = [&](Transaction& tx) {
     reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
                                      started);  // a transaction may run again: all anew
-    if (reserved.verdict.allowed) user = tx.users().by_email(email);
+    user = tx.users().by_email(email);
+    if (!reserved.verdict.allowed) record_failed_login(tx, source, user, email, "throttled", started);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;
@@ -78,8 +93,17 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   VerifyResult verified = co_await ctx.hashing.verify(*place, password, stored_hash);
 
   // Un-counts this attempt only (a 403 is not a failed guess).
-  auto release = [&](Transaction& tx) { reserved.release(tx); };
+  auto release = [&](Transaction& tx) {
+    reserved.release(tx);
+    record_failed_login(tx, source, user, email, "disabled", now_millis());
+  };
   if (!user || !verified.matches) {
+    // Its own commit: the failure was counted before the hash, when it was
+    // not known to be one (a crash in between leaves it counted, unrecorded).
+    auto record = [&](Transaction& tx) {
+      record_failed_login(tx, source, user, email, "credentials", now_millis());
+    };
+    co_await ctx.db.write(record);
     co_await wait_out_floor(verified);
     outcome.kind = LoginOutcome::Kind::invalid_credentials;  // the reservation stays
     co_return outcome;
@@ -107,25 +131,36 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     // longer the account's. That is a failed attempt: it stays counted, and
     // no session opens after the change that revoked them all.
     bool hash_changed = current && current->password_hash != user->password_hash;
+    const Millis now = session.record.created_at;
     if (!current || (hash_changed && current->updated_at != user->updated_at)) {
       found = Found::password_changed;
+      record_failed_login(tx, source, current, email, "credentials", now);
       return;
     }
     if (current->disabled) {  // disabled while we were hashing: 403 (12.3.7)
       reserved.clear_on_success(tx, email_key);
       found = Found::disabled;
+      record_failed_login(tx, source, current, email, "disabled", now);
       return;  // before the factor, so that no step or recovery code is used up
     }
-    switch (check_second_factor(tx, ctx.sealer, user->id, second, session.record.created_at)) {
+    const char* factor_used = nullptr;
+    switch (check_second_factor(tx, ctx.sealer, user->id, second, now)) {
       case FactorCheck::refused:  // a failed login: the reservation stays
         found = Found::second_factor;
+        record_failed_login(tx, source, current, email, "second_factor", now);
         return;
       case FactorCheck::no_key:  // a 503, not a guess
         reserved.release(tx);
         found = Found::no_key;
         return;
-      case FactorCheck::not_enrolled:
+      case FactorCheck::passed_with_recovery_code:
+        factor_used = "recovery_code";
+        record_recovery_code_used(tx, source, user->id, now);
+        break;
       case FactorCheck::passed:
+        factor_used = "totp";
+        break;
+      case FactorCheck::not_enrolled:
         break;
     }
     reserved.clear_on_success(tx, email_key);
@@ -136,6 +171,9 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     // The admin view's lastLoginAt (interface.md 10.3); not a change of the
     // record, so updatedAt stays (2.6).
     tx.users().record_login(user->id, session.record.created_at);
+    nlohmann::json detail = {{"sessionId", session.record.public_id}};
+    detail["secondFactor"] = factor_used != nullptr ? nlohmann::json(factor_used) : nullptr;
+    record_event(tx, source, "login.succeeded", user->id, detail, now);
     current->last_login_at = session.record.created_at;
     user = std::move(current);
   };

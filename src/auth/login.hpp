@@ -33,9 +33,12 @@ struct LoginOutcome {
 // `email` is canonical and valid, `password` valid (the API checked both).
 // `password` is wiped before this returns. The origin's client address is
 // what the per-client throttles count; the session records the origin.
+// Every outcome but busy and unavailable is recorded as an event
+// (interface.md 14.1) from `source`.
 // `second` is looked at only for an account with a confirmed factor.
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
                                             std::string& password, const SessionOrigin& origin,
+                                            const EventSource& source,
                                             const SecondFactorInput& second = {});
 
 }  // namespace authd

@@ -17,7 +17,8 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
                                                               const std::string& token,
                                                               std::string& current_password,
                                                               std::string& new_password,
-                                                              const std::string& client_address) {
+                                                              const EventSource& source) {
+  const std::string& client_address = source.client_address;
   WipeOnExit wipe_current(current_password);
   WipeOnExit wipe_new(new_password);
   const AuthPolicy& policy = ctx.policy;
@@ -98,6 +99,7 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
     tx.reset_tokens().delete_of_user(user->id);
     tx.sessions().revoke_others_of_user(user->id, digest, now);
     reserved.clear_on_success(tx, email_key);  // as a login's success does
+    record_event(tx, source, "password.changed", user->id, nlohmann::json::object(), now);
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

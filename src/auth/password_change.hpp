@@ -9,6 +9,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -37,6 +38,6 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
                                                               const std::string& token,
                                                               std::string& current_password,
                                                               std::string& new_password,
-                                                              const std::string& client_address);
+                                                              const EventSource& source);
 
 }  // namespace authd

@@ -45,6 +45,10 @@ struct AuthPolicy {
   // show beside the account (otpauth:// URI), --mfa-issuer.
   std::string mfa_issuer = "authd";
 
+  // Webhooks are on (--webhook-url, interface.md 14.4): every event queues
+  // its delivery in its own transaction.
+  bool webhooks_on = false;
+
   // Throttling events older than this can no longer count in any window.
   Duration longest_window() const;
 };

@@ -30,8 +30,9 @@ std::optional<UserRecord> account_of_live_token(Transaction& tx, const Sha256Dig
 
 boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
-                                                             const std::string& client_address) {
+                                                             const EventSource& source) {
   const AuthPolicy& policy = ctx.policy;
+  const std::string& client_address = source.client_address;
   // The client's own counter (and for IPv6 its /56's and /48's), and the
   // address's mail limits.
   const MailRequestLimits limits{
@@ -49,8 +50,12 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   // the response time, on PostgreSQL as round trips). The address is what
   // the mail limits count and what the outbox row is keyed by; the worker
   // resolves the account at delivery and drops a request that has none.
+  // The event's account is found by its own insert, for any address alike.
   auto work = [&](Transaction& tx) {
-    verdict = count_and_queue_mail(tx, limits, mail, now_millis(), policy.reset_mail_jitter);
+    Millis now = now_millis();
+    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
+    if (verdict.allowed)
+      record_event_for_address(tx, source, "password.reset_requested", email, {}, now);
   };
   StoreStatus status = co_await ctx.db.write(work);
 
@@ -74,7 +79,8 @@ std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord&
 }
 
 boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
-                                                    std::string& password) {
+                                                    std::string& password,
+                                                    const EventSource& source) {
   WipeOnExit wipe_password(password);
   const Sha256Digest digest = sha256(token);
   ResetOutcome outcome;
@@ -118,6 +124,7 @@ boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std:
     // The owner proved control of the address: lift a lockout that guesses
     // by someone else put on it.
     tx.throttle().delete_events(login_email_key(user->email));
+    record_event(tx, source, "password.reset", user->id, nlohmann::json::object(), now);
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

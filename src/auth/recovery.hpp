@@ -10,6 +10,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -30,7 +31,7 @@ struct ForgotOutcome {
 // only at delivery (mint_reset_token).
 boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
-                                                             const std::string& client_address);
+                                                             const EventSource& source);
 
 // Runs in the worker's transaction at delivery time: finds the enabled
 // account of the mail's address, mints a fresh reset token for it (voiding
@@ -58,6 +59,7 @@ struct ResetOutcome {
 // token of the user, revokes every session and marks the e-mail verified.
 // A bad password never uses the token up. `password` is wiped.
 boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
-                                                    std::string& password);
+                                                    std::string& password,
+                                                    const EventSource& source);
 
 }  // namespace authd

@@ -58,9 +58,15 @@ FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
   if (input.recovery_code) {
     std::optional<Sha256Digest> digest = recovery_code_digest(*input.recovery_code);
     if (digest && tx.second_factors().use_recovery_code(user_id, *digest))
-      return FactorCheck::passed;
+      return FactorCheck::passed_with_recovery_code;
   }
   return FactorCheck::refused;
+}
+
+void record_recovery_code_used(Transaction& tx, const EventSource& source,
+                               const std::string& user_id, Millis now) {
+  std::int64_t left = tx.second_factors().recovery_codes_left(user_id);
+  record_event(tx, source, "recovery_code.used", user_id, {{"remaining", left}}, now);
 }
 
 std::string totp_seal_context(const std::string& user_id) { return "authd totp " + user_id; }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "auth/events.hpp"
 #include "core/time.hpp"
 
 namespace authd {
@@ -26,7 +27,8 @@ struct SecondFactorInput {
 
 enum class FactorCheck {
   not_enrolled,  // the account has no confirmed factor: nothing to check
-  passed,        // the code was valid and is now used (its step, or the recovery code)
+  passed,        // the TOTP code was valid and its step is now used
+  passed_with_recovery_code,  // a recovery code was valid and is now used up
   refused,       // missing, wrong, or used before
   no_key,        // a confirmed factor, but no secret key to open it with (503)
 };
@@ -37,6 +39,11 @@ enum class FactorCheck {
 FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
                                 const std::string& user_id, const SecondFactorInput& input,
                                 Millis now);
+
+// The event of a recovery code used up (interface.md 14.1), with how many
+// are left, in the transaction that used it.
+void record_recovery_code_used(Transaction& tx, const EventSource& source,
+                               const std::string& user_id, Millis now);
 
 struct TotpFactorRecord;
 

@@ -70,13 +70,16 @@ boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, const std:
   co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};
 }
 
-boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token) {
+boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token,
+                                               const EventSource& source) {
   Sha256Digest digest = sha256(token);
   Millis now = now_millis();
   std::optional<UserRecord> user;
   auto work = [&](Transaction& tx) {
     user = live_session_user(tx, digest, now);
-    if (user) tx.sessions().revoke(digest, now);
+    if (!user) return;
+    tx.sessions().revoke(digest, now);
+    record_event(tx, source, "logout", user->id, nlohmann::json::object(), now);
   };
   StoreStatus status = co_await ctx.db.write(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};
@@ -99,7 +102,8 @@ boost::asio::awaitable<OwnSessions> list_own_sessions(AuthContext& ctx, const st
 }
 
 boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const std::string& token,
-                                                      std::string_view public_id) {
+                                                      std::string_view public_id,
+                                                      const EventSource& source) {
   // UUIDs are case-insensitive on input (RFC 9562); authd writes them in
   // lower case. Anything that is not a UUID is nobody's session.
   std::string id(public_id);
@@ -108,6 +112,8 @@ boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const st
   auto end = [&](Transaction& tx, const UserRecord& user, const Sha256Digest&, Millis now) {
     if (is_canonical_uuid(id))
       revoked = tx.sessions().revoke_by_public_id_of_user(user.id, id, now);
+    if (revoked)
+      record_event(tx, source, "session.revoked", user.id, {{"sessionId", id}, {"count", 1}}, now);
   };
   SessionEnding::Kind kind = co_await in_live_session(ctx, token, Store::Mode::write, end);
   if (kind == SessionEnding::Kind::ok && !revoked) kind = SessionEnding::Kind::not_found;
@@ -115,9 +121,13 @@ boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const st
 }
 
 boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx,
-                                                         const std::string& token) {
+                                                         const std::string& token,
+                                                         const EventSource& source) {
   auto end = [&](Transaction& tx, const UserRecord& user, const Sha256Digest& digest, Millis now) {
-    tx.sessions().revoke_others_of_user(user.id, digest, now);
+    std::int64_t ended = tx.sessions().revoke_others_of_user(user.id, digest, now);
+    if (ended > 0)
+      record_event(tx, source, "session.revoked", user.id, {{"count", ended}, {"others", true}},
+                   now);
   };
   SessionEnding::Kind kind = co_await in_live_session(ctx, token, Store::Mode::write, end);
   co_return SessionEnding{kind};

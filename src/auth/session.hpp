@@ -10,6 +10,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -51,7 +52,8 @@ struct SessionOutcome {
 boost::asio::awaitable<SessionOutcome> authenticate(AuthContext& ctx, const std::string& token);
 
 // Revokes the session durably and returns its user (POST /logout).
-boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token);
+boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::string& token,
+                                               const EventSource& source);
 
 // GET /sessions (interface.md 11.2): the caller's live sessions, newest
 // first; `current` is the public id of the session of `token`.
@@ -74,9 +76,11 @@ struct SessionEnding {
 // Revokes the caller's live session `public_id` (the caller's own current
 // one too: that is a logout).
 boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const std::string& token,
-                                                      std::string_view public_id);
+                                                      std::string_view public_id,
+                                                      const EventSource& source);
 // Revokes every session of the caller but the one of `token`.
 boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx,
-                                                         const std::string& token);
+                                                         const std::string& token,
+                                                         const EventSource& source);
 
 }  // namespace authd

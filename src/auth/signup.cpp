@@ -13,7 +13,8 @@ namespace authd {
 boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std::string& email,
                                                      std::string& password,
                                                      const std::optional<std::string>& display_name,
-                                                     const std::string& client_address) {
+                                                     const EventSource& source) {
+  const std::string& client_address = source.client_address;
   WipeOnExit wipe_password(password);
   const AuthPolicy& policy = ctx.policy;
   const MailRequestLimits limits{
@@ -47,7 +48,11 @@ boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std
   mail.display_name = display_name;
   WipeOnExit wipe_queued_hash(mail.password_hash);
   auto work = [&](Transaction& tx) {
-    verdict = count_and_queue_mail(tx, limits, mail, now_millis(), policy.reset_mail_jitter);
+    Millis now = now_millis();
+    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
+    // The account the address already has, if any, is found by the
+    // event's own insert, for every address alike.
+    if (verdict.allowed) record_event_for_address(tx, source, "signup.requested", email, {}, now);
   };
   if (co_await ctx.db.write(work) != StoreStatus::ok) co_return SignupOutcome{};
   if (!verdict.allowed)
@@ -72,7 +77,8 @@ SignupMail prepare_signup_mail(Transaction& tx, const OutboxRecord& mail, Millis
 }
 
 boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
-                                                    const SessionOrigin& origin) {
+                                                    const SessionOrigin& origin,
+                                                    const EventSource& source) {
   const Sha256Digest digest = sha256(token);
   VerifyOutcome outcome;
 
@@ -113,6 +119,8 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
     if (!tx.users().insert(user)) return;
     session = new_session(user.id, now, ctx.policy.session_lifetime, origin);
     tx.sessions().insert(session.record);
+    record_event(tx, source, "signup.verified", user.id, {{"sessionId", session.record.public_id}},
+                 now);
     created = std::move(user);
   };
   if (co_await ctx.db.write(create) != StoreStatus::ok) co_return outcome;

@@ -36,7 +36,7 @@ struct SignupOutcome {
 boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std::string& email,
                                                      std::string& password,
                                                      const std::optional<std::string>& display_name,
-                                                     const std::string& client_address);
+                                                     const EventSource& source);
 
 // What a sign-up mail says, decided in the worker's transaction at delivery.
 struct SignupMail {
@@ -65,6 +65,7 @@ struct VerifyOutcome {
 // creates its account (e-mail verified), and opens a session that records
 // `origin` as a login's does (interface.md 11.2).
 boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
-                                                    const SessionOrigin& origin);
+                                                    const SessionOrigin& origin,
+                                                    const EventSource& source);
 
 }  // namespace authd

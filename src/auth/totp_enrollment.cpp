@@ -76,7 +76,7 @@ std::vector<Sha256Digest> digests_of(const std::vector<std::string>& codes) {
 
 boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::string& token,
                                                   std::string& password,
-                                                  const std::string& client_address) {
+                                                  const EventSource& source) {
   WipeOnExit wipe_password(password);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
@@ -89,7 +89,7 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
     co_return outcome;
   }
   std::optional<ReservedFailure> reserved =
-      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+      co_await reserve_attempt(ctx, *caller.user, source.client_address, outcome);
   if (!reserved) co_return outcome;
 
   VerifyResult verified = co_await ctx.hashing.verify(*place, password, caller.user->password_hash);
@@ -136,7 +136,7 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
 
 boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::string& token,
                                                    std::string& code,
-                                                   const std::string& client_address) {
+                                                   const EventSource& source) {
   WipeOnExit wipe_code(code);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
@@ -148,7 +148,7 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   }
   if (ctx.sealer == nullptr) co_return outcome;  // unavailable
   std::optional<ReservedFailure> reserved =
-      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+      co_await reserve_attempt(ctx, *caller.user, source.client_address, outcome);
   if (!reserved) co_return outcome;
 
   std::vector<std::string> codes = new_recovery_codes();
@@ -176,6 +176,7 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
       return;  // conflict
     tx.second_factors().replace_recovery_codes(user_id, code_digests);
     reserved->clear_on_success(tx, email_key);
+    record_event(tx, source, "mfa.enabled", user_id, {{"factor", "totp"}}, now_millis());
     outcome.kind = FactorOutcome::Kind::ok;
   };
   if (co_await ctx.db.write(confirm) != StoreStatus::ok) {
@@ -192,7 +193,7 @@ namespace {
 // true): the proof, then the factor removed or a new set of codes.
 boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
                                                      std::string& code, bool renew,
-                                                     const std::string& client_address) {
+                                                     const EventSource& source) {
   WipeOnExit wipe_code(code);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
@@ -203,7 +204,7 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
     co_return outcome;
   }
   std::optional<ReservedFailure> reserved =
-      co_await reserve_attempt(ctx, *caller.user, client_address, outcome);
+      co_await reserve_attempt(ctx, *caller.user, source.client_address, outcome);
   if (!reserved) co_return outcome;
 
   // Six digits are a TOTP code; anything else is tried as a recovery code.
@@ -236,13 +237,18 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
       case FactorCheck::refused:
         outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
         return;
+      case FactorCheck::passed_with_recovery_code:
+        record_recovery_code_used(tx, source, user_id, now);
+        break;
       case FactorCheck::passed:
         break;
     }
-    if (renew)
+    if (renew) {
       tx.second_factors().replace_recovery_codes(user_id, code_digests);
-    else
+    } else {
       tx.second_factors().remove_all(user_id);
+      record_event(tx, source, "mfa.disabled", user_id, {{"factor", "totp"}}, now);
+    }
     reserved->clear_on_success(tx, email_key);
     outcome.kind = FactorOutcome::Kind::ok;
   };
@@ -258,16 +264,16 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
 
 boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
                                                   std::string& code,
-                                                  const std::string& client_address) {
-  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, false, client_address);
+                                                  const EventSource& source) {
+  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, false, source);
   co_return outcome;
 }
 
 boost::asio::awaitable<FactorOutcome> renew_recovery_codes(AuthContext& ctx,
                                                            const std::string& token,
                                                            std::string& code,
-                                                           const std::string& client_address) {
-  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, true, client_address);
+                                                           const EventSource& source) {
+  FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, true, source);
   co_return outcome;
 }
 

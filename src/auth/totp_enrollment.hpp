@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
+#include "auth/events.hpp"
 
 namespace authd {
 
@@ -37,23 +38,23 @@ struct FactorOutcome {
 // POST /mfa/totp: a new pending factor, after the current password.
 boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::string& token,
                                                   std::string& password,
-                                                  const std::string& client_address);
+                                                  const EventSource& source);
 
 // POST /mfa/totp/confirm: a code of the pending factor confirms it.
 boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::string& token,
                                                    std::string& code,
-                                                   const std::string& client_address);
+                                                   const EventSource& source);
 
 // POST /mfa/totp/remove: a current TOTP code or a recovery code of the
 // confirmed factor, then the factor and its recovery codes removed.
 boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
                                                   std::string& code,
-                                                  const std::string& client_address);
+                                                  const EventSource& source);
 
 // POST /mfa/recovery-codes: the same proof, then a new set of recovery codes.
 boost::asio::awaitable<FactorOutcome> renew_recovery_codes(AuthContext& ctx,
                                                            const std::string& token,
                                                            std::string& code,
-                                                           const std::string& client_address);
+                                                           const EventSource& source);
 
 }  // namespace authd

@@ -7,6 +7,7 @@
 
 #include "auth/admin_keys.hpp"
 #include "cli/chosen_command.hpp"
+#include "cli/commands.hpp"
 #include "core/time.hpp"
 #include "core/wipe.hpp"
 #include "store/open_store.hpp"
@@ -65,7 +66,7 @@ void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCom
                   return 2;
                 }
                 auto store = migrated_store(config);
-                AdminKeyResult result = create_admin_key(*store, *name, *parsed);
+                AdminKeyResult result = create_admin_key(*store, *name, *parsed, cli_event_source(config));
                 if (result.kind == AdminKeyResult::Kind::ok) std::cout << result.key << std::endl;
                 wipe(result.key);
                 return exit_status(result);
@@ -98,7 +99,7 @@ void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCom
   revoke->callback([&chosen, &revoke_config, revoke, name] {
     chosen = {&revoke_config, revoke, [name](const Config& config) {
                 auto store = migrated_store(config);
-                return exit_status(revoke_admin_key(*store, *name));
+                return exit_status(revoke_admin_key(*store, *name, cli_event_source(config)));
               }};
   });
 }

@@ -25,6 +25,10 @@ void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCom
 // `authd user import FILE [--update]` (interface.md 10.6), under `user`.
 void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenCommand& chosen);
 
+// `authd events [--user-id ID] [--type T] [--since TIME] [--limit N]`
+// (interface.md 14.2): the audit trail as JSON lines, newest first.
+void add_events_command(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
+
 // `authd mfa reseal` (interface.md 12.2.3).
 void add_mfa_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
 

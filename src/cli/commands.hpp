@@ -31,4 +31,8 @@ enum class UserAction {
 };
 int run_user_command(const Config& config, UserAction action, const NewAccount& account);
 
+// The source of the CLI's events (interface.md 14.1): actor "cli", no
+// client; queued for webhooks when --webhook-url is set.
+EventSource cli_event_source(const Config& config);
+
 }  // namespace authd

@@ -255,7 +255,8 @@ int run_serve(const Config& config) {
                        .signup_token_lifetime = config.policy.signup_token_lifetime,
                        .lease = config.mail_claim_lease,
                        .concurrency = config.mail_concurrency});
-  const AuthPolicy& policy = config.policy;
+  AuthPolicy policy = config.policy;
+  policy.webhooks_on = !config.webhook_url.empty();
   PeriodicThread pruner(config.prune_interval, [&] {
     Millis now = now_millis();
     std::int64_t removed = 0;

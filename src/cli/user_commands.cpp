@@ -32,11 +32,18 @@ int report(const AccountResult& result) {
 
 }  // namespace
 
+EventSource cli_event_source(const Config& config) {
+  EventSource source;
+  source.actor = std::string(kActorCli);
+  source.to_webhooks = !config.webhook_url.empty();
+  return source;
+}
+
 int run_user_command(const Config& config, UserAction action, const NewAccount& account) {
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  Accounts accounts(*store, hasher);
+  Accounts accounts(*store, hasher, cli_event_source(config));
 
   auto with_password = [&](auto operation) -> int {
     auto password = read_new_password();

@@ -11,9 +11,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "api/admin_user_body.hpp"
+#include "auth/account_events.hpp"
 #include "cli/chosen_command.hpp"
+#include "cli/commands.hpp"
 #include "core/wipe.hpp"
 #include "crypto/password_hasher.hpp"
 #include "crypto/random.hpp"
@@ -38,7 +41,9 @@ struct ImportedUser {
 // With --update, an existing account takes the line's members; a new
 // password or hash ends its sessions and voids its reset tokens, as
 // PUT /admin/users/{id}/password does, and disabling ends them too.
-void update_existing(Transaction& tx, UserRecord user, const ImportedUser& line, Millis now) {
+void update_existing(Transaction& tx, const EventSource& source, UserRecord user,
+                     const ImportedUser& line, Millis now) {
+  const UserRecord before = user;
   Millis at = std::max(now, user.updated_at + 1);
   bool changed = apply_admin_fields(user, line.fields, at);
   bool new_password = line.password_hash && line.password_hash != user.password_hash;
@@ -50,12 +55,14 @@ void update_existing(Transaction& tx, UserRecord user, const ImportedUser& line,
   if (!changed && !new_password) return;
   user.updated_at = at;
   tx.users().update(user);
+  record_account_changes(tx, source, before, user, at);
+  if (new_password) record_event(tx, source, "password.changed", user.id, {{"stored", "import"}}, at);
 }
 
 class UserImport {
  public:
-  UserImport(Store& store, const PasswordHasher& hasher, bool update)
-      : store_(store), hasher_(hasher), update_(update) {}
+  UserImport(Store& store, const PasswordHasher& hasher, bool update, EventSource source)
+      : store_(store), hasher_(hasher), update_(update), source_(std::move(source)) {}
 
   // False when the database failed: the batch is not committed.
   bool add_line(std::int64_t number, std::string_view text) {
@@ -93,12 +100,14 @@ class UserImport {
         apply_admin_fields(user, line.fields, now);
         if (tx.users().insert(user)) {
           ++added.created;
+          record_event(tx, source_, "user.created", user.id,
+                       {{"passwordSet", user.password_hash.has_value()}, {"imported", true}}, now);
           continue;
         }
         ++added.existing;
         if (update_) {
           if (auto existing = tx.users().by_email(user.email))
-            update_existing(tx, std::move(*existing), line, now);
+            update_existing(tx, source_, std::move(*existing), line, now);
         }
       }
     });
@@ -117,6 +126,7 @@ class UserImport {
   Store& store_;
   const PasswordHasher& hasher_;
   bool update_;
+  EventSource source_;
   std::vector<ImportedUser> batch_;
   ImportCounts counts_;
 };
@@ -134,7 +144,7 @@ int run_import(const Config& config, const std::string& path, bool update) {
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  UserImport import(*store, hasher, update);
+  UserImport import(*store, hasher, update, cli_event_source(config));
   std::string line;
   std::int64_t number = 0;
   bool stored = true;

@@ -45,4 +45,60 @@ void append_rfc3339(std::string& out, Millis at) {
   put(20, 3, time.subseconds().count());
 }
 
+namespace {
+
+// `count` digits at `at`, or -1.
+int digits(std::string_view text, std::size_t at, std::size_t count) {
+  if (at + count > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<Millis> parse_rfc3339(std::string_view text) {
+  using namespace std::chrono;
+  // YYYY-MM-DDTHH:MM:SS
+  int year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
+  int hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  if (text.size() < 20 || year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 ||
+      second < 0 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != 't') ||
+      text[13] != ':' || text[16] != ':' || hour > 23 || minute > 59 || second > 60)
+    return std::nullopt;
+  year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
+                      std::chrono::day(static_cast<unsigned>(day))};
+  if (!date.ok()) return std::nullopt;
+  std::size_t at = 19;
+  int millis = 0;
+  if (text[at] == '.') {  // a fraction: its first three digits count
+    std::size_t first = ++at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+      if (at - first < 3) millis = millis * 10 + (text[at] - '0');
+      ++at;
+    }
+    if (at == first) return std::nullopt;
+    for (std::size_t n = at - first; n < 3; ++n) millis *= 10;
+  }
+  int offset_minutes = 0;
+  if (at < text.size() && (text[at] == 'Z' || text[at] == 'z') && at + 1 == text.size()) {
+    offset_minutes = 0;
+  } else if (at + 6 == text.size() && (text[at] == '+' || text[at] == '-') &&
+             text[at + 3] == ':') {
+    int oh = digits(text, at + 1, 2), om = digits(text, at + 4, 2);
+    if (oh < 0 || om < 0 || oh > 23 || om > 59) return std::nullopt;
+    offset_minutes = (oh * 60 + om) * (text[at] == '-' ? -1 : 1);
+  } else {
+    return std::nullopt;
+  }
+  sys_days days_since_epoch{date};
+  Millis ms = duration_cast<milliseconds>(days_since_epoch.time_since_epoch()).count();
+  ms += ((static_cast<Millis>(hour) * 60 + minute - offset_minutes) * 60 + std::min(second, 59)) *
+        1000;
+  return ms + millis;
+}
+
 }  // namespace authd

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace authd {
 
@@ -20,6 +21,10 @@ inline Millis now_millis() {
 std::string format_rfc3339(Millis at);
 // The same, appended to `out` (no string of its own: a User body has four).
 void append_rfc3339(std::string& out, Millis at);
+
+// An RFC 3339 date-time ("2026-11-21T09:30:00Z", with optional fraction
+// and a Z or +hh:mm offset) as milliseconds; nothing when it is not one.
+std::optional<Millis> parse_rfc3339(std::string_view text);
 
 inline std::optional<std::string> format_rfc3339(std::optional<Millis> at) {
   if (!at) return std::nullopt;

@@ -270,6 +270,7 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
                {{"reason", rejection->reason}, {"request_id", answer.request_id}});
   } else {
     ApiRequest request = api_request(req, answer.method, client, settings);
+    request.request_id = answer.request_id;
     preflight = answer_preflight(
         {answer.method, request.path, req.count("Access-Control-Request-Method") > 0,
          context.api.auth.policy.signup_open},

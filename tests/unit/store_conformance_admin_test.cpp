@@ -161,7 +161,7 @@ TYPED_TEST(StoreConformanceAdmin, Interface_10_4_ASessionIsRevokedByItsPublicIdA
   this->write([&](Transaction& tx) { tx.sessions().insert(s); });
   this->write([&](Transaction& tx) {
     EXPECT_FALSE(tx.sessions().revoke_by_public_id(new_uuid_v4(), 2'000));
-    EXPECT_TRUE(tx.sessions().revoke_by_public_id(s.public_id, 2'000));
+    EXPECT_EQ(tx.sessions().revoke_by_public_id(s.public_id, 2'000), s.user_id);
     EXPECT_FALSE(tx.sessions().revoke_by_public_id(s.public_id, 2'000));
   });
   this->read([&](Transaction& tx) { EXPECT_FALSE(tx.sessions().user_of(sha256("t"))); });

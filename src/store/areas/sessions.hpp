@@ -37,8 +37,10 @@ class SessionStore {
   virtual std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                              Millis now) = 0;
   // DELETE /admin/sessions/{id}: revokes the live session with this public
-  // id, whoever's it is; false when there is none.
-  virtual bool revoke_by_public_id(std::string_view public_id, Millis now) = 0;
+  // id, whoever's it is.
+  // Returns the session's user, none when no live session has that id.
+  virtual std::optional<std::string> revoke_by_public_id(std::string_view public_id,
+                                                         Millis now) = 0;
   // Sessions neither revoked nor expired at `now` (GET /metrics).
   virtual std::int64_t live_count(Millis now) = 0;
   // Removes the sessions expired at `now`, revoked or not; returns the rows

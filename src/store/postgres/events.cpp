@@ -9,10 +9,43 @@
 
 namespace authd::postgres {
 
-std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
+namespace {
+
+Params event_params(const EventRecord& e) {
   Params params;
   params.text(e.id).integer(e.at).text(e.type).text(e.user_id).text(e.actor);
   params.text(e.client_address).text(e.user_agent).text(e.request_id).text(e.detail);
+  return params;
+}
+
+}  // namespace
+
+std::int64_t Events::append_for_address(const EventRecord& e, std::string_view canonical_email,
+                                        bool to_webhooks) {
+  Params params = event_params(e);
+  params.text(canonical_email);
+  if (!to_webhooks) {
+    return db_
+        .run("INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
+             "request_id, detail) VALUES ($1, $2, $3, "
+             "(SELECT id FROM users WHERE email = $10 AND $4::text IS NULL), $5, $6, $7, $8, $9) "
+             "RETURNING seq",
+             params)
+        .integer(0, 0);
+  }
+  return db_
+      .run("WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
+           "user_agent, request_id, detail) VALUES ($1, $2, $3, "
+           "(SELECT id FROM users WHERE email = $10 AND $4::text IS NULL), $5, $6, $7, $8, $9) "
+           "RETURNING seq, at) "
+           "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+           "SELECT seq, at FROM event RETURNING event_seq",
+           params)
+      .integer(0, 0);
+}
+
+std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
+  Params params = event_params(e);
   if (!to_webhooks) {
     return db_
         .run("INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "

@@ -70,14 +70,15 @@ bool Sessions::revoke_by_public_id_of_user(std::string_view user_id, std::string
              .affected() == 1;
 }
 
-bool Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
+std::optional<std::string> Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
   Params params;
   params.text(public_id).integer(now);
-  return db_.run(
-                "DELETE FROM sessions WHERE public_id = $1 AND revoked_at IS NULL AND expires_at > "
-                "$2",
-                params)
-             .affected() == 1;
+  Result rows = db_.run(
+      "DELETE FROM sessions WHERE public_id = $1 AND revoked_at IS NULL AND expires_at > $2 "
+      "RETURNING user_id",
+      params);
+  if (rows.rows() == 0) return std::nullopt;
+  return rows.text(0, 0);
 }
 
 std::int64_t Sessions::revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,

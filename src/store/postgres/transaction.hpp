@@ -58,7 +58,8 @@ class Sessions final : public SessionStore {
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
                                    Millis now) override;
-  bool revoke_by_public_id(std::string_view public_id, Millis now) override;
+  std::optional<std::string> revoke_by_public_id(std::string_view public_id,
+                                                 Millis now) override;
   std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                      Millis now) override;
   std::int64_t live_count(Millis now) override;
@@ -170,6 +171,8 @@ class Events final : public EventStore {
  public:
   explicit Events(Connection& db) : db_(db) {}
   std::int64_t append(const EventRecord& event, bool to_webhooks) override;
+  std::int64_t append_for_address(const EventRecord& event, std::string_view canonical_email,
+                                  bool to_webhooks) override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
 

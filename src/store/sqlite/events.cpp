@@ -8,18 +8,43 @@
 
 namespace authd::sqlite {
 
+namespace {
+
+void bind_event(Statement& st, const EventRecord& e) {
+  st.bind(1, e.id).bind(2, e.at).bind(3, e.type).bind(4, e.user_id).bind(5, e.actor);
+  st.bind(6, e.client_address).bind(7, e.user_agent).bind(8, e.request_id).bind(9, e.detail);
+}
+
+}  // namespace
+
 std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
   auto st = db_.prepare(
       "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
       "request_id, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  st.bind(1, e.id).bind(2, e.at).bind(3, e.type).bind(4, e.user_id).bind(5, e.actor);
-  st.bind(6, e.client_address).bind(7, e.user_agent).bind(8, e.request_id).bind(9, e.detail);
+  bind_event(st, e);
   st.run();
+  return queue_delivery(to_webhooks, e.at);
+}
+
+std::int64_t Events::append_for_address(const EventRecord& e, std::string_view canonical_email,
+                                        bool to_webhooks) {
+  auto st = db_.prepare(
+      "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
+      "request_id, detail) VALUES (?1, ?2, ?3, (SELECT id FROM users WHERE email = ?10), ?5, "
+      "?6, ?7, ?8, ?9)");
+  bind_event(st, e);
+  st.bind(10, canonical_email);
+  st.run();
+  return queue_delivery(to_webhooks, e.at);
+}
+
+// The seq of the event just inserted, its delivery queued with it.
+std::int64_t Events::queue_delivery(bool to_webhooks, Millis at) {
   std::int64_t seq = db_.last_insert_id();
   if (to_webhooks) {
     auto queued =
         db_.prepare("INSERT INTO webhook_deliveries (event_seq, next_attempt_at) VALUES (?1, ?2)");
-    queued.bind(1, seq).bind(2, e.at);
+    queued.bind(1, seq).bind(2, at);
     queued.run();
   }
   return seq;

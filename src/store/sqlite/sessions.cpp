@@ -62,13 +62,16 @@ bool Sessions::revoke_by_public_id_of_user(std::string_view user_id, std::string
   return db_.changes() == 1;
 }
 
-bool Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
+std::optional<std::string> Sessions::revoke_by_public_id(std::string_view public_id, Millis now) {
   auto st = db_.prepare(
       "UPDATE sessions SET revoked_at = ?2 WHERE public_id = ?1"
-      " AND revoked_at IS NULL AND expires_at > ?2");
+      " AND revoked_at IS NULL AND expires_at > ?2 RETURNING user_id");
   st.bind(1, public_id).bind(2, now);
-  st.run();
-  return db_.changes() == 1;
+  if (!st.step()) return std::nullopt;
+  std::string user_id = st.text(0);
+  while (st.step()) {
+  }  // RETURNING: the update completes only once every row is stepped through
+  return user_id;
 }
 
 std::int64_t Sessions::revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
