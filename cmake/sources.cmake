@@ -22,7 +22,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
   ${AUTHD_ROOT}/src/auth/erasure.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
-  ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
+  ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/notices.cpp
+  ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
   ${AUTHD_ROOT}/src/auth/signup.cpp ${AUTHD_ROOT}/src/auth/second_factor.cpp
   ${AUTHD_ROOT}/src/auth/recovery_codes.cpp ${AUTHD_ROOT}/src/auth/totp_enrollment.cpp
@@ -49,6 +50,7 @@ set(AUTHD_CORE_SOURCES
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
   ${AUTHD_ROOT}/src/mail/outbox_worker.cpp ${AUTHD_ROOT}/src/mail/smtp_transport.cpp
+  ${AUTHD_ROOT}/src/mail/templates.cpp
   # api/
   ${AUTHD_ROOT}/src/api/admin_access.cpp ${AUTHD_ROOT}/src/api/admin_sessions.cpp
   ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp

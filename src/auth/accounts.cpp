@@ -6,6 +6,7 @@
 
 #include "auth/email.hpp"
 #include "auth/erasure.hpp"
+#include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -128,10 +129,12 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   }
   std::string phc = hasher_.hash(password);  // outside the transaction: it is slow
   wipe(password);
-  return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
+  return update(email, [&](Transaction& tx, UserRecord& user, Millis now) {
     user.password_hash = phc;
     tx.sessions().delete_of_user(user.id);
     tx.reset_tokens().delete_of_user(user.id);
+    queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user,
+                 user.email, now);
     return true;
   });
 }
@@ -173,7 +176,12 @@ AccountResult Accounts::reset_mfa(std::string_view email) {
   std::optional<UserRecord> user;
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         user = tx.users().by_email(canonical);
-        if (user) tx.second_factors().remove_all(user->id);
+        if (!user) return;
+        std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user->id);
+        tx.second_factors().remove_all(user->id);
+        if (factor && factor->confirmed())  // a pending one never guarded a login
+          queue_notice(tx, notify_, {NoticeTopic::mfa_disabled, NoticeActor::admin}, *user,
+                       user->email, now_millis());
       }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "api/user_json.hpp"
+#include "auth/notices.hpp"
 #include "cli/commands.hpp"
 #include "cli/password_input.hpp"
 #include "store/open_store.hpp"
@@ -33,10 +34,15 @@ int report(const AccountResult& result) {
 }  // namespace
 
 int run_user_command(const Config& config, UserAction action, const NewAccount& account) {
+  std::string notify_problem;
+  if (!parse_notify_list(config.notify, notify_problem)) {
+    std::cerr << "error: --notify: " << notify_problem << "\n";
+    return 2;
+  }
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  Accounts accounts(*store, hasher);
+  Accounts accounts(*store, hasher, config.policy.notify);
 
   auto with_password = [&](auto operation) -> int {
     auto password = read_new_password();

@@ -176,6 +176,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_second_factor_options(app, c);
   add_smtp_options(app, c);
   add_mail_delivery_options(app, c);
+  add_notify_option(app, c);
 }
 
 std::vector<std::string> secret_options_in_argv(const CLI::App& command,
