@@ -24,6 +24,13 @@ struct Resolved {
   std::optional<std::string> display_name;  // notice
 };
 
+Resolved resolved_as(Resolved::Kind kind, std::string token = {}) {
+  Resolved resolved;
+  resolved.kind = kind;
+  resolved.token = std::move(token);
+  return resolved;
+}
+
 Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
                  const OutboxSettings& settings) {
   // A notification (interface.md 14.3) goes while its account exists
@@ -31,17 +38,20 @@ Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
   if (std::optional<Notice> notice = parse_notice_kind(mail.kind)) {
     std::optional<UserRecord> user = tx.users().by_id(mail.user_id);
     if (!user) return {};
-    return {.kind = Resolved::Kind::notice, .notice = notice, .display_name = user->display_name};
+    Resolved resolved = resolved_as(Resolved::Kind::notice);
+    resolved.notice = notice;
+    resolved.display_name = user->display_name;
+    return resolved;
   }
   if (mail.kind == kSignupMailKind) {
     SignupMail signup = prepare_signup_mail(tx, mail, now, settings.signup_token_lifetime);
-    if (signup.account_exists) return {.kind = Resolved::Kind::account_exists};
+    if (signup.account_exists) return resolved_as(Resolved::Kind::account_exists);
     if (signup.dropped()) return {};
-    return {.kind = Resolved::Kind::signup, .token = std::move(signup.token)};
+    return resolved_as(Resolved::Kind::signup, std::move(signup.token));
   }
   std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
   if (!token) return {};
-  return {.kind = Resolved::Kind::reset, .token = std::move(*token)};
+  return resolved_as(Resolved::Kind::reset, std::move(*token));
 }
 
 MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis now,
