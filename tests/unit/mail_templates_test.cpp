@@ -18,7 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr Millis kAt = 1'795'253'400'123;  // Sat, 21 Nov 2026 09:30:00.123 UTC
+constexpr Millis kChangedAt = 1'795'253'400'123;  // Sat, 21 Nov 2026 09:30:00.123 UTC
 
 void write_file(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
@@ -48,9 +48,9 @@ TEST(MailTemplates, Interface_14_3_2_HtmlPartEscapesValuesTextPartDoesNot) {
   NoticeFacts facts{{NoticeTopic::password_changed, NoticeActor::self},
                     "o'brien@example.com",
                     "<script>alert(1)</script> & co",
-                    kAt};
+                    kChangedAt};
   MailMessage m = notice_mail("authd <no-reply@example.com>", facts, "https://auth.example.com/",
-                              kAt);
+                              kChangedAt);
   EXPECT_EQ(m.html_body.find("<script>"), std::string::npos) << m.html_body;
   EXPECT_NE(m.html_body.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"), std::string::npos)
       << m.html_body;
@@ -64,8 +64,8 @@ TEST(MailTemplates, Interface_14_3_2_HtmlPartEscapesValuesTextPartDoesNot) {
 // no link with a token.
 TEST(MailTemplates, Interface_14_3_2_NoticeSaysWhatChangedWhoAndWhen) {
   auto notice = [](NoticeTopic topic, NoticeActor actor) {
-    return notice_mail("f@x.y", {{topic, actor}, "alice@example.com", std::nullopt, kAt},
-                       "https://auth.example.com/", kAt + 5000);
+    return notice_mail("f@x.y", {{topic, actor}, "alice@example.com", std::nullopt, kChangedAt},
+                       "https://auth.example.com/", kChangedAt + 5000);
   };
   MailMessage reset = notice(NoticeTopic::password_changed, NoticeActor::reset);
   EXPECT_EQ(reset.subject, "Your password was changed");
@@ -90,26 +90,26 @@ TEST(MailTemplates, Interface_14_3_2_NoticeSaysWhatChangedWhoAndWhen) {
 
 // A subject is one header line whatever the template or a value holds.
 TEST(MailTemplates, SubjectIsOneLine) {
-  TempDirectory dir;
+  test::TempDirectory dir;
   write_file(dir.file("account_exists.subject.mustache"), "  Hi\r\nBcc: {{email}}\n\n");
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
-  MailMessage m = account_exists_mail("f@x.y", "a@b.c", "https://x.y", kAt, *templates);
+  MailMessage m = account_exists_mail("f@x.y", "a@b.c", "https://x.y", kChangedAt, *templates);
   EXPECT_EQ(m.subject, "Hi  Bcc: a@b.c");
 }
 
 // interface.md 14.3.4: a file in the directory replaces the built-in
 // template of its name; the others stay.
 TEST(MailTemplates, Interface_14_3_4_DirectoryReplacesTemplatesOfTheSameName) {
-  TempDirectory dir;
+  test::TempDirectory dir;
   write_file(dir.file("password_reset.text.mustache"),
              "Reset {{email}}: {{link}} ({{minutes}} min)\n");
   write_file(dir.file("README"), "not a template");
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
-  MailMessage m = password_reset_mail("f@x.y", "a&b@c.d", "https://x.y/", "rst_tok", 30min, kAt,
+  MailMessage m = password_reset_mail("f@x.y", "a&b@c.d", "https://x.y/", "rst_tok", 30min, kChangedAt,
                                       *templates);
   EXPECT_EQ(m.text_body, "Reset a&b@c.d: https://x.y/reset#token=rst_tok (30 min)\n");
   EXPECT_EQ(m.subject, "Reset your password");
@@ -121,13 +121,13 @@ TEST(MailTemplates, Interface_14_3_4_DirectoryReplacesTemplatesOfTheSameName) {
 TEST(MailTemplates, Interface_14_3_4_BrokenUnknownOrMissingTemplatesAreRefused) {
   std::string error;
   {
-    TempDirectory dir;
+    test::TempDirectory dir;
     write_file(dir.file("mfa_enabled.html.mustache"), "<p>{{#time}}unclosed</p>\n");
     EXPECT_FALSE(MailTemplates::load(dir.path().string(), error));
     EXPECT_NE(error.find("mfa_enabled.html.mustache"), std::string::npos) << error;
   }
   {
-    TempDirectory dir;
+    test::TempDirectory dir;
     write_file(dir.file("password_changd.text.mustache"), "typo\n");
     EXPECT_FALSE(MailTemplates::load(dir.path().string(), error));
     EXPECT_NE(error.find("password_changd.text.mustache"), std::string::npos) << error;
@@ -139,13 +139,13 @@ TEST(MailTemplates, Interface_14_3_4_BrokenUnknownOrMissingTemplatesAreRefused) 
 // The token of a link never reaches the template engine: a template that
 // shows {{link}} twice, once escaped and once raw, gets the link both times.
 TEST(MailTemplates, LinkIsPutInEveryPlaceTheTemplateShowsIt) {
-  TempDirectory dir;
+  test::TempDirectory dir;
   write_file(dir.file("signup.html.mustache"), "<a href=\"{{link}}\">{{{link}}}</a>");
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
   MailMessage m =
-      signup_mail("f@x.y", "a@b.c", "https://x.y/?a=1&b=2", "sgn_t", 24h, kAt, *templates);
+      signup_mail("f@x.y", "a@b.c", "https://x.y/?a=1&b=2", "sgn_t", 24h, kChangedAt, *templates);
   EXPECT_EQ(m.html_body,
             "<a href=\"https://x.y/?a=1&amp;b=2/verify#token=sgn_t\">"
             "https://x.y/?a=1&amp;b=2/verify#token=sgn_t</a>");
