@@ -133,8 +133,8 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
     user.password_hash = phc;
     tx.sessions().delete_of_user(user.id);
     tx.reset_tokens().delete_of_user(user.id);
-    queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user,
-                 user.email, now);
+    queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user, user.email,
+                 now);
     return true;
   });
 }

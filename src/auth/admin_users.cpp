@@ -205,8 +205,8 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     // As a reset: every session ends, reset tokens are void.
     tx.sessions().delete_of_user(user->id);
     tx.reset_tokens().delete_of_user(user->id);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin},
-                 *user, user->email, user->updated_at);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin}, *user,
+                 user->email, user->updated_at);
   };
   if (co_await ctx.db.write(set) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(kind, std::move(user));

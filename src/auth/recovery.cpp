@@ -119,8 +119,8 @@ boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std:
     // The owner proved control of the address: lift a lockout that guesses
     // by someone else put on it.
     tx.throttle().delete_events(login_email_key(user->email));
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::reset},
-                 *user, user->email, now);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::reset}, *user,
+                 user->email, now);
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

@@ -216,8 +216,8 @@ MailMessage signup_mail(std::string_view from, std::string_view to, std::string_
                         const MailTemplates& templates) {
   kainjow::mustache::data data = common_data(to, public_url);
   data.set("lifetime", in_words(lifetime));
-  return with_token_link(templates, "signup", std::move(data), verify_link(public_url, token),
-                         from, to, public_url, now);
+  return with_token_link(templates, "signup", std::move(data), verify_link(public_url, token), from,
+                         to, public_url, now);
 }
 
 MailMessage account_exists_mail(std::string_view from, std::string_view to,

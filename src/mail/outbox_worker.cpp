@@ -189,9 +189,9 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   }
   if (resolved.kind == Resolved::Kind::dropped) {
     if (probing) probing_ = false;
-    log::info("mail_dropped", {{"mail_id", mail->id},
-                               {"reason", parse_notice_kind(mail->kind) ? "no account"
-                                                                        : "no enabled account"}});
+    log::info("mail_dropped",
+              {{"mail_id", mail->id},
+               {"reason", parse_notice_kind(mail->kind) ? "no account" : "no enabled account"}});
     return true;
   }
 

@@ -35,8 +35,7 @@ std::string one_line(std::string text) {
   return text.substr(first, text.find_last_not_of(' ') - first + 1);
 }
 
-std::string render_part(const std::string& source, const kainjow::mustache::data& data,
-                        bool html) {
+std::string render_part(const std::string& source, const kainjow::mustache::data& data, bool html) {
   kainjow::mustache::mustache part(source);
   if (html)
     part.set_custom_escape([](const std::string& value) { return html_escape(value); });
@@ -67,8 +66,8 @@ std::optional<std::string> read_file(const std::string& path) {
 
 const std::vector<std::string_view>& MailTemplates::mail_names() {
   static const std::vector<std::string_view> kNames = {
-      "password_reset",   "signup",        "account_exists", "password_changed",
-      "email_changed",    "mfa_enabled",   "mfa_disabled"};
+      "password_reset", "signup",      "account_exists", "password_changed",
+      "email_changed",  "mfa_enabled", "mfa_disabled"};
   return kNames;
 }
 
@@ -89,8 +88,7 @@ const MailTemplates& MailTemplates::built_in() {
   return kBuiltIn;
 }
 
-std::optional<MailTemplates> MailTemplates::load(const std::string& directory,
-                                                 std::string& error) {
+std::optional<MailTemplates> MailTemplates::load(const std::string& directory, std::string& error) {
   MailTemplates templates = built_in();
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(directory.c_str()), ::closedir);
   if (!dir) {
@@ -121,7 +119,8 @@ std::optional<MailTemplates> MailTemplates::load(const std::string& directory,
   return templates;
 }
 
-RenderedMail MailTemplates::render(std::string_view mail, const kainjow::mustache::data& data) const {
+RenderedMail MailTemplates::render(std::string_view mail,
+                                   const kainjow::mustache::data& data) const {
   auto source = [&](std::string_view part) -> const std::string& {
     static const std::string kNone;
     auto found = sources_.find(file_name(mail, part));

@@ -63,8 +63,8 @@ std::vector<std::string> wait_for_subject(const AuthdProcess& authd, const std::
 // Notifications queued (sent or not): written in the change's transaction,
 // so counted as soon as the change answered.
 int queued_notices(const AuthdProcess& authd) {
-  return std::stoi(
-      without_trailing_newlines(authd.sql("select count(*) from outbox where kind like 'notice%'")));
+  return std::stoi(without_trailing_newlines(
+      authd.sql("select count(*) from outbox where kind like 'notice%'")));
 }
 
 // A notice has both parts and goes to `to`; no secret of the test is in it.
@@ -91,7 +91,8 @@ std::vector<std::string> server_args(std::vector<std::string> extra = {}) {
 
 // A fresh directory for an operator's templates, removed by the caller.
 std::string fresh_directory() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "authd-templates-XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "authd-templates-XXXXXX").string();
   EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
   return pattern;
 }
@@ -106,8 +107,8 @@ TEST(Notifications, Interface_14_3_1_PasswordChangedByTheUserIsMailed) {
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
   nlohmann::json body = {{"currentPassword", kPassword}, {"newPassword", kNewPassword}};
-  HttpResponse changed = post_json(authd.port(), "/password", body.dump(),
-                                   {{"Authorization", "Bearer " + token}});
+  HttpResponse changed =
+      post_json(authd.port(), "/password", body.dump(), {{"Authorization", "Bearer " + token}});
   ASSERT_EQ(changed.status, 200) << changed.body;
   std::vector<std::string> mails = wait_for_subject(authd, kPasswordChanged);
   ASSERT_EQ(mails.size(), 1u);
@@ -164,8 +165,8 @@ TEST(Notifications, Interface_14_3_1_EmailChangeIsMailedToTheOldAddress) {
   std::vector<std::string> mails = wait_for_subject(authd, kEmailChanged);
   ASSERT_EQ(mails.size(), 1u);
   expect_notice(mails[0], kEmail, {kPassword, key});
-  EXPECT_EQ(without_trailing_newlines(authd.sql(
-                "select count(*) from outbox where email = 'alice.new@example.com'")),
+  EXPECT_EQ(without_trailing_newlines(
+                authd.sql("select count(*) from outbox where email = 'alice.new@example.com'")),
             "0");
 }
 
@@ -188,12 +189,12 @@ TEST(Notifications, Interface_14_3_1_SecondFactorAddedAndRemovedAreMailed) {
 
   // Enrolled again, then removed by an operator.
   nlohmann::json started = begin_enrolment(authd, enrolled.token);
-  HttpResponse confirmed =
-      mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
-               {{"code", code_in_steps(started.value("secret", ""), 1)}});
+  HttpResponse confirmed = mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
+                                    {{"code", code_in_steps(started.value("secret", ""), 1)}});
   ASSERT_EQ(confirmed.status, 200) << confirmed.body;
   std::string key = create_key(authd, "ops");
-  HttpResponse reset = call(authd, key, "DELETE", "/admin/users/" + user_id(authd, kEmail) + "/mfa");
+  HttpResponse reset =
+      call(authd, key, "DELETE", "/admin/users/" + user_id(authd, kEmail) + "/mfa");
   ASSERT_EQ(reset.status, 204) << reset.body;
   std::vector<std::string> disabled = wait_for_subject(authd, kMfaDisabled, 2);
   EXPECT_NE(part_of(disabled.at(1), "text/plain").find("by an administrator"), std::string::npos);
@@ -299,8 +300,7 @@ TEST(Notifications, Interface_14_3_4_BrokenTemplateStopsTheStart) {
   CommandResult broken = run_authd({"serve", "--mail-templates", dir});
   EXPECT_EQ(broken.exit_code, 2) << broken.output;
   EXPECT_NE(broken.output.find("bad_configuration"), std::string::npos) << broken.output;
-  EXPECT_NE(broken.output.find("email_changed.html.mustache"), std::string::npos)
-      << broken.output;
+  EXPECT_NE(broken.output.find("email_changed.html.mustache"), std::string::npos) << broken.output;
   CommandResult missing = run_authd({"serve", "--mail-templates", dir + "/nope"});
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   std::filesystem::remove_all(dir);

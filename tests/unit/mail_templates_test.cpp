@@ -49,8 +49,8 @@ TEST(MailTemplates, Interface_14_3_2_HtmlPartEscapesValuesTextPartDoesNot) {
                     "o'brien@example.com",
                     "<script>alert(1)</script> & co",
                     kChangedAt};
-  MailMessage m = notice_mail("authd <no-reply@example.com>", facts, "https://auth.example.com/",
-                              kChangedAt);
+  MailMessage m =
+      notice_mail("authd <no-reply@example.com>", facts, "https://auth.example.com/", kChangedAt);
   EXPECT_EQ(m.html_body.find("<script>"), std::string::npos) << m.html_body;
   EXPECT_NE(m.html_body.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"), std::string::npos)
       << m.html_body;
@@ -74,11 +74,11 @@ TEST(MailTemplates, Interface_14_3_2_NoticeSaysWhatChangedWhoAndWhen) {
   EXPECT_NE(reset.text_body.find("https://auth.example.com/forgot"), std::string::npos);
   EXPECT_NE(reset.text_body.find("Hello,"), std::string::npos) << reset.text_body;
   EXPECT_EQ(reset.text_body.find("#token="), std::string::npos);
-  EXPECT_NE(notice(NoticeTopic::password_changed, NoticeActor::admin).text_body.find(
-                "by an administrator"),
+  EXPECT_NE(notice(NoticeTopic::password_changed, NoticeActor::admin)
+                .text_body.find("by an administrator"),
             std::string::npos);
-  EXPECT_NE(notice(NoticeTopic::password_changed, NoticeActor::self).text_body.find(
-                "from a session signed in"),
+  EXPECT_NE(notice(NoticeTopic::password_changed, NoticeActor::self)
+                .text_body.find("from a session signed in"),
             std::string::npos);
   EXPECT_EQ(notice(NoticeTopic::email_changed, NoticeActor::admin).subject,
             "The e-mail address of your account was changed");
@@ -109,8 +109,8 @@ TEST(MailTemplates, Interface_14_3_4_DirectoryReplacesTemplatesOfTheSameName) {
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
-  MailMessage m = password_reset_mail("f@x.y", "a&b@c.d", "https://x.y/", "rst_tok", 30min, kChangedAt,
-                                      *templates);
+  MailMessage m = password_reset_mail("f@x.y", "a&b@c.d", "https://x.y/", "rst_tok", 30min,
+                                      kChangedAt, *templates);
   EXPECT_EQ(m.text_body, "Reset a&b@c.d: https://x.y/reset#token=rst_tok (30 min)\n");
   EXPECT_EQ(m.subject, "Reset your password");
   EXPECT_NE(m.html_body.find("href=\"https://x.y/reset#token=rst_tok\""), std::string::npos);
