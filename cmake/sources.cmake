@@ -23,7 +23,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/account_events.cpp ${AUTHD_ROOT}/src/auth/erasure.cpp
   ${AUTHD_ROOT}/src/auth/event_log.cpp ${AUTHD_ROOT}/src/auth/events.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
-  ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/password_change.cpp
+  ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/notices.cpp
+  ${AUTHD_ROOT}/src/auth/password_change.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
   ${AUTHD_ROOT}/src/auth/signup.cpp ${AUTHD_ROOT}/src/auth/second_factor.cpp
   ${AUTHD_ROOT}/src/auth/recovery_codes.cpp ${AUTHD_ROOT}/src/auth/totp_enrollment.cpp
@@ -52,6 +53,7 @@ set(AUTHD_CORE_SOURCES
   # mail/
   ${AUTHD_ROOT}/src/mail/log_transport.cpp ${AUTHD_ROOT}/src/mail/message.cpp
   ${AUTHD_ROOT}/src/mail/outbox_worker.cpp ${AUTHD_ROOT}/src/mail/smtp_transport.cpp
+  ${AUTHD_ROOT}/src/mail/templates.cpp
   # api/
   ${AUTHD_ROOT}/src/api/admin_access.cpp ${AUTHD_ROOT}/src/api/admin_sessions.cpp
   ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp

@@ -14,6 +14,8 @@ packages=(
   # verify (argon2d, several lanes, version 16), libxcrypt for bcrypt, $7$
   # scrypt and SHA-crypt, OpenSSL 3 for PBKDF2 and the PHC scrypt string
   libargon2-dev libcrypt-dev libssl-dev
+  # mail templates (src/mail/templates.hpp): header-only Mustache
+  libkainjow-mustache-dev
   # the second factor (interface.md 12): TOTP by liboath, QR codes by libqrencode
   liboath-dev libqrencode-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the

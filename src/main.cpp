@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
     Config& config = configs.emplace_back();
     add_database_options(*sub, config);
     add_password_options(*sub, config);
+    if (command.action == UserAction::set_password || command.action == UserAction::mfa_reset)
+      add_notify_option(*sub, config);
     sub->add_option("--email", account.email, "The account's e-mail address")->required();
     if (command.action == UserAction::add) {
       sub->add_option("--display-name", account.display_name, "Display name");

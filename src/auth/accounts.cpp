@@ -7,6 +7,7 @@
 #include "auth/account_events.hpp"
 #include "auth/email.hpp"
 #include "auth/erasure.hpp"
+#include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -142,6 +143,8 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
     tx.sessions().delete_of_user(user.id);
     tx.reset_tokens().delete_of_user(user.id);
     record_event(tx, source_, "password.changed", user.id, {{"stored", "password"}}, now);
+    queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user, user.email,
+                 now);
     return true;
   });
 }
@@ -185,8 +188,15 @@ AccountResult Accounts::reset_mfa(std::string_view email) {
   std::optional<UserRecord> user;
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         user = tx.users().by_email(canonical);
-        if (user && tx.second_factors().remove_all(user->id))
-          record_event(tx, source_, "mfa.disabled", user->id, {{"factor", "totp"}}, now_millis());
+        if (!user) return;
+        std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user->id);
+        tx.second_factors().remove_all(user->id);
+        if (factor && factor->confirmed()) {  // a pending one never guarded a login
+          Millis now = now_millis();
+          record_event(tx, source_, "mfa.disabled", user->id, {{"factor", "totp"}}, now);
+          queue_notice(tx, notify_, {NoticeTopic::mfa_disabled, NoticeActor::admin}, *user,
+                       user->email, now);
+        }
       }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");

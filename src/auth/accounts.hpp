@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "auth/events.hpp"
+#include "auth/policy.hpp"
 #include "crypto/password_hasher.hpp"
 #include "store/records.hpp"
 #include "store/store.hpp"
@@ -29,14 +30,17 @@ struct AccountResult {
 class Accounts {
  public:
   // Each change is recorded with its events (interface.md 14.1) from
-  // `source` (the CLI's: actor "cli").
-  Accounts(Store& store, const PasswordHasher& hasher, EventSource source)
-      : store_(store), hasher_(hasher), source_(std::move(source)) {}
+  // `source` (the CLI's: actor "cli"); `notify`: which changes mail the
+  // account's owner (interface.md 14.3).
+  Accounts(Store& store, const PasswordHasher& hasher, EventSource source,
+           NoticeSettings notify = {})
+      : store_(store), hasher_(hasher), source_(std::move(source)), notify_(notify) {}
 
   // `password` is wiped by every method that takes one.
   AccountResult create(const NewAccount& account, std::string& password);
   AccountResult show(std::string_view email);
-  // Like a reset: revokes every session and voids any reset token.
+  // Like a reset: revokes every session and voids any reset token; the
+  // owner is told (interface.md 14.3).
   AccountResult set_password(std::string_view email, std::string& password);
   // Disabling revokes every session and voids any reset token.
   AccountResult set_disabled(std::string_view email, bool disabled);
@@ -45,7 +49,8 @@ class Accounts {
   // Erases the account and everything that refers to it (auth/erasure.hpp).
   AccountResult erase(std::string_view email);
   // Removes the account's second factor, pending or confirmed, and its
-  // recovery codes (interface.md 12.4): for a user who lost both.
+  // recovery codes (interface.md 12.4): for a user who lost both. The
+  // owner is told when a confirmed factor went (14.3).
   AccountResult reset_mfa(std::string_view email);
 
  private:
@@ -58,6 +63,7 @@ class Accounts {
   Store& store_;
   const PasswordHasher& hasher_;
   EventSource source_;
+  NoticeSettings notify_;
 };
 
 // Profile field checks shared by the CLI and the admin API: a display name

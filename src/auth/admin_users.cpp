@@ -4,6 +4,7 @@
 
 #include "auth/account_events.hpp"
 #include "auth/erasure.hpp"
+#include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
@@ -179,6 +180,9 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       tx.throttle().delete_events(login_email_key(old_email));
       tx.throttle().delete_events(reset_mail_key(old_email));
       tx.throttle().delete_events(signup_mail_key(old_email));
+      // After the mails above went: the old address is told (14.3).
+      queue_notice(tx, ctx.policy.notify, {NoticeTopic::email_changed, NoticeActor::admin}, *user,
+                   old_email, now);
     }
     if (fields.disabled.value_or(false)) {
       // interface.md 6 /logout 4 and 7.2: disabling revokes every session
@@ -224,6 +228,8 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     tx.reset_tokens().delete_of_user(user->id);
     record_event(tx, source, "password.changed", user->id, {{"stored", stored}},
                  user->updated_at);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin}, *user,
+                 user->email, user->updated_at);
   };
   if (co_await ctx.db.write(set) != StoreStatus::ok) co_return outcome_of(Kind::unavailable);
   co_return outcome_of(kind, std::move(user));
@@ -303,9 +309,15 @@ boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx,
 
 boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id,
                                                      const EventSource& source) {
-  auto remove = [&source](Transaction& tx, const UserRecord& user, AdminSessions&) {
-    if (tx.second_factors().remove_all(user.id))
-      record_event(tx, source, "mfa.disabled", user.id, {{"factor", "totp"}}, now_millis());
+  auto remove = [&ctx, &source](Transaction& tx, const UserRecord& user, AdminSessions&) {
+    std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user.id);
+    tx.second_factors().remove_all(user.id);
+    if (factor && factor->confirmed()) {  // a pending one never guarded a login
+      Millis now = now_millis();
+      record_event(tx, source, "mfa.disabled", user.id, {{"factor", "totp"}}, now);
+      queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::admin}, user,
+                   user.email, now);
+    }
   };
   AdminSessions result = co_await with_account(ctx, id, true, remove);
   co_return result;

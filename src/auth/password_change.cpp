@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
@@ -100,6 +101,8 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
     tx.sessions().revoke_others_of_user(user->id, digest, now);
     reserved.clear_on_success(tx, email_key);  // as a login's success does
     record_event(tx, source, "password.changed", user->id, nlohmann::json::object(), now);
+    queue_notice(tx, policy.notify, {NoticeTopic::password_changed, NoticeActor::self}, *user,
+                 user->email, now);
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

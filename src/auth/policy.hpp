@@ -18,6 +18,14 @@ struct Ipv6Aggregates {
   unsigned per_48 = 16;
 };
 
+// Which notification mails are sent (interface.md 14.3, --notify): each
+// kind of change the account's owner is told about.
+struct NoticeSettings {
+  bool password_changed = true;
+  bool email_changed = true;
+  bool mfa_changed = true;  // a second factor added or removed
+};
+
 struct AuthPolicy {
   Duration session_lifetime = std::chrono::hours(24);
   Duration reset_token_lifetime = std::chrono::minutes(30);
@@ -48,6 +56,8 @@ struct AuthPolicy {
   // Webhooks are on (--webhook-url, interface.md 14.4): every event queues
   // its delivery in its own transaction.
   bool webhooks_on = false;
+  // Notification mails (interface.md 14.3): all on unless --notify says.
+  NoticeSettings notify;
 
   // Throttling events older than this can no longer count in any window.
   Duration longest_window() const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "auth/mail_request.hpp"
+#include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
@@ -125,6 +126,8 @@ boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std:
     // by someone else put on it.
     tx.throttle().delete_events(login_email_key(user->email));
     record_event(tx, source, "password.reset", user->id, nlohmann::json::object(), now);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::reset}, *user,
+                 user->email, now);
   };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "auth/notices.hpp"
 #include "auth/recovery_codes.hpp"
 #include "auth/second_factor.hpp"
 #include "auth/session.hpp"
@@ -157,7 +158,8 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   const std::string email_key = login_email_key(caller.user->email);
   auto confirm = [&](Transaction& tx) {
     outcome.kind = FactorOutcome::Kind::conflict;
-    if (!live_session_user(tx, digest, now_millis())) {
+    std::optional<UserRecord> user = live_session_user(tx, digest, now_millis());
+    if (!user) {
       outcome.kind = FactorOutcome::Kind::invalid_token;
       return;
     }
@@ -177,6 +179,8 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
     tx.second_factors().replace_recovery_codes(user_id, code_digests);
     reserved->clear_on_success(tx, email_key);
     record_event(tx, source, "mfa.enabled", user_id, {{"factor", "totp"}}, now_millis());
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_enabled, NoticeActor::self}, *user,
+                 user->email, now_millis());
     outcome.kind = FactorOutcome::Kind::ok;
   };
   if (co_await ctx.db.write(confirm) != StoreStatus::ok) {
@@ -221,7 +225,8 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
   const std::string email_key = login_email_key(caller.user->email);
   auto act = [&](Transaction& tx) {
     Millis now = now_millis();
-    if (!live_session_user(tx, digest, now)) {
+    std::optional<UserRecord> user = live_session_user(tx, digest, now);
+    if (!user) {
       outcome.kind = FactorOutcome::Kind::invalid_token;
       return;
     }
@@ -248,6 +253,8 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
     } else {
       tx.second_factors().remove_all(user_id);
       record_event(tx, source, "mfa.disabled", user_id, {{"factor", "totp"}}, now);
+      queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::self}, *user,
+                   user->email, now);
     }
     reserved->clear_on_success(tx, email_key);
     outcome.kind = FactorOutcome::Kind::ok;

@@ -28,6 +28,7 @@
 #include "http/server.hpp"
 #include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
+#include "mail/templates.hpp"
 #include "metrics/sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
@@ -189,6 +190,21 @@ void reload_on_hangup(boost::asio::signal_set& hangup, TlsContexts* tls) {
   });
 }
 
+// The mail templates (--mail-templates over the built-in set), read and
+// parsed before anything starts: a template that would fail at delivery
+// stops the start instead (the caller exits with 2). Null: the built-in set.
+std::optional<std::shared_ptr<const MailTemplates>> load_mail_templates(const Config& c) {
+  if (c.mail_templates.empty()) return std::shared_ptr<const MailTemplates>();
+  std::string error;
+  std::optional<MailTemplates> templates = MailTemplates::load(c.mail_templates, error);
+  if (!templates) {
+    log::error("bad_configuration", {{"option", "--mail-templates"}, {"reason", error}});
+    return std::nullopt;
+  }
+  log::info("mail_templates_loaded", {{"directory", c.mail_templates}});
+  return std::make_shared<const MailTemplates>(std::move(*templates));
+}
+
 // Logs the findings of check_config of one severity; true when there was any.
 bool log_findings(const std::vector<ConfigFinding>& findings, ConfigFinding::Severity severity) {
   bool any = false;
@@ -221,6 +237,8 @@ int run_serve(const Config& config) {
   if (log_findings(findings, ConfigFinding::Severity::error)) return 2;
   std::optional<std::shared_ptr<TlsContexts>> tls = load_tls(config);
   if (!tls) return 2;
+  std::optional<std::shared_ptr<const MailTemplates>> mail_templates = load_mail_templates(config);
+  if (!mail_templates) return 2;
   rlim_t descriptors = raise_file_limit();
   prefer_short_time_slices();  // before any other thread starts: they inherit it
   log::info("starting", {{"version", AUTHD_VERSION},
@@ -254,7 +272,8 @@ int run_serve(const Config& config) {
                        .reset_token_lifetime = config.policy.reset_token_lifetime,
                        .signup_token_lifetime = config.policy.signup_token_lifetime,
                        .lease = config.mail_claim_lease,
-                       .concurrency = config.mail_concurrency});
+                       .concurrency = config.mail_concurrency,
+                       .templates = *mail_templates});
   AuthPolicy policy = config.policy;
   policy.webhooks_on = !config.webhook_url.empty();
   PeriodicThread pruner(config.prune_interval, [&] {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "api/user_json.hpp"
+#include "auth/notices.hpp"
 #include "cli/commands.hpp"
 #include "cli/password_input.hpp"
 #include "store/open_store.hpp"
@@ -40,10 +41,15 @@ EventSource cli_event_source(const Config& config) {
 }
 
 int run_user_command(const Config& config, UserAction action, const NewAccount& account) {
+  std::string notify_problem;
+  if (!parse_notify_list(config.notify, notify_problem)) {
+    std::cerr << "error: --notify: " << notify_problem << "\n";
+    return 2;
+  }
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  Accounts accounts(*store, hasher, cli_event_source(config));
+  Accounts accounts(*store, hasher, cli_event_source(config), config.policy.notify);
 
   auto with_password = [&](auto operation) -> int {
     auto password = read_new_password();

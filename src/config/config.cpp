@@ -183,6 +183,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_event_options(app, c);
   add_smtp_options(app, c);
   add_mail_delivery_options(app, c);
+  add_notify_option(app, c);
 }
 
 std::vector<std::string> secret_options_in_argv(const CLI::App& command,

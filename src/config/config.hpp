@@ -90,6 +90,12 @@ struct Config {
   // (after a crash mid-delivery); longer than the SMTP time-out.
   Duration mail_claim_lease = std::chrono::minutes(2);
   std::size_t mail_concurrency = 4;  // deliveries at once
+  // --mail-templates: a directory of templates that replace built-in ones
+  // of the same name (mail/templates.hpp); empty: the built-in set.
+  std::string mail_templates;
+  // --notify as given; policy.notify holds what it means. Kept as text so
+  // that check_config can refuse a bad list as a bad_configuration (exit 2).
+  std::string notify = "password-changed,email-changed,mfa-changed";
 
   std::string log_level = "info";
 
@@ -130,6 +136,9 @@ std::optional<std::pair<std::string, unsigned short>> parse_endpoint(const std::
 void add_database_options(CLI::App& command, Config& config);
 // Options for hashing passwords (serve and the user commands).
 void add_password_options(CLI::App& command, Config& config);
+// --notify (interface.md 14.3): serve, and the user commands that change a
+// password or a second factor.
+void add_notify_option(CLI::App& command, Config& config);
 // Everything `authd serve` takes.
 void add_serve_options(CLI::App& command, Config& config);
 

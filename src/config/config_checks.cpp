@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "auth/notices.hpp"
 #include "http/client_address.hpp"
 #include "mail/transport.hpp"
 #include "store/open_store.hpp"
@@ -101,6 +102,9 @@ std::vector<ConfigFinding> check_config(const Config& c) {
                          {"argon2_iterations", c.argon2_iterations},
                          {"owasp_minimum", "m=19456 KiB, t=2"}}});
   }
+  std::string notify_problem;
+  if (!parse_notify_list(c.notify, notify_problem))
+    findings.push_back(bad_configuration("--notify", notify_problem));
   if (c.mail_transport != "log") {
     if (auto smtp = check_smtp(c)) findings.push_back(std::move(*smtp));
   }

@@ -2,6 +2,7 @@
 // throttling and mail (config/option_groups.hpp).
 #include <CLI/CLI.hpp>
 
+#include "auth/notices.hpp"
 #include "config/option_groups.hpp"
 
 namespace authd {
@@ -196,6 +197,26 @@ void add_mail_delivery_options(CLI::App& app, Config& c) {
   app.add_option("--mail-from", c.mail_from, "From header of outgoing mail")
       ->envname("AUTHD_MAIL_FROM")
       ->capture_default_str();
+  app.add_option("--mail-templates", c.mail_templates,
+                 "Directory of mail templates (NAME.subject|text|html.mustache, "
+                 "docs/mail-templates.md), each replacing the built-in one of that name; "
+                 "checked at start")
+      ->envname("AUTHD_MAIL_TEMPLATES");
+}
+
+void add_notify_option(CLI::App& app, Config& c) {
+  // A bad list is left to check_config: a bad_configuration, exit 2.
+  app.add_option_function<std::string>(
+         "--notify",
+         [&c](const std::string& v) {
+           c.notify = v;
+           std::string problem;
+           c.policy.notify = parse_notify_list(v, problem).value_or(NoticeSettings{});
+         },
+         "Notification mails to the account's address (interface.md 14.3): a comma-separated "
+         "list of password-changed, email-changed, mfa-changed, or none")
+      ->envname("AUTHD_NOTIFY")
+      ->default_str(c.notify);
 }
 
 }  // namespace authd

@@ -37,32 +37,6 @@ std::string url_host(std::string_view url) {
   return url.empty() ? "authd.invalid" : std::string(url);
 }
 
-WipedString html_escape(std::string_view text) {
-  WipedString out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // Text bodies: normalise line endings to CRLF as RFC 5322 requires.
 WipedString crlf(std::string_view text) {
   WipedString out;
@@ -156,82 +130,115 @@ std::string verify_link(std::string_view public_url, std::string_view token) {
   return link_with_token(public_url, "/verify", token);
 }
 
+namespace {
+
+// The templates never see a link that carries a token: they get this
+// placeholder, which no address, name or URL can contain (control
+// characters), and the link is put in its place in the rendered text, one
+// allocation that the caller wipes. So no copy of the token is left in the
+// template engine's strings.
+constexpr std::string_view kLinkPlaceholder = "\x01link\x01";
+
+std::string with_link(std::string_view rendered, std::string_view link) {
+  std::size_t count = 0;
+  for (std::size_t at = rendered.find(kLinkPlaceholder); at != std::string_view::npos;
+       at = rendered.find(kLinkPlaceholder, at + kLinkPlaceholder.size()))
+    ++count;
+  std::string out;
+  out.reserve(rendered.size() + count * link.size());
+  while (true) {
+    std::size_t at = rendered.find(kLinkPlaceholder);
+    out.append(rendered.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    out.append(link);
+    rendered.remove_prefix(at + kLinkPlaceholder.size());
+  }
+}
+
+// What every template gets (docs/mail-templates.md).
+kainjow::mustache::data common_data(std::string_view to, std::string_view public_url) {
+  kainjow::mustache::data data;
+  data.set("email", std::string(to));
+  data.set("public_url", std::string(without_trailing_slash(public_url)));
+  return data;
+}
+
+MailMessage from_templates(const MailTemplates& templates, std::string_view mail,
+                           const kainjow::mustache::data& data, std::string_view from,
+                           std::string_view to, std::string_view public_url, Millis now) {
+  RenderedMail rendered = templates.render(mail, data);
+  MailMessage m = new_mail(from, to, std::move(rendered.subject), public_url, now);
+  m.text_body = std::move(rendered.text);
+  m.html_body = std::move(rendered.html);
+  return m;
+}
+
+// A mail with a link that carries a token: rendered with the placeholder,
+// then the link (HTML-escaped in the HTML part) put in.
+MailMessage with_token_link(const MailTemplates& templates, std::string_view mail,
+                            kainjow::mustache::data data, std::string link, std::string_view from,
+                            std::string_view to, std::string_view public_url, Millis now) {
+  data.set("link", std::string(kLinkPlaceholder));
+  MailMessage m = from_templates(templates, mail, data, from, to, public_url, now);
+  std::string text = with_link(m.text_body, link);
+  const WipedString escaped = html_escape<WipedString>(link);
+  wipe(link);
+  std::string html = with_link(m.html_body, view(escaped));
+  m.text_body = std::move(text);
+  m.html_body = std::move(html);
+  return m;
+}
+
+// "2026-11-21 09:30 UTC"
+std::string utc_time(Millis at) {
+  std::time_t t = static_cast<std::time_t>(at / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} UTC", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min);
+}
+
+}  // namespace
+
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, std::string_view token,
-                                Duration lifetime, Millis now) {
-  MailMessage m = new_mail(from, to, "Reset your password", public_url, now);
+                                Duration lifetime, Millis now, const MailTemplates& templates) {
+  kainjow::mustache::data data = common_data(to, public_url);
   auto minutes = std::chrono::duration_cast<std::chrono::minutes>(lifetime).count();
-  std::string link = reset_link(public_url, token);
-  m.text_body = format_secret(
-      "Someone asked to reset the password of the account for {}.\n\n"
-      "To choose a new password, open this link within {} minutes:\n\n{}\n\n"
-      "The link works once. If you did not ask for this, ignore this message:\n"
-      "your password stays as it is.\n",
-      to, minutes, link);
-  const WipedString escaped_link = html_escape(link);
-  wipe(link);
-  m.html_body = format_secret(
-      "<!DOCTYPE html>\n<html><body>\n"
-      "<p>Someone asked to reset the password of the account for {}.</p>\n"
-      "<p>To choose a new password, open this link within {} minutes:</p>\n"
-      "<p><a href=\"{}\">Choose a new password</a></p>\n"
-      "<p>The link works once. If you did not ask for this, ignore this message: "
-      "your password stays as it is.</p>\n"
-      "</body></html>\n",
-      view(html_escape(to)), minutes, view(escaped_link));
-  return m;
+  data.set("minutes", std::to_string(minutes));
+  data.set("lifetime", in_words(lifetime));
+  return with_token_link(templates, "password_reset", std::move(data),
+                         reset_link(public_url, token), from, to, public_url, now);
 }
 
 MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
-                        std::string_view token, Duration lifetime, Millis now) {
-  MailMessage m = new_mail(from, to, "Confirm your new account", public_url, now);
-  const std::string within = in_words(lifetime);
-  std::string link = verify_link(public_url, token);
-  m.text_body = format_secret(
-      "Someone asked to create an account for {}.\n\n"
-      "To confirm that this address is yours and create the account, open this link\n"
-      "within {}:\n\n{}\n\n"
-      "The link works once. If you did not ask for this, ignore this message:\n"
-      "no account will be created.\n",
-      to, within, link);
-  const WipedString escaped_link = html_escape(link);
-  wipe(link);
-  m.html_body = format_secret(
-      "<!DOCTYPE html>\n<html><body>\n"
-      "<p>Someone asked to create an account for {}.</p>\n"
-      "<p>To confirm that this address is yours and create the account, open this link "
-      "within {}:</p>\n"
-      "<p><a href=\"{}\">Confirm and create my account</a></p>\n"
-      "<p>The link works once. If you did not ask for this, ignore this message: "
-      "no account will be created.</p>\n"
-      "</body></html>\n",
-      view(html_escape(to)), within, view(escaped_link));
-  return m;
+                        std::string_view token, Duration lifetime, Millis now,
+                        const MailTemplates& templates) {
+  kainjow::mustache::data data = common_data(to, public_url);
+  data.set("lifetime", in_words(lifetime));
+  return with_token_link(templates, "signup", std::move(data), verify_link(public_url, token), from,
+                         to, public_url, now);
 }
 
 MailMessage account_exists_mail(std::string_view from, std::string_view to,
-                                std::string_view public_url, Millis now) {
-  MailMessage m = new_mail(from, to, "You already have an account", public_url, now);
-  m.text_body = fmt::format(
-      "Someone asked to create an account for {}, but this address already has one.\n"
-      "Nothing has changed: no new account was created, and your password stays as\n"
-      "it is.\n\n"
-      "If it was you and you have forgotten your password, use \"Forgot password\"\n"
-      "where you sign in (it asks {}/forgot for a reset link): you will get an e-mail\n"
-      "with a link to choose a new one.\n\n"
-      "If you did not ask for this, ignore this message.\n",
-      to, without_trailing_slash(public_url));
-  m.html_body = fmt::format(
-      "<!DOCTYPE html>\n<html><body>\n"
-      "<p>Someone asked to create an account for {}, but this address already has one. "
-      "Nothing has changed: no new account was created, and your password stays as it is.</p>\n"
-      "<p>If it was you and you have forgotten your password, use &quot;Forgot password&quot; "
-      "where you sign in (it asks {}/forgot for a reset link): you will get an e-mail with "
-      "a link to choose a new one.</p>\n"
-      "<p>If you did not ask for this, ignore this message.</p>\n"
-      "</body></html>\n",
-      view(html_escape(to)), view(html_escape(without_trailing_slash(public_url))));
-  return m;
+                                std::string_view public_url, Millis now,
+                                const MailTemplates& templates) {
+  return from_templates(templates, "account_exists", common_data(to, public_url), from, to,
+                        public_url, now);
+}
+
+MailMessage notice_mail(std::string_view from, const NoticeFacts& facts,
+                        std::string_view public_url, Millis now, const MailTemplates& templates) {
+  kainjow::mustache::data data = common_data(facts.to, public_url);
+  // Absent rather than empty: {{#display_name}} then renders nothing.
+  if (facts.display_name && !facts.display_name->empty())
+    data.set("display_name", *facts.display_name);
+  data.set("time", utc_time(facts.changed_at));
+  data.set("by_self", facts.notice.actor == NoticeActor::self);
+  data.set("by_reset", facts.notice.actor == NoticeActor::reset);
+  data.set("by_operator", facts.notice.actor == NoticeActor::admin);
+  return from_templates(templates, notice_mail_name(facts.notice.topic), data, from, facts.to,
+                        public_url, now);
 }
 
 }  // namespace authd

@@ -1,12 +1,16 @@
 // An e-mail as authd sends it, and the mails authd sends: password reset,
-// sign-up verification, and the notice that an address already has an
-// account.
+// sign-up verification, the notice that an address already has an account,
+// and the notifications of interface.md 14.3; each rendered from its
+// templates (mail/templates.hpp, docs/mail-templates.md).
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "auth/notices.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
+#include "mail/templates.hpp"
 
 namespace authd {
 
@@ -30,17 +34,33 @@ std::string reset_link(std::string_view public_url, std::string_view token);
 
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, std::string_view token,
-                                Duration lifetime, Millis now);
+                                Duration lifetime, Millis now,
+                                const MailTemplates& templates = MailTemplates::built_in());
 
 // The sign-up link is {public_url}/verify#token=<token> (interface.md 11.4).
 std::string verify_link(std::string_view public_url, std::string_view token);
 
 MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
-                        std::string_view token, Duration lifetime, Millis now);
+                        std::string_view token, Duration lifetime, Millis now,
+                        const MailTemplates& templates = MailTemplates::built_in());
 
 // A sign-up for an address that has an account (interface.md 11.4): says
 // so, carries no token, and tells the owner how to reset the password.
 MailMessage account_exists_mail(std::string_view from, std::string_view to,
-                                std::string_view public_url, Millis now);
+                                std::string_view public_url, Millis now,
+                                const MailTemplates& templates = MailTemplates::built_in());
+
+// What a notification (interface.md 14.3) says: what changed and who
+// changed it, when, to whom it goes. Never a password, token, hash or code.
+struct NoticeFacts {
+  Notice notice;
+  std::string to;  // the account's address; the old one when it changed
+  std::optional<std::string> display_name;
+  Millis changed_at = 0;
+};
+
+MailMessage notice_mail(std::string_view from, const NoticeFacts& facts,
+                        std::string_view public_url, Millis now,
+                        const MailTemplates& templates = MailTemplates::built_in());
 
 }  // namespace authd

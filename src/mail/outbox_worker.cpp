@@ -5,10 +5,12 @@
 #include <algorithm>
 
 #include "auth/email.hpp"
+#include "auth/notices.hpp"
 #include "auth/recovery.hpp"
 #include "auth/signup.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
+#include "mail/message.hpp"
 
 namespace authd {
 namespace {
@@ -16,37 +18,62 @@ namespace {
 // What a claimed mail turns into at delivery, decided in the claim's
 // transaction: the token minted there, or nothing to send.
 struct Resolved {
-  enum class Kind { dropped, reset, signup, account_exists } kind = Kind::dropped;
+  enum class Kind { dropped, reset, signup, account_exists, notice } kind = Kind::dropped;
   std::string token;  // reset, signup
+  std::optional<Notice> notice;
+  std::optional<std::string> display_name;  // notice
 };
+
+Resolved resolved_as(Resolved::Kind kind, std::string token = {}) {
+  Resolved resolved;
+  resolved.kind = kind;
+  resolved.token = std::move(token);
+  return resolved;
+}
 
 Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
                  const OutboxSettings& settings) {
+  // A notification (interface.md 14.3) goes while its account exists
+  // (erasing an account erases its queued mail too); nothing is minted.
+  if (std::optional<Notice> notice = parse_notice_kind(mail.kind)) {
+    std::optional<UserRecord> user = tx.users().by_id(mail.user_id);
+    if (!user) return {};
+    Resolved resolved = resolved_as(Resolved::Kind::notice);
+    resolved.notice = notice;
+    resolved.display_name = user->display_name;
+    return resolved;
+  }
   if (mail.kind == kSignupMailKind) {
     SignupMail signup = prepare_signup_mail(tx, mail, now, settings.signup_token_lifetime);
-    if (signup.account_exists) return {Resolved::Kind::account_exists, {}};
+    if (signup.account_exists) return resolved_as(Resolved::Kind::account_exists);
     if (signup.dropped()) return {};
-    return {Resolved::Kind::signup, std::move(signup.token)};
+    return resolved_as(Resolved::Kind::signup, std::move(signup.token));
   }
   std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
   if (!token) return {};
-  return {Resolved::Kind::reset, std::move(*token)};
+  return resolved_as(Resolved::Kind::reset, std::move(*token));
 }
 
 MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis now,
                     const OutboxSettings& settings) {
+  const MailTemplates& templates =
+      settings.templates ? *settings.templates : MailTemplates::built_in();
   switch (resolved.kind) {
     case Resolved::Kind::signup:
       return signup_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                         settings.signup_token_lifetime, now);
+                         settings.signup_token_lifetime, now, templates);
     case Resolved::Kind::account_exists:
-      return account_exists_mail(settings.from, mail.email, settings.public_url, now);
+      return account_exists_mail(settings.from, mail.email, settings.public_url, now, templates);
+    case Resolved::Kind::notice:
+      return notice_mail(settings.from,
+                         {*resolved.notice, mail.email, resolved.display_name, mail.created_at},
+                         settings.public_url, now, templates);
     case Resolved::Kind::reset:
     case Resolved::Kind::dropped:
       break;
   }
   return password_reset_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                             settings.reset_token_lifetime, now);
+                             settings.reset_token_lifetime, now, templates);
 }
 
 }  // namespace
@@ -162,7 +189,9 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   }
   if (resolved.kind == Resolved::Kind::dropped) {
     if (probing) probing_ = false;
-    log::info("mail_dropped", {{"mail_id", mail->id}, {"reason", "no enabled account"}});
+    log::info("mail_dropped",
+              {{"mail_id", mail->id},
+               {"reason", parse_notice_kind(mail->kind) ? "no account" : "no enabled account"}});
     return true;
   }
 

@@ -1,6 +1,7 @@
-// Delivers the mail outbox (interface.md 6 /forgot 3-4, 11.4): claims a due
-// mail, mints its reset or sign-up token in the same transaction (or, for a
-// sign-up whose address has an account, decides to tell the owner so),
+// Delivers the mail outbox (interface.md 6 /forgot 3-4, 11.4, 14.3): claims
+// a due mail, mints its reset or sign-up token in the same transaction (or,
+// for a sign-up whose address has an account, decides to tell the owner so;
+// for a notification, reads the account's display name and mints nothing),
 // sends it, marks it sent
 // (retrying that mark while the database is unreachable, so that a mail the
 // relay accepted is not sent again) or schedules a retry with capped
@@ -34,6 +35,8 @@
 
 namespace authd {
 
+class MailTemplates;
+
 struct OutboxSettings {
   std::string from;
   std::string public_url;
@@ -47,6 +50,8 @@ struct OutboxSettings {
   Duration lease = std::chrono::minutes(2);
   std::size_t concurrency = 4;  // deliveries at once (--mail-concurrency)
   Duration relay_probe = std::chrono::seconds(2);
+  // What the mails are rendered from (--mail-templates); null: the built-in set.
+  std::shared_ptr<const MailTemplates> templates;
 };
 
 class OutboxWorker {
