@@ -176,7 +176,7 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       // tokens and queued mails go; and the old address's counters, which
       // would otherwise keep it in the database after the account moved.
       tx.reset_tokens().delete_of_user(user->id);
-      tx.outbox().remove_for(user->id, old_email);
+      tx.outbox().remove_links_for(user->id, old_email);
       tx.throttle().delete_events(login_email_key(old_email));
       tx.throttle().delete_events(reset_mail_key(old_email));
       tx.throttle().delete_events(signup_mail_key(old_email));

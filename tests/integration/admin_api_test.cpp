@@ -272,7 +272,7 @@ TEST(AdminApi, Interface_10_4_2_And_1_10_AdminRulesAnswerInTheirOrder) {
         std::string("/admin/users/") + id + "/nothing", std::string("/admin/users/") + id + "/",
         std::string("/admin/users/") + id + "/sessions/" + kApiUnknownId,
         std::string("/admin/sessions"), std::string("/admin/users/a/b/c/d"),
-        std::string("/admin/events")}) {
+        std::string("/admin/events/1")}) {
     expect_error(send_request(authd.admin_port(), "GET", path), 404, "GET " + path);
     expect_error(call(authd, writer, "DELETE", path), 404, "DELETE " + path);
   }

@@ -76,7 +76,9 @@ void expect_notice(const std::string& mail, const std::string& to,
   EXPECT_NE(part_of(mail, "text/html").find("<html>"), std::string::npos) << mail;
   EXPECT_NE(part_of(mail, "text/plain").find(" UTC"), std::string::npos) << mail;
   for (const std::string& secret : secrets) {
-    if (!secret.empty()) EXPECT_EQ(mail.find(secret), std::string::npos) << secret << "\n" << mail;
+    if (!secret.empty()) {
+      EXPECT_EQ(mail.find(secret), std::string::npos) << secret << "\n" << mail;
+    }
   }
   for (const char* marker : {"#token=", "$argon2", "authdrt_", "authdsu_", "authdak_"})
     EXPECT_EQ(mail.find(marker), std::string::npos) << marker << "\n" << mail;
@@ -137,8 +139,8 @@ TEST(Notifications, Interface_14_3_1_PasswordResetIsMailed) {
 TEST(Notifications, Interface_14_3_1_OperatorPasswordChangesAreMailed) {
   AuthdProcess authd(server_args());
   authd.add_user(kEmail, kPassword);
-  std::string key = create_key(authd, "ops");
-  HttpResponse put = call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
+  std::string key = admin::create_key(authd, "ops");
+  HttpResponse put = admin::call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
                           nlohmann::json{{"password", kNewPassword}});
   ASSERT_EQ(put.status, 200) << put.body;
   std::string out;
@@ -158,8 +160,8 @@ TEST(Notifications, Interface_14_3_1_OperatorPasswordChangesAreMailed) {
 TEST(Notifications, Interface_14_3_1_EmailChangeIsMailedToTheOldAddress) {
   AuthdProcess authd(server_args());
   authd.add_user(kEmail, kPassword);
-  std::string key = create_key(authd, "ops");
-  HttpResponse patched = call(authd, key, "PATCH", "/admin/users/" + user_id(authd, kEmail),
+  std::string key = admin::create_key(authd, "ops");
+  HttpResponse patched = admin::call(authd, key, "PATCH", "/admin/users/" + user_id(authd, kEmail),
                               nlohmann::json{{"email", "alice.new@example.com"}});
   ASSERT_EQ(patched.status, 200) << patched.body;
   std::vector<std::string> mails = wait_for_subject(authd, kEmailChanged);
@@ -192,9 +194,9 @@ TEST(Notifications, Interface_14_3_1_SecondFactorAddedAndRemovedAreMailed) {
   HttpResponse confirmed = mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
                                     {{"code", code_in_steps(started.value("secret", ""), 1)}});
   ASSERT_EQ(confirmed.status, 200) << confirmed.body;
-  std::string key = create_key(authd, "ops");
+  std::string key = admin::create_key(authd, "ops");
   HttpResponse reset =
-      call(authd, key, "DELETE", "/admin/users/" + user_id(authd, kEmail) + "/mfa");
+      admin::call(authd, key, "DELETE", "/admin/users/" + user_id(authd, kEmail) + "/mfa");
   ASSERT_EQ(reset.status, 204) << reset.body;
   std::vector<std::string> disabled = wait_for_subject(authd, kMfaDisabled, 2);
   EXPECT_NE(part_of(disabled.at(1), "text/plain").find("by an administrator"), std::string::npos);
@@ -211,13 +213,13 @@ TEST(Notifications, Interface_14_3_3_NotifyTurnsEachOff) {
   {
     AuthdProcess authd(server_args({"--notify", "none"}));
     authd.add_user(kEmail, kPassword);
-    std::string key = create_key(authd, "ops");
+    std::string key = admin::create_key(authd, "ops");
     std::string id = user_id(authd, kEmail);
-    ASSERT_EQ(call(authd, key, "PUT", "/admin/users/" + id + "/password",
+    ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + id + "/password",
                    nlohmann::json{{"password", kNewPassword}})
                   .status,
               200);
-    ASSERT_EQ(call(authd, key, "PATCH", "/admin/users/" + id,
+    ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
                    nlohmann::json{{"email", "alice.new@example.com"}})
                   .status,
               200);
@@ -226,14 +228,14 @@ TEST(Notifications, Interface_14_3_3_NotifyTurnsEachOff) {
   {
     AuthdProcess authd(server_args({"--notify", "email-changed"}));
     authd.add_user(kEmail, kPassword);
-    std::string key = create_key(authd, "ops");
+    std::string key = admin::create_key(authd, "ops");
     std::string id = user_id(authd, kEmail);
-    ASSERT_EQ(call(authd, key, "PUT", "/admin/users/" + id + "/password",
+    ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + id + "/password",
                    nlohmann::json{{"password", kNewPassword}})
                   .status,
               200);
     EXPECT_EQ(queued_notices(authd), 0);
-    ASSERT_EQ(call(authd, key, "PATCH", "/admin/users/" + id,
+    ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
                    nlohmann::json{{"email", "alice.new@example.com"}})
                   .status,
               200);
@@ -262,8 +264,8 @@ TEST(Notifications, Interface_14_3_3_UnknownNotifyNameIsRefused) {
 TEST(Notifications, Interface_14_3_2_DisplayNameIsEscapedInTheHtmlPart) {
   AuthdProcess authd(server_args());
   authd.add_user(kEmail, kPassword, {"--display-name", "<script>alert(1)</script>"});
-  std::string key = create_key(authd, "ops");
-  ASSERT_EQ(call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
+  std::string key = admin::create_key(authd, "ops");
+  ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
                  nlohmann::json{{"password", kNewPassword}})
                 .status,
             200);

@@ -39,10 +39,12 @@ std::string header_of(const std::string& mail, const std::string& name) {
   return found[2];
 }
 
+// The reset mails' rows (the notice that follows a reset is
+// notifications_test's).
 std::string outbox_state(const AuthdProcess& authd) {
   return without_trailing_newlines(
       authd.sql("select email, attempts, case when sent_at is null then 0 else 1 end from outbox "
-                "order by id"));
+                "where kind = 'password_reset' order by id"));
 }
 
 // interface.md 6 /forgot 3: the mail for an existing, enabled account

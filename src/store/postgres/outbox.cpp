@@ -73,6 +73,15 @@ void Outbox::remove(std::int64_t mail_id) {
   db_.run("DELETE FROM outbox WHERE id = $1", params);
 }
 
+void Outbox::remove_links_for(std::string_view user_id, std::string_view email) {
+  Params params;
+  params.text(user_id).text(email);
+  db_.run(
+      "DELETE FROM outbox WHERE (user_id = $1 OR email = $2) "
+      "AND kind IN ('password_reset', 'signup')",
+      params);
+}
+
 void Outbox::remove_for(std::string_view user_id, std::string_view email) {
   Params params;
   params.text(user_id).text(email);

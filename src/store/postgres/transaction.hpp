@@ -96,6 +96,7 @@ class Outbox final : public OutboxStore {
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;
   void remove_for(std::string_view user_id, std::string_view email) override;
+  void remove_links_for(std::string_view user_id, std::string_view email) override;
   std::int64_t pending_count() override;
   std::int64_t prune(Millis sent_horizon) override;
 

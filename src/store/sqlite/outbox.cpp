@@ -74,6 +74,14 @@ void Outbox::remove(std::int64_t mail_id) {
   st.run();
 }
 
+void Outbox::remove_links_for(std::string_view user_id, std::string_view email) {
+  auto st = db_.prepare(
+      "DELETE FROM outbox WHERE (user_id = ?1 OR email = ?2) "
+      "AND kind IN ('password_reset', 'signup')");
+  st.bind(1, user_id).bind(2, email);
+  st.run();
+}
+
 void Outbox::remove_for(std::string_view user_id, std::string_view email) {
   auto st = db_.prepare("DELETE FROM outbox WHERE user_id = ?1 OR email = ?2");
   st.bind(1, user_id).bind(2, email);
