@@ -28,4 +28,7 @@ void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenC
 // `authd mfa reseal` (interface.md 12.2.3).
 void add_mfa_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
 
+// `authd webhooks dead|retry` (interface.md 14.4).
+void add_webhook_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
+
 }  // namespace authd
