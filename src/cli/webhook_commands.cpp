@@ -15,7 +15,7 @@
 namespace authd {
 namespace {
 
-std::unique_ptr<Store> migrated_store(const Config& config) {
+std::unique_ptr<Store> webhook_queue_store(const Config& config) {
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   return store;
@@ -29,7 +29,7 @@ nlohmann::json dead_delivery_json(const WebhookDeliveryRecord& delivery) {
 }
 
 int list_dead(const Config& config, int limit) {
-  auto store = migrated_store(config);
+  auto store = webhook_queue_store(config);
   std::vector<WebhookDeliveryRecord> dead;
   StoreStatus status = store->run(Store::Mode::read,
                                   [&](Transaction& tx) { dead = tx.webhooks().dead(limit); });
@@ -43,7 +43,7 @@ int list_dead(const Config& config, int limit) {
 }
 
 int retry_dead(const Config& config) {
-  auto store = migrated_store(config);
+  auto store = webhook_queue_store(config);
   std::int64_t retried = 0;
   Millis now = now_millis();
   StoreStatus status = store->run(Store::Mode::write,

@@ -8,15 +8,15 @@
 namespace authd {
 namespace {
 
-struct CurlDeleter {
+struct PostCurlDeleter {
   void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
 };
-struct SlistDeleter {
+struct PostSlistDeleter {
   void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 
 // The receiver's body is of no use to authd: dropped as it arrives.
-std::size_t discard(char* /*data*/, std::size_t size, std::size_t count, void* /*user*/) {
+std::size_t discard_answer(char* /*data*/, std::size_t size, std::size_t count, void* /*user*/) {
   return size * count;
 }
 
@@ -32,7 +32,7 @@ HttpPostOutcome http_post(const std::string& url, const HttpHeaderList& headers,
   static std::once_flag curl_ready;
   std::call_once(curl_ready, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   HttpPostOutcome outcome;
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  std::unique_ptr<CURL, PostCurlDeleter> curl(curl_easy_init());
   if (!curl) {
     outcome.error = "cannot create a libcurl handle";
     return outcome;
@@ -41,7 +41,7 @@ HttpPostOutcome http_post(const std::string& url, const HttpHeaderList& headers,
   for (const auto& [name, value] : headers) list = curl_slist_append(list, (name + ": " + value).c_str());
   // No "Expect: 100-continue" round trip before larger bodies.
   list = curl_slist_append(list, "Expect:");
-  std::unique_ptr<curl_slist, SlistDeleter> header_list(list);
+  std::unique_ptr<curl_slist, PostSlistDeleter> header_list(list);
 
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -53,7 +53,7 @@ HttpPostOutcome http_post(const std::string& url, const HttpHeaderList& headers,
   curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &discard);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &discard_answer);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // we run on a worker thread
   long timeout_ms = static_cast<long>(timeout.count());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);

@@ -15,8 +15,8 @@
 namespace authd {
 namespace {
 
-constexpr std::string_view kPrefix = "whsec_";
-constexpr int kBase64 = sodium_base64_VARIANT_ORIGINAL;
+constexpr std::string_view kWebhookSecretPrefix = "whsec_";
+constexpr int kWebhookBase64 = sodium_base64_VARIANT_ORIGINAL;
 
 }  // namespace
 
@@ -27,15 +27,15 @@ std::optional<WebhookKey> parse_webhook_secret(std::string_view text, std::strin
   if (text.ends_with('\r')) text.remove_suffix(1);
   // The prefix is required: a bare base64 text could be another kind of
   // key (64 hexadecimal digits are valid base64 too).
-  if (!text.starts_with(kPrefix)) {
+  if (!text.starts_with(kWebhookSecretPrefix)) {
     problem = "not a webhook secret: it must start with whsec_";
     return std::nullopt;
   }
-  text.remove_prefix(kPrefix.size());
+  text.remove_prefix(kWebhookSecretPrefix.size());
   std::vector<std::uint8_t> key(text.size());
   std::size_t length = 0;
   if (text.empty() || sodium_base642bin(key.data(), key.size(), text.data(), text.size(), nullptr,
-                                        &length, nullptr, kBase64) != 0) {
+                                        &length, nullptr, kWebhookBase64) != 0) {
     sodium_memzero(key.data(), key.size());
     problem = "not a webhook secret: whsec_ must be followed by base64 (openssl rand -base64 32)";
     return std::nullopt;
@@ -90,8 +90,8 @@ std::string webhook_signature(const WebhookKey& key, std::string_view id, std::i
   update(body);
   unsigned char mac[crypto_auth_hmacsha256_BYTES];
   crypto_auth_hmacsha256_final(&state, mac);
-  std::string encoded(sodium_base64_ENCODED_LEN(sizeof mac, kBase64), '\0');
-  sodium_bin2base64(encoded.data(), encoded.size(), mac, sizeof mac, kBase64);
+  std::string encoded(sodium_base64_ENCODED_LEN(sizeof mac, kWebhookBase64), '\0');
+  sodium_bin2base64(encoded.data(), encoded.size(), mac, sizeof mac, kWebhookBase64);
   encoded.resize(std::strlen(encoded.c_str()));
   return "v1," + encoded;
 }

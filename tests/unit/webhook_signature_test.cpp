@@ -72,8 +72,9 @@ TEST(WebhookSignature, Interface_14_4_TheSecretIsWhsecAndBase64) {
     problem.clear();
     EXPECT_FALSE(parse_webhook_secret(text, problem)) << text;
     EXPECT_FALSE(problem.empty());
-    if (std::string(text).size() > 6)
+    if (std::string(text).size() > 6) {
       EXPECT_EQ(problem.find(std::string(text).substr(6)), std::string::npos) << problem;
+    }
   }
 }
 
