@@ -18,14 +18,14 @@
 namespace authd::test {
 namespace {
 
-std::string read_text(const std::string& path) {
+std::string receiver_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream out;
   out << in.rdbuf();
   return out.str();
 }
 
-void write_text(const std::string& path, const std::string& text) {
+void replace_receiver_file(const std::string& path, const std::string& text) {
   std::string temporary = path + ".tmp";
   std::ofstream(temporary, std::ios::trunc) << text;
   std::filesystem::rename(temporary, path);  // read whole or not at all
@@ -79,7 +79,7 @@ WebhookReceiver::WebhookReceiver(const std::string& secret_file, const std::stri
   pid_ = pid;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::string text = read_text(port_file);
+    std::string text = receiver_file_text(port_file);
     if (!text.empty() && text.back() == '\n') {
       port_ = static_cast<unsigned short>(std::stoi(text));
       return;
@@ -87,7 +87,7 @@ WebhookReceiver::WebhookReceiver(const std::string& secret_file, const std::stri
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   throw std::runtime_error("the webhook receiver did not start:\n" +
-                           read_text(directory_ + "/receiver.log"));
+                           receiver_file_text(directory_ + "/receiver.log"));
 }
 
 WebhookReceiver::~WebhookReceiver() {
@@ -103,12 +103,12 @@ WebhookReceiver::~WebhookReceiver() {
 }
 
 void WebhookReceiver::answer(const std::string& status) {
-  write_text(directory_ + "/status", status + "\n");
+  replace_receiver_file(directory_ + "/status", status + "\n");
 }
 
 std::vector<nlohmann::json> WebhookReceiver::requests() const {
   std::vector<nlohmann::json> out;
-  std::istringstream lines(read_text(directory_ + "/requests.jsonl"));
+  std::istringstream lines(receiver_file_text(directory_ + "/requests.jsonl"));
   std::string line;
   while (std::getline(lines, line)) {
     auto parsed = nlohmann::json::parse(line, nullptr, false);

@@ -29,7 +29,7 @@ std::string queue_event(const AuthdProcess& authd, const std::string& type) {
   long long now = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
-  char id[40];
+  char id[64];
   std::snprintf(id, sizeof id, "0190%08llx-0000-7000-8000-%012d", now % 0xffffffffLL,
                 ++counter);
   authd.sql("INSERT INTO events (id, at, type, user_id, actor, detail) VALUES ('" +
