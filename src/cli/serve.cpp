@@ -361,8 +361,8 @@ int run_serve(const Config& config) {
       {{"sent", outbox.sent()}, {"failures", outbox.failures()}, {"rejected", outbox.rejected()}});
   if (*webhooks) {
     (*webhooks)->stop();
-    log::info("webhook_worker_stopped", {{"delivered", (*webhooks)->delivered()},
-                                         {"failed", (*webhooks)->failed()}});
+    log::info("webhook_worker_stopped",
+              {{"delivered", (*webhooks)->delivered()}, {"failed", (*webhooks)->failed()}});
   }
   pruner.stop();
   hash_kinds.stop();

@@ -22,17 +22,18 @@ std::unique_ptr<Store> webhook_queue_store(const Config& config) {
 }
 
 nlohmann::json dead_delivery_json(const WebhookDeliveryRecord& delivery) {
-  return {{"event", event_json(delivery.event)},
-          {"attempts", delivery.attempts},
-          {"lastError", delivery.last_error ? nlohmann::json(*delivery.last_error) : nullptr},
-          {"deadAt", delivery.dead_at ? nlohmann::json(format_rfc3339(*delivery.dead_at)) : nullptr}};
+  return {
+      {"event", event_json(delivery.event)},
+      {"attempts", delivery.attempts},
+      {"lastError", delivery.last_error ? nlohmann::json(*delivery.last_error) : nullptr},
+      {"deadAt", delivery.dead_at ? nlohmann::json(format_rfc3339(*delivery.dead_at)) : nullptr}};
 }
 
 int list_dead(const Config& config, int limit) {
   auto store = webhook_queue_store(config);
   std::vector<WebhookDeliveryRecord> dead;
-  StoreStatus status = store->run(Store::Mode::read,
-                                  [&](Transaction& tx) { dead = tx.webhooks().dead(limit); });
+  StoreStatus status =
+      store->run(Store::Mode::read, [&](Transaction& tx) { dead = tx.webhooks().dead(limit); });
   if (status != StoreStatus::ok) {
     std::cerr << "error: the database failed; run the command again\n";
     return 1;
@@ -46,8 +47,8 @@ int retry_dead(const Config& config) {
   auto store = webhook_queue_store(config);
   std::int64_t retried = 0;
   Millis now = now_millis();
-  StoreStatus status = store->run(Store::Mode::write,
-                                  [&](Transaction& tx) { retried = tx.webhooks().retry_dead(now); });
+  StoreStatus status = store->run(
+      Store::Mode::write, [&](Transaction& tx) { retried = tx.webhooks().retry_dead(now); });
   if (status != StoreStatus::ok) {
     std::cerr << "error: the database failed; run the command again\n";
     return 1;
@@ -59,8 +60,7 @@ int retry_dead(const Config& config) {
 }  // namespace
 
 void add_webhook_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* webhooks =
-      app.add_subcommand("webhooks", "Dead webhook deliveries: list them, retry them");
+  auto* webhooks = app.add_subcommand("webhooks", "Dead webhook deliveries: list them, retry them");
   webhooks->require_subcommand(1);
 
   auto* dead = webhooks->add_subcommand(

@@ -58,8 +58,7 @@ void check_webhooks(const Config& c, std::vector<ConfigFinding>& findings) {
   if (c.webhook_secret_file.empty())
     findings.push_back(bad_configuration("--webhook-secret-file", "required with --webhook-url"));
   if (c.webhook_claim_lease <= c.webhook_timeout)
-    findings.push_back(
-        bad_configuration("--webhook-claim-lease", "must exceed --webhook-timeout"));
+    findings.push_back(bad_configuration("--webhook-claim-lease", "must exceed --webhook-timeout"));
   if (!https && !is_loopback_smtp_host(c.webhook_url))
     findings.push_back({ConfigFinding::Severity::warning,
                         "webhook_url_not_https",

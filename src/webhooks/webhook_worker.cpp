@@ -10,7 +10,9 @@ namespace authd {
 
 WebhookWorker::WebhookWorker(Store& store, WebhookKey key, WebhookSettings settings,
                              WebhookPoster poster)
-    : store_(store), key_(std::move(key)), settings_(std::move(settings)),
+    : store_(store),
+      key_(std::move(key)),
+      settings_(std::move(settings)),
       poster_(std::move(poster)) {
   // Complete before start(): each thread finds itself in threads_.
   for (std::size_t i = 0; i < std::max<std::size_t>(settings_.concurrency, 1); ++i) {

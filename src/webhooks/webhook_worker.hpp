@@ -30,9 +30,9 @@ namespace authd {
 
 struct WebhookSettings {
   std::string url;
-  int max_attempts = 12;                  // --webhook-max-attempts
-  Duration timeout = std::chrono::seconds(10);  // --webhook-timeout
-  Duration lease = std::chrono::minutes(1);     // --webhook-claim-lease
+  int max_attempts = 12;                           // --webhook-max-attempts
+  Duration timeout = std::chrono::seconds(10);     // --webhook-timeout
+  Duration lease = std::chrono::minutes(1);        // --webhook-claim-lease
   Duration first_retry = std::chrono::seconds(5);  // --webhook-first-retry
   Duration max_retry = std::chrono::hours(1);
   Duration poll_interval = std::chrono::seconds(1);

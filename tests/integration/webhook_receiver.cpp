@@ -54,16 +54,12 @@ WebhookReceiver::WebhookReceiver(const std::string& secret_file, const std::stri
   directory_ = pattern;
   answer(status);
   std::string port_file = directory_ + "/port";
-  std::vector<std::string> args = {"/usr/bin/node",
-                                   AUTHD_SOURCE_DIR "/tests/support/webhook_receiver.mjs",
-                                   "--secret-file",
-                                   secret_file,
-                                   "--port-file",
-                                   port_file,
-                                   "--log",
-                                   directory_ + "/requests.jsonl",
-                                   "--status-file",
-                                   directory_ + "/status"};
+  std::vector<std::string> args = {
+      "/usr/bin/node", AUTHD_SOURCE_DIR "/tests/support/webhook_receiver.mjs",
+      "--secret-file", secret_file,
+      "--port-file",   port_file,
+      "--log",         directory_ + "/requests.jsonl",
+      "--status-file", directory_ + "/status"};
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {

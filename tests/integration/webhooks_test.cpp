@@ -30,8 +30,7 @@ std::string queue_event(const AuthdProcess& authd, const std::string& type) {
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
   char id[64];
-  std::snprintf(id, sizeof id, "0190%08llx-0000-7000-8000-%012d", now % 0xffffffffLL,
-                ++counter);
+  std::snprintf(id, sizeof id, "0190%08llx-0000-7000-8000-%012d", now % 0xffffffffLL, ++counter);
   authd.sql("INSERT INTO events (id, at, type, user_id, actor, detail) VALUES ('" +
             std::string(id) + "', " + std::to_string(now) + ", '" + type +
             "', NULL, 'cli', '{\"note\":\"queued by a test\"}'); "
@@ -204,7 +203,8 @@ TEST_F(Webhooks, Interface_14_4_TwoInstancesDeliverEachEventOnce) {
   AuthdProcess first(webhook_args(receiver, secret_));
   AuthdProcess second(webhook_args(receiver, secret_), first.database_url());
   std::set<std::string> queued;
-  for (int i = 0; i < 40; ++i) queued.insert(queue_event(i % 2 ? first : second, "login.succeeded"));
+  for (int i = 0; i < 40; ++i)
+    queued.insert(queue_event(i % 2 ? first : second, "login.succeeded"));
   std::vector<nlohmann::json> got = receiver.wait_for(queued.size());
   ASSERT_TRUE(metric_reaches(first, "authd_webhook_deliveries_pending", 0));
   got = receiver.requests();
@@ -224,8 +224,8 @@ TEST_F(Webhooks, Interface_14_4_TwoInstancesDeliverEachEventOnce) {
 // it to be delivered again once its lease has run out: at least once.
 TEST_F(Webhooks, Interface_14_4_AnInstanceKilledMidDeliveryIsRedeliveredAfterTheLease) {
   WebhookReceiver receiver(secret_, "hang");
-  AuthdProcess authd(webhook_args(
-      receiver, secret_, {"--webhook-timeout", "5s", "--webhook-claim-lease", "6s"}));
+  AuthdProcess authd(
+      webhook_args(receiver, secret_, {"--webhook-timeout", "5s", "--webhook-claim-lease", "6s"}));
   std::string id = queue_event(authd, "session.revoked");
   ASSERT_EQ(receiver.wait_for(1).size(), 1u) << authd.log_text();
   authd.kill_hard();
@@ -249,8 +249,8 @@ TEST_F(Webhooks, Interface_14_4_AWebhookUrlWithoutAUsableSecretStopsTheStart) {
                                std::filesystem::perm_options::add);
   std::string malformed = dir_ + "/malformed.secret";
   std::ofstream(malformed) << "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n";
-  std::filesystem::permissions(malformed, std::filesystem::perms::owner_read |
-                                              std::filesystem::perms::owner_write);
+  std::filesystem::permissions(
+      malformed, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   const std::vector<std::vector<std::string>> refused = {
       {"--webhook-url", "http://127.0.0.1:9/hook"},
       {"--webhook-url", "http://127.0.0.1:9/hook", "--webhook-secret-file", dir_ + "/missing"},

@@ -134,8 +134,7 @@ TYPED_TEST(StoreConformanceWebhooks, Interface_14_4_DeadDeliveriesAreListedAndRe
   this->write([&](Transaction& tx) {
     EXPECT_TRUE(tx.webhooks().mark_dead(dead1.seq, 9'000, 12, 3'000, "HTTP 500"));
     EXPECT_TRUE(tx.webhooks().mark_delivered(delivered.seq, 3'000, 9'000));
-    EXPECT_TRUE(
-        tx.webhooks().mark_dead(dead2.seq, 9'000, 12, 3'100, "Couldn't connect to server"));
+    EXPECT_TRUE(tx.webhooks().mark_dead(dead2.seq, 9'000, 12, 3'100, "Couldn't connect to server"));
   });
   EXPECT_EQ(this->pending_and_dead(), std::make_pair(std::int64_t{0}, std::int64_t{2}));
   EXPECT_FALSE(this->claim(1'000'000, 2'000'000)) << "dead and delivered are never claimed";

@@ -27,9 +27,9 @@ WebhookKey key_of(const std::string& secret) {
 // "sign function works").
 TEST(WebhookSignature, Interface_14_4_MatchesTheSpecificationsExample) {
   WebhookKey key = key_of("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
-  EXPECT_EQ(webhook_signature(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330,
-                              R"({"test": 2432232314})"),
-            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+  EXPECT_EQ(
+      webhook_signature(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, R"({"test": 2432232314})"),
+      "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
 }
 
 // The same HMAC as OpenSSL's command line computes over the same bytes.
@@ -61,11 +61,11 @@ TEST(WebhookSignature, Interface_14_4_TheSecretIsWhsecAndBase64) {
   EXPECT_TRUE(parse_webhook_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\r\n", problem));
   const char* refused[] = {
       "",
-      "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",                                   // no prefix
+      "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",                                  // no prefix
       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",  // a hex key
       "whsec_",
       "whsec_not base64!",
-      "whsec_c2hvcnQ=",                         // 5 bytes
+      "whsec_c2hvcnQ=",                              // 5 bytes
       "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n\n",  // two newlines
   };
   for (const char* text : refused) {

@@ -79,14 +79,14 @@ bool Webhooks::mark_dead(std::int64_t event_seq, Millis claimed_until, int attem
 
 std::int64_t Webhooks::pending_count() {
   return db_
-      .run("SELECT count(*) FROM webhook_deliveries WHERE delivered_at IS NULL "
-           "AND dead_at IS NULL")
+      .run(
+          "SELECT count(*) FROM webhook_deliveries WHERE delivered_at IS NULL "
+          "AND dead_at IS NULL")
       .integer(0, 0);
 }
 
 std::int64_t Webhooks::dead_count() {
-  return db_.run("SELECT count(*) FROM webhook_deliveries WHERE dead_at IS NOT NULL")
-      .integer(0, 0);
+  return db_.run("SELECT count(*) FROM webhook_deliveries WHERE dead_at IS NOT NULL").integer(0, 0);
 }
 
 std::vector<WebhookDeliveryRecord> Webhooks::dead(int limit) {
@@ -105,9 +105,10 @@ std::int64_t Webhooks::retry_dead(Millis now) {
   Params params;
   params.integer(now);
   return db_
-      .run("UPDATE webhook_deliveries SET dead_at = NULL, attempts = 0, next_attempt_at = $1 "
-           "WHERE dead_at IS NOT NULL",
-           params)
+      .run(
+          "UPDATE webhook_deliveries SET dead_at = NULL, attempts = 0, next_attempt_at = $1 "
+          "WHERE dead_at IS NOT NULL",
+          params)
       .affected();
 }
 
