@@ -86,8 +86,12 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
   ${AUTHD_ROOT}/src/cli/event_commands.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
+  ${AUTHD_ROOT}/src/cli/webhook_commands.cpp
+  # webhooks/
+  ${AUTHD_ROOT}/src/webhooks/http_post.cpp ${AUTHD_ROOT}/src/webhooks/signature.cpp
+  ${AUTHD_ROOT}/src/webhooks/webhook_worker.cpp
 )
 
-# Not in the fuzzers' library: the CLI, its configuration and mail delivery
+# Not in the fuzzers' library: the CLI, its configuration, mail and webhook delivery
 # (nothing a fuzzer sends reaches them).
-set(AUTHD_UNFUZZED_SOURCES_REGEX "/src/(cli|config|mail)/")
+set(AUTHD_UNFUZZED_SOURCES_REGEX "/src/(cli|config|mail|webhooks)/")

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   add_admin_key_commands(app, configs, other);
   add_mfa_commands(app, configs, other);
   add_events_command(app, configs, other);
+  add_webhook_commands(app, configs, other);
 
   CLI11_PARSE(app, argc, argv);
   const Config& config = serve->parsed()         ? serve_config

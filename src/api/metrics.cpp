@@ -45,14 +45,20 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
       AbandonUnlessCompleted guard{cache};
       std::int64_t pending_mails = 0;
       std::int64_t live_sessions = 0;
+      std::int64_t pending_webhooks = 0;
+      std::int64_t dead_webhooks = 0;
       auto count = [&](Transaction& tx) {
         pending_mails = tx.outbox().pending_count();
         live_sessions = tx.sessions().live_count(now_millis());
+        pending_webhooks = tx.webhooks().pending_count();
+        dead_webhooks = tx.webhooks().dead_count();
       };
       StoreStatus status = co_await ctx.auth.db.read_aside(count);
       store.up = status == StoreStatus::ok;
       store.pending_mails = pending_mails;
       store.live_sessions = live_sessions;
+      store.pending_webhooks = pending_webhooks;
+      store.dead_webhooks = dead_webhooks;
       cache.complete(store);
       guard.completed = true;
       break;
@@ -77,6 +83,14 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
                         "gauge", static_cast<double>(pending_mails)});
     readings.push_back({"authd_sessions_live", "Login sessions not yet expired or revoked.",
                         "gauge", static_cast<double>(live_sessions)});
+    readings.push_back({"authd_webhook_deliveries_pending",
+                        "Webhook deliveries neither delivered nor dead (due, retrying or under "
+                        "way), of every instance.",
+                        "gauge", static_cast<double>(store.pending_webhooks)});
+    readings.push_back({"authd_webhook_deliveries_dead",
+                        "Webhook deliveries that used up --webhook-max-attempts (see `authd "
+                        "webhooks dead`).",
+                        "gauge", static_cast<double>(store.dead_webhooks)});
   }
   ApiResponse response;
   response.status = 200;

@@ -32,4 +32,7 @@ void add_events_command(CLI::App& app, std::list<Config>& configs, ChosenCommand
 // `authd mfa reseal` (interface.md 12.2.3).
 void add_mfa_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
 
+// `authd webhooks dead|retry` (interface.md 14.4).
+void add_webhook_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen);
+
 }  // namespace authd

@@ -32,6 +32,7 @@
 #include "metrics/sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
+#include "webhooks/webhook_worker.hpp"
 
 namespace authd {
 namespace {
@@ -219,6 +220,27 @@ bool log_findings(const std::vector<ConfigFinding>& findings, ConfigFinding::Sev
   return any;
 }
 
+// interface.md 14.4: with --webhook-url, the worker that delivers the
+// queue, its secret read now; none without. A secret that cannot be read
+// stops the start (nullopt: the caller exits with 2); the reason never
+// quotes the file.
+std::optional<std::unique_ptr<WebhookWorker>> webhook_worker_from(const Config& c, Store& store) {
+  if (c.webhook_url.empty()) return std::unique_ptr<WebhookWorker>();
+  std::string problem;
+  std::optional<WebhookKey> key = read_webhook_secret_file(c.webhook_secret_file, problem);
+  if (!key) {
+    log::error("bad_configuration", {{"option", "--webhook-secret-file"}, {"reason", problem}});
+    return std::nullopt;
+  }
+  return std::make_unique<WebhookWorker>(store, std::move(*key),
+                                         WebhookSettings{.url = c.webhook_url,
+                                                         .max_attempts = c.webhook_max_attempts,
+                                                         .timeout = c.webhook_timeout,
+                                                         .lease = c.webhook_claim_lease,
+                                                         .first_retry = c.webhook_first_retry,
+                                                         .user_agent = "authd/" AUTHD_VERSION});
+}
+
 void write_port_file(const std::string& path, unsigned short port) {
   std::string temporary = path + ".tmp";
   {
@@ -274,6 +296,9 @@ int run_serve(const Config& config) {
                        .lease = config.mail_claim_lease,
                        .concurrency = config.mail_concurrency,
                        .templates = *mail_templates});
+  std::optional<std::unique_ptr<WebhookWorker>> webhooks =
+      webhook_worker_from(config, background_store);
+  if (!webhooks) return 2;
   AuthPolicy policy = config.policy;
   policy.webhooks_on = !config.webhook_url.empty();
   PeriodicThread pruner(config.prune_interval, [&] {
@@ -292,6 +317,7 @@ int run_serve(const Config& config) {
   AuthContext auth{db, hashing, policy, secret_keys.sealer ? &*secret_keys.sealer : nullptr};
   Metrics metrics(route_labels());
   add_server_sources(metrics, hashing, outbox);
+  add_webhook_source(metrics, webhooks->get());
   ApiContext api{auth, &metrics};
   IoThreads io_threads(or_cores(config.io_threads));
   HttpSettings public_settings = http_settings_from(config, descriptors, *tls);
@@ -321,6 +347,10 @@ int run_serve(const Config& config) {
   if (admin_server) admin_endpoint = admin_server->listen();
   outbox.start();
   log::info("outbox_worker_started", {{"transport", config.mail_transport}});
+  if (*webhooks) {
+    (*webhooks)->start();
+    log::info("webhook_worker_started", {{"url", redact_url_secrets(config.webhook_url)}});
+  }
   pruner.start();
   hash_kinds.start();
   // The admin port first: a script that waits for the public port file
@@ -349,6 +379,11 @@ int run_serve(const Config& config) {
   log::info(
       "outbox_worker_stopped",
       {{"sent", outbox.sent()}, {"failures", outbox.failures()}, {"rejected", outbox.rejected()}});
+  if (*webhooks) {
+    (*webhooks)->stop();
+    log::info("webhook_worker_stopped",
+              {{"delivered", (*webhooks)->delivered()}, {"failed", (*webhooks)->failed()}});
+  }
   pruner.stop();
   hash_kinds.stop();
   hashing.stop();

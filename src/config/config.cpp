@@ -193,7 +193,7 @@ std::vector<std::string> secret_options_in_argv(const CLI::App& command,
     if (option->count() == 0 || option->get_lnames().empty()) continue;
     const std::string& key = option->get_lnames().front();
     bool secret = is_secret_key(key) ||
-                  (key == "database" &&
+                  ((key == "database" || key == "webhook-url") &&
                    redact_url_secrets(option->results().back()) != option->results().back());
     if (!secret) continue;
     const std::string flag = "--" + key;

@@ -72,6 +72,12 @@ struct Config {
   std::string webhook_url;
   std::string webhook_secret_file;
   int webhook_max_attempts = 12;
+  // One attempt's time-out, the lease that holds a delivery while it is
+  // tried (must exceed the time-out), and the first retry's delay (then
+  // doubled, up to an hour).
+  Duration webhook_timeout = std::chrono::seconds(10);
+  Duration webhook_claim_lease = std::chrono::minutes(1);
+  Duration webhook_first_retry = std::chrono::seconds(5);
 
   std::string secret_key_file;
   std::string previous_secret_key_file;

@@ -48,6 +48,26 @@ std::optional<ConfigFinding> check_smtp(const Config& c) {
       {{"reason", "reset links may travel in clear to the relay (--smtp-allow-plaintext)"}}};
 }
 
+// interface.md 14.4: webhooks need their secret (read at start, in
+// cli/serve.cpp) and an http(s) URL; an attempt must end within its lease,
+// or a live attempt could be claimed and sent again by another.
+void check_webhooks(const Config& c, std::vector<ConfigFinding>& findings) {
+  if (c.webhook_url.empty()) return;
+  bool https = c.webhook_url.rfind("https://", 0) == 0;
+  if (!https && c.webhook_url.rfind("http://", 0) != 0)
+    findings.push_back(bad_configuration("--webhook-url", "must be an http:// or https:// URL"));
+  if (c.webhook_secret_file.empty())
+    findings.push_back(bad_configuration("--webhook-secret-file", "required with --webhook-url"));
+  if (c.webhook_claim_lease <= c.webhook_timeout)
+    findings.push_back(bad_configuration("--webhook-claim-lease", "must exceed --webhook-timeout"));
+  if (!https && !is_loopback_smtp_host(c.webhook_url))
+    findings.push_back({ConfigFinding::Severity::warning,
+                        "webhook_url_not_https",
+                        {{"reason",
+                          "events (account ids, client addresses) would travel in clear to "
+                          "another machine: use https://"}}});
+}
+
 }  // namespace
 
 std::vector<ConfigFinding> check_config(const Config& c) {
@@ -108,6 +128,7 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   if (c.mail_transport != "log") {
     if (auto smtp = check_smtp(c)) findings.push_back(std::move(*smtp));
   }
+  check_webhooks(c, findings);
   return findings;
 }
 

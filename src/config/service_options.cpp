@@ -134,6 +134,14 @@ void add_event_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_WEBHOOK_MAX_ATTEMPTS")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  add_duration(app, "--webhook-timeout", c.webhook_timeout, "AUTHD_WEBHOOK_TIMEOUT",
+               "Time-out of one webhook delivery attempt, connection included");
+  add_duration(app, "--webhook-claim-lease", c.webhook_claim_lease, "AUTHD_WEBHOOK_CLAIM_LEASE",
+               "How long an attempt holds a webhook delivery before another may take it; must "
+               "exceed --webhook-timeout");
+  add_duration(app, "--webhook-first-retry", c.webhook_first_retry, "AUTHD_WEBHOOK_FIRST_RETRY",
+               "Delay before a failed webhook delivery's first retry (doubled for each next one, "
+               "up to an hour)");
 }
 
 void add_smtp_options(CLI::App& app, Config& c) {

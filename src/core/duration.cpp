@@ -1,5 +1,6 @@
 #include "core/duration.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -57,6 +58,12 @@ std::optional<RateLimit> parse_rate_limit(std::string_view text) {
 
 std::string format_rate_limit(const RateLimit& limit) {
   return std::to_string(limit.count) + "/" + format_duration(limit.window);
+}
+
+Duration capped_backoff(int attempts, Duration first, Duration max) {
+  Duration delay = first;
+  for (int i = 1; i < attempts && delay < max; ++i) delay *= 2;
+  return std::min(delay, max);
 }
 
 }  // namespace authd

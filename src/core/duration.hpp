@@ -13,6 +13,11 @@ using Duration = std::chrono::milliseconds;
 std::optional<Duration> parse_duration(std::string_view text);
 std::string format_duration(Duration d);
 
+// A retry's delay after `attempts` failed attempts: `first` after the
+// first, doubled after each other, never more than `max` (the outbox and
+// the webhook deliveries).
+Duration capped_backoff(int attempts, Duration first, Duration max);
+
 // A throttling limit: at most `count` events within any `window`.
 struct RateLimit {
   int count = 0;

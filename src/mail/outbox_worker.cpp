@@ -96,9 +96,7 @@ void OutboxWorker::stop() {
 }
 
 Duration OutboxWorker::backoff(int attempts, Duration first, Duration max) {
-  Duration delay = first;
-  for (int i = 1; i < attempts && delay < max; ++i) delay *= 2;
-  return std::min(delay, max);
+  return capped_backoff(attempts, first, max);
 }
 
 void OutboxWorker::deliver_due(PeriodicThread& thread) {

@@ -6,6 +6,7 @@
 #include "crypto/argon2_memory.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "mail/outbox_worker.hpp"
+#include "webhooks/webhook_worker.hpp"
 
 namespace authd {
 
@@ -47,6 +48,21 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
         {"authd_outbox_rejected_total",
          "Mails dropped unsent: the relay refused the recipient for good (5xx to RCPT TO).",
          "counter", static_cast<double>(outbox.rejected())});
+  });
+}
+
+void add_webhook_source(Metrics& metrics, const WebhookWorker* webhooks) {
+  metrics.add_source([webhooks](std::vector<MetricReading>& out) {
+    auto count = [webhooks](std::uint64_t (WebhookWorker::*reading)() const) {
+      return webhooks == nullptr ? 0.0 : static_cast<double>((webhooks->*reading)());
+    };
+    out.push_back({"authd_webhook_delivered_total",
+                   "Webhook deliveries this process made that the receiver answered with a 2xx.",
+                   "counter", count(&WebhookWorker::delivered)});
+    out.push_back({"authd_webhook_failed_attempts_total",
+                   "Webhook delivery attempts of this process that failed (another status, no "
+                   "connection, a time-out); each is retried until --webhook-max-attempts.",
+                   "counter", count(&WebhookWorker::failed)});
   });
 }
 

@@ -7,10 +7,15 @@ namespace authd {
 
 class HashingPool;
 class OutboxWorker;
+class WebhookWorker;
 
 // The hashing pool's size, load and refusals, and the outbox worker's
 // delivery counts. Both must outlive `metrics`' last scrape.
 void add_server_sources(Metrics& metrics, const HashingPool& hashing, const OutboxWorker& outbox);
+
+// The webhook worker's attempts (interface.md 14.4); zeros when `webhooks`
+// is null (no --webhook-url). It must outlive `metrics`' last scrape.
+void add_webhook_source(Metrics& metrics, const WebhookWorker* webhooks);
 
 // The route labels of the route table ("/login", ...), each once.
 std::vector<std::string> route_labels();

@@ -25,10 +25,12 @@ class WebhookStore {
   // Marks it delivered if still held under the lease `claimed_until`.
   virtual bool mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_until) = 0;
   // After a failed attempt: the attempt is counted, the lease released.
-  virtual void reschedule(std::int64_t event_seq, int attempts, Millis next_attempt_at,
-                          std::string_view last_error) = 0;
+  // Like mark_delivered, only while still held under `claimed_until`: a
+  // worker whose lease ran out must not undo a newer claim.
+  virtual bool reschedule(std::int64_t event_seq, Millis claimed_until, int attempts,
+                          Millis next_attempt_at, std::string_view last_error) = 0;
   // After the last attempt allowed: kept, never tried again unless retried.
-  virtual void mark_dead(std::int64_t event_seq, int attempts, Millis at,
+  virtual bool mark_dead(std::int64_t event_seq, Millis claimed_until, int attempts, Millis at,
                          std::string_view last_error) = 0;
   virtual std::int64_t pending_count() = 0;  // neither delivered nor dead
   virtual std::int64_t dead_count() = 0;

@@ -51,38 +51,42 @@ bool Webhooks::mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_
              .affected() == 1;
 }
 
-void Webhooks::reschedule(std::int64_t event_seq, int attempts, Millis next_attempt_at,
-                          std::string_view last_error) {
+bool Webhooks::reschedule(std::int64_t event_seq, Millis claimed_until, int attempts,
+                          Millis next_attempt_at, std::string_view last_error) {
   Params params;
   params.integer(event_seq).integer(static_cast<std::int64_t>(attempts)).integer(next_attempt_at);
-  params.text(last_error);
-  db_.run(
-      "UPDATE webhook_deliveries SET attempts = $2, next_attempt_at = $3, claimed_until = NULL, "
-      "last_error = $4 WHERE event_seq = $1 AND delivered_at IS NULL",
-      params);
+  params.text(last_error).integer(claimed_until);
+  return db_.run(
+                "UPDATE webhook_deliveries SET attempts = $2, next_attempt_at = $3, "
+                "claimed_until = NULL, last_error = $4 "
+                "WHERE event_seq = $1 AND claimed_until = $5 AND delivered_at IS NULL",
+                params)
+             .affected() == 1;
 }
 
-void Webhooks::mark_dead(std::int64_t event_seq, int attempts, Millis at,
+bool Webhooks::mark_dead(std::int64_t event_seq, Millis claimed_until, int attempts, Millis at,
                          std::string_view last_error) {
   Params params;
   params.integer(event_seq).integer(static_cast<std::int64_t>(attempts)).integer(at);
-  params.text(last_error);
-  db_.run(
-      "UPDATE webhook_deliveries SET attempts = $2, dead_at = $3, claimed_until = NULL, "
-      "last_error = $4 WHERE event_seq = $1 AND delivered_at IS NULL",
-      params);
+  params.text(last_error).integer(claimed_until);
+  return db_.run(
+                "UPDATE webhook_deliveries SET attempts = $2, dead_at = $3, claimed_until = NULL, "
+                "last_error = $4 "
+                "WHERE event_seq = $1 AND claimed_until = $5 AND delivered_at IS NULL",
+                params)
+             .affected() == 1;
 }
 
 std::int64_t Webhooks::pending_count() {
   return db_
-      .run("SELECT count(*) FROM webhook_deliveries WHERE delivered_at IS NULL "
-           "AND dead_at IS NULL")
+      .run(
+          "SELECT count(*) FROM webhook_deliveries WHERE delivered_at IS NULL "
+          "AND dead_at IS NULL")
       .integer(0, 0);
 }
 
 std::int64_t Webhooks::dead_count() {
-  return db_.run("SELECT count(*) FROM webhook_deliveries WHERE dead_at IS NOT NULL")
-      .integer(0, 0);
+  return db_.run("SELECT count(*) FROM webhook_deliveries WHERE dead_at IS NOT NULL").integer(0, 0);
 }
 
 std::vector<WebhookDeliveryRecord> Webhooks::dead(int limit) {
@@ -101,9 +105,10 @@ std::int64_t Webhooks::retry_dead(Millis now) {
   Params params;
   params.integer(now);
   return db_
-      .run("UPDATE webhook_deliveries SET dead_at = NULL, attempts = 0, next_attempt_at = $1 "
-           "WHERE dead_at IS NOT NULL",
-           params)
+      .run(
+          "UPDATE webhook_deliveries SET dead_at = NULL, attempts = 0, next_attempt_at = $1 "
+          "WHERE dead_at IS NOT NULL",
+          params)
       .affected();
 }
 

@@ -168,9 +168,9 @@ class Webhooks final : public WebhookStore {
   explicit Webhooks(Connection& db) : db_(db) {}
   std::optional<WebhookDeliveryRecord> claim_due(Millis now, Millis lease_until) override;
   bool mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_until) override;
-  void reschedule(std::int64_t event_seq, int attempts, Millis next_attempt_at,
-                  std::string_view last_error) override;
-  void mark_dead(std::int64_t event_seq, int attempts, Millis at,
+  bool reschedule(std::int64_t event_seq, Millis claimed_until, int attempts,
+                  Millis next_attempt_at, std::string_view last_error) override;
+  bool mark_dead(std::int64_t event_seq, Millis claimed_until, int attempts, Millis at,
                  std::string_view last_error) override;
   std::int64_t pending_count() override;
   std::int64_t dead_count() override;

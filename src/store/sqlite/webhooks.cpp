@@ -51,24 +51,26 @@ bool Webhooks::mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_
   return db_.changes() == 1;
 }
 
-void Webhooks::reschedule(std::int64_t event_seq, int attempts, Millis next_attempt_at,
-                          std::string_view last_error) {
+bool Webhooks::reschedule(std::int64_t event_seq, Millis claimed_until, int attempts,
+                          Millis next_attempt_at, std::string_view last_error) {
   auto st = db_.prepare(
       "UPDATE webhook_deliveries SET attempts = ?2, next_attempt_at = ?3, claimed_until = NULL, "
-      "last_error = ?4 WHERE event_seq = ?1 AND delivered_at IS NULL");
+      "last_error = ?4 WHERE event_seq = ?1 AND claimed_until = ?5 AND delivered_at IS NULL");
   st.bind(1, event_seq).bind(2, static_cast<std::int64_t>(attempts)).bind(3, next_attempt_at);
-  st.bind(4, last_error);
+  st.bind(4, last_error).bind(5, claimed_until);
   st.run();
+  return db_.changes() == 1;
 }
 
-void Webhooks::mark_dead(std::int64_t event_seq, int attempts, Millis at,
+bool Webhooks::mark_dead(std::int64_t event_seq, Millis claimed_until, int attempts, Millis at,
                          std::string_view last_error) {
   auto st = db_.prepare(
       "UPDATE webhook_deliveries SET attempts = ?2, dead_at = ?3, claimed_until = NULL, "
-      "last_error = ?4 WHERE event_seq = ?1 AND delivered_at IS NULL");
+      "last_error = ?4 WHERE event_seq = ?1 AND claimed_until = ?5 AND delivered_at IS NULL");
   st.bind(1, event_seq).bind(2, static_cast<std::int64_t>(attempts)).bind(3, at);
-  st.bind(4, last_error);
+  st.bind(4, last_error).bind(5, claimed_until);
   st.run();
+  return db_.changes() == 1;
 }
 
 std::int64_t Webhooks::pending_count() {

@@ -1,0 +1,99 @@
+#include "webhooks/webhook_worker.hpp"
+
+#include <algorithm>
+
+#include "auth/events.hpp"
+#include "core/log.hpp"
+#include "core/time.hpp"
+
+namespace authd {
+
+WebhookWorker::WebhookWorker(Store& store, WebhookKey key, WebhookSettings settings,
+                             WebhookPoster poster)
+    : store_(store),
+      key_(std::move(key)),
+      settings_(std::move(settings)),
+      poster_(std::move(poster)) {
+  // Complete before start(): each thread finds itself in threads_.
+  for (std::size_t i = 0; i < std::max<std::size_t>(settings_.concurrency, 1); ++i) {
+    threads_.push_back(std::make_unique<PeriodicThread>(settings_.poll_interval,
+                                                        [this, i] { deliver_due(*threads_[i]); }));
+  }
+}
+
+void WebhookWorker::start() {
+  for (auto& thread : threads_) thread->start();
+}
+
+void WebhookWorker::stop() {
+  for (auto& thread : threads_) thread->stop();
+}
+
+void WebhookWorker::deliver_due(PeriodicThread& thread) {
+  while (!thread.stopping() && deliver_one()) {
+  }
+}
+
+bool WebhookWorker::deliver_one() {
+  Millis now = now_millis();
+  Millis lease_until = now + settings_.lease.count();
+  std::optional<WebhookDeliveryRecord> delivery;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    delivery = tx.webhooks().claim_due(now, lease_until);
+  });
+  if (status != StoreStatus::ok || !delivery) return false;
+
+  // Signed at each attempt with the time of the attempt: receivers refuse
+  // old timestamps (replay protection), and a retry may come hours later.
+  const EventRecord& event = delivery->event;
+  std::string body = event_json(event).dump();
+  std::string timestamp = std::to_string(now_millis() / 1000);
+  HttpHeaderList headers = {
+      {"Content-Type", "application/json"},
+      {"User-Agent", settings_.user_agent},
+      {"webhook-id", event.id},
+      {"webhook-timestamp", timestamp},
+      {"webhook-signature", webhook_signature(key_, event.id, std::stoll(timestamp), body)},
+  };
+  HttpPostOutcome outcome = poster_(settings_.url, headers, body, settings_.timeout);
+  int attempt = delivery->attempts + 1;
+  Millis done = now_millis();
+  nlohmann::json fields = {{"event_id", event.id}, {"type", event.type}, {"attempt", attempt}};
+
+  if (outcome.delivered()) {
+    delivered_.fetch_add(1, std::memory_order_relaxed);
+    bool marked = false;
+    status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      marked = tx.webhooks().mark_delivered(event.seq, done, lease_until);
+    });
+    fields["status"] = outcome.status;
+    log::info("webhook_delivered", fields);
+    // Unmarked (the store failed, or the lease ran out and another claim
+    // took it): it is delivered again, which at least once allows.
+    if (status == StoreStatus::ok && !marked) log::warn("webhook_delivered_twice", fields);
+    return status == StoreStatus::ok;
+  }
+
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  std::string error = outcome.summary();
+  fields["error"] = error;
+  bool dead = attempt >= settings_.max_attempts;
+  status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    if (dead) {
+      tx.webhooks().mark_dead(event.seq, lease_until, attempt, done, error);
+    } else {
+      Millis next =
+          done + capped_backoff(attempt, settings_.first_retry, settings_.max_retry).count();
+      tx.webhooks().reschedule(event.seq, lease_until, attempt, next, error);
+    }
+  });
+  if (dead) {
+    died_.fetch_add(1, std::memory_order_relaxed);
+    log::warn("webhook_dead", fields);
+  } else {
+    log::warn("webhook_failed", fields);
+  }
+  return status == StoreStatus::ok;
+}
+
+}  // namespace authd
