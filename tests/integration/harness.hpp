@@ -79,6 +79,13 @@ void control_postgres(const std::vector<std::string>& args);
 // a deployment reads the same file. Made once per test process.
 std::string postgres_secret_key_file();
 
+// interface.md 14.1.4: fails the running test when an event of this
+// server's database holds what looks like a password, token, hash, code or
+// secret. Every AuthdProcess runs it when it ends, so the whole suite is
+// scanned.
+class AuthdProcess;
+void expect_no_secret_in_events(const AuthdProcess& authd);
+
 // First line of a test about the SQLite file itself (its mode, WAL, the
 // backup command): skipped, with the reason, in the PostgreSQL run.
 #define AUTHD_SQLITE_ONLY()         \

@@ -134,7 +134,8 @@ TEST(Smtp, Interface_6_Forgot_4_RelayDownThenUpDeliversOnRetry) {
   EXPECT_EQ(post_json(authd.port(), "/reset", reset_body(token, kNewPassword)).status, 200);
   auto sent =
       lines(authd.sql("select case when attempts >= 1 then 1 else 0 end, "
-                      "case when sent_at is null then 0 else 1 end from outbox"));
+                      "case when sent_at is null then 0 else 1 end from outbox "
+                      "where kind = 'password_reset'"));
   EXPECT_EQ(sent, std::vector<std::string>{"1|1"});
 }
 
