@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "admin_support.hpp"
+#include "contract_support.hpp"
 #include "harness.hpp"
 #include "run_authd.hpp"
 #include "webhook_receiver.hpp"
@@ -123,6 +125,32 @@ TEST_F(Webhooks, Interface_14_4_AnEventIsPostedSignedAndVerifiedIndependently) {
   // The secret is in no log line.
   std::string key = read_secret_text(secret_);
   EXPECT_EQ(authd.log_text().find(key.substr(6, 20)), std::string::npos);
+}
+
+// 14.4 with the flows' own events (14.1.1): a CLI command and a login each
+// queue their event in their own transaction; each arrives verified, and
+// its body is the event as GET /admin/events shows it.
+TEST_F(Webhooks, Interface_14_4_AndFlowEventsOfTheCliAndALoginArriveVerified) {
+  WebhookReceiver receiver(secret_);
+  AuthdProcess authd(webhook_args(receiver, secret_));
+  authd.add_user(kEmail, kPassword, {"--webhook-url", receiver.url()});
+  ASSERT_FALSE(authd.login(kEmail, kPassword).empty());
+  std::vector<nlohmann::json> got = receiver.wait_for(2);
+  ASSERT_EQ(got.size(), 2u) << authd.log_text();
+  std::string key = admin::create_key(authd, "ops", "read");
+  HttpResponse listed = admin::call(authd, key, "GET", "/admin/events?type=login.succeeded");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  nlohmann::json login_event = nlohmann::json::parse(listed.body)["events"][0];
+  std::set<std::string> types;
+  for (const nlohmann::json& request : got) {
+    EXPECT_TRUE(request["verified"].get<bool>()) << request.dump();
+    nlohmann::json body = nlohmann::json::parse(request["body"].get<std::string>());
+    types.insert(body["type"]);
+    if (body["type"] == "login.succeeded") {
+      EXPECT_EQ(body, login_event);
+    }
+  }
+  EXPECT_EQ(types, (std::set<std::string>{"user.created", "login.succeeded"}));
 }
 
 // 14.4, the control of the test above: signed with another secret, the
