@@ -41,8 +41,7 @@ void record_event(Transaction& tx, const EventSource& source, std::string_view t
 void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
                               std::string_view canonical_email, nlohmann::json detail, Millis at) {
   detail["email"] = mask_email(canonical_email);
-  tx.events().append_for_address(new_event(source, type, std::nullopt, detail, at),
-                                 canonical_email, source.to_webhooks);
+  tx.events().append(new_event(source, type, std::nullopt, detail, at), source.to_webhooks);
 }
 
 nlohmann::json event_json(const EventRecord& event) {

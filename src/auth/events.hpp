@@ -43,9 +43,10 @@ void record_event(Transaction& tx, const EventSource& source, std::string_view t
                   const std::optional<std::string>& user_id, const nlohmann::json& detail,
                   Millis at);
 
-// The same about the account of `canonical_email`, if any, without looking
-// it up first (store/areas/events.hpp, append_for_address); the detail gets
-// the address masked.
+// An event of a request for an address (/forgot, /signup): no account is
+// looked up, since the lookup's work would tell in the response time
+// whether the address has one (interface.md 6 /forgot 2, measured by the
+// Timing tests); userId is null and the detail holds the address masked.
 void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
                               std::string_view canonical_email, nlohmann::json detail, Millis at);
 

@@ -51,7 +51,7 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   // the response time, on PostgreSQL as round trips). The address is what
   // the mail limits count and what the outbox row is keyed by; the worker
   // resolves the account at delivery and drops a request that has none.
-  // The event's account is found by its own insert, for any address alike.
+  // Its event names no account, for the same reason (auth/events.hpp).
   auto work = [&](Transaction& tx) {
     Millis now = now_millis();
     verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);

@@ -50,8 +50,7 @@ boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std
   auto work = [&](Transaction& tx) {
     Millis now = now_millis();
     verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
-    // The account the address already has, if any, is found by the
-    // event's own insert, for every address alike.
+    // Its event names no account: a lookup would show (auth/events.hpp).
     if (verdict.allowed) record_event_for_address(tx, source, "signup.requested", email, {}, now);
   };
   if (co_await ctx.db.write(work) != StoreStatus::ok) co_return SignupOutcome{};

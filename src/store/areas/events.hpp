@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
 #include "store/records.hpp"
@@ -20,11 +19,6 @@ class EventStore {
   // Appends `event` (its `seq` is the store's) and, with `to_webhooks`,
   // queues its delivery, due at once; returns the seq.
   virtual std::int64_t append(const EventRecord& event, bool to_webhooks) = 0;
-  // The same, with the user id of the account of `canonical_email`, if any,
-  // found by the insert itself: a flow that must do the same work whether
-  // an address has an account (/forgot, /signup) looks nothing up.
-  virtual std::int64_t append_for_address(const EventRecord& event,
-                                          std::string_view canonical_email, bool to_webhooks) = 0;
   // Newest first (by seq), at most filter.limit.
   virtual std::vector<EventRecord> list(const EventFilter& filter) = 0;
   // Removes the events from before `horizon`, with their deliveries.

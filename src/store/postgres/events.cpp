@@ -20,30 +20,6 @@ Params event_params(const EventRecord& e) {
 
 }  // namespace
 
-std::int64_t Events::append_for_address(const EventRecord& e, std::string_view canonical_email,
-                                        bool to_webhooks) {
-  Params params = event_params(e);
-  params.text(canonical_email);
-  if (!to_webhooks) {
-    return db_
-        .run("INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
-             "request_id, detail) VALUES ($1, $2, $3, "
-             "(SELECT id FROM users WHERE email = $10 AND $4::text IS NULL), $5, $6, $7, $8, $9) "
-             "RETURNING seq",
-             params)
-        .integer(0, 0);
-  }
-  return db_
-      .run("WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
-           "user_agent, request_id, detail) VALUES ($1, $2, $3, "
-           "(SELECT id FROM users WHERE email = $10 AND $4::text IS NULL), $5, $6, $7, $8, $9) "
-           "RETURNING seq, at) "
-           "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
-           "SELECT seq, at FROM event RETURNING event_seq",
-           params)
-      .integer(0, 0);
-}
-
 std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
   Params params = event_params(e);
   if (!to_webhooks) {

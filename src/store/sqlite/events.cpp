@@ -26,18 +26,6 @@ std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
   return queue_delivery(to_webhooks, e.at);
 }
 
-std::int64_t Events::append_for_address(const EventRecord& e, std::string_view canonical_email,
-                                        bool to_webhooks) {
-  auto st = db_.prepare(
-      "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
-      "request_id, detail) VALUES (?1, ?2, ?3, (SELECT id FROM users WHERE email = ?10), ?5, "
-      "?6, ?7, ?8, ?9)");
-  bind_event(st, e);
-  st.bind(10, canonical_email);
-  st.run();
-  return queue_delivery(to_webhooks, e.at);
-}
-
 // The seq of the event just inserted, its delivery queued with it.
 std::int64_t Events::queue_delivery(bool to_webhooks, Millis at) {
   std::int64_t seq = db_.last_insert_id();

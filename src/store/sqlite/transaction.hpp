@@ -153,8 +153,6 @@ class Events final : public EventStore {
  public:
   explicit Events(Connection& db) : db_(db) {}
   std::int64_t append(const EventRecord& event, bool to_webhooks) override;
-  std::int64_t append_for_address(const EventRecord& event, std::string_view canonical_email,
-                                  bool to_webhooks) override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
 
