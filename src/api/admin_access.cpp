@@ -14,8 +14,10 @@ std::string admin_id(std::string_view text) {
   return id;
 }
 
-boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(
-    ApiContext& ctx, const ApiRequest& request, AdminScope needed, std::string* caller_name) {
+boost::asio::awaitable<std::optional<ApiResponse>> admin_access_problem(ApiContext& ctx,
+                                                                        const ApiRequest& request,
+                                                                        AdminScope needed,
+                                                                        std::string* caller_name) {
   BearerCredentials credentials = parse_bearer(request.authorization);
   WipeOnExit wipe_key(credentials.token);
   if (auto problem = credentials_problem(credentials)) co_return problem;

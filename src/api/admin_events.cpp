@@ -22,8 +22,7 @@ std::optional<std::string> member(const std::map<std::string, std::string, std::
 
 }  // namespace
 
-boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx,
-                                                             ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx, ApiRequest& request) {
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::read))
     co_return *denied;
   auto query = parse_query(request.query);

@@ -40,7 +40,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminSessions result = co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter), source);
+  AdminSessions result =
+      co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 
@@ -50,7 +51,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminSessions result = co_await revoke_session(ctx.auth, admin_id(request.path_parameter), source);
+  AdminSessions result =
+      co_await revoke_session(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 
@@ -59,7 +61,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiR
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminSessions result = co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter), source);
+  AdminSessions result =
+      co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
 }
 

@@ -126,7 +126,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, Ap
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminUserOutcome outcome = co_await create_admin_user(ctx.auth, body->fields, body->password, source);
+  AdminUserOutcome outcome =
+      co_await create_admin_user(ctx.auth, body->fields, body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 201);
   co_return response;
 }
@@ -181,8 +182,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx, Api
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
   AdminUserOutcome outcome =
-      co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields,
-                              source);
+      co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;
 }
@@ -197,9 +197,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminUserOutcome outcome =
-      co_await set_admin_user_password(ctx.auth, admin_id(request.path_parameter),
-                                     body->password, source);
+  AdminUserOutcome outcome = co_await set_admin_user_password(
+      ctx.auth, admin_id(request.path_parameter), body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;
 }
@@ -209,7 +208,8 @@ boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx, Ap
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
   const EventSource source = event_source(ctx, request, admin_actor(admin));
-  AdminUserOutcome outcome = co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter), source);
+  AdminUserOutcome outcome =
+      co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter), source);
   if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
   co_return response;

@@ -38,8 +38,7 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   // temporary too early: core/offload.hpp).
   const SessionOrigin origin{request.client_address, request.user_agent};
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
-  LoginOutcome outcome =
-      co_await log_in(ctx.auth, canonical, *password, origin, source, second);
+  LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin, source, second);
   switch (outcome.kind) {
     case LoginOutcome::Kind::success: {
       // interface.md 13.5: the token in a cookie too, for as long as it lives.

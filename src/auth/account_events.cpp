@@ -24,7 +24,8 @@ void record_account_changes(Transaction& tx, const EventSource& source, const Us
     fields.emplace_back("emailVerified");
   if (before.phone_verified_at.has_value() != after.phone_verified_at.has_value())
     fields.emplace_back("phoneVerified");
-  if (!fields.empty()) record_event(tx, source, "user.updated", after.id, {{"fields", fields}}, now);
+  if (!fields.empty())
+    record_event(tx, source, "user.updated", after.id, {{"fields", fields}}, now);
 }
 
 }  // namespace authd

@@ -85,14 +85,12 @@ AccountResult Accounts::create(const NewAccount& account, std::string& password)
   user.created_at = user.updated_at = now;
 
   bool inserted = false;
-  if (store_.run(Store::Mode::write,
-                 [&](Transaction& tx) {
-                   inserted = tx.users().insert(user);
-                   if (inserted)
-                     record_event(tx, source_, "user.created", user.id,
-                                  {{"passwordSet", user.password_hash.has_value()}},
-                                  user.created_at);
-                 }) != StoreStatus::ok)
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) {
+        inserted = tx.users().insert(user);
+        if (inserted)
+          record_event(tx, source_, "user.created", user.id,
+                       {{"passwordSet", user.password_hash.has_value()}}, user.created_at);
+      }) != StoreStatus::ok)
     return store_failure();
   if (!inserted) return failure(AccountResult::Kind::exists, "an account with this e-mail exists");
   return {AccountResult::Kind::ok, {}, user};

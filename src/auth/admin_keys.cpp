@@ -68,14 +68,14 @@ AdminKeyResult list_admin_keys(Store& store) {
   return result;
 }
 
-AdminKeyResult revoke_admin_key(Store& store, std::string_view name,
-                                const EventSource& source) {
+AdminKeyResult revoke_admin_key(Store& store, std::string_view name, const EventSource& source) {
   AdminKeyResult result;
   bool revoked = false;
   if (store.run(Store::Mode::write, [&](Transaction& tx) {
         revoked = tx.admin_keys().revoke(name);
         if (revoked)
-          record_event(tx, source, "admin_key.revoked", std::nullopt, {{"name", name}}, now_millis());
+          record_event(tx, source, "admin_key.revoked", std::nullopt, {{"name", name}},
+                       now_millis());
       }) != StoreStatus::ok) {
     result.message = "the database did not answer";
     return result;

@@ -40,8 +40,7 @@ struct AdminKeyResult {
 AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope,
                                 const EventSource& source);
 AdminKeyResult list_admin_keys(Store& store);
-AdminKeyResult revoke_admin_key(Store& store, std::string_view name,
-                                const EventSource& source);
+AdminKeyResult revoke_admin_key(Store& store, std::string_view name, const EventSource& source);
 
 // The server's side: who is calling with `key`.
 struct AdminCaller {

@@ -226,8 +226,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     // As a reset: every session ends, reset tokens are void.
     tx.sessions().delete_of_user(user->id);
     tx.reset_tokens().delete_of_user(user->id);
-    record_event(tx, source, "password.changed", user->id, {{"stored", stored}},
-                 user->updated_at);
+    record_event(tx, source, "password.changed", user->id, {{"stored", stored}}, user->updated_at);
     queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin}, *user,
                  user->email, user->updated_at);
   };
@@ -235,8 +234,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
   co_return outcome_of(kind, std::move(user));
 }
 
-boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx,
-                                                           const std::string& id,
+boost::asio::awaitable<AdminUserOutcome> delete_admin_user(AuthContext& ctx, const std::string& id,
                                                            const EventSource& source) {
   std::optional<UserRecord> user;
   auto erase = [&](Transaction& tx) {
@@ -296,8 +294,7 @@ boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const
   co_return result;
 }
 
-boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx,
-                                                           const std::string& id,
+boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id,
                                                            const EventSource& source) {
   auto revoke = [&source](Transaction& tx, const UserRecord& user, AdminSessions&) {
     tx.sessions().delete_of_user(user.id);
@@ -337,8 +334,7 @@ boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
   co_return with_totp;
 }
 
-boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
-                                                     const std::string& public_id,
+boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx, const std::string& public_id,
                                                      const EventSource& source) {
   AdminSessions result;
   bool revoked = false;
@@ -346,7 +342,8 @@ boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
   auto revoke = [&](Transaction& tx) {
     std::optional<std::string> user_id = tx.sessions().revoke_by_public_id(public_id, now);
     revoked = user_id.has_value();
-    if (revoked) record_event(tx, source, "session.revoked", user_id, {{"sessionId", public_id}}, now);
+    if (revoked)
+      record_event(tx, source, "session.revoked", user_id, {{"sessionId", public_id}}, now);
   };
   if (co_await ctx.db.write(revoke) != StoreStatus::ok) co_return result;
   result.kind = revoked ? AdminSessions::Kind::ok : AdminSessions::Kind::not_found;

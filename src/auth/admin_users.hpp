@@ -98,8 +98,7 @@ struct AdminSessions {
 boost::asio::awaitable<AdminSessions> list_user_sessions(AuthContext& ctx, const std::string& id);
 boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, const std::string& id,
                                                            const EventSource& source);
-boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx,
-                                                     const std::string& public_id,
+boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx, const std::string& public_id,
                                                      const EventSource& source);
 // Removes every second factor of the account, pending or confirmed, and
 // its recovery codes (interface.md 10.4, 12.4).

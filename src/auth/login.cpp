@@ -75,7 +75,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
                                      started);  // a transaction may run again: all anew
     user = tx.users().by_email(email);
-    if (!reserved.verdict.allowed) record_failed_login(tx, source, user, email, "throttled", started);
+    if (!reserved.verdict.allowed)
+      record_failed_login(tx, source, user, email, "throttled", started);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;

@@ -26,11 +26,11 @@ struct SecondFactorInput {
 };
 
 enum class FactorCheck {
-  not_enrolled,  // the account has no confirmed factor: nothing to check
-  passed,        // the TOTP code was valid and its step is now used
+  not_enrolled,               // the account has no confirmed factor: nothing to check
+  passed,                     // the TOTP code was valid and its step is now used
   passed_with_recovery_code,  // a recovery code was valid and is now used up
-  refused,       // missing, wrong, or used before
-  no_key,        // a confirmed factor, but no secret key to open it with (503)
+  refused,                    // missing, wrong, or used before
+  no_key,                     // a confirmed factor, but no secret key to open it with (503)
 };
 
 // `sealer` may be null (no secret key configured). When the factor opens

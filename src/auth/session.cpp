@@ -120,8 +120,7 @@ boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const st
   co_return SessionEnding{kind};
 }
 
-boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx,
-                                                         const std::string& token,
+boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx, const std::string& token,
                                                          const EventSource& source) {
   auto end = [&](Transaction& tx, const UserRecord& user, const Sha256Digest& digest, Millis now) {
     std::int64_t ended = tx.sessions().revoke_others_of_user(user.id, digest, now);

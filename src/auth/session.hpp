@@ -79,8 +79,7 @@ boost::asio::awaitable<SessionEnding> end_own_session(AuthContext& ctx, const st
                                                       std::string_view public_id,
                                                       const EventSource& source);
 // Revokes every session of the caller but the one of `token`.
-boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx,
-                                                         const std::string& token,
+boost::asio::awaitable<SessionEnding> end_other_sessions(AuthContext& ctx, const std::string& token,
                                                          const EventSource& source);
 
 }  // namespace authd

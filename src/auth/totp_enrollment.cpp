@@ -136,8 +136,7 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
 }
 
 boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::string& token,
-                                                   std::string& code,
-                                                   const EventSource& source) {
+                                                   std::string& code, const EventSource& source) {
   WipeOnExit wipe_code(code);
   const Sha256Digest digest = sha256(token);
   FactorOutcome outcome;
@@ -270,8 +269,7 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
 }  // namespace
 
 boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
-                                                  std::string& code,
-                                                  const EventSource& source) {
+                                                  std::string& code, const EventSource& source) {
   FactorOutcome outcome = co_await prove_totp_and(ctx, token, code, false, source);
   co_return outcome;
 }

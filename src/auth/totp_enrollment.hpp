@@ -37,19 +37,16 @@ struct FactorOutcome {
 
 // POST /mfa/totp: a new pending factor, after the current password.
 boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::string& token,
-                                                  std::string& password,
-                                                  const EventSource& source);
+                                                  std::string& password, const EventSource& source);
 
 // POST /mfa/totp/confirm: a code of the pending factor confirms it.
 boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::string& token,
-                                                   std::string& code,
-                                                   const EventSource& source);
+                                                   std::string& code, const EventSource& source);
 
 // POST /mfa/totp/remove: a current TOTP code or a recovery code of the
 // confirmed factor, then the factor and its recovery codes removed.
 boost::asio::awaitable<FactorOutcome> remove_totp(AuthContext& ctx, const std::string& token,
-                                                  std::string& code,
-                                                  const EventSource& source);
+                                                  std::string& code, const EventSource& source);
 
 // POST /mfa/recovery-codes: the same proof, then a new set of recovery codes.
 boost::asio::awaitable<FactorOutcome> renew_recovery_codes(AuthContext& ctx,

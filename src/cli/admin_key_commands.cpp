@@ -66,7 +66,8 @@ void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCom
                   return 2;
                 }
                 auto store = migrated_store(config);
-                AdminKeyResult result = create_admin_key(*store, *name, *parsed, cli_event_source(config));
+                AdminKeyResult result =
+                    create_admin_key(*store, *name, *parsed, cli_event_source(config));
                 if (result.kind == AdminKeyResult::Kind::ok) std::cout << result.key << std::endl;
                 wipe(result.key);
                 return exit_status(result);

@@ -30,8 +30,8 @@ int print_events(const Config& config, const EventsOptions& options) {
   store->migrate();
   long left = options.limit.value_or(-1);
   while (left != 0) {
-    filter->limit = left > 0 && left < kLargestEventPage ? static_cast<int>(left)
-                                                         : kLargestEventPage;
+    filter->limit =
+        left > 0 && left < kLargestEventPage ? static_cast<int>(left) : kLargestEventPage;
     EventPage page = list_events(*store, *filter);
     if (!page.ok) {
       std::cerr << "error: the database did not answer\n";

@@ -56,7 +56,8 @@ void update_existing(Transaction& tx, const EventSource& source, UserRecord user
   user.updated_at = at;
   tx.users().update(user);
   record_account_changes(tx, source, before, user, at);
-  if (new_password) record_event(tx, source, "password.changed", user.id, {{"stored", "import"}}, at);
+  if (new_password)
+    record_event(tx, source, "password.changed", user.id, {{"stored", "import"}}, at);
 }
 
 class UserImport {

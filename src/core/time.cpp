@@ -86,8 +86,7 @@ std::optional<Millis> parse_rfc3339(std::string_view text) {
   int offset_minutes = 0;
   if (at < text.size() && (text[at] == 'Z' || text[at] == 'z') && at + 1 == text.size()) {
     offset_minutes = 0;
-  } else if (at + 6 == text.size() && (text[at] == '+' || text[at] == '-') &&
-             text[at + 3] == ':') {
+  } else if (at + 6 == text.size() && (text[at] == '+' || text[at] == '-') && text[at + 3] == ':') {
     int oh = digits(text, at + 1, 2), om = digits(text, at + 4, 2);
     if (oh < 0 || om < 0 || oh > 23 || om > 59) return std::nullopt;
     offset_minutes = (oh * 60 + om) * (text[at] == '-' ? -1 : 1);

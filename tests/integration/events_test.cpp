@@ -20,7 +20,7 @@ namespace {
 const std::string kUnknownUserId = "01890a5d-ac96-774b-bcce-b302099a8058";
 
 nlohmann::json trail_page(const AuthdProcess& authd, const std::string& key,
-                         const std::string& query = "") {
+                          const std::string& query = "") {
   HttpResponse res = admin::call(authd, key, "GET", "/admin/events" + query);
   EXPECT_EQ(res.status, 200) << res.body;
   nlohmann::json body = nlohmann::json::parse(res.body, nullptr, false);
@@ -46,7 +46,8 @@ nlohmann::json trail_first_of_type(const nlohmann::json& events, const std::stri
 TEST(Events, Interface_14_1_3_EveryFlowRecordsItsEventWithActorAndDetail) {
   AuthdProcess authd(fast_hashing());
   const std::string key = admin::create_key(authd, "ops", "write");
-  nlohmann::json user = admin::create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
+  nlohmann::json user =
+      admin::create_user(authd, key, {{"email", kEmail}, {"password", kPassword}});
   ASSERT_TRUE(user.is_object());
   const std::string id = user["id"];
 
@@ -59,24 +60,27 @@ TEST(Events, Interface_14_1_3_EveryFlowRecordsItsEventWithActorAndDetail) {
   ASSERT_FALSE(token.empty());
   ASSERT_EQ(post_with_token(authd.port(), "/logout", token).status, 200);
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(kEmail)).status, 200);
-  ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"displayName", "Al"}})
-                .status,
-            200);
-  ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"disabled", true}})
-                .status,
-            200);
+  ASSERT_EQ(
+      admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"displayName", "Al"}})
+          .status,
+      200);
+  ASSERT_EQ(
+      admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"disabled", true}})
+          .status,
+      200);
   ASSERT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 403);
-  ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"disabled", false}})
-                .status,
-            200);
+  ASSERT_EQ(
+      admin::call(authd, key, "PATCH", "/admin/users/" + id, nlohmann::json{{"disabled", false}})
+          .status,
+      200);
   ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + id + "/password",
-                 nlohmann::json{{"password", kNewPassword}})
+                        nlohmann::json{{"password", kNewPassword}})
                 .status,
             200);
   ASSERT_FALSE(authd.login(kEmail, kNewPassword).empty());
   ASSERT_EQ(admin::call(authd, key, "DELETE", "/admin/users/" + id + "/sessions").status, 204);
   ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
-                 nlohmann::json{{"email", "moved@example.com"}})
+                        nlohmann::json{{"email", "moved@example.com"}})
                 .status,
             200);
   ASSERT_EQ(admin::call(authd, key, "DELETE", "/admin/users/" + id).status, 204);
@@ -84,10 +88,9 @@ TEST(Events, Interface_14_1_3_EveryFlowRecordsItsEventWithActorAndDetail) {
   nlohmann::json mine = trail_page(authd, key, "?userId=" + id)["events"];
   EXPECT_EQ(trail_types_oldest_first(mine),
             (std::vector<std::string>{"user.created", "login.failed", "login.succeeded", "logout",
-                                      "user.updated", "user.disabled",
-                                      "login.failed", "user.enabled", "password.changed",
-                                      "login.succeeded", "session.revoked", "email.changed",
-                                      "user.deleted"}))
+                                      "user.updated", "user.disabled", "login.failed",
+                                      "user.enabled", "password.changed", "login.succeeded",
+                                      "session.revoked", "email.changed", "user.deleted"}))
       << mine.dump(1);
 
   nlohmann::json all = trail_page(authd, key)["events"];
@@ -135,16 +138,17 @@ TEST(Events, Interface_14_1_3_OwnRoutesAndCliCommandsRecordTheirEvents) {
   std::string first = authd.login(kEmail, kPassword);
   std::string second = authd.login(kEmail, kPassword);
   ASSERT_FALSE(first.empty() || second.empty());
-  ASSERT_EQ(send_request(authd.port(), "DELETE", "/sessions",
-                         {{"Authorization", "Bearer " + second}})
-                .status,
-            204);
-  ASSERT_EQ(post_json(authd.port(), "/password",
-                      nlohmann::json{{"currentPassword", kPassword}, {"newPassword", kNewPassword}}
-                          .dump(),
-                      {{"Authorization", "Bearer " + second}})
-                .status,
-            200);
+  ASSERT_EQ(
+      send_request(authd.port(), "DELETE", "/sessions", {{"Authorization", "Bearer " + second}})
+          .status,
+      204);
+  ASSERT_EQ(
+      post_json(
+          authd.port(), "/password",
+          nlohmann::json{{"currentPassword", kPassword}, {"newPassword", kNewPassword}}.dump(),
+          {{"Authorization", "Bearer " + second}})
+          .status,
+      200);
   ASSERT_EQ(authd.cli({"user", "disable", "--email", kEmail}), 0);
   ASSERT_EQ(authd.cli({"user", "enable", "--email", kEmail}), 0);
   std::string out;
@@ -157,8 +161,8 @@ TEST(Events, Interface_14_1_3_OwnRoutesAndCliCommandsRecordTheirEvents) {
     types.insert(types.begin(), lines_read.back()["type"].get<std::string>());
   }
   EXPECT_EQ(types, (std::vector<std::string>{"user.created", "login.succeeded", "login.succeeded",
-                                             "session.revoked", "password.changed",
-                                             "user.disabled", "user.enabled"}))
+                                             "session.revoked", "password.changed", "user.disabled",
+                                             "user.enabled"}))
       << out;
   ASSERT_EQ(lines_read.size(), 7u);
   EXPECT_EQ(lines_read[0]["actor"], "cli");
@@ -213,7 +217,8 @@ TEST(Events, Interface_14_2_1_FiltersAndCursorsPageNewestFirst) {
   admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?type=nothing"), 400, "type");
   admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?limit=0"), 400, "limit");
   admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?limit=1001"), 400, "limit");
-  admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?since=yesterday"), 400, "since");
+  admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?since=yesterday"), 400,
+                      "since");
   admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?userId=bob"), 400, "userId");
   admin::expect_error(admin::call(authd, reader, "GET", "/admin/events?cursor=x"), 400, "cursor");
   HttpResponse bad = admin::call(authd, reader, "GET", "/admin/events?since=yesterday");
@@ -252,7 +257,8 @@ TEST(Events, Interface_14_1_4_TheSecretScanFindsAPlantedToken) {
   std::string token = authd.login(kEmail, kPassword);
   ASSERT_FALSE(token.empty());
   EXPECT_NO_FATAL_FAILURE(expect_no_secret_in_events(authd));
-  authd.sql("update events set detail = '{\"leak\":\"" + token + "\"}' where type = 'login.succeeded'");
+  authd.sql("update events set detail = '{\"leak\":\"" + token +
+            "\"}' where type = 'login.succeeded'");
   EXPECT_NONFATAL_FAILURE(expect_no_secret_in_events(authd), "looks like a secret");
   authd.sql("delete from events where type = 'login.succeeded'");
 }

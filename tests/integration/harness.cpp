@@ -317,8 +317,7 @@ void expect_no_secret_in_events(const AuthdProcess& authd) {
       R"(correct horse battery staple|a brand new passphrase)");
   std::smatch found;
   if (std::regex_search(events, found, kSecret))
-    ADD_FAILURE() << "an event holds what looks like a secret (" << found.str() << "):\n"
-                  << events;
+    ADD_FAILURE() << "an event holds what looks like a secret (" << found.str() << "):\n" << events;
 }
 
 AuthdProcess::~AuthdProcess() {

@@ -140,8 +140,9 @@ TEST(Notifications, Interface_14_3_1_OperatorPasswordChangesAreMailed) {
   AuthdProcess authd(server_args());
   authd.add_user(kEmail, kPassword);
   std::string key = admin::create_key(authd, "ops");
-  HttpResponse put = admin::call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
-                          nlohmann::json{{"password", kNewPassword}});
+  HttpResponse put =
+      admin::call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
+                  nlohmann::json{{"password", kNewPassword}});
   ASSERT_EQ(put.status, 200) << put.body;
   std::string out;
   std::vector<std::string> set = {"user", "set-password", "--email", kEmail};
@@ -162,7 +163,7 @@ TEST(Notifications, Interface_14_3_1_EmailChangeIsMailedToTheOldAddress) {
   authd.add_user(kEmail, kPassword);
   std::string key = admin::create_key(authd, "ops");
   HttpResponse patched = admin::call(authd, key, "PATCH", "/admin/users/" + user_id(authd, kEmail),
-                              nlohmann::json{{"email", "alice.new@example.com"}});
+                                     nlohmann::json{{"email", "alice.new@example.com"}});
   ASSERT_EQ(patched.status, 200) << patched.body;
   std::vector<std::string> mails = wait_for_subject(authd, kEmailChanged);
   ASSERT_EQ(mails.size(), 1u);
@@ -216,11 +217,11 @@ TEST(Notifications, Interface_14_3_3_NotifyTurnsEachOff) {
     std::string key = admin::create_key(authd, "ops");
     std::string id = user_id(authd, kEmail);
     ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + id + "/password",
-                   nlohmann::json{{"password", kNewPassword}})
+                          nlohmann::json{{"password", kNewPassword}})
                   .status,
               200);
     ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
-                   nlohmann::json{{"email", "alice.new@example.com"}})
+                          nlohmann::json{{"email", "alice.new@example.com"}})
                   .status,
               200);
     EXPECT_EQ(queued_notices(authd), 0);
@@ -231,12 +232,12 @@ TEST(Notifications, Interface_14_3_3_NotifyTurnsEachOff) {
     std::string key = admin::create_key(authd, "ops");
     std::string id = user_id(authd, kEmail);
     ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + id + "/password",
-                   nlohmann::json{{"password", kNewPassword}})
+                          nlohmann::json{{"password", kNewPassword}})
                   .status,
               200);
     EXPECT_EQ(queued_notices(authd), 0);
     ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
-                   nlohmann::json{{"email", "alice.new@example.com"}})
+                          nlohmann::json{{"email", "alice.new@example.com"}})
                   .status,
               200);
     EXPECT_EQ(queued_notices(authd), 1);
@@ -266,7 +267,7 @@ TEST(Notifications, Interface_14_3_2_DisplayNameIsEscapedInTheHtmlPart) {
   authd.add_user(kEmail, kPassword, {"--display-name", "<script>alert(1)</script>"});
   std::string key = admin::create_key(authd, "ops");
   ASSERT_EQ(admin::call(authd, key, "PUT", "/admin/users/" + user_id(authd, kEmail) + "/password",
-                 nlohmann::json{{"password", kNewPassword}})
+                        nlohmann::json{{"password", kNewPassword}})
                 .status,
             200);
   std::string mail = wait_for_subject(authd, kPasswordChanged).at(0);

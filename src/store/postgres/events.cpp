@@ -24,19 +24,21 @@ std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
   Params params = event_params(e);
   if (!to_webhooks) {
     return db_
-        .run("INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
-             "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq",
-             params)
+        .run(
+            "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
+            "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq",
+            params)
         .integer(0, 0);
   }
   // One round trip for both rows.
   return db_
-      .run("WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
-           "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-           "RETURNING seq, at) "
-           "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
-           "SELECT seq, at FROM event RETURNING event_seq",
-           params)
+      .run(
+          "WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
+          "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+          "RETURNING seq, at) "
+          "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+          "SELECT seq, at FROM event RETURNING event_seq",
+          params)
       .integer(0, 0);
 }
 

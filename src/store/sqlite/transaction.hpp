@@ -44,8 +44,7 @@ class Sessions final : public SessionStore {
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
                                    Millis now) override;
-  std::optional<std::string> revoke_by_public_id(std::string_view public_id,
-                                                 Millis now) override;
+  std::optional<std::string> revoke_by_public_id(std::string_view public_id, Millis now) override;
   std::int64_t revoke_others_of_user(std::string_view user_id, const Sha256Digest& kept,
                                      Millis now) override;
   std::int64_t live_count(Millis now) override;
