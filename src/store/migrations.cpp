@@ -299,7 +299,7 @@ CREATE TABLE recovery_codes (
     {8, "events, webhook_deliveries: the audit trail and webhooks", R"sql(
 CREATE TABLE events (
   seq            INTEGER PRIMARY KEY,
-  id             TEXT NOT NULL UNIQUE,
+  id             TEXT NOT NULL,
   at             INTEGER NOT NULL,
   type           TEXT NOT NULL,
   user_id        TEXT,
@@ -311,7 +311,6 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_user ON events(user_id, seq);
 CREATE INDEX events_by_type ON events(type, seq);
-CREATE INDEX events_by_time ON events(at);
 CREATE TABLE webhook_deliveries (
   event_seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
   attempts        INTEGER NOT NULL DEFAULT 0,
@@ -327,7 +326,7 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
      R"sql(
 CREATE TABLE events (
   seq            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  id             TEXT NOT NULL UNIQUE,
+  id             TEXT NOT NULL,
   at             BIGINT NOT NULL,
   type           TEXT NOT NULL,
   user_id        TEXT,
@@ -339,7 +338,6 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_user ON events(user_id, seq);
 CREATE INDEX events_by_type ON events(type, seq);
-CREATE INDEX events_by_time ON events(at);
 CREATE TABLE webhook_deliveries (
   event_seq       BIGINT PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
   attempts        INTEGER NOT NULL DEFAULT 0,

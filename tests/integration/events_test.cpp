@@ -4,8 +4,13 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -247,6 +252,49 @@ TEST(Events, Interface_14_2_2_CliPrintsWhatTheApiAnswers) {
   ASSERT_EQ(cli.size(), 1u);
   EXPECT_EQ(authd.cli({"events", "--type", "nothing"}, "", &out), 2);
   EXPECT_EQ(authd.cli({"events", "--since", "yesterday"}, "", &out), 2);
+}
+
+// interface.md 14.1.1: a server killed while account creations commit
+// leaves no account without its user.created event and no event without
+// its account, and every creation it acknowledged has both.
+TEST(Events, Interface_14_1_1_AKilledServerLeavesNoChangeWithoutItsEventNorTheReverse) {
+  AuthdProcess authd(fast_hashing());
+  const std::string key = admin::create_key(authd, "ops", "write");
+  std::atomic<bool> stop{false};
+  std::atomic<int> created{0};
+  std::mutex acknowledged_mutex;
+  std::vector<std::string> acknowledged;
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 4; ++t) {
+    clients.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        std::string email = "c" + std::to_string(t) + "-" + std::to_string(i) + "@example.com";
+        HttpResponse res = admin::call(authd, key, "POST", "/admin/users",
+                                       nlohmann::json{{"email", email}});
+        if (res.status != 201) break;  // the server is gone
+        std::lock_guard<std::mutex> lock(acknowledged_mutex);
+        acknowledged.push_back(res.json()["id"]);
+        ++created;
+      }
+    });
+  }
+  for (int wait = 0; wait < 2000 && created < 60; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  authd.kill_hard();
+  stop = true;
+  for (std::thread& client : clients) client.join();
+  ASSERT_GE(created.load(), 60);
+  authd.start();
+
+  EXPECT_EQ(lines(authd.sql("select count(*) from users u where not exists (select 1 from events "
+                            "e where e.user_id = u.id and e.type = 'user.created')")),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(lines(authd.sql("select count(*) from events e where e.type = 'user.created' and not "
+                            "exists (select 1 from users u where u.id = e.user_id)")),
+            std::vector<std::string>{"0"});
+  std::vector<std::string> users = lines(authd.sql("select id from users"));
+  std::set<std::string> stored(users.begin(), users.end());
+  for (const std::string& id : acknowledged) EXPECT_TRUE(stored.contains(id)) << id;
 }
 
 // interface.md 14.1.4: the scan every server runs when it ends (harness)

@@ -67,7 +67,11 @@ std::vector<EventRecord> Events::list(const EventFilter& filter) {
 
 std::int64_t Events::prune(Millis horizon) {
   // The deliveries go with their events (ON DELETE CASCADE).
-  auto st = db_.prepare("DELETE FROM events WHERE at < ?1");
+  // In the order written: everything before the first event at or after
+  // the horizon (a walk from the oldest, no index of its own to keep up).
+  auto st = db_.prepare(
+      "DELETE FROM events WHERE seq < coalesce((SELECT seq FROM events WHERE at >= ?1 "
+      "ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM events))");
   st.bind(1, horizon);
   st.run();
   return db_.changes();
