@@ -269,8 +269,8 @@ TEST(Events, Interface_14_1_1_AKilledServerLeavesNoChangeWithoutItsEventNorTheRe
     clients.emplace_back([&, t] {
       for (int i = 0; !stop; ++i) {
         std::string email = "c" + std::to_string(t) + "-" + std::to_string(i) + "@example.com";
-        HttpResponse res = admin::call(authd, key, "POST", "/admin/users",
-                                       nlohmann::json{{"email", email}});
+        HttpResponse res =
+            admin::call(authd, key, "POST", "/admin/users", nlohmann::json{{"email", email}});
         if (res.status != 201) break;  // the server is gone
         std::lock_guard<std::mutex> lock(acknowledged_mutex);
         acknowledged.push_back(res.json()["id"]);

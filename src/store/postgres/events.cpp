@@ -78,9 +78,10 @@ std::int64_t Events::prune(Millis horizon) {
   // In the order written: everything before the first event at or after
   // the horizon (a walk from the oldest, no index of its own to keep up).
   return db_
-      .run("DELETE FROM events WHERE seq < coalesce((SELECT seq FROM events WHERE at >= $1 "
-           "ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM events))",
-           params)
+      .run(
+          "DELETE FROM events WHERE seq < coalesce((SELECT seq FROM events WHERE at >= $1 "
+          "ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM events))",
+          params)
       .affected();
 }
 
