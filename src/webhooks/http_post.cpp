@@ -38,8 +38,12 @@ HttpPostOutcome http_post(const std::string& url, const HttpHeaderList& headers,
     return outcome;
   }
   curl_slist* list = nullptr;
-  for (const auto& [name, value] : headers)
-    list = curl_slist_append(list, (name + ": " + value).c_str());
+  for (const auto& [name, value] : headers) {
+    std::string line = name;
+    line += ": ";
+    line += value;
+    list = curl_slist_append(list, line.c_str());
+  }
   // No "Expect: 100-continue" round trip before larger bodies.
   list = curl_slist_append(list, "Expect:");
   std::unique_ptr<curl_slist, PostSlistDeleter> header_list(list);

@@ -97,6 +97,7 @@ std::vector<WebhookDeliveryRecord> Webhooks::dead(int limit) {
                         "WHERE d.dead_at IS NOT NULL ORDER BY d.event_seq LIMIT $1",
                         params);
   std::vector<WebhookDeliveryRecord> deliveries;
+  deliveries.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) deliveries.push_back(read_delivery(Row(rows, i)));
   return deliveries;
 }
