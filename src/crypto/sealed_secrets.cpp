@@ -49,7 +49,7 @@ SecretKey::SecretKey(const std::array<std::uint8_t, 32>& key) : bytes(key), id(k
 
 SecretKey::~SecretKey() { sodium_memzero(bytes.data(), bytes.size()); }
 
-std::optional<SecretKey> read_secret_key_file(const std::string& path, std::string& problem) {
+std::optional<std::string> read_private_file(const std::string& path, std::string& problem) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     problem = path + ": " + std::generic_category().message(errno);
@@ -64,7 +64,13 @@ std::optional<SecretKey> read_secret_key_file(const std::string& path, std::stri
     problem = path + ": cannot be read";
     return std::nullopt;
   }
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+std::optional<SecretKey> read_secret_key_file(const std::string& path, std::string& problem) {
+  std::optional<std::string> read = read_private_file(path, problem);
+  if (!read) return std::nullopt;
+  std::string& text = *read;
   WipeOnExit wipe_text(text);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   if (!text.empty() && text.back() == '\r') text.pop_back();

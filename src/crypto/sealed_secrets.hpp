@@ -31,6 +31,11 @@ struct SecretKey {
 // says which, without the file's content.
 std::optional<SecretKey> read_secret_key_file(const std::string& path, std::string& problem);
 
+// The whole text of a file that holds a secret, refused when every user may
+// read it; `problem` names the file, never its content. The caller wipes
+// the text (the webhook secret's file reads through this too).
+std::optional<std::string> read_private_file(const std::string& path, std::string& problem);
+
 // Creates `path` with a new random key, mode 0600, failing if it exists:
 // the key is written whole under a temporary name and linked into place,
 // so that of two processes starting at once one key wins, and `path` is

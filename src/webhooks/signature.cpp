@@ -1,16 +1,11 @@
 #include "webhooks/signature.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <system_error>
 
 #include <sodium.h>
 
 #include "core/wipe.hpp"
+#include "crypto/sealed_secrets.hpp"
 
 namespace authd {
 namespace {
@@ -50,21 +45,9 @@ std::optional<WebhookKey> parse_webhook_secret(std::string_view text, std::strin
 }
 
 std::optional<WebhookKey> read_webhook_secret_file(const std::string& path, std::string& problem) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    problem = path + ": " + std::generic_category().message(errno);
-    return std::nullopt;
-  }
-  if ((info.st_mode & S_IROTH) != 0) {
-    problem = path + ": readable by every user (chmod 600, or 640 for a group)";
-    return std::nullopt;
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    problem = path + ": cannot be read";
-    return std::nullopt;
-  }
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::optional<std::string> read = read_private_file(path, problem);
+  if (!read) return std::nullopt;
+  std::string& text = *read;
   WipeOnExit wipe_text(text);
   std::string reason;
   std::optional<WebhookKey> key = parse_webhook_secret(text, reason);
