@@ -6,23 +6,6 @@
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
-namespace {
-
-#define AUTHD_DELIVERY_COLUMNS \
-  "d.attempts, d.next_attempt_at, d.delivered_at, d.dead_at, d.last_error, "
-
-WebhookDeliveryRecord read_delivery(const Row& row) {
-  WebhookDeliveryRecord delivery;
-  delivery.attempts = static_cast<int>(row.integer(0));
-  delivery.next_attempt_at = row.integer(1);
-  delivery.delivered_at = row.optional_integer(2);
-  delivery.dead_at = row.optional_integer(3);
-  delivery.last_error = row.optional_text(4);
-  delivery.event = read_event_record(row, 5);
-  return delivery;
-}
-
-}  // namespace
 
 std::optional<WebhookDeliveryRecord> Webhooks::claim_due(Millis now, Millis lease_until) {
   Params params;
@@ -37,7 +20,7 @@ std::optional<WebhookDeliveryRecord> Webhooks::claim_due(Millis now, Millis leas
       " FROM claimed d JOIN events ON seq = d.event_seq",
       params);
   if (rows.rows() == 0) return std::nullopt;
-  return read_delivery(Row(rows, 0));
+  return read_delivery_record(Row(rows, 0));
 }
 
 bool Webhooks::mark_delivered(std::int64_t event_seq, Millis at, Millis claimed_until) {
@@ -98,7 +81,7 @@ std::vector<WebhookDeliveryRecord> Webhooks::dead(int limit) {
                         params);
   std::vector<WebhookDeliveryRecord> deliveries;
   deliveries.reserve(static_cast<std::size_t>(rows.rows()));
-  for (int i = 0; i < rows.rows(); ++i) deliveries.push_back(read_delivery(Row(rows, i)));
+  for (int i = 0; i < rows.rows(); ++i) deliveries.push_back(read_delivery_record(Row(rows, i)));
   return deliveries;
 }
 

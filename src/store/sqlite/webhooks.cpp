@@ -5,23 +5,6 @@
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
-namespace {
-
-#define AUTHD_DELIVERY_COLUMNS \
-  "d.attempts, d.next_attempt_at, d.delivered_at, d.dead_at, d.last_error, "
-
-WebhookDeliveryRecord read_delivery(const Statement& st) {
-  WebhookDeliveryRecord delivery;
-  delivery.attempts = static_cast<int>(st.integer(0));
-  delivery.next_attempt_at = st.integer(1);
-  delivery.delivered_at = st.optional_integer(2);
-  delivery.dead_at = st.optional_integer(3);
-  delivery.last_error = st.optional_text(4);
-  delivery.event = read_event_record(st, 5);
-  return delivery;
-}
-
-}  // namespace
 
 std::optional<WebhookDeliveryRecord> Webhooks::claim_due(Millis now, Millis lease_until) {
   std::optional<WebhookDeliveryRecord> delivery;
@@ -34,7 +17,7 @@ std::optional<WebhookDeliveryRecord> Webhooks::claim_due(Millis now, Millis leas
                           "ORDER BY d.next_attempt_at, d.event_seq LIMIT 1");
     st.bind(1, now);
     if (!st.step()) return std::nullopt;
-    delivery = read_delivery(st);
+    delivery = read_delivery_record(st);
   }
   auto st = db_.prepare("UPDATE webhook_deliveries SET claimed_until = ?2 WHERE event_seq = ?1");
   st.bind(1, delivery->event.seq).bind(2, lease_until);
@@ -92,7 +75,7 @@ std::vector<WebhookDeliveryRecord> Webhooks::dead(int limit) {
                         "WHERE d.dead_at IS NOT NULL ORDER BY d.event_seq LIMIT ?1");
   st.bind(1, static_cast<std::int64_t>(limit));
   std::vector<WebhookDeliveryRecord> deliveries;
-  while (st.step()) deliveries.push_back(read_delivery(st));
+  while (st.step()) deliveries.push_back(read_delivery_record(st));
   return deliveries;
 }
 
