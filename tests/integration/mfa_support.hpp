@@ -5,8 +5,10 @@
 // SVG).
 #pragma once
 
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,12 +33,27 @@ inline std::string oathtool_code(const std::string& base32_secret, long long uni
   return without_trailing_newlines(result.output);
 }
 
-// The code of the time step `steps` away from now (each step 30 s).
+// The code of the time step `steps` away from now (each step 30 s). Near the
+// end of a step it first waits for the next one: a code for step -1 computed
+// in the last instant of a step would reach the server as step -2, outside
+// its window of one step each side, and a test would fail for the clock's
+// sake (seen once in CI). A code is sent well within the 3 s kept clear.
 inline std::string code_in_steps(const std::string& base32_secret, int steps) {
-  long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  return oathtool_code(base32_secret, now + 30LL * steps);
+  using std::chrono::system_clock;
+  constexpr long long kStep = 30;
+  constexpr long long kClearOfTheBoundary = 3;
+  auto seconds_now = [] {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               system_clock::now().time_since_epoch())
+        .count();
+  };
+  long long now = seconds_now();
+  if (now % kStep >= kStep - kClearOfTheBoundary) {
+    std::this_thread::sleep_until(system_clock::time_point(
+        std::chrono::seconds((now / kStep + 1) * kStep)));
+    now = seconds_now();
+  }
+  return oathtool_code(base32_secret, now + kStep * steps);
 }
 
 // What a QR scanner reads in the SVG: rasterised by rsvg-convert, decoded by
