@@ -9,7 +9,10 @@
 #
 # BASE_BIN: authd built from a commit before the events (e.g. 71bcd49);
 # NEW_BIN: this one. Prints each run and, per scenario, the ratio of the
-# medians (new / base). BENCH_DURATION: seconds per run (default 10).
+# medians (new / base). BENCH_DURATION: seconds per run (default 10);
+# BENCH_ACCOUNTS: accounts seeded (default 1000, as bench/run.sh; more
+# accounts spread the logouts' events over more pages of the index by
+# account).
 # Needs what bench/run.sh installs (wrk, libargon2-dev).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +29,8 @@ for _ in 1 2 3 4; do "$WORK/argon2_ceiling" --phc "bench password 1"; done >"$WO
 # Seeded by the older binary: the newer one migrates its copy at start.
 "$BASE" migrate --database "sqlite:$WORK/seed.db" 2>/dev/null
 SESSIONS=$((DURATION * 30000 + 20000))  # logout uses each token once
-/usr/bin/python3 "$ROOT/bench/seed.py" "$WORK/seed.db" 1000 "$WORK/phc.txt" "$SESSIONS" \
+ACCOUNTS=${BENCH_ACCOUNTS:-1000}
+/usr/bin/python3 "$ROOT/bench/seed.py" "$WORK/seed.db" "$ACCOUNTS" "$WORK/phc.txt" "$SESSIONS" \
   "$WORK/tokens.txt"
 
 run_one() { # LABEL BIN
@@ -41,7 +45,7 @@ run_one() { # LABEL BIN
   local scenario conns script
   for scenario in login logout; do
     if [ "$scenario" = login ]; then conns=32 script=login.lua; else conns=64 script=logout.lua; fi
-    BENCH_TOKENS=$WORK/tokens.txt BENCH_USERS=1000 BENCH_THREADS=2 BENCH_ALLOWED=200 \
+    BENCH_TOKENS=$WORK/tokens.txt BENCH_USERS=$ACCOUNTS BENCH_THREADS=2 BENCH_ALLOWED=200 \
       wrk -t2 -c"$conns" -d"${DURATION}s" --timeout 10s -s "$ROOT/bench/lua/$script" \
       "http://127.0.0.1:$PORT" >"$WORK/out" 2>&1 || true
     printf '%s %s %s\n' "$label" "$scenario" "$(sed -n 's/^RESULT //p' "$WORK/out")"
@@ -50,7 +54,7 @@ run_one() { # LABEL BIN
   wait "$pid" 2>/dev/null || true
 }
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "accounts: $ACCOUNTS; machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$PAIRS"); do
   run_one base "$BASE"
   run_one events "$NEW"

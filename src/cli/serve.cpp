@@ -311,6 +311,19 @@ int run_serve(const Config& config) {
     });
     if (removed > 0) log::debug("pruned", {{"rows", removed}});
   });
+  // The trail's indexes by account and by type follow its appends in bulk
+  // (store/areas/events.hpp), once a second, in transactions of bounded
+  // size so that the group writer is never held long.
+  PeriodicThread event_indexer(std::chrono::seconds(1), [&] {
+    constexpr std::int64_t kPerTransaction = 5'000;
+    std::int64_t indexed = kPerTransaction;
+    while (indexed == kPerTransaction) {
+      indexed = 0;
+      background_store.run(Store::Mode::write, [&](Transaction& tx) {
+        indexed = tx.events().index_appended(kPerTransaction);
+      });
+    }
+  });
 
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
@@ -352,6 +365,7 @@ int run_serve(const Config& config) {
     log::info("webhook_worker_started", {{"url", redact_url_secrets(config.webhook_url)}});
   }
   pruner.start();
+  event_indexer.start();
   hash_kinds.start();
   // The admin port first: a script that waits for the public port file
   // finds both.
@@ -385,6 +399,7 @@ int run_serve(const Config& config) {
               {{"delivered", (*webhooks)->delivered()}, {"failed", (*webhooks)->failed()}});
   }
   pruner.stop();
+  event_indexer.stop();
   hash_kinds.stop();
   hashing.stop();
   db.stop();

@@ -296,6 +296,13 @@ CREATE TABLE recovery_codes (
     // webhook delivery is queued in the same transaction, one row per
     // event, while webhooks are configured; delivered or dead rows stay
     // until their event is pruned.
+    //
+    // On SQLite the trail's indexes by account and by type are tables of
+    // their own, filled by a background pass in bulk (once a second, in
+    // key order) rather than as each event is written, so that a logout's
+    // commit writes no random index page. `events_index.through` is the
+    // last seq indexed; newer events are found by walking seq
+    // (sqlite/events.cpp).
     {8, "events, webhook_deliveries: the audit trail and webhooks", R"sql(
 CREATE TABLE events (
   seq            INTEGER PRIMARY KEY,
@@ -309,8 +316,18 @@ CREATE TABLE events (
   request_id     TEXT,
   detail         TEXT NOT NULL
 );
-CREATE INDEX events_by_user ON events(user_id, seq);
-CREATE INDEX events_by_type ON events(type, seq);
+CREATE TABLE events_by_user (
+  user_id TEXT NOT NULL,
+  seq     INTEGER NOT NULL,
+  PRIMARY KEY (user_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE events_by_type (
+  type TEXT NOT NULL,
+  seq  INTEGER NOT NULL,
+  PRIMARY KEY (type, seq)
+) WITHOUT ROWID;
+CREATE TABLE events_index (through INTEGER NOT NULL);
+INSERT INTO events_index (through) VALUES (0);
 CREATE TABLE webhook_deliveries (
   event_seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
   attempts        INTEGER NOT NULL DEFAULT 0,

@@ -22,6 +22,7 @@
 #include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/sqlite_store.hpp"
+#include "store/sqlite/transaction.hpp"
 #include "temp_directory.hpp"
 
 namespace authd {
@@ -163,6 +164,28 @@ TEST_F(SqliteStoreTest, EventTimesReadsTheKeyIndexBackwardsWithoutSorting) {
             std::string::npos)
       << plan;
   EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+}
+
+// interface.md 14.2 on SQLite: the indexed part of a page by account or by
+// type walks its index table's key backwards, reads each event by its seq
+// and stops after its LIMIT (the statements are the store's own,
+// sqlite/events.cpp).
+TEST_F(SqliteStoreTest, IndexedEventsAreReadThroughTheirIndexTablesWithoutSorting) {
+  sqlite::SqliteStore store(path_);
+  store.migrate();
+  sqlite::Connection connection(path_);
+  auto plan_of = [&](const char* sql, const char* index) {
+    auto st = connection.prepare((std::string("EXPLAIN QUERY PLAN ") + sql).c_str());
+    std::string plan;
+    while (st.step()) plan += st.text(3) + "\n";
+    EXPECT_NE(plan.find(std::string("SEARCH ") + index + " USING PRIMARY KEY"), std::string::npos)
+        << plan;
+    EXPECT_NE(plan.find("SEARCH events USING INTEGER PRIMARY KEY (rowid=?)"), std::string::npos)
+        << plan;
+    EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+  };
+  plan_of(sqlite::Events::kIndexedByUser, "events_by_user");
+  plan_of(sqlite::Events::kIndexedByType, "events_by_type");
 }
 
 // interface.md 5.3 on SQLite: expired sessions are pruned; live ones stay,

@@ -23,6 +23,14 @@ class EventStore {
   virtual std::vector<EventRecord> list(const EventFilter& filter) = 0;
   // Removes the events from before `horizon`, with their deliveries.
   virtual std::int64_t prune(Millis horizon) = 0;
+  // Brings the indexes by account and by type up to date with at most
+  // `at_most` of the events appended since the last call, oldest first;
+  // returns how many it indexed. What `list` returns never depends on it:
+  // only how it finds them. SQLite indexes the trail in bulk here, so that
+  // an append touches no random index page (each logout's commit would
+  // write one more page, interface.md 14.1.5); PostgreSQL indexes each
+  // row as it is written, and returns 0.
+  virtual std::int64_t index_appended(std::int64_t at_most) = 0;
 };
 
 }  // namespace authd

@@ -154,9 +154,22 @@ class Events final : public EventStore {
   std::int64_t append(const EventRecord& event, bool to_webhooks) override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
+  std::int64_t index_appended(std::int64_t at_most) override;
+
+  // The statements that read the indexed part of the trail (public for the
+  // query plan's test: each must walk its partial index backwards).
+  static const char* const kIndexedByUser;
+  static const char* const kIndexedByType;
 
  private:
+  struct SeqRange {
+    std::int64_t after;
+    std::int64_t before;
+  };
   std::int64_t queue_delivery(bool to_webhooks, Millis at);
+  std::int64_t indexed_through();
+  void read_into(std::vector<EventRecord>& events, const char* sql, const EventFilter& filter,
+                 SeqRange range, std::int64_t limit);
   Connection& db_;
 };
 
