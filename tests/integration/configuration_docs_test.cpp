@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "run_authd.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 TEST(ConfigurationDocs, Interface_9_1_EveryServeFlagIsInDocsConfiguration) {
   CommandResult help = run_authd({"serve", "--help"});
   ASSERT_EQ(help.exit_code, 0) << help.output;
-  std::ifstream file(AUTHD_SOURCE_DIR "/docs/configuration.md");
+  std::ifstream file(source_path("docs/configuration.md"));
   std::stringstream docs;
   docs << file.rdbuf();
   ASSERT_FALSE(docs.str().empty());

@@ -234,6 +234,50 @@ TEST(Events, Interface_14_2_1_FiltersAndCursorsPageNewestFirst) {
   EXPECT_EQ(send_request(authd.port(), "GET", "/admin/events").status, 404);
 }
 
+// The ids of the account's events the API lists, newest first.
+std::vector<std::string> trail_ids_of(const AuthdProcess& authd, const std::string& key,
+                                      const std::string& user_id) {
+  nlohmann::json page = trail_page(authd, key, "?limit=1000&userId=" + user_id);
+  std::vector<std::string> ids;
+  for (const nlohmann::json& event : page["events"]) ids.push_back(event["id"]);
+  return ids;
+}
+
+// interface.md 14.1.5: a running server indexes what it writes (on SQLite
+// in the background: the account's listing is the same before and after)
+// and prunes what is past --event-retention, index entries included; what
+// is written after a prune that emptied the trail is found again.
+TEST(Events, Interface_14_1_5_TheServerIndexesThenPrunesPastTheRetention) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--event-retention", "4s", "--prune-interval", "100ms"});
+  AuthdProcess authd(args);
+  const std::string key = admin::create_key(authd, "ops", "read");
+  authd.add_user(kEmail, kPassword);
+  const std::string user_id = lines(authd.sql("select id from users")).at(0);
+  ASSERT_FALSE(authd.login(kEmail, kPassword).empty());
+  std::vector<std::string> before = trail_ids_of(authd, key, user_id);
+  ASSERT_EQ(before.size(), 2u);  // user.created (CLI), login.succeeded
+  if (!on_postgres()) {
+    EXPECT_TRUE(eventually([&] {
+      return lines(authd.sql("select count(*) from events_by_user")) ==
+             std::vector<std::string>{"2"};
+    })) << "the server's indexing pass never ran";
+    EXPECT_EQ(trail_ids_of(authd, key, user_id), before);
+  }
+  EXPECT_TRUE(eventually([&] { return trail_ids_of(authd, key, user_id).empty(); }))
+      << "events past --event-retention were not pruned";
+  if (!on_postgres()) {
+    EXPECT_EQ(lines(authd.sql(
+                  "select (select count(*) from events_by_user) + (select count(*) from "
+                  "events_by_type)")),
+              std::vector<std::string>{"0"});
+  }
+  ASSERT_FALSE(authd.login(kEmail, kPassword).empty());
+  std::vector<std::string> after = trail_ids_of(authd, key, user_id);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(trail_page(authd, key, "?type=login.succeeded")["events"][0]["id"], after[0]);
+}
+
 // interface.md 14.2.2: `authd events` prints what the API answers, as JSON
 // lines, with the same filters.
 TEST(Events, Interface_14_2_2_CliPrintsWhatTheApiAnswers) {

@@ -17,6 +17,7 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 #include "reverse_proxy.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -39,7 +40,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 // test's ports: what the guide shows is what runs.
 std::string documented_gateway(unsigned short port, unsigned short authd_port,
                                unsigned short service_port) {
-  std::string guide = text_of(AUTHD_SOURCE_DIR "/docs/deployment.md");
+  std::string guide = text_of(source_path("docs/deployment.md"));
   std::string block;
   for (std::size_t at = guide.find("```nginx\n"); at != std::string::npos;
        at = guide.find("```nginx\n", at + 1)) {
@@ -63,11 +64,12 @@ class IdentityEcho {
     if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
     directory_ = pattern;
     std::string port_file = directory_ + "/port";
+    std::string echo_script = source_path("tests/support/identity_echo.py");
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
-      execl("/usr/bin/python3", "/usr/bin/python3",
-            AUTHD_SOURCE_DIR "/tests/support/identity_echo.py", "--port-file", port_file.c_str(),
+      execl("/usr/bin/python3", "/usr/bin/python3", echo_script.c_str(), "--port-file",
+            port_file.c_str(),
             static_cast<char*>(nullptr));
       _exit(127);
     }

@@ -29,10 +29,8 @@
 
 #include "http_message.hpp"
 #include "tls_client.hpp"
+#include "source_paths.hpp"
 
-#ifndef AUTHD_BINARY
-#error "AUTHD_BINARY must name the authd executable"
-#endif
 
 namespace authd::test {
 
@@ -352,7 +350,7 @@ void AuthdProcess::start() {
   std::string admin_port_file = directory_ + "/admin_port";
   std::filesystem::remove(port_file);
   std::filesystem::remove(admin_port_file);
-  std::vector<std::string> args = {AUTHD_BINARY,     "serve",        "--listen",
+  std::vector<std::string> args = {authd_binary(),     "serve",        "--listen",
                                    "127.0.0.1:0",    "--port-file",  port_file,
                                    "--database",     database_url_,  "--mail-dir",
                                    mail_directory(), "--public-url", "http://authd.test"};
@@ -462,7 +460,7 @@ int AuthdProcess::cli_streams(std::vector<std::string> args, const std::string& 
 
 int AuthdProcess::run_cli(std::vector<std::string> args, const std::string& input, std::string* out,
                           std::string* err, bool separate) const {
-  std::vector<std::string> argv = {AUTHD_BINARY};
+  std::vector<std::string> argv = {authd_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--database");
   argv.push_back(database_url_);
@@ -532,7 +530,7 @@ std::string AuthdProcess::sql(const std::string& query) const {
 SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
   std::string port_file = directory_ + "/port";
   std::vector<std::string> args = {
-      "/usr/bin/python3", AUTHD_SOURCE_DIR "/tests/support/smtp_sink.py",
+      "/usr/bin/python3", source_path("tests/support/smtp_sink.py"),
       "--mail-dir",       directory_ + "/mail",
       "--port-file",      port_file,
       "--port",           std::to_string(options.port),

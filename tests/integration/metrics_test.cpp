@@ -11,6 +11,8 @@
 #include "contract_support.hpp"
 #include "crypto/warm_argon2_memory.hpp"
 #include "harness.hpp"
+#include "run_authd.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -27,8 +29,8 @@ nlohmann::json parse_with_prometheus_parser(const std::string& text, const std::
     std::ofstream out(input, std::ios::binary | std::ios::trunc);
     out << text;
   }
-  std::string command = "/usr/bin/python3 " AUTHD_SOURCE_DIR
-                        "/tests/integration/parse_metrics.py < " +
+  std::string command = "/usr/bin/python3 " +
+                        shell_quote(source_path("tests/integration/parse_metrics.py")) + " < " +
                         input + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "source_paths.hpp"
+
 namespace authd::test {
 
 struct CommandResult {
@@ -46,7 +48,7 @@ inline CommandResult run_authd(const std::vector<std::string>& args,
                                const std::vector<std::string>& environment = {}) {
   std::string command = "env";
   for (const auto& variable : environment) command += " " + shell_quote(variable);
-  command += " " + shell_quote(AUTHD_BINARY);
+  command += " " + shell_quote(authd_binary());
   for (const auto& arg : args) command += " " + shell_quote(arg);
   command += " 2>&1 </dev/null";
   return run_shell(command);

@@ -22,6 +22,7 @@
 
 #include "contract_support.hpp"
 #include "harness.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -47,7 +48,7 @@ class AuthdAsNobody {
     // A copy nobody can run, wherever the build lives (a checkout under
     // /root is out of its reach).
     binary_ = directory_ + "/authd";
-    std::filesystem::copy_file(AUTHD_BINARY, binary_);
+    std::filesystem::copy_file(authd_binary(), binary_);
   }
   ~AuthdAsNobody() {
     if (pid_ > 0) {

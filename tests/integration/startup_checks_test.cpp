@@ -15,6 +15,7 @@
 
 #include "harness.hpp"
 #include "run_authd.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -48,7 +49,7 @@ class StartupChecks : public ::testing::Test {
                                     const std::vector<std::string>& environment) {
     std::string script = "env";
     for (const auto& variable : environment) script += " " + shell_quote(variable);
-    script += " " + shell_quote(AUTHD_BINARY);
+    script += " " + shell_quote(authd_binary());
     for (const auto& arg : args) script += " " + shell_quote(arg);
     script += " > " + shell_quote(dir_ + "/authd.log") + " 2>&1 < /dev/null & pid=$!; ";
     // Polls (bounded) for the port file or the process's end.

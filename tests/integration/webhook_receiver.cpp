@@ -1,4 +1,5 @@
 #include "webhook_receiver.hpp"
+#include "source_paths.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -55,7 +56,7 @@ WebhookReceiver::WebhookReceiver(const std::string& secret_file, const std::stri
   answer(status);
   std::string port_file = directory_ + "/port";
   std::vector<std::string> args = {
-      "/usr/bin/node", AUTHD_SOURCE_DIR "/tests/support/webhook_receiver.mjs",
+      "/usr/bin/node", source_path("tests/support/webhook_receiver.mjs"),
       "--secret-file", secret_file,
       "--port-file",   port_file,
       "--log",         directory_ + "/requests.jsonl",

@@ -20,6 +20,7 @@
 #include "harness.hpp"
 #include "run_authd.hpp"
 #include "webhook_receiver.hpp"
+#include "source_paths.hpp"
 
 namespace authd::test {
 namespace {
@@ -289,7 +290,7 @@ TEST_F(Webhooks, Interface_14_4_AWebhookUrlWithoutAUsableSecretStopsTheStart) {
        "--webhook-timeout", "10s", "--webhook-claim-lease", "10s"},
   };
   for (const auto& args : refused) {
-    std::string command = "timeout 30 " + shell_quote(AUTHD_BINARY) +
+    std::string command = "timeout 30 " + shell_quote(authd_binary()) +
                           " serve --listen 127.0.0.1:0 --admin-listen off --database " +
                           shell_quote("sqlite:" + dir_ + "/authd.db") + " --mail-dir " +
                           shell_quote(dir_ + "/mail");

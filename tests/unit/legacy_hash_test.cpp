@@ -29,6 +29,7 @@
 #include "crypto/hash_kind.hpp"
 #include "crypto/legacy_hash.hpp"
 #include "crypto/password_hasher.hpp"
+#include "source_paths.hpp"
 
 namespace authd {
 namespace {
@@ -38,8 +39,8 @@ namespace fs = std::filesystem;
 // Other than every argon2id vector's parameters: each match is re-hashed.
 const Argon2Params kCurrent{256, 1};
 const std::string kCurrentPrefix = "$argon2id$v=19$m=256,t=1,p=1$";
-const std::string kScript = AUTHD_SOURCE_DIR "/tests/support/make_legacy_hashes.py";
-const std::string kFixture = AUTHD_SOURCE_DIR "/tests/support/legacy_hashes.tsv";
+const std::string kScript = test::source_path("tests/support/make_legacy_hashes.py");
+const std::string kFixture = test::source_path("tests/support/legacy_hashes.tsv");
 
 struct Vector {
   std::string source;  // who made it

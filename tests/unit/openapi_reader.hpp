@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "source_paths.hpp"
+
 namespace authd::test {
 
 struct OpenApiOperation {
@@ -103,7 +105,7 @@ inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
 }
 
 inline std::string openapi_document_path() {
-  return std::string(AUTHD_SOURCE_DIR) + "/docs/openapi.yaml";
+  return test::source_path("docs/openapi.yaml");
 }
 
 // The operations of docs/openapi.yaml; fails the running test when the file
