@@ -267,10 +267,10 @@ TEST(Events, Interface_14_1_5_TheServerIndexesThenPrunesPastTheRetention) {
   EXPECT_TRUE(eventually([&] { return trail_ids_of(authd, key, user_id).empty(); }))
       << "events past --event-retention were not pruned";
   if (!on_postgres()) {
-    EXPECT_EQ(lines(authd.sql(
-                  "select (select count(*) from events_by_user) + (select count(*) from "
-                  "events_by_type)")),
-              std::vector<std::string>{"0"});
+    EXPECT_EQ(
+        lines(authd.sql("select (select count(*) from events_by_user) + (select count(*) from "
+                        "events_by_type)")),
+        std::vector<std::string>{"0"});
   }
   ASSERT_FALSE(authd.login(kEmail, kPassword).empty());
   std::vector<std::string> after = trail_ids_of(authd, key, user_id);

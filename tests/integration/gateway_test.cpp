@@ -69,8 +69,7 @@ class IdentityEcho {
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
       execl("/usr/bin/python3", "/usr/bin/python3", echo_script.c_str(), "--port-file",
-            port_file.c_str(),
-            static_cast<char*>(nullptr));
+            port_file.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);

@@ -28,9 +28,8 @@
 #include <boost/beast/http.hpp>
 
 #include "http_message.hpp"
-#include "tls_client.hpp"
 #include "source_paths.hpp"
-
+#include "tls_client.hpp"
 
 namespace authd::test {
 
@@ -350,7 +349,7 @@ void AuthdProcess::start() {
   std::string admin_port_file = directory_ + "/admin_port";
   std::filesystem::remove(port_file);
   std::filesystem::remove(admin_port_file);
-  std::vector<std::string> args = {authd_binary(),     "serve",        "--listen",
+  std::vector<std::string> args = {authd_binary(),   "serve",        "--listen",
                                    "127.0.0.1:0",    "--port-file",  port_file,
                                    "--database",     database_url_,  "--mail-dir",
                                    mail_directory(), "--public-url", "http://authd.test"};
@@ -529,12 +528,11 @@ std::string AuthdProcess::sql(const std::string& query) const {
 
 SmtpSink::SmtpSink(Options options) : directory_(make_temporary_directory()) {
   std::string port_file = directory_ + "/port";
-  std::vector<std::string> args = {
-      "/usr/bin/python3", source_path("tests/support/smtp_sink.py"),
-      "--mail-dir",       directory_ + "/mail",
-      "--port-file",      port_file,
-      "--port",           std::to_string(options.port),
-      "--fail-first",     std::to_string(options.fail_first)};
+  std::vector<std::string> args = {"/usr/bin/python3", source_path("tests/support/smtp_sink.py"),
+                                   "--mail-dir",       directory_ + "/mail",
+                                   "--port-file",      port_file,
+                                   "--port",           std::to_string(options.port),
+                                   "--fail-first",     std::to_string(options.fail_first)};
   if (!options.auth.empty()) args.insert(args.end(), {"--auth", options.auth});
   for (const std::string& address : options.refuse_recipients)
     args.insert(args.end(), {"--refuse-recipient", address});

@@ -43,14 +43,13 @@ inline std::string code_in_steps(const std::string& base32_secret, int steps) {
   constexpr long long kStep = 30;
   constexpr long long kClearOfTheBoundary = 3;
   auto seconds_now = [] {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::seconds>(system_clock::now().time_since_epoch())
         .count();
   };
   long long now = seconds_now();
   if (now % kStep >= kStep - kClearOfTheBoundary) {
-    std::this_thread::sleep_until(system_clock::time_point(
-        std::chrono::seconds((now / kStep + 1) * kStep)));
+    std::this_thread::sleep_until(
+        system_clock::time_point(std::chrono::seconds((now / kStep + 1) * kStep)));
     now = seconds_now();
   }
   return oathtool_code(base32_secret, now + kStep * steps);

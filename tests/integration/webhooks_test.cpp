@@ -19,8 +19,8 @@
 #include "contract_support.hpp"
 #include "harness.hpp"
 #include "run_authd.hpp"
-#include "webhook_receiver.hpp"
 #include "source_paths.hpp"
+#include "webhook_receiver.hpp"
 
 namespace authd::test {
 namespace {

@@ -104,9 +104,7 @@ inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
   return read_openapi_paths(in);
 }
 
-inline std::string openapi_document_path() {
-  return test::source_path("docs/openapi.yaml");
-}
+inline std::string openapi_document_path() { return test::source_path("docs/openapi.yaml"); }
 
 // The operations of docs/openapi.yaml; fails the running test when the file
 // cannot be read.

@@ -62,8 +62,8 @@ const char* const Events::kIndexedByType =
 
 // The events of `filter` with range.after < seq < range.before, newest
 // first, at most `limit`, appended to `events`.
-void Events::read_into(std::vector<EventRecord>& events, const char* sql,
-                       const EventFilter& filter, SeqRange range, std::int64_t limit) {
+void Events::read_into(std::vector<EventRecord>& events, const char* sql, const EventFilter& filter,
+                       SeqRange range, std::int64_t limit) {
   auto st = db_.prepare(sql);
   st.bind(1, filter.user_id).bind(2, filter.type);
   st.bind(3, filter.since.value_or(std::numeric_limits<Millis>::min()));
@@ -132,7 +132,8 @@ std::int64_t Events::prune(Millis horizon) {
       "SELECT coalesce((SELECT seq FROM events WHERE at >= ?1 ORDER BY seq LIMIT 1), "
       "(SELECT max(seq) + 1 FROM events))");
   first_kept.bind(1, horizon);
-  std::optional<std::int64_t> found = first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;
+  std::optional<std::int64_t> found =
+      first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;
   if (!found) return 0;  // no event at all
   std::int64_t keep_from = *found;
   // Their index entries first, each found by its key; the deliveries go
