@@ -84,7 +84,7 @@ set(AUTHD_CORE_SOURCES
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
-  ${AUTHD_ROOT}/src/cli/event_commands.cpp
+  ${AUTHD_ROOT}/src/cli/event_commands.cpp ${AUTHD_ROOT}/src/cli/housekeeping.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
   ${AUTHD_ROOT}/src/cli/webhook_commands.cpp
   # webhooks/

@@ -17,11 +17,11 @@
 #include "api/api.hpp"
 #include "auth/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
+#include "cli/housekeeping.hpp"
 #include "cli/secret_keys.hpp"
 #include "config/config_checks.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
-#include "core/periodic_thread.hpp"
 #include "core/scheduling.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
@@ -301,29 +301,9 @@ int run_serve(const Config& config) {
   if (!webhooks) return 2;
   AuthPolicy policy = config.policy;
   policy.webhooks_on = !config.webhook_url.empty();
-  PeriodicThread pruner(config.prune_interval, [&] {
-    Millis now = now_millis();
-    std::int64_t removed = 0;
-    background_store.run(Store::Mode::write, [&](Transaction& tx) {
-      removed = tx.prune(now, now - policy.longest_window().count(),
-                         now - std::chrono::milliseconds(std::chrono::hours(24)).count(),
-                         now - config.event_retention.count());
-    });
-    if (removed > 0) log::debug("pruned", {{"rows", removed}});
-  });
-  // The trail's indexes by account and by type follow its appends in bulk
-  // (store/areas/events.hpp), once a second, in transactions of bounded
-  // size so that the group writer is never held long.
-  PeriodicThread event_indexer(std::chrono::seconds(1), [&] {
-    constexpr std::int64_t kPerTransaction = 5'000;
-    std::int64_t indexed = kPerTransaction;
-    while (indexed == kPerTransaction) {
-      indexed = 0;
-      background_store.run(Store::Mode::write, [&](Transaction& tx) {
-        indexed = tx.events().index_appended(kPerTransaction);
-      });
-    }
-  });
+  Housekeeping housekeeping(background_store, {.prune_interval = config.prune_interval,
+                                               .throttle_window = policy.longest_window(),
+                                               .event_retention = config.event_retention});
 
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
@@ -364,8 +344,7 @@ int run_serve(const Config& config) {
     (*webhooks)->start();
     log::info("webhook_worker_started", {{"url", redact_url_secrets(config.webhook_url)}});
   }
-  pruner.start();
-  event_indexer.start();
+  housekeeping.start();
   hash_kinds.start();
   // The admin port first: a script that waits for the public port file
   // finds both.
@@ -398,8 +377,7 @@ int run_serve(const Config& config) {
     log::info("webhook_worker_stopped",
               {{"delivered", (*webhooks)->delivered()}, {"failed", (*webhooks)->failed()}});
   }
-  pruner.stop();
-  event_indexer.stop();
+  housekeeping.stop();
   hash_kinds.stop();
   hashing.stop();
   db.stop();
