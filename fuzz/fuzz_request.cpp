@@ -67,7 +67,7 @@ struct Fixture {
         server(threads, settings(), api) {
     store->migrate();
     std::string password = kPassword;
-    authd::Accounts accounts(*store, hasher);
+    authd::Accounts accounts(*store, hasher, {.actor = std::string(authd::kActorCli)});
     accounts.create({.email = kEmail}, password);
     // A reading source, as the real server has, so that a scrape renders
     // one too.
