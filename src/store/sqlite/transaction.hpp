@@ -157,7 +157,7 @@ class Events final : public EventStore {
   std::int64_t index_appended(std::int64_t at_most) override;
 
   // The statements that read the indexed part of the trail (public for the
-  // query plan's test: each must walk its partial index backwards).
+  // query plan's test: each must walk its index table's key backwards).
   static const char* const kIndexedByUser;
   static const char* const kIndexedByType;
 
