@@ -17,6 +17,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
   ${AUTHD_ROOT}/src/crypto/random.cpp ${AUTHD_ROOT}/src/crypto/verification_floor.cpp
   ${AUTHD_ROOT}/src/crypto/sealed_secrets.cpp ${AUTHD_ROOT}/src/crypto/totp.cpp
+  ${AUTHD_ROOT}/src/crypto/webauthn.cpp ${AUTHD_ROOT}/src/crypto/webauthn_data.cpp
   # auth/
   ${AUTHD_ROOT}/src/auth/accounts.cpp ${AUTHD_ROOT}/src/auth/email.cpp
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
@@ -24,7 +25,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/event_log.cpp ${AUTHD_ROOT}/src/auth/events.cpp
   ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/notices.cpp
-  ${AUTHD_ROOT}/src/auth/password_change.cpp
+  ${AUTHD_ROOT}/src/auth/password_change.cpp ${AUTHD_ROOT}/src/auth/password_proof.cpp
+  ${AUTHD_ROOT}/src/auth/passkeys.cpp ${AUTHD_ROOT}/src/auth/passkey_factor.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
   ${AUTHD_ROOT}/src/auth/signup.cpp ${AUTHD_ROOT}/src/auth/second_factor.cpp
   ${AUTHD_ROOT}/src/auth/recovery_codes.cpp ${AUTHD_ROOT}/src/auth/totp_enrollment.cpp
@@ -38,7 +40,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/connection.cpp ${AUTHD_ROOT}/src/store/sqlite/outbox.cpp
   ${AUTHD_ROOT}/src/store/sqlite/reset_tokens.cpp ${AUTHD_ROOT}/src/store/sqlite/sessions.cpp
   ${AUTHD_ROOT}/src/store/sqlite/signups.cpp ${AUTHD_ROOT}/src/store/sqlite/admin_keys.cpp
-  ${AUTHD_ROOT}/src/store/sqlite/second_factors.cpp
+  ${AUTHD_ROOT}/src/store/sqlite/second_factors.cpp ${AUTHD_ROOT}/src/store/sqlite/passkeys.cpp
   ${AUTHD_ROOT}/src/store/sqlite/events.cpp ${AUTHD_ROOT}/src/store/sqlite/webhooks.cpp
   ${AUTHD_ROOT}/src/store/sqlite/sqlite_store.cpp
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
@@ -47,7 +49,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
   ${AUTHD_ROOT}/src/store/postgres/signups.cpp ${AUTHD_ROOT}/src/store/postgres/admin_keys.cpp
-  ${AUTHD_ROOT}/src/store/postgres/second_factors.cpp
+  ${AUTHD_ROOT}/src/store/postgres/second_factors.cpp ${AUTHD_ROOT}/src/store/postgres/passkeys.cpp
   ${AUTHD_ROOT}/src/store/postgres/events.cpp ${AUTHD_ROOT}/src/store/postgres/webhooks.cpp
   ${AUTHD_ROOT}/src/store/postgres/throttle_events.cpp ${AUTHD_ROOT}/src/store/postgres/users.cpp
   # mail/
@@ -58,7 +60,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/api/admin_access.cpp ${AUTHD_ROOT}/src/api/admin_sessions.cpp
   ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp
   ${AUTHD_ROOT}/src/api/query.cpp ${AUTHD_ROOT}/src/api/session_json.cpp
-  ${AUTHD_ROOT}/src/api/mfa.cpp
+  ${AUTHD_ROOT}/src/api/mfa.cpp ${AUTHD_ROOT}/src/api/webauthn.cpp
   ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
   ${AUTHD_ROOT}/src/api/admin_events.cpp ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/event_source.cpp

@@ -20,6 +20,9 @@ packages=(
   libkainjow-mustache-dev
   # the second factor (interface.md 12): TOTP by liboath, QR codes by libqrencode
   liboath-dev libqrencode-dev
+  # passkeys (interface.md 16): libfido2 verifies COSE keys and assertion
+  # signatures, libcbor decodes the attestation object
+  libfido2-dev libcbor-dev
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
   libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates

@@ -21,6 +21,14 @@
 namespace authd {
 namespace {
 
+// The admin view of `user` with its confirmed second factors (interface.md 10.3).
+std::string admin_user_body_with(const UserRecord& user,
+                                 const std::map<std::string, AccountFactors>& factors) {
+  auto found = factors.find(user.id);
+  if (found == factors.end()) return admin_user_body(user, false, false);
+  return admin_user_body(user, found->second.totp, found->second.passkeys);
+}
+
 constexpr int kDefaultPageSize = 100;
 constexpr int kLargestPageSize = 1000;
 
@@ -51,10 +59,10 @@ boost::asio::awaitable<ApiResponse> outcome_response(ApiContext& ctx,
     case AdminUserOutcome::Kind::ok: {
       // Named, not a temporary in the co_await (core/offload.hpp).
       const std::vector<std::string> ids = {outcome.user.id};
-      std::optional<std::set<std::string>> with_totp = co_await accounts_with_totp(ctx.auth, ids);
-      if (!with_totp) break;
-      ApiResponse response = json_response(
-          success_status, admin_user_body(outcome.user, with_totp->contains(outcome.user.id)));
+      auto factors = co_await second_factors_of(ctx.auth, ids);
+      if (!factors) break;
+      ApiResponse response =
+          json_response(success_status, admin_user_body_with(outcome.user, *factors));
       if (success_status == 201)
         response.headers.emplace_back("Location", "/admin/users/" + outcome.user.id);
       co_return response;
@@ -86,7 +94,7 @@ std::optional<int> page_size(std::string_view text) {
 }
 
 std::string users_page_body(const std::vector<UserRecord>& users,
-                            const std::set<std::string>& with_totp,
+                            const std::map<std::string, AccountFactors>& factors,
                             const std::optional<std::string>& next_cursor) {
   std::string out = R"({"nextCursor":)";
   if (next_cursor) {
@@ -97,7 +105,7 @@ std::string users_page_body(const std::vector<UserRecord>& users,
   out += R"(,"users":[)";
   for (const UserRecord& user : users) {
     if (out.back() == '}') out += ',';
-    out += admin_user_body(user, with_totp.contains(user.id));
+    out += admin_user_body_with(user, factors);
   }
   out += "]}";
   return out;
@@ -110,9 +118,9 @@ boost::asio::awaitable<ApiResponse> page_response(ApiContext& ctx,
   std::vector<std::string> ids;
   ids.reserve(users.size());
   for (const UserRecord& user : users) ids.push_back(user.id);
-  std::optional<std::set<std::string>> with_totp = co_await accounts_with_totp(ctx.auth, ids);
-  if (!with_totp) co_return service_unavailable(std::chrono::seconds(5));
-  co_return json_response(200, users_page_body(users, *with_totp, next_cursor));
+  auto factors = co_await second_factors_of(ctx.auth, ids);
+  if (!factors) co_return service_unavailable(std::chrono::seconds(5));
+  co_return json_response(200, users_page_body(users, *factors, next_cursor));
 }
 
 }  // namespace

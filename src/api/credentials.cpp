@@ -1,6 +1,7 @@
 #include "api/credentials.hpp"
 
 #include "api/errors.hpp"
+#include "api/user_json.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {
@@ -106,6 +107,19 @@ std::vector<std::string_view> cookie_values(const std::vector<std::string_view>&
     }
   }
   return values;
+}
+
+ApiResponse signed_in_response(const ApiRequest& request, const UserRecord& user,
+                               std::string& token, Duration session_lifetime) {
+  std::string cookie;
+  WipeOnExit wipe_cookie(cookie);
+  if (request.session_cookie != nullptr) {
+    auto lifetime = std::chrono::duration_cast<std::chrono::seconds>(session_lifetime);
+    cookie = session_cookie_header(*request.session_cookie, token, lifetime);
+  }
+  ApiResponse response = session_response(200, user, token);
+  if (!cookie.empty()) response.headers.emplace_back("Set-Cookie", cookie);
+  return response;
 }
 
 }  // namespace authd

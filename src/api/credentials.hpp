@@ -10,6 +10,8 @@
 
 #include "api/api.hpp"
 #include "api/bearer.hpp"
+#include "core/duration.hpp"
+#include "store/records.hpp"
 
 namespace authd {
 
@@ -37,6 +39,12 @@ std::optional<ApiResponse> read_credentials(const ApiRequest& request,
 std::string session_cookie_header(const SessionCookie& cookie, std::string_view token,
                                   std::chrono::seconds lifetime);
 std::string clearing_cookie_header(const SessionCookie& cookie);
+
+// The 200 of a new session (POST /login, POST /webauthn/login): the User,
+// the token in the Authorization header, and in the cookie when cookie
+// sessions are on, for as long as the session lives. `token` is wiped.
+ApiResponse signed_in_response(const ApiRequest& request, const UserRecord& user,
+                               std::string& token, Duration session_lifetime);
 
 // Every value of the cookie `name` in the request's Cookie fields
 // (RFC 6265 5.4: "name=value" pairs separated by "; ").

@@ -11,12 +11,15 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
 boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& request);
 // The reset page and its own script and style sheet, the sign-up
-// confirmation page and its script (api/pages.cpp).
+// confirmation page and its script, the passkeys page and its script
+// (api/pages.cpp).
 boost::asio::awaitable<ApiResponse> handle_reset_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset_script(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_reset_style(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_verify_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_verify_script(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_passkeys_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& ctx, ApiRequest& request);
 // Self-service sign-up (api/signup.cpp, api/verify.cpp).
 boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& request);
@@ -33,6 +36,15 @@ boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiReques
 boost::asio::awaitable<ApiResponse> handle_mfa_confirm(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_mfa_remove(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx, ApiRequest& request);
+// Passkeys (interface.md 16): api/webauthn.cpp.
+boost::asio::awaitable<ApiResponse> handle_webauthn_register_options(ApiContext& ctx,
+                                                                     ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_webauthn_login_options(ApiContext& ctx,
+                                                                  ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_webauthn_login(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_webauthn_list(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_webauthn_remove(ApiContext& ctx, ApiRequest& request);
 // The admin API (interface.md 10.4), on the management listener:
 // api/admin_users.cpp and api/admin_sessions.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, ApiRequest& request);

@@ -75,4 +75,19 @@ std::optional<std::string> take_optional_string(RequestJson& object, const char*
   return take_string(object, name, problem);
 }
 
+std::optional<nlohmann::json> take_object(RequestJson& object, const char* name, bool required,
+                                          std::string& problem) {
+  auto member = object.find(name);
+  if (member == object.end()) {
+    if (required && problem.empty()) problem = std::string(name) + ": required";
+    return std::nullopt;
+  }
+  if (!member->is_object()) {
+    if (problem.empty()) problem = std::string(name) + ": must be an object";
+    return std::nullopt;
+  }
+  WipedString text = member->dump();
+  return nlohmann::json::parse(text.begin(), text.end());
+}
+
 }  // namespace authd

@@ -34,4 +34,10 @@ std::optional<std::string> take_string(RequestJson& object, const char* name, st
 std::optional<std::string> take_optional_string(RequestJson& object, const char* name,
                                                 std::string& problem);
 
+// An object member that holds no secret (a passkey's response: interface.md
+// 16), as plain JSON. `required`: missing is a problem; otherwise missing is
+// nothing and no problem. Present and not an object: `problem` is set.
+std::optional<nlohmann::json> take_object(RequestJson& object, const char* name, bool required,
+                                          std::string& problem);
+
 }  // namespace authd

@@ -28,6 +28,12 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   second.recovery_code = take_optional_string(*body, "recoveryCode", problem);
   WipeOnExit wipe_otp(second.otp);
   WipeOnExit wipe_recovery(second.recovery_code);
+  // interface.md 16.4: a passkey's assertion, read as 16.7 says.
+  if (auto assertion = take_object(*body, "webauthn", false, problem)) {
+    std::string passkey_problem;
+    second.passkey = webauthn::parse_assertion_response(*assertion, passkey_problem);
+    if (!second.passkey && problem.empty()) problem = "webauthn: " + passkey_problem;
+  }
   if (!email || !password || !problem.empty()) co_return bad_request(problem);
   if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
   if (!is_valid_login_password(*password))
@@ -40,24 +46,14 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   LoginOutcome outcome = co_await log_in(ctx.auth, canonical, *password, origin, source, second);
   switch (outcome.kind) {
-    case LoginOutcome::Kind::success: {
-      // interface.md 13.5: the token in a cookie too, for as long as it lives.
-      std::string cookie;
-      WipeOnExit wipe_cookie(cookie);
-      if (request.session_cookie != nullptr) {
-        auto lifetime =
-            std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.policy.session_lifetime);
-        cookie = session_cookie_header(*request.session_cookie, outcome.token, lifetime);
-      }
-      ApiResponse response = session_response(200, outcome.user, outcome.token);
-      if (!cookie.empty()) response.headers.emplace_back("Set-Cookie", cookie);
-      co_return response;
-    }
+    case LoginOutcome::Kind::success:
+      co_return signed_in_response(request, outcome.user, outcome.token,
+                                   ctx.auth.policy.session_lifetime);
     case LoginOutcome::Kind::invalid_credentials:
       co_return error_response(401);
     case LoginOutcome::Kind::second_factor_required: {
       ApiResponse response = error_response(401);
-      response.headers.emplace_back("Authd-Second-Factor", "totp");
+      response.headers.emplace_back("Authd-Second-Factor", outcome.second_factors);
       co_return response;
     }
     case LoginOutcome::Kind::disabled:

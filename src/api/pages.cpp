@@ -2,7 +2,9 @@
 // link's fragment: GET /reset, /reset.js and /reset.css (interface.md 7.3),
 // which sets a new password through POST /reset, and GET /verify and
 // /verify.js (interface.md 11.5, with the reset page's style sheet), which
-// confirms a sign-up through POST /verify. Their sources are src/web/*,
+// confirms a sign-up through POST /verify, and GET /passkeys and
+// /passkeys.js (interface.md 16.8, with the reset page's style sheet),
+// where a user signs in and manages passkeys. Their sources are src/web/*,
 // embedded at build time. A page loads nothing but its own script and the
 // style sheet (relative URLs, so a configured path prefix works), under a
 // Content-Security-Policy without 'unsafe-inline' that also forbids
@@ -66,6 +68,16 @@ boost::asio::awaitable<ApiResponse> handle_verify_page(ApiContext& /*ctx*/,
 boost::asio::awaitable<ApiResponse> handle_verify_script(ApiContext& /*ctx*/,
                                                          ApiRequest& /*request*/) {
   co_return asset_response("verify.js", "text/javascript; charset=utf-8");
+}
+
+boost::asio::awaitable<ApiResponse> handle_passkeys_page(ApiContext& /*ctx*/,
+                                                         ApiRequest& /*request*/) {
+  co_return page_response("passkeys.html");
+}
+
+boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& /*ctx*/,
+                                                           ApiRequest& /*request*/) {
+  co_return asset_response("passkeys.js", "text/javascript; charset=utf-8");
 }
 
 }  // namespace authd

@@ -59,14 +59,18 @@ std::string user_body(const UserRecord& user) {
 
 nlohmann::json user_json(const UserRecord& user) { return nlohmann::json::parse(user_body(user)); }
 
-std::string admin_user_body(const UserRecord& user, bool has_totp) {
+std::string admin_user_body(const UserRecord& user, bool has_totp, bool has_passkeys) {
   std::string out = user_body(user);
   out.pop_back();  // the closing brace: the admin members follow
   out += ",\"disabled\":";
   out += user.disabled ? "true" : "false";
   out += ',';
   append_time_field(out, "lastLoginAt", user.last_login_at);
-  out += has_totp ? R"("mfa":["totp"]})" : R"("mfa":[]})";  // confirmed factors only
+  // Confirmed factors only (interface.md 10.3, 16.6.3).
+  out += R"("mfa":[)";
+  if (has_totp) out += R"("totp")";
+  if (has_passkeys) out += has_totp ? R"(,"webauthn")" : R"("webauthn")";
+  out += "]}";
   return out;
 }
 

@@ -20,7 +20,7 @@ nlohmann::json user_json(const UserRecord& user);
 
 // The admin view of a user (interface.md 10.3): the User and `disabled`,
 // `lastLoginAt` and `mfa` (the confirmed second factors).
-std::string admin_user_body(const UserRecord& user, bool has_totp);
+std::string admin_user_body(const UserRecord& user, bool has_totp, bool has_passkeys);
 
 // A new session's answer (the 200 of /login, the 201 of /verify): the User
 // as the body, the bearer token in the Authorization header (interface.md

@@ -8,6 +8,7 @@
 #include "auth/email.hpp"
 #include "auth/erasure.hpp"
 #include "auth/notices.hpp"
+#include "auth/second_factor.hpp"
 #include "auth/password_rules.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -187,14 +188,7 @@ AccountResult Accounts::reset_mfa(std::string_view email) {
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         user = tx.users().by_email(canonical);
         if (!user) return;
-        std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user->id);
-        tx.second_factors().remove_all(user->id);
-        if (factor && factor->confirmed()) {  // a pending one never guarded a login
-          Millis now = now_millis();
-          record_event(tx, source_, "mfa.disabled", user->id, {{"factor", "totp"}}, now);
-          queue_notice(tx, notify_, {NoticeTopic::mfa_disabled, NoticeActor::admin}, *user,
-                       user->email, now);
-        }
+        remove_second_factors(tx, source_, notify_, *user, now_millis());
       }) != StoreStatus::ok)
     return store_failure();
   if (!user) return failure(AccountResult::Kind::not_found, "no account with this e-mail");

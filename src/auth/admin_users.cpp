@@ -5,6 +5,7 @@
 #include "auth/account_events.hpp"
 #include "auth/erasure.hpp"
 #include "auth/notices.hpp"
+#include "auth/second_factor.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
@@ -307,31 +308,25 @@ boost::asio::awaitable<AdminSessions> revoke_user_sessions(AuthContext& ctx, con
 boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id,
                                                      const EventSource& source) {
   auto remove = [&ctx, &source](Transaction& tx, const UserRecord& user, AdminSessions&) {
-    std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user.id);
-    tx.second_factors().remove_all(user.id);
-    if (factor && factor->confirmed()) {  // a pending one never guarded a login
-      Millis now = now_millis();
-      record_event(tx, source, "mfa.disabled", user.id, {{"factor", "totp"}}, now);
-      queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::admin}, user,
-                   user.email, now);
-    }
+    remove_second_factors(tx, source, ctx.policy.notify, user, now_millis());
   };
   AdminSessions result = co_await with_account(ctx, id, true, remove);
   co_return result;
 }
 
-boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
+boost::asio::awaitable<std::optional<std::map<std::string, AccountFactors>>> second_factors_of(
     AuthContext& ctx, const std::vector<std::string>& ids) {
-  std::set<std::string> with_totp;
+  std::map<std::string, AccountFactors> factors;
   auto read = [&](Transaction& tx) {
-    with_totp.clear();
+    factors.clear();
     for (const std::string& id : ids) {
       std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(id);
-      if (factor && factor->confirmed()) with_totp.insert(id);
+      AccountFactors found{factor && factor->confirmed(), tx.passkeys().count_of(id) > 0};
+      if (found.totp || found.passkeys) factors[id] = found;
     }
   };
   if (co_await ctx.db.read(read) != StoreStatus::ok) co_return std::nullopt;
-  co_return with_totp;
+  co_return factors;
 }
 
 boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx, const std::string& public_id,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -105,9 +106,14 @@ boost::asio::awaitable<AdminSessions> revoke_session(AuthContext& ctx, const std
 boost::asio::awaitable<AdminSessions> reset_user_mfa(AuthContext& ctx, const std::string& id,
                                                      const EventSource& source);
 
-// Which of these accounts have a confirmed TOTP factor (the admin view's
-// "mfa", interface.md 10.3); nothing when the store failed.
-boost::asio::awaitable<std::optional<std::set<std::string>>> accounts_with_totp(
+// The second factors of these accounts, for the admin view's "mfa"
+// (interface.md 10.3, 16.6.3): a confirmed TOTP factor, passkeys. An account
+// with neither is left out. Nothing when the store failed.
+struct AccountFactors {
+  bool totp = false;
+  bool passkeys = false;
+};
+boost::asio::awaitable<std::optional<std::map<std::string, AccountFactors>>> second_factors_of(
     AuthContext& ctx, const std::vector<std::string>& ids);
 
 }  // namespace authd

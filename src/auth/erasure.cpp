@@ -10,6 +10,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.outbox().remove_for(user.id, user.email);
   tx.signups().remove_of_email(user.email);
   tx.second_factors().remove_all(user.id);
+  tx.passkeys().remove_all_of(user.id);
   tx.throttle().delete_events(login_email_key(user.email));
   tx.throttle().delete_events(reset_mail_key(user.email));
   tx.throttle().delete_events(signup_mail_key(user.email));

@@ -145,11 +145,19 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       return;  // before the factor, so that no step or recovery code is used up
     }
     const char* factor_used = nullptr;
-    switch (check_second_factor(tx, ctx.sealer, user->id, second, now)) {
-      case FactorCheck::refused:  // a failed login: the reservation stays
+    FactorVerdict verdict =
+        check_second_factor(tx, ctx.sealer, user->id, second, now, &policy.webauthn);
+    switch (verdict.check) {
+      case FactorCheck::refused: {  // a failed login: the reservation stays
         found = Found::second_factor;
-        record_failed_login(tx, source, current, email, "second_factor", now);
+        outcome.second_factors = verdict.has_totp ? "totp" : "";
+        if (verdict.has_passkeys)
+          outcome.second_factors += verdict.has_totp ? ", webauthn" : "webauthn";
+        nlohmann::json detail = {{"reason", "second_factor"}};
+        if (verdict.passkey_failed) detail["check"] = webauthn::check_name(*verdict.passkey_failed);
+        record_event(tx, source, "login.failed", current->id, detail, now);
         return;
+      }
       case FactorCheck::no_key:  // a 503, not a guess
         reserved.release(tx);
         found = Found::no_key;
@@ -160,6 +168,9 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
         break;
       case FactorCheck::passed:
         factor_used = "totp";
+        break;
+      case FactorCheck::passed_with_passkey:
+        factor_used = "webauthn";
         break;
       case FactorCheck::not_enrolled:
         break;
@@ -174,6 +185,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     tx.users().record_login(user->id, session.record.created_at);
     nlohmann::json detail = {{"sessionId", session.record.public_id}};
     detail["secondFactor"] = factor_used != nullptr ? nlohmann::json(factor_used) : nullptr;
+    if (!verdict.passkey_id.empty()) detail["passkeyId"] = verdict.passkey_id;
+    detail["method"] = "password";
     record_event(tx, source, "login.succeeded", user->id, detail, now);
     current->last_login_at = session.record.created_at;
     user = std::move(current);

@@ -28,6 +28,9 @@ struct LoginOutcome {
   UserRecord user;                      // success
   std::string token;                    // success
   std::chrono::seconds retry_after{0};  // throttled
+  // second_factor_required: the factors the account has, as the
+  // Authd-Second-Factor header lists them ("totp", "webauthn", "totp, webauthn").
+  std::string second_factors;
 };
 
 // `email` is canonical and valid, `password` valid (the API checked both).

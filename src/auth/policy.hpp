@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/duration.hpp"
+#include "crypto/webauthn.hpp"
 
 namespace authd {
 
@@ -52,6 +53,11 @@ struct AuthPolicy {
   // The second factor (interface.md 12): the issuer authenticator apps
   // show beside the account (otpauth:// URI), --mfa-issuer.
   std::string mfa_issuer = "authd";
+
+  // Passkeys (interface.md 16.1): the RP ID and the origins allowed in a
+  // response, from --webauthn-rp-id and --webauthn-origins or --public-url.
+  // An empty RP ID: passkeys are unavailable (16.1.2).
+  webauthn::RelyingParty webauthn;
 
   // Webhooks are on (--webhook-url, interface.md 14.4): every event queues
   // its delivery in its own transaction.

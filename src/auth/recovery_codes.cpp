@@ -40,4 +40,11 @@ std::optional<Sha256Digest> recovery_code_digest(std::string_view typed) {
   return sha256(letters);
 }
 
+std::vector<Sha256Digest> recovery_code_digests(const std::vector<std::string>& codes) {
+  std::vector<Sha256Digest> digests;
+  digests.reserve(codes.size());
+  for (const std::string& code : codes) digests.push_back(*recovery_code_digest(code));
+  return digests;
+}
+
 }  // namespace authd

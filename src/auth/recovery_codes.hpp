@@ -23,4 +23,7 @@ std::vector<std::string> new_recovery_codes();
 // of the right length is nothing.
 std::optional<Sha256Digest> recovery_code_digest(std::string_view typed);
 
+// The digests of codes new_recovery_codes made.
+std::vector<Sha256Digest> recovery_code_digests(const std::vector<std::string>& codes);
+
 }  // namespace authd

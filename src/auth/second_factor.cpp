@@ -1,5 +1,7 @@
 #include "auth/second_factor.hpp"
 
+#include "auth/notices.hpp"
+#include "auth/passkey_factor.hpp"
 #include "auth/recovery_codes.hpp"
 #include "core/wipe.hpp"
 #include "crypto/sealed_secrets.hpp"
@@ -44,23 +46,55 @@ std::optional<std::int64_t> totp_code_step(Transaction& tx, const SecretSealer& 
   return step;
 }
 
-FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
-                                const std::string& user_id, const SecondFactorInput& input,
-                                Millis now) {
+FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
+                                  const std::string& user_id, const SecondFactorInput& input,
+                                  Millis now, const webauthn::RelyingParty* passkeys) {
+  FactorVerdict verdict;
   std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user_id);
-  if (!factor || !factor->confirmed()) return FactorCheck::not_enrolled;
-  if (sealer == nullptr) return FactorCheck::no_key;
-  if (input.otp) {
+  verdict.has_totp = factor && factor->confirmed();
+  verdict.has_passkeys = passkeys != nullptr && tx.passkeys().count_of(user_id) > 0;
+  if (!verdict.has_totp && !verdict.has_passkeys) return verdict;  // not_enrolled
+  if (verdict.has_passkeys && input.passkey) {
+    PasskeyUse use = use_passkey(tx, *passkeys, *input.passkey, &user_id, now);
+    if (!use.failed) {
+      verdict.check = FactorCheck::passed_with_passkey;
+      verdict.passkey_id = use.passkey->id;
+      return verdict;
+    }
+    verdict.passkey_failed = use.failed;
+  }
+  // A confirmed TOTP and no key to open it: 503 (interface.md 12.2.2).
+  verdict.check = verdict.has_totp && sealer == nullptr ? FactorCheck::no_key : FactorCheck::refused;
+  if (verdict.check == FactorCheck::no_key) return verdict;
+  if (verdict.has_totp && input.otp) {
     std::optional<std::int64_t> step = totp_code_step(tx, *sealer, *factor, *input.otp, now, true);
     // The step is taken only if no newer or equal one was: a replay fails.
-    if (step && tx.second_factors().accept_totp_step(user_id, *step)) return FactorCheck::passed;
+    if (step && tx.second_factors().accept_totp_step(user_id, *step)) {
+      verdict.check = FactorCheck::passed;
+      return verdict;
+    }
   }
   if (input.recovery_code) {
     std::optional<Sha256Digest> digest = recovery_code_digest(*input.recovery_code);
     if (digest && tx.second_factors().use_recovery_code(user_id, *digest))
-      return FactorCheck::passed_with_recovery_code;
+      verdict.check = FactorCheck::passed_with_recovery_code;
   }
-  return FactorCheck::refused;
+  return verdict;
+}
+
+void remove_second_factors(Transaction& tx, const EventSource& source,
+                           const NoticeSettings& notify, const UserRecord& user, Millis now) {
+  std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user.id);
+  tx.second_factors().remove_all(user.id);
+  std::int64_t passkeys = tx.passkeys().remove_all_of(user.id);
+  bool totp = factor && factor->confirmed();  // a pending one never guarded a login
+  if (totp) record_event(tx, source, "mfa.disabled", user.id, {{"factor", "totp"}}, now);
+  if (passkeys > 0)
+    record_event(tx, source, "mfa.disabled", user.id,
+                 {{"factor", "webauthn"}, {"passkeys", passkeys}}, now);
+  if (totp || passkeys > 0)
+    queue_notice(tx, notify, {NoticeTopic::mfa_disabled, NoticeActor::admin}, user, user.email,
+                 now);
 }
 
 void record_recovery_code_used(Transaction& tx, const EventSource& source,

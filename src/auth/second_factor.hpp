@@ -11,7 +11,10 @@
 #include <string>
 
 #include "auth/events.hpp"
+#include "auth/policy.hpp"
+#include "store/records.hpp"
 #include "core/time.hpp"
+#include "crypto/webauthn.hpp"
 
 namespace authd {
 
@@ -22,23 +25,46 @@ class Transaction;
 struct SecondFactorInput {
   std::optional<std::string> otp;            // a TOTP code
   std::optional<std::string> recovery_code;  // a recovery code
-  bool empty() const { return !otp && !recovery_code; }
+  // A passkey's assertion (interface.md 16.4), for a challenge of
+  // POST /webauthn/login/options.
+  std::optional<webauthn::AssertionResponse> passkey;
+  bool empty() const { return !otp && !recovery_code && !passkey; }
 };
 
 enum class FactorCheck {
   not_enrolled,               // the account has no confirmed factor: nothing to check
   passed,                     // the TOTP code was valid and its step is now used
   passed_with_recovery_code,  // a recovery code was valid and is now used up
+  passed_with_passkey,        // a passkey's assertion was valid (its challenge taken)
   refused,                    // missing, wrong, or used before
   no_key,                     // a confirmed factor, but no secret key to open it with (503)
 };
 
+// The verdict, and what the account has (the header of a refusal lists it:
+// interface.md 16.4.2).
+struct FactorVerdict {
+  FactorCheck check = FactorCheck::not_enrolled;
+  bool has_totp = false;      // a confirmed TOTP factor
+  bool has_passkeys = false;  // counted only when passkeys are asked about
+  std::string passkey_id;     // passed_with_passkey: the passkey used
+  std::optional<webauthn::Check> passkey_failed;  // a passkey was offered and failed this check
+};
+
 // `sealer` may be null (no secret key configured). When the factor opens
 // only with the previous key (a key rotation), it is sealed anew with the
-// current one.
-FactorCheck check_second_factor(Transaction& tx, const SecretSealer* sealer,
-                                const std::string& user_id, const SecondFactorInput& input,
-                                Millis now);
+// current one. With `passkeys` (the relying party; a login), the account's
+// passkeys are second factors too (16.4.1); without, only the TOTP factor
+// and its recovery codes are (the routes of 12.1).
+FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
+                                  const std::string& user_id, const SecondFactorInput& input,
+                                  Millis now, const webauthn::RelyingParty* passkeys = nullptr);
+
+// Every second factor of the account removed, pending or confirmed: its
+// TOTP factor, recovery codes and passkeys (interface.md 12.4, 16.6.3), an
+// operator's doing. Each kind that guarded logins is recorded (mfa.disabled)
+// and the owner told once.
+void remove_second_factors(Transaction& tx, const EventSource& source,
+                           const NoticeSettings& notify, const UserRecord& user, Millis now);
 
 // The event of a recovery code used up (interface.md 14.1), with how many
 // are left, in the transaction that used it.

@@ -57,6 +57,7 @@ namespace {
 constexpr std::string_view kLoginClientNamespace = "login:client:";
 constexpr std::string_view kForgotClientNamespace = "forgot:client:";
 constexpr std::string_view kSignupClientNamespace = "signup:client:";
+constexpr std::string_view kPasskeyClientNamespace = "passkey:client:";
 
 std::string_view client_namespace(ClientCounterKind kind) {
   switch (kind) {
@@ -64,6 +65,8 @@ std::string_view client_namespace(ClientCounterKind kind) {
       return kLoginClientNamespace;
     case ClientCounterKind::forgot:
       return kForgotClientNamespace;
+    case ClientCounterKind::passkey:
+      return kPasskeyClientNamespace;
     case ClientCounterKind::signup:
       break;
   }
@@ -115,6 +118,24 @@ ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCount
   return verdict;
 }
 
+ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter>& counters,
+                              Millis now) {
+  ThrottleVerdict verdict = check_throttles(tx, counters, now);
+  if (!verdict.allowed) return verdict;
+  for (const ThrottleCounter& counter : counters) tx.throttle().insert_event(counter.key, now);
+  return verdict;
+}
+
+ReservedFailure reserve_client_failure(Transaction& tx,
+                                       const std::vector<ThrottleCounter>& per_client, Millis now) {
+  ReservedFailure reserved;
+  reserved.verdict = check_throttles(tx, per_client, now);
+  if (!reserved.verdict.allowed) return reserved;
+  for (const ThrottleCounter& counter : per_client)
+    reserved.client_events.push_back(tx.throttle().insert_event(counter.key, now));
+  return reserved;
+}
+
 ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
                                       RateLimit per_email,
                                       const std::vector<ThrottleCounter>& per_client, Millis now) {
@@ -129,7 +150,7 @@ ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_ke
 }
 
 void ReservedFailure::release(Transaction& tx) const {
-  tx.throttle().delete_event(email_event);
+  if (email_event != 0) tx.throttle().delete_event(email_event);  // 0: no e-mail counted
   for (std::int64_t event : client_events) tx.throttle().delete_event(event);
 }
 

@@ -63,7 +63,7 @@ struct ThrottleCounter {
   RateLimit limit;
 };
 
-enum class ClientCounterKind { login, forgot, signup };
+enum class ClientCounterKind { login, forgot, signup, passkey };
 
 // The per-client counters of `client_address`: its own (the key of
 // login_client_key or forgot_client_key, or "signup:client:...") at `per_client`, and for an IPv6
@@ -78,6 +78,12 @@ std::vector<ThrottleCounter> client_counters(ClientCounterKind kind,
 // Evaluates every counter (all must allow; the wait is the longest).
 ThrottleVerdict check_throttles(Transaction& tx, const std::vector<ThrottleCounter>& counters,
                                 Millis now);
+
+// Evaluates every counter and, when all allow, counts this request in each
+// (a request that is limited whatever its outcome, e.g. a passkey
+// challenge: interface.md 16.3.1).
+ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter>& counters,
+                              Millis now);
 
 // An attempt at an account's password (a login, a password change),
 // counted as a failed login up front (interface.md 6 /login 4, 11.1):
@@ -99,5 +105,10 @@ struct ReservedFailure {
 ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
                                       RateLimit per_email,
                                       const std::vector<ThrottleCounter>& per_client, Millis now);
+
+// The same for an attempt that guesses at no e-mail's password (a passkey
+// sign-in, interface.md 16.3.2): the client's counters only.
+ReservedFailure reserve_client_failure(Transaction& tx,
+                                       const std::vector<ThrottleCounter>& per_client, Millis now);
 
 }  // namespace authd

@@ -3,12 +3,12 @@
 #include <optional>
 
 #include "auth/notices.hpp"
+#include "auth/password_proof.hpp"
 #include "auth/recovery_codes.hpp"
 #include "auth/second_factor.hpp"
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
-#include "crypto/hashing_pool.hpp"
 #include "crypto/sealed_secrets.hpp"
 #include "crypto/totp.hpp"
 #include "store/database.hpp"
@@ -39,39 +39,20 @@ boost::asio::awaitable<Caller> find_caller(AuthContext& ctx, const Sha256Digest&
   co_return caller;
 }
 
-// This attempt counted as a failed login of the account's e-mail and of the
-// client, up front, as login and POST /password do (the same keys, in the
-// same order); released or cleared when the proof holds. Nothing when the
-// attempt may not go on: the request ends with `outcome` (unavailable, or
-// throttled).
+// The reservation of the proof's attempt (auth/password_proof.hpp), or
+// nothing when the attempt may not go on: the request ends with `outcome`.
 boost::asio::awaitable<std::optional<ReservedFailure>> reserve_attempt(
     AuthContext& ctx, const UserRecord& user, const std::string& client_address,
     FactorOutcome& outcome) {
-  const AuthPolicy& policy = ctx.policy;
-  const std::string email_key = login_email_key(user.email);
-  const std::vector<ThrottleCounter> per_client =
-      client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
-                      policy.ipv6_aggregates);
-  ReservedFailure reserved;
-  auto reserve = [&](Transaction& tx) {
-    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
-                                     now_millis());
-  };
-  if (co_await ctx.db.write(reserve) != StoreStatus::ok) co_return std::nullopt;
-  if (!reserved.verdict.allowed) {
+  PasswordProof proof = co_await reserve_proof_attempt(ctx, user, client_address);
+  if (proof.kind == PasswordProof::Kind::right) co_return proof.reserved;
+  if (proof.kind == PasswordProof::Kind::throttled) {
     outcome.kind = FactorOutcome::Kind::throttled;
-    outcome.retry_after = reserved.verdict.retry_after;
-    co_return std::nullopt;
+    outcome.retry_after = proof.retry_after;
   }
-  co_return reserved;
+  co_return std::nullopt;
 }
 
-std::vector<Sha256Digest> digests_of(const std::vector<std::string>& codes) {
-  std::vector<Sha256Digest> digests;
-  digests.reserve(codes.size());
-  for (const std::string& code : codes) digests.push_back(*recovery_code_digest(code));
-  return digests;
-}
 
 }  // namespace
 
@@ -83,21 +64,10 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
   FactorOutcome outcome;
   Caller caller = co_await find_caller(ctx, digest, outcome);
   if (!caller.user) co_return outcome;
-  // A place in the hashing pool before anything is written (as login).
-  std::optional<HashingPool::Place> place = ctx.hashing.reserve();
-  if (!place) {
-    outcome.kind = FactorOutcome::Kind::busy;
-    co_return outcome;
-  }
-  std::optional<ReservedFailure> reserved =
-      co_await reserve_attempt(ctx, *caller.user, source.client_address, outcome);
-  if (!reserved) co_return outcome;
-
-  VerifyResult verified = co_await ctx.hashing.verify(*place, password, caller.user->password_hash);
-  if (!verified.matches) {
-    outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
-    co_return outcome;
-  }
+  PasswordProof proof =
+      co_await prove_password(ctx, *caller.user, password, source.client_address);
+  if (stopped_by(proof, outcome)) co_return outcome;
+  const ReservedFailure* reserved = &proof.reserved;
 
   std::string secret = new_totp_secret();
   WipeOnExit wipe_secret(secret);
@@ -152,7 +122,7 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
   if (!reserved) co_return outcome;
 
   std::vector<std::string> codes = new_recovery_codes();
-  const std::vector<Sha256Digest> code_digests = digests_of(codes);
+  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
   const std::string user_id = caller.user->id;
   const std::string email_key = login_email_key(caller.user->email);
   auto confirm = [&](Transaction& tx) {
@@ -219,7 +189,7 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
   else
     proof.recovery_code = code;
   std::vector<std::string> codes = renew ? new_recovery_codes() : std::vector<std::string>{};
-  const std::vector<Sha256Digest> code_digests = digests_of(codes);
+  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
   const std::string user_id = caller.user->id;
   const std::string email_key = login_email_key(caller.user->email);
   auto act = [&](Transaction& tx) {
@@ -229,7 +199,7 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
       outcome.kind = FactorOutcome::Kind::invalid_token;
       return;
     }
-    switch (check_second_factor(tx, ctx.sealer, user_id, proof, now)) {
+    switch (check_second_factor(tx, ctx.sealer, user_id, proof, now).check) {
       case FactorCheck::not_enrolled:  // removed meanwhile
         reserved->release(tx);
         outcome.kind = FactorOutcome::Kind::conflict;
@@ -245,12 +215,17 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
         record_recovery_code_used(tx, source, user_id, now);
         break;
       case FactorCheck::passed:
+      case FactorCheck::passed_with_passkey:  // not offered here
         break;
     }
     if (renew) {
       tx.second_factors().replace_recovery_codes(user_id, code_digests);
     } else {
-      tx.second_factors().remove_all(user_id);
+      // The recovery codes stay while the account has a passkey (16.5.2).
+      if (tx.passkeys().count_of(user_id) > 0)
+        tx.second_factors().remove_totp(user_id);
+      else
+        tx.second_factors().remove_all(user_id);
       record_event(tx, source, "mfa.disabled", user_id, {{"factor", "totp"}}, now);
       queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::self}, *user,
                    user->email, now);

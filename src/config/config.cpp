@@ -107,6 +107,79 @@ bool Config::public_url_is_loopback_http() const {
   return address && address->is_loopback();
 }
 
+namespace {
+
+// A domain an RP ID can be: labels of letters, digits and hyphens, and not
+// an IP address (WebAuthn's RP ID is a registrable domain suffix).
+bool is_rp_id(const std::string& host) {
+  static const std::regex kDomain(R"(([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)");
+  return host.size() <= 253 && std::regex_match(host, kDomain) && !parse_ip_address(host);
+}
+
+// An origin a passkey may be used from (16.1.1): scheme://host[:port] with
+// nothing after, https:// or http://localhost, its host the RP ID or below
+// it. The origin as browsers write it, or nothing.
+std::optional<std::string> passkey_origin(const std::string& text, const std::string& rp_id) {
+  Config probe;
+  probe.public_url = text;
+  auto parts = url_parts(text);
+  auto origin = probe.public_origin();
+  if (!parts || !origin || *origin != text) return std::nullopt;
+  if (parts->scheme == "http" && parts->host != "localhost") return std::nullopt;
+  const std::string& host = parts->host;
+  bool below = host.size() > rp_id.size() && host.ends_with("." + rp_id);
+  if (host != rp_id && !below) return std::nullopt;
+  return origin;
+}
+
+}  // namespace
+
+Config::RelyingParty Config::webauthn_relying_party() const {
+  RelyingParty party;
+  auto public_parts = url_parts(public_url);
+  std::string rp_id = webauthn_rp_id;
+  if (rp_id.empty()) {
+    if (!public_parts || !is_rp_id(public_parts->host)) return party;  // unavailable
+    rp_id = public_parts->host;
+  } else if (!is_rp_id(rp_id)) {
+    party.problem_option = "--webauthn-rp-id";
+    party.problem = "must be a domain name in lower case (not an IP address)";
+    return party;
+  }
+  if (webauthn_origins.empty()) {
+    auto origin = public_origin();
+    std::optional<std::string> usable;
+    if (origin) usable = passkey_origin(*origin, rp_id);
+    if (!usable) {
+      if (!webauthn_rp_id.empty()) {
+        party.problem_option = "--webauthn-origins";
+        party.problem = "required: the public URL's origin cannot use the RP ID";
+      }
+      return party;  // unavailable without it
+    }
+    party.origins.push_back(*usable);
+  } else {
+    std::string list = webauthn_origins;
+    for (std::size_t start = 0; start <= list.size();) {
+      std::size_t comma = std::min(list.find(',', start), list.size());
+      std::string item = list.substr(start, comma - start);
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      auto origin = passkey_origin(item, rp_id);
+      if (!origin) {
+        party.problem_option = "--webauthn-origins";
+        party.problem = "each must be https://HOST[:PORT] (or http://localhost[:PORT]) with HOST "
+                        "the RP ID or below it";
+        return party;
+      }
+      party.origins.push_back(*origin);
+      start = comma + 1;
+    }
+  }
+  party.id = rp_id;
+  return party;
+}
+
 StoreOptions Config::store_options() const {
   return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 3,
           database_timeout, sqlite_read_cache_mib * 1024};

@@ -128,6 +128,21 @@ struct Config {
   // localhost): the only case where the session cookie goes without
   // `Secure` (interface.md 13.5).
   bool public_url_is_loopback_http() const;
+
+  // Passkeys (interface.md 16.1): --webauthn-rp-id and --webauthn-origins
+  // as given (empty: from --public-url).
+  std::string webauthn_rp_id;
+  std::string webauthn_origins;
+  struct RelyingParty {
+    std::string id;  // empty: passkeys unavailable (16.1.2), or `problem`
+    std::vector<std::string> origins;
+    std::string problem_option;  // set when a given option is wrong: the start is refused
+    std::string problem;
+  };
+  // The RP ID and origins, each checked (16.1.1). Derived from --public-url
+  // when not given; a public URL that cannot name one (an IP address, or
+  // plain http:// off localhost) leaves passkeys unavailable, not an error.
+  RelyingParty webauthn_relying_party() const;
   // --tls-cert and --tls-key are given: the listeners speak HTTPS only.
   bool tls_on() const { return !tls_cert.empty() || !tls_key.empty(); }
   // The session cookie's Secure attribute: always over HTTPS (13.3),

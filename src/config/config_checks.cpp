@@ -129,6 +129,9 @@ std::vector<ConfigFinding> check_config(const Config& c) {
     if (auto smtp = check_smtp(c)) findings.push_back(std::move(*smtp));
   }
   check_webhooks(c, findings);
+  Config::RelyingParty party = c.webauthn_relying_party();
+  if (!party.problem_option.empty())
+    findings.push_back(bad_configuration(party.problem_option, party.problem));
   return findings;
 }
 

@@ -119,6 +119,14 @@ void add_second_factor_options(CLI::App& app, Config& c) {
                    : std::string();
       })
       ->capture_default_str();
+  app.add_option("--webauthn-rp-id", c.webauthn_rp_id,
+                 "Passkeys: the RP ID (a domain) they are bound to; default: the host of "
+                 "--public-url (an IP address leaves passkeys off)")
+      ->envname("AUTHD_WEBAUTHN_RP_ID");
+  app.add_option("--webauthn-origins", c.webauthn_origins,
+                 "Passkeys: comma-separated origins (https://HOST[:PORT]) whose pages may use "
+                 "them; default: the origin of --public-url")
+      ->envname("AUTHD_WEBAUTHN_ORIGINS");
 }
 
 void add_event_options(CLI::App& app, Config& c) {

@@ -26,6 +26,19 @@ std::string base64url(const std::uint8_t* data, std::size_t size) {
   return out;
 }
 
+std::optional<std::string> from_base64url(std::string_view text) {
+  std::string bytes(text.size() * 3 / 4 + 1, '\0');
+  std::size_t length = 0;
+  const char* end = nullptr;
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(bytes.data()), bytes.size(), text.data(),
+                        text.size(), nullptr, &length, &end,
+                        sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+      end != text.data() + text.size())
+    return std::nullopt;
+  bytes.resize(length);
+  return bytes;
+}
+
 std::string new_secret_token(std::string_view prefix) {
   std::array<std::uint8_t, 32> bytes{};
   randombytes_buf(bytes.data(), bytes.size());

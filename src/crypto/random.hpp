@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,12 @@ Sha256Digest sha256(std::string_view data);
 
 // base64url without padding (RFC 4648 section 5).
 std::string base64url(const std::uint8_t* data, std::size_t size);
+inline std::string base64url(std::string_view bytes) {
+  return base64url(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+// Its inverse: the bytes, or nothing when `text` is not unpadded base64url
+// (padding, other characters, or trailing bits set).
+std::optional<std::string> from_base64url(std::string_view text);
 
 // A bearer secret: `prefix` followed by 256 bits from the CSPRNG in base64url,
 // e.g. "authd_3q2-7w...". The prefix lets secret scanners recognise leaks.

@@ -367,6 +367,53 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
   WHERE delivered_at IS NULL AND dead_at IS NULL;
 )sql"},
+    // Passkeys (interface.md 16): each credential's public key and counter
+    // (nothing that can sign), ids and keys as base64url text; the
+    // challenges issued for them only as digests, each for one purpose
+    // (1 registration, with its account; 2 sign-in, without), until used
+    // or expired.
+    {9, "passkeys, webauthn_challenges: passkeys", R"sql(
+CREATE TABLE passkeys (
+  id           TEXT PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name         TEXT NOT NULL,
+  algorithm    INTEGER NOT NULL,
+  public_key   TEXT NOT NULL,
+  sign_count   INTEGER NOT NULL,
+  backed_up    INTEGER NOT NULL,
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX passkeys_by_user ON passkeys(user_id, created_at);
+CREATE TABLE webauthn_challenges (
+  digest     BLOB PRIMARY KEY,
+  purpose    INTEGER NOT NULL,
+  user_id    TEXT REFERENCES users(id) ON DELETE CASCADE,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
+)sql",
+     R"sql(
+CREATE TABLE passkeys (
+  id           TEXT PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name         TEXT NOT NULL,
+  algorithm    INTEGER NOT NULL,
+  public_key   TEXT NOT NULL,
+  sign_count   BIGINT NOT NULL,
+  backed_up    BOOLEAN NOT NULL,
+  created_at   BIGINT NOT NULL,
+  last_used_at BIGINT
+);
+CREATE INDEX passkeys_by_user ON passkeys(user_id, created_at);
+CREATE TABLE webauthn_challenges (
+  digest     BYTEA PRIMARY KEY,
+  purpose    INTEGER NOT NULL,
+  user_id    TEXT REFERENCES users(id) ON DELETE CASCADE,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
+)sql"},
 };
 
 }  // namespace

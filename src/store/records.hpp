@@ -116,6 +116,23 @@ struct TotpFactorRecord {
   bool confirmed() const { return confirmed_at.has_value(); }
 };
 
+// A passkey (interface.md 16.6.1): a WebAuthn credential's public half.
+// Nothing here can sign; ids and keys are base64url text.
+struct PasskeyRecord {
+  std::string id;  // the credential id, base64url
+  std::string user_id;
+  std::string name;
+  int algorithm = 0;       // COSE: -7 ES256, -8 EdDSA
+  std::string public_key;  // base64url of libfido2's raw form (crypto/webauthn.hpp)
+  std::int64_t sign_count = 0;
+  bool backed_up = false;
+  Millis created_at = 0;
+  std::optional<Millis> last_used_at{};
+};
+
+// What a WebAuthn challenge was issued for (interface.md 16.6.2).
+enum class ChallengePurpose : std::int64_t { registration = 1, sign_in = 2 };
+
 }  // namespace authd
 
 namespace authd {

@@ -13,6 +13,7 @@
 #include "store/areas/admin_keys.hpp"
 #include "store/areas/events.hpp"
 #include "store/areas/outbox.hpp"
+#include "store/areas/passkeys.hpp"
 #include "store/areas/reset_tokens.hpp"
 #include "store/areas/second_factors.hpp"
 #include "store/areas/sessions.hpp"
@@ -35,16 +36,17 @@ class Transaction {
   virtual SignupStore& signups() = 0;
   virtual AdminKeyStore& admin_keys() = 0;
   virtual SecondFactorStore& second_factors() = 0;
+  virtual PasskeyStore& passkeys() = 0;
   virtual EventStore& events() = 0;
   virtual WebhookStore& webhooks() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
-  // tokens and pending sign-ups, throttling events older than the longest window, mail sent
+  // tokens, pending sign-ups and passkey challenges, throttling events older than the longest window, mail sent
   // before `sent_mail_horizon`, audit events from before `audit_horizon`
   // with their webhook deliveries); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
-    return sessions().prune(now) + reset_tokens().prune(now) + signups().prune(now) +
+    return sessions().prune(now) + reset_tokens().prune(now) + signups().prune(now) + passkeys().prune(now) +
            throttle().prune(event_horizon) + outbox().prune(sent_mail_horizon) +
            events().prune(audit_horizon);
   }

@@ -25,6 +25,7 @@ class NoAreas final : public Transaction {
   SignupStore& signups() override { throw std::logic_error("no areas here"); }
   AdminKeyStore& admin_keys() override { throw std::logic_error("no areas here"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("no areas here"); }
+  PasskeyStore& passkeys() override { throw std::logic_error("no areas here"); }
   EventStore& events() override { throw std::logic_error("no areas here"); }
   WebhookStore& webhooks() override { throw std::logic_error("no areas here"); }
 };

@@ -43,6 +43,9 @@ class SecondFactorStore {
   // Removes the factor and every recovery code of the account; true when a
   // confirmed factor was removed.
   virtual bool remove_all(std::string_view user_id) = 0;
+  // Removes the TOTP factor alone, its recovery codes kept (the account has
+  // passkeys still: interface.md 16.5.2).
+  virtual void remove_totp(std::string_view user_id) = 0;
 
   // The account's recovery codes become exactly these (the old set is void).
   virtual void replace_recovery_codes(std::string_view user_id,

@@ -97,6 +97,12 @@ bool SecondFactors::remove_all(std::string_view user_id) {
   return removed.rows() == 1 && Row(removed, 0).optional_integer(0).has_value();
 }
 
+void SecondFactors::remove_totp(std::string_view user_id) {
+  Params params;
+  params.text(user_id);
+  db_.run("DELETE FROM totp_factors WHERE user_id = $1", params);
+}
+
 void SecondFactors::replace_recovery_codes(std::string_view user_id,
                                            const std::vector<Sha256Digest>& digests) {
   Params params;

@@ -158,10 +158,32 @@ class SecondFactors final : public SecondFactorStore {
                                                       std::string_view after_user_id,
                                                       int limit) override;
   bool remove_all(std::string_view user_id) override;
+  void remove_totp(std::string_view user_id) override;
   void replace_recovery_codes(std::string_view user_id,
                               const std::vector<Sha256Digest>& digests) override;
   bool use_recovery_code(std::string_view user_id, const Sha256Digest& digest) override;
   std::int64_t recovery_codes_left(std::string_view user_id) override;
+
+ private:
+  Connection& db_;
+};
+
+class Passkeys final : public PasskeyStore {
+ public:
+  explicit Passkeys(Connection& db) : db_(db) {}
+  void put_challenge(const Sha256Digest& digest, ChallengePurpose purpose,
+                     std::string_view user_id, Millis expires_at) override;
+  std::optional<std::string> take_challenge(const Sha256Digest& digest, ChallengePurpose purpose,
+                                            Millis now) override;
+  std::optional<PasskeyRecord> by_id(std::string_view id) override;
+  std::vector<PasskeyRecord> of_user(std::string_view user_id) override;
+  std::int64_t count_of(std::string_view user_id) override;
+  bool insert(const PasskeyRecord& passkey) override;
+  bool record_use(std::string_view id, std::int64_t was, std::int64_t sign_count, bool backed_up,
+                  Millis at) override;
+  bool remove(std::string_view user_id, std::string_view id) override;
+  std::int64_t remove_all_of(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
 
  private:
   Connection& db_;
@@ -209,6 +231,7 @@ class PostgresTransaction final : public Transaction {
         signups_(db, locking),
         admin_keys_(db),
         second_factors_(db),
+        passkeys_(db),
         events_(db),
         webhooks_(db) {}
   UserStore& users() override { return users_; }
@@ -219,6 +242,7 @@ class PostgresTransaction final : public Transaction {
   SignupStore& signups() override { return signups_; }
   AdminKeyStore& admin_keys() override { return admin_keys_; }
   SecondFactorStore& second_factors() override { return second_factors_; }
+  PasskeyStore& passkeys() override { return passkeys_; }
   EventStore& events() override { return events_; }
   WebhookStore& webhooks() override { return webhooks_; }
 
@@ -231,6 +255,7 @@ class PostgresTransaction final : public Transaction {
   Signups signups_;
   AdminKeys admin_keys_;
   SecondFactors second_factors_;
+  Passkeys passkeys_;
   Events events_;
   Webhooks webhooks_;
 };

@@ -88,6 +88,12 @@ bool SecondFactors::remove_all(std::string_view user_id) {
   return confirmed;
 }
 
+void SecondFactors::remove_totp(std::string_view user_id) {
+  auto st = db_.prepare("DELETE FROM totp_factors WHERE user_id = ?1");
+  st.bind(1, user_id);
+  st.run();
+}
+
 void SecondFactors::replace_recovery_codes(std::string_view user_id,
                                            const std::vector<Sha256Digest>& digests) {
   auto old = db_.prepare("DELETE FROM recovery_codes WHERE user_id = ?1");

@@ -1,0 +1,898 @@
+// The passkeys page (interface.md 16.8). A user signs in with a passkey
+// (16.3: no e-mail typed) or with the e-mail and password (6 /login), a
+// passkey or a code serving as the second factor when the account has one
+// (16.4, 12.3); then lists the account's passkeys (16.5.1), adds one
+// (16.2) and removes one (16.5.2), and signs out (6 /logout).
+//
+// The session's token is kept in a variable of this script only: never in
+// localStorage, sessionStorage or a cookie, so it is gone with the page.
+// Requests go to relative URLs (a configured path prefix works), without
+// cookies (credentials: 'omit': the bearer header alone authenticates).
+// The DOM is built with createElement and textContent only: the page runs
+// under require-trusted-types-for 'script'.
+'use strict';
+
+(function () {
+  const MESSAGES = {
+    unsupported:
+      'This browser cannot use passkeys here. Use a current browser, or sign in with your ' +
+      'e-mail address and password.',
+    insecure:
+      'Passkeys need a secure connection (https). Sign in with your e-mail address and password.',
+    askingDevice: 'Follow the instructions of your browser or device to use your passkey\u2026',
+    creatingOnDevice: 'Follow the instructions of your browser or device to create the passkey\u2026',
+    cancelled: 'The passkey request was cancelled or timed out. You can try again.',
+    deviceAlreadyHas:
+      'This device already holds a passkey for your account. Use another device, or remove ' +
+      'the old passkey first.',
+    securityError:
+      'Your browser refused to use passkeys for this address. Ask your administrator to check ' +
+      'the server\u2019s passkey settings.',
+    deviceError: 'Your device could not use the passkey. Please try again.',
+    signingIn: 'Signing you in\u2026',
+    signedIn: 'You are signed in.',
+    emptyCredentials: 'Enter your e-mail address and your password.',
+    badLogin: 'The e-mail address or the password is wrong. Please check them and try again.',
+    badLoginRequest: 'Check the e-mail address and the password, then try again.',
+    disabled: 'This account is disabled. Contact your administrator.',
+    passkeyRefused:
+      'This passkey was not accepted. It may have been removed from your account. Try another ' +
+      'passkey, or sign in with your e-mail address and password.',
+    passkeyUnreadable: 'Your browser\u2019s answer could not be read. Please try again.',
+    secondFactorPasskey:
+      'Your account is protected by a passkey. Use it to finish signing in.',
+    secondFactorPasskeyOrCode:
+      'Your account is protected by a second factor. Use your passkey, or enter a code from ' +
+      'your authenticator app.',
+    secondFactorCode: 'Enter the code from your authenticator app, or a recovery code.',
+    secondFactorRecovery:
+      'If you cannot use your passkey, enter one of your recovery codes instead.',
+    secondFactorRefused:
+      'That did not work: the second factor was not accepted. Try again, or use a recovery code.',
+    emptyCode: 'Enter the code, or use your passkey.',
+    loadingList: 'Loading your passkeys\u2026',
+    emptyPassword: 'Enter your password to confirm.',
+    wrongPassword: 'The password is wrong. Please try again.',
+    badName: 'The name must be 1 to 64 characters.',
+    adding: 'Adding your passkey\u2026',
+    added: 'Your passkey has been added. You can now sign in with it.',
+    addedWithCodes:
+      'Your passkey has been added. Save the recovery codes below: they are shown only once.',
+    alreadyRegistered: 'This passkey is already registered, to this account or another one.',
+    registrationRefused: 'The passkey could not be added: the server did not accept it',
+    removing: 'Removing the passkey\u2026',
+    removed: 'The passkey has been removed.',
+    notFound: 'This passkey no longer exists. The list has been refreshed.',
+    sessionEnded: 'Your session has ended. Please sign in again.',
+    signingOut: 'Signing you out\u2026',
+    signedOut: 'You are signed out.',
+    signOutFailed: 'Could not sign out on the server. Please try again.',
+    tooMany: 'Too many attempts. Please wait',
+    unavailable:
+      'The service is busy, or passkeys are not available on this server right now. Please try ' +
+      'again',
+    network: 'Could not reach the server. Check your connection, then try again.',
+    badRequest: 'The request was not accepted. Please check what you entered and try again.',
+    serverError: 'Something went wrong on our side. Please try again later.'
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const heading = $('heading');
+  const status = $('status');
+  const signin = $('signin');
+  const passkeySignin = $('passkey-signin');
+  const separator = $('signin-separator');
+  const passwordForm = $('password-form');
+  const email = $('email');
+  const password = $('password');
+  const passwordSubmit = $('password-submit');
+  const secondForm = $('second-factor-form');
+  const secondIntro = $('second-factor-intro');
+  const secondPasskey = $('second-factor-passkey');
+  const secondCodeField = $('second-factor-code-field');
+  const secondCodeLabel = $('second-factor-code-label');
+  const secondCode = $('second-factor-code');
+  const secondSubmit = $('second-factor-submit');
+  const secondCancel = $('second-factor-cancel');
+  const account = $('account');
+  const signedInAs = $('signed-in-as');
+  const list = $('passkey-list');
+  const empty = $('passkeys-empty');
+  const addPasskey = $('add-passkey');
+  const addForm = $('add-form');
+  const addName = $('add-name');
+  const addPassword = $('add-password');
+  const addSubmit = $('add-submit');
+  const addCancel = $('add-cancel');
+  const recovery = $('recovery-codes');
+  const recoveryList = $('recovery-code-list');
+  const recoveryDone = $('recovery-done');
+  const removeForm = $('remove-form');
+  const removeIntro = $('remove-intro');
+  const removePassword = $('remove-password');
+  const removeSubmit = $('remove-submit');
+  const removeCancel = $('remove-cancel');
+  const signOut = $('sign-out');
+
+  // The session: the bearer token and the signed-in user, in memory only.
+  let token = null;
+  let user = null;
+  // A password login waiting for its second factor: what the second
+  // request repeats, forgotten once it ends either way.
+  let pending = null;
+  // The passkey that the remove form is about.
+  let removing = null;
+  let busy = false;
+
+  // -------------------------------------------------------------------------
+  // Messages.
+
+  function say(kind, text, focus) {
+    status.className = 'status ' + kind;
+    status.textContent = text;
+    if (focus) {
+      status.setAttribute('tabindex', '-1');
+      status.focus();
+    }
+  }
+
+  function clearStatus() {
+    status.className = 'status';
+    status.textContent = '';
+  }
+
+  // "Retry-After: 90" in words: how long to wait, or `fallback`.
+  function waitText(response, fallback) {
+    const header = response.headers ? response.headers.get('Retry-After') : null;
+    const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : NaN;
+    if (!Number.isFinite(seconds)) return fallback;
+    if (seconds <= 1) return 'a moment';
+    if (seconds < 90) return seconds + ' seconds';
+    return 'about ' + Math.ceil(seconds / 60) + ' minutes';
+  }
+
+  // The message of the statuses every route shares; `known` gives the
+  // statuses that the caller words itself.
+  function statusMessage(response, known) {
+    if (known && Object.prototype.hasOwnProperty.call(known, response.status)) {
+      return known[response.status];
+    }
+    switch (response.status) {
+      case 400: return MESSAGES.badRequest;
+      case 429: return MESSAGES.tooMany + ' ' + waitText(response, 'a few minutes') + ', then try again.';
+      case 503: return MESSAGES.unavailable + ' in ' + waitText(response, 'a moment') + '.';
+      default: return MESSAGES.serverError + ' (HTTP ' + response.status + ')';
+    }
+  }
+
+  function markInvalid(field, invalid) {
+    if (invalid) {
+      field.setAttribute('aria-invalid', 'true');
+      field.setAttribute('aria-errormessage', 'status');
+      field.focus();
+    } else {
+      field.removeAttribute('aria-invalid');
+      field.removeAttribute('aria-errormessage');
+    }
+  }
+
+  function setBusy(on) {
+    busy = on;
+    for (const button of document.querySelectorAll('button')) button.disabled = on;
+    if (!passkeysSupported()) passkeySignin.disabled = true;
+    document.querySelector('main').setAttribute('aria-busy', on ? 'true' : 'false');
+  }
+
+  // -------------------------------------------------------------------------
+  // HTTP: relative URLs, no cookies, the token as a bearer header.
+
+  // The response with its JSON body (null when there is none), or null when
+  // the server could not be reached.
+  async function call(method, route, body, withToken) {
+    const headers = {};
+    const init = {
+      method: method,
+      headers: headers,
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+      referrerPolicy: 'no-referrer'
+    };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    if (withToken) headers['Authorization'] = 'Bearer ' + token;
+    let response;
+    try {
+      response = await fetch(route, init);
+    } catch (e) {
+      return null;
+    }
+    let json = null;
+    try {
+      const text = await response.text();
+      json = text === '' ? null : JSON.parse(text);
+    } catch (e) {
+      json = null;
+    }
+    return { status: response.status, headers: response.headers, body: json };
+  }
+
+  // -------------------------------------------------------------------------
+  // WebAuthn: the options of the server (base64url in JSON) in, the
+  // credential's JSON out, with the browser's own converters when it has
+  // them and a small manual conversion otherwise.
+
+  function fromBase64url(text) {
+    const base64 = String(text).replace(/-/g, '+').replace(/_/g, '/');
+    const padded = base64 + '==='.slice((base64.length + 3) % 4);
+    const binary = atob(padded);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes.buffer;
+  }
+
+  function toBase64url(buffer) {
+    const bytes = buffer instanceof ArrayBuffer ? new Uint8Array(buffer)
+      : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    let binary = '';
+    for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+    return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  function descriptors(list) {
+    return (Array.isArray(list) ? list : []).map(function (d) {
+      const out = { type: d.type, id: fromBase64url(d.id) };
+      if (Array.isArray(d.transports)) out.transports = d.transports;
+      return out;
+    });
+  }
+
+  function creationOptions(json) {
+    if (typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function') {
+      return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+    }
+    const options = Object.assign({}, json);
+    options.challenge = fromBase64url(json.challenge);
+    options.user = Object.assign({}, json.user, { id: fromBase64url(json.user.id) });
+    options.excludeCredentials = descriptors(json.excludeCredentials);
+    return options;
+  }
+
+  function requestOptions(json) {
+    if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') {
+      return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+    }
+    const options = Object.assign({}, json);
+    options.challenge = fromBase64url(json.challenge);
+    options.allowCredentials = descriptors(json.allowCredentials);
+    return options;
+  }
+
+  function credentialJson(credential) {
+    if (typeof credential.toJSON === 'function') return credential.toJSON();
+    const r = credential.response;
+    const response = { clientDataJSON: toBase64url(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = toBase64url(r.attestationObject);
+      if (typeof r.getTransports === 'function') response.transports = r.getTransports();
+    } else {
+      response.authenticatorData = toBase64url(r.authenticatorData);
+      response.signature = toBase64url(r.signature);
+      if (r.userHandle) response.userHandle = toBase64url(r.userHandle);
+    }
+    const json = {
+      id: credential.id,
+      rawId: toBase64url(credential.rawId),
+      type: credential.type,
+      response: response,
+      clientExtensionResults: credential.getClientExtensionResults
+        ? credential.getClientExtensionResults() : {}
+    };
+    if (credential.authenticatorAttachment) {
+      json.authenticatorAttachment = credential.authenticatorAttachment;
+    }
+    return json;
+  }
+
+  function passkeysSupported() {
+    return typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;
+  }
+
+  // The device's error in words.
+  function deviceMessage(error) {
+    const name = error && error.name;
+    if (name === 'NotAllowedError' || name === 'AbortError') return MESSAGES.cancelled;
+    if (name === 'InvalidStateError') return MESSAGES.deviceAlreadyHas;
+    if (name === 'SecurityError') return MESSAGES.securityError;
+    if (name === 'NotSupportedError') return MESSAGES.unsupported;
+    return MESSAGES.deviceError;
+  }
+
+  // Asks the server for a challenge (POST webauthn/login/options), then the
+  // device for an assertion: { json } or { message } (the server's or the
+  // device's refusal, already in words).
+  async function assertion() {
+    if (!passkeysSupported()) return { message: window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure };
+    const options = await call('POST', 'webauthn/login/options', {}, false);
+    if (!options) return { message: MESSAGES.network };
+    if (options.status !== 200 || !options.body || !options.body.publicKey) {
+      return { message: statusMessage(options, {}) };
+    }
+    say('info', MESSAGES.askingDevice);
+    let credential;
+    try {
+      credential = await navigator.credentials.get({
+        publicKey: requestOptions(options.body.publicKey)
+      });
+    } catch (error) {
+      return { message: deviceMessage(error) };
+    }
+    if (!credential) return { message: MESSAGES.cancelled };
+    return { json: credentialJson(credential) };
+  }
+
+  // -------------------------------------------------------------------------
+  // Signing in.
+
+  // A 200 of a login: the token from the Authorization header, kept here.
+  function takeSession(response) {
+    const header = response.headers.get('Authorization') || '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    if (!match) {
+      say('error', MESSAGES.serverError + ' (no session token)', true);
+      return false;
+    }
+    token = match[1];
+    user = response.body || {};
+    return true;
+  }
+
+  async function signInWithPasskey() {
+    clearStatus();
+    setBusy(true);
+    try {
+      const made = await assertion();
+      if (made.message) {
+        say('error', made.message, true);
+        return;
+      }
+      say('info', MESSAGES.signingIn);
+      const response = await call('POST', 'webauthn/login', { credential: made.json }, false);
+      if (!response) {
+        say('error', MESSAGES.network, true);
+        return;
+      }
+      if (response.status === 200) {
+        if (takeSession(response)) await showAccount(MESSAGES.signedIn);
+        return;
+      }
+      say('error', statusMessage(response, {
+        400: MESSAGES.passkeyUnreadable,
+        401: MESSAGES.passkeyRefused,
+        403: MESSAGES.disabled
+      }), true);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // POST login with the pending e-mail and password and `extra` (otp,
+  // recoveryCode or webauthn): signed in, or what to do next.
+  async function passwordLogin(extra) {
+    const body = Object.assign({ email: pending.email, password: pending.password }, extra);
+    say('info', MESSAGES.signingIn);
+    const response = await call('POST', 'login', body, false);
+    if (!response) {
+      say('error', MESSAGES.network, true);
+      return;
+    }
+    if (response.status === 200) {
+      pending = null;
+      password.value = '';
+      secondCode.value = '';
+      if (takeSession(response)) await showAccount(MESSAGES.signedIn);
+      return;
+    }
+    const factors = (response.headers.get('Authd-Second-Factor') || '')
+      .split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
+    if (response.status === 401 && factors.length > 0) {
+      const again = extra !== undefined;
+      pending.factors = factors;
+      if (!again && factors.includes('webauthn')) {
+        // The account has a passkey: use it at once.
+        const made = await assertion();
+        if (made.json) {
+          await passwordLogin({ webauthn: made.json });
+          return;
+        }
+        showSecondFactor(factors);
+        say('error', made.message, true);
+        return;
+      }
+      showSecondFactor(factors);
+      if (again) {
+        say('error', MESSAGES.secondFactorRefused, true);
+        markInvalid(secondCode, extra.webauthn === undefined);
+      } else {
+        say('info', MESSAGES.secondFactorCode);
+        secondCode.focus();
+      }
+      return;
+    }
+    if (response.status === 401) {
+      // The password itself was refused (changed meanwhile, or wrong).
+      endSecondFactor();
+      say('error', MESSAGES.badLogin, true);
+      markInvalid(password, true);
+      return;
+    }
+    if (response.status === 400) {
+      const detail = response.body && typeof response.body.detail === 'string' ? response.body.detail : '';
+      if (/^(otp|recoverycode|webauthn)/i.test(detail) && pending.factors) {
+        say('error', MESSAGES.secondFactorRefused, true);
+        return;
+      }
+      endSecondFactor();
+      say('error', MESSAGES.badLoginRequest, true);
+      return;
+    }
+    if (response.status === 403) endSecondFactor();
+    say('error', statusMessage(response, { 403: MESSAGES.disabled }), true);
+  }
+
+  async function signInWithPassword() {
+    markInvalid(email, false);
+    markInvalid(password, false);
+    if (email.value.trim() === '' || password.value === '') {
+      say('error', MESSAGES.emptyCredentials, true);
+      markInvalid(email.value.trim() === '' ? email : password, true);
+      return;
+    }
+    pending = { email: email.value.trim(), password: password.value, factors: null };
+    setBusy(true);
+    try {
+      await passwordLogin(undefined);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function showSecondFactor(factors) {
+    const passkey = factors.includes('webauthn');
+    const totp = factors.includes('totp');
+    passwordForm.hidden = true;
+    passkeySignin.hidden = true;
+    separator.hidden = true;
+    secondForm.hidden = false;
+    secondPasskey.hidden = !passkey;
+    secondCodeField.hidden = false;
+    if (passkey && totp) secondIntro.textContent = MESSAGES.secondFactorPasskeyOrCode;
+    else if (passkey) secondIntro.textContent = MESSAGES.secondFactorPasskey + ' ' + MESSAGES.secondFactorRecovery;
+    else secondIntro.textContent = MESSAGES.secondFactorCode;
+    secondCodeLabel.textContent = totp ? 'Code from your authenticator app, or a recovery code' : 'Recovery code';
+    secondCode.setAttribute('inputmode', totp ? 'numeric' : 'text');
+    secondSubmit.textContent = 'Continue with the code';
+  }
+
+  function endSecondFactor() {
+    pending = null;
+    secondCode.value = '';
+    markInvalid(secondCode, false);
+    secondForm.hidden = true;
+    passwordForm.hidden = false;
+    passkeySignin.hidden = false;
+    separator.hidden = false;
+  }
+
+  async function secondFactorWithPasskey() {
+    if (!pending) return;
+    setBusy(true);
+    try {
+      const made = await assertion();
+      if (made.message) {
+        say('error', made.message, true);
+        return;
+      }
+      await passwordLogin({ webauthn: made.json });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function secondFactorWithCode() {
+    if (!pending) return;
+    const code = secondCode.value.trim();
+    if (code === '') {
+      say('error', MESSAGES.emptyCode, true);
+      markInvalid(secondCode, true);
+      return;
+    }
+    markInvalid(secondCode, false);
+    // Six digits are a TOTP code (12.3.3); anything else a recovery code.
+    const extra = /^\d{6}$/.test(code) && pending.factors && pending.factors.includes('totp')
+      ? { otp: code } : { recoveryCode: code };
+    setBusy(true);
+    try {
+      await passwordLogin(extra);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Signed in: the list, adding, removing, signing out.
+
+  function showSignIn() {
+    token = null;
+    user = null;
+    removing = null;
+    account.hidden = true;
+    addForm.hidden = true;
+    removeForm.hidden = true;
+    recovery.hidden = true;
+    recoveryList.replaceChildren();
+    list.replaceChildren();
+    addPassword.value = '';
+    removePassword.value = '';
+    password.value = '';
+    endSecondFactor();
+    signin.hidden = false;
+    heading.textContent = 'Sign in to manage your passkeys';
+    document.title = 'Passkeys';
+  }
+
+  // A 401 of a bearer route: the session is gone.
+  function sessionEnded() {
+    showSignIn();
+    say('error', MESSAGES.sessionEnded, true);
+  }
+
+  async function showAccount(message) {
+    signin.hidden = true;
+    account.hidden = false;
+    heading.textContent = 'Your passkeys';
+    document.title = 'Your passkeys';
+    const who = user && typeof user.email === 'string' ? user.email : '';
+    signedInAs.textContent = who ? 'Signed in as ' + who + '.' : 'You are signed in.';
+    addForm.hidden = true;
+    removeForm.hidden = true;
+    addPasskey.hidden = false;
+    if (await refreshList()) say('success', message, true);
+  }
+
+  function formatTime(value) {
+    const date = new Date(value);
+    if (Number.isNaN(date.getTime())) return String(value);
+    return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
+
+  function timeElement(value) {
+    const time = document.createElement('time');
+    time.dateTime = value;
+    time.textContent = formatTime(value);
+    return time;
+  }
+
+  function passkeyItem(passkey) {
+    const item = document.createElement('li');
+    item.className = 'passkey';
+    item.dataset.passkeyId = passkey.id;
+    item.dataset.lastUsedAt = passkey.lastUsedAt || '';
+
+    const name = document.createElement('span');
+    name.className = 'passkey-name';
+    name.textContent = passkey.name || 'Passkey';
+    item.appendChild(name);
+
+    const dates = document.createElement('span');
+    dates.className = 'passkey-dates';
+    dates.append('Added ');
+    dates.appendChild(timeElement(passkey.createdAt));
+    if (passkey.lastUsedAt) {
+      dates.append(', last used ');
+      dates.appendChild(timeElement(passkey.lastUsedAt));
+    } else {
+      dates.append(', never used to sign in');
+    }
+    dates.append(passkey.backedUp ? '. Synced (backed up).' : '.');
+    item.appendChild(dates);
+
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'passkey-remove secondary';
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', 'Remove the passkey \u201c' + name.textContent + '\u201d');
+    remove.addEventListener('click', function () {
+      if (!busy) openRemove(passkey.id, name.textContent, remove);
+    });
+    item.appendChild(remove);
+    return item;
+  }
+
+  // GET webauthn/credentials: true when the list is shown.
+  async function refreshList() {
+    const response = await call('GET', 'webauthn/credentials', undefined, true);
+    if (!response) {
+      say('error', MESSAGES.network, true);
+      return false;
+    }
+    if (response.status === 401) {
+      sessionEnded();
+      return false;
+    }
+    if (response.status !== 200 || !response.body || !Array.isArray(response.body.passkeys)) {
+      say('error', statusMessage(response, {}), true);
+      return false;
+    }
+    const items = response.body.passkeys.map(passkeyItem);
+    list.replaceChildren(...items);
+    empty.hidden = items.length > 0;
+    return true;
+  }
+
+  function openAdd() {
+    removeForm.hidden = true;
+    addForm.hidden = false;
+    addPasskey.hidden = true;
+    addName.value = '';
+    addPassword.value = '';
+    markInvalid(addPassword, false);
+    clearStatus();
+    addName.focus();
+  }
+
+  function closeAdd() {
+    addForm.hidden = true;
+    addPasskey.hidden = false;
+    addPassword.value = '';
+    markInvalid(addPassword, false);
+    markInvalid(addName, false);
+  }
+
+  function showRecoveryCodes(codes) {
+    const items = codes.map(function (code) {
+      const item = document.createElement('li');
+      item.textContent = String(code);
+      return item;
+    });
+    recoveryList.replaceChildren(...items);
+    recovery.hidden = false;
+  }
+
+  async function addPasskeyNow() {
+    markInvalid(addPassword, false);
+    markInvalid(addName, false);
+    const name = addName.value.trim();
+    if (addPassword.value === '') {
+      say('error', MESSAGES.emptyPassword, true);
+      markInvalid(addPassword, true);
+      return;
+    }
+    if (Array.from(name).length > 64) {
+      say('error', MESSAGES.badName, true);
+      markInvalid(addName, true);
+      return;
+    }
+    if (!passkeysSupported()) {
+      say('error', window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure, true);
+      return;
+    }
+    setBusy(true);
+    try {
+      say('info', MESSAGES.adding);
+      const options = await call('POST', 'webauthn/register/options', { password: addPassword.value }, true);
+      if (!options) {
+        say('error', MESSAGES.network, true);
+        return;
+      }
+      if (options.status === 401) {
+        sessionEnded();
+        return;
+      }
+      if (options.status !== 200 || !options.body || !options.body.publicKey) {
+        say('error', statusMessage(options, { 403: MESSAGES.wrongPassword }), true);
+        if (options.status === 403 || options.status === 400) markInvalid(addPassword, true);
+        return;
+      }
+      addPassword.value = '';
+      say('info', MESSAGES.creatingOnDevice);
+      let credential;
+      try {
+        credential = await navigator.credentials.create({
+          publicKey: creationOptions(options.body.publicKey)
+        });
+      } catch (error) {
+        say('error', deviceMessage(error), true);
+        return;
+      }
+      if (!credential) {
+        say('error', MESSAGES.cancelled, true);
+        return;
+      }
+      const body = { credential: credentialJson(credential) };
+      if (name !== '') body.name = name;
+      say('info', MESSAGES.adding);
+      const response = await call('POST', 'webauthn/register', body, true);
+      if (!response) {
+        say('error', MESSAGES.network, true);
+        return;
+      }
+      if (response.status === 401) {
+        sessionEnded();
+        return;
+      }
+      if (response.status !== 201 && response.status !== 200) {
+        let text;
+        if (response.status === 400) {
+          const detail = response.body && typeof response.body.detail === 'string' ? response.body.detail : '';
+          if (detail.startsWith('name')) {
+            text = MESSAGES.badName;
+            markInvalid(addName, true);
+          } else {
+            text = MESSAGES.registrationRefused + (detail ? ' (' + detail + ').' : '.');
+          }
+        } else {
+          text = statusMessage(response, { 409: MESSAGES.alreadyRegistered });
+        }
+        say('error', text, true);
+        return;
+      }
+      closeAdd();
+      const codes = response.body && Array.isArray(response.body.recoveryCodes) ? response.body.recoveryCodes : null;
+      if (codes && codes.length > 0) showRecoveryCodes(codes);
+      if (await refreshList()) {
+        say('success', codes ? MESSAGES.addedWithCodes : MESSAGES.added, !codes);
+        if (codes) recovery.focus();
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function openRemove(id, name, opener) {
+    removing = { id: id, name: name, opener: opener };
+    addForm.hidden = true;
+    addPasskey.hidden = false;
+    removeIntro.textContent = 'Remove the passkey \u201c' + name + '\u201d? You will no longer be ' +
+      'able to sign in with it. Enter your password to confirm.';
+    removePassword.value = '';
+    markInvalid(removePassword, false);
+    removeForm.hidden = false;
+    clearStatus();
+    removePassword.focus();
+  }
+
+  function closeRemove() {
+    const opener = removing && removing.opener;
+    removing = null;
+    removeForm.hidden = true;
+    removePassword.value = '';
+    markInvalid(removePassword, false);
+    if (opener && opener.isConnected) opener.focus();
+  }
+
+  async function removeNow() {
+    if (!removing) return;
+    markInvalid(removePassword, false);
+    if (removePassword.value === '') {
+      say('error', MESSAGES.emptyPassword, true);
+      markInvalid(removePassword, true);
+      return;
+    }
+    setBusy(true);
+    try {
+      say('info', MESSAGES.removing);
+      const route = 'webauthn/credentials/' + encodeURIComponent(removing.id) + '/remove';
+      const response = await call('POST', route, { password: removePassword.value }, true);
+      if (!response) {
+        say('error', MESSAGES.network, true);
+        return;
+      }
+      if (response.status === 401) {
+        sessionEnded();
+        return;
+      }
+      if (response.status === 404) {
+        closeRemove();
+        if (await refreshList()) say('error', MESSAGES.notFound, true);
+        return;
+      }
+      if (response.status !== 204 && response.status !== 200) {
+        say('error', statusMessage(response, { 403: MESSAGES.wrongPassword }), true);
+        if (response.status === 403 || response.status === 400) markInvalid(removePassword, true);
+        return;
+      }
+      closeRemove();
+      if (await refreshList()) say('success', MESSAGES.removed, true);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function signOutNow() {
+    setBusy(true);
+    try {
+      say('info', MESSAGES.signingOut);
+      const response = await call('POST', 'logout', undefined, true);
+      if (!response) {
+        say('error', MESSAGES.network, true);
+        return;
+      }
+      // 200: signed out; 400/401: the token was no longer good anyway.
+      if (response.status === 200 || response.status === 400 || response.status === 401) {
+        showSignIn();
+        say('success', MESSAGES.signedOut, true);
+        return;
+      }
+      say('error', response.status === 429 || response.status === 503
+        ? statusMessage(response, {}) : MESSAGES.signOutFailed, true);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // -------------------------------------------------------------------------
+
+  function onSubmit(form, action) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (!busy) action();
+    });
+  }
+
+  function start() {
+    passkeySignin.addEventListener('click', function () {
+      if (!busy) signInWithPasskey();
+    });
+    onSubmit(passwordForm, signInWithPassword);
+    secondPasskey.addEventListener('click', function () {
+      if (!busy) secondFactorWithPasskey();
+    });
+    onSubmit(secondForm, secondFactorWithCode);
+    secondCancel.addEventListener('click', function () {
+      if (busy) return;
+      endSecondFactor();
+      password.value = '';
+      clearStatus();
+      password.focus();
+    });
+    addPasskey.addEventListener('click', function () {
+      if (!busy) openAdd();
+    });
+    onSubmit(addForm, addPasskeyNow);
+    addCancel.addEventListener('click', function () {
+      if (busy) return;
+      closeAdd();
+      clearStatus();
+      addPasskey.focus();
+    });
+    onSubmit(removeForm, removeNow);
+    removeCancel.addEventListener('click', function () {
+      if (busy) return;
+      closeRemove();
+      clearStatus();
+    });
+    recoveryDone.addEventListener('click', function () {
+      recovery.hidden = true;
+      recoveryList.replaceChildren();
+      addPasskey.focus();
+    });
+    signOut.addEventListener('click', function () {
+      if (!busy) signOutNow();
+    });
+    for (const input of [email, password, secondCode, addName, addPassword, removePassword]) {
+      input.addEventListener('input', function () {
+        markInvalid(input, false);
+      });
+    }
+    showSignIn();
+    if (!passkeysSupported()) {
+      passkeySignin.disabled = true;
+      say('info', window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure);
+    }
+  }
+
+  start();
+})();
