@@ -4,7 +4,7 @@
 # sanitizer report or time-out. CI runs it after the test suite.
 #
 #   FUZZ_SECONDS=30      run time of each target (default 30, what CI runs)
-#   FUZZ_TARGETS="..."   a subset of: request json_body bearer email client_address legacy_hash
+#   FUZZ_TARGETS="..."   a subset of: request json_body bearer email client_address legacy_hash webauthn
 #   FUZZ_JOBS=1          parallel targets (default: one per core, at most 2)
 #
 # A crash leaves its input as build-fuzz/artifacts/<target>/crash-*; replay
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-30}"
-targets=(${FUZZ_TARGETS:-request json_body bearer email client_address legacy_hash})
+targets=(${FUZZ_TARGETS:-request json_body bearer email client_address legacy_hash webauthn})
 jobs="${FUZZ_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}"
 
 # clang 14, libFuzzer and libc++ come from here (libc++ because clang 14

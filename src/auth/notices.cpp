@@ -10,11 +10,13 @@ namespace {
 
 constexpr std::string_view kPrefix = "notice_";
 
-constexpr std::array<std::pair<NoticeTopic, std::string_view>, 4> kTopics = {{
+constexpr std::array<std::pair<NoticeTopic, std::string_view>, 6> kTopics = {{
     {NoticeTopic::password_changed, "password_changed"},
     {NoticeTopic::email_changed, "email_changed"},
     {NoticeTopic::mfa_enabled, "mfa_enabled"},
     {NoticeTopic::mfa_disabled, "mfa_disabled"},
+    {NoticeTopic::passkey_added, "passkey_added"},
+    {NoticeTopic::passkey_removed, "passkey_removed"},
 }};
 
 constexpr std::array<std::pair<NoticeActor, std::string_view>, 3> kActors = {{
@@ -31,6 +33,8 @@ bool sends(const NoticeSettings& settings, NoticeTopic topic) {
       return settings.email_changed;
     case NoticeTopic::mfa_enabled:
     case NoticeTopic::mfa_disabled:
+    case NoticeTopic::passkey_added:
+    case NoticeTopic::passkey_removed:
       return settings.mfa_changed;
   }
   return false;

@@ -19,7 +19,17 @@ namespace authd {
 
 class Transaction;
 
-enum class NoticeTopic { password_changed, email_changed, mfa_enabled, mfa_disabled };
+// What changed. The mails of mfa_enabled / mfa_disabled speak of an
+// authenticator app (TOTP), those of passkey_added / passkey_removed of a
+// passkey (interface.md 16); --notify's mfa-changed covers all four.
+enum class NoticeTopic {
+  password_changed,
+  email_changed,
+  mfa_enabled,
+  mfa_disabled,
+  passkey_added,
+  passkey_removed
+};
 // Who made the change: the owner signed in, the owner through a reset link,
 // or an operator (admin API or CLI).
 enum class NoticeActor { self, reset, admin };

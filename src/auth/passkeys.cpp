@@ -161,7 +161,7 @@ boost::asio::awaitable<PasskeyOutcome> register_passkey(
     if (first_factor) tx.second_factors().replace_recovery_codes(user->id, code_digests);
     record_event(tx, source, "mfa.enabled", user->id,
                  {{"factor", "webauthn"}, {"passkeyId", outcome.passkey.id}}, now);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_enabled, NoticeActor::self}, *user,
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, *user,
                  user->email, now);
     outcome.kind = PasskeyOutcome::Kind::ok;
   };
@@ -315,7 +315,7 @@ boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const st
       tx.second_factors().replace_recovery_codes(user->id, {});
     record_event(tx, source, "mfa.disabled", user->id,
                  {{"factor", "webauthn"}, {"passkeyId", passkey_id}}, now);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::self}, *user,
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_removed, NoticeActor::self}, *user,
                  user->email, now);
     outcome.kind = PasskeyOutcome::Kind::ok;
   };

@@ -92,8 +92,12 @@ void remove_second_factors(Transaction& tx, const EventSource& source,
   if (passkeys > 0)
     record_event(tx, source, "mfa.disabled", user.id,
                  {{"factor", "webauthn"}, {"passkeys", passkeys}}, now);
-  if (totp || passkeys > 0)
+  // One mail per kind removed: each speaks of what it was (an app, passkeys).
+  if (totp)
     queue_notice(tx, notify, {NoticeTopic::mfa_disabled, NoticeActor::admin}, user, user.email,
+                 now);
+  if (passkeys > 0)
+    queue_notice(tx, notify, {NoticeTopic::passkey_removed, NoticeActor::admin}, user, user.email,
                  now);
 }
 

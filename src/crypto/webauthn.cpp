@@ -1,13 +1,14 @@
 #include "crypto/webauthn.hpp"
 
+#include <iterator>
 #include <memory>
 #include <mutex>
 
 #include <fido.h>
 #include <fido/eddsa.h>
 #include <fido/es256.h>
-#include <nlohmann/json.hpp>
 #include <sodium.h>
+#include <nlohmann/json.hpp>
 
 #include "crypto/random.hpp"
 #include "crypto/webauthn_data.hpp"
@@ -34,18 +35,6 @@ void ensure_fido() {
 
 const unsigned char* bytes(std::string_view data) {
   return reinterpret_cast<const unsigned char*>(data.data());
-}
-
-std::optional<std::string> from_base64url(std::string_view text) {
-  // Decoded bytes are never longer than the text.
-  std::string decoded(text.size(), '\0');
-  std::size_t length = 0;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(decoded.data()), decoded.size(),
-                        text.data(), text.size(), nullptr, &length, nullptr,
-                        sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0)
-    return std::nullopt;
-  decoded.resize(length);
-  return decoded;
 }
 
 // `object[name]` decoded from base64url; on failure `problem` names it as
@@ -118,7 +107,7 @@ const std::string& string_at(const json& object, const char* name) {
   return object.find(name)->get_ref<const std::string&>();
 }
 
-// 7.1 steps 5-14 and 7.2 steps 9-18: the same for both ceremonies.
+// The client data steps of 7.1 and 7.2, the same for both ceremonies.
 std::optional<Check> check_client_data(std::string_view client_data_json, const char* type,
                                        const RelyingParty& rp,
                                        const std::optional<std::string>& expected_challenge) {
@@ -153,20 +142,27 @@ std::optional<Check> check_authenticator_data(const std::optional<AuthenticatorD
   return std::nullopt;
 }
 
-// The key in libfido2's raw form, for the algorithm libfido2 parsed it as.
-// Nothing when the point is not on its curve (libfido2 reads coordinates
-// without checking them; es256_pk_from_ptr makes the EVP key, which does).
-std::optional<std::string> checked_public_key(int algorithm, std::string_view raw) {
-  if (algorithm == kEs256) {
-    Fido<es256_pk_t> key(es256_pk_new());
-    if (!key || raw.size() != 64 || es256_pk_from_ptr(key.get(), raw.data(), raw.size()) != FIDO_OK)
-      return std::nullopt;
-  } else {
-    Fido<eddsa_pk_t> key(eddsa_pk_new());
-    if (!key || raw.size() != 32 || eddsa_pk_from_ptr(key.get(), raw.data(), raw.size()) != FIDO_OK)
-      return std::nullopt;
+// A libfido2 public key from its raw form; `pk` null when the bytes are
+// not a key of `algorithm`. es256_pk_from_ptr makes the EVP key, which
+// checks the point is on the curve (libfido2's COSE parsing only reads the
+// coordinates).
+struct FidoKey {
+  Fido<es256_pk_t> es256;
+  Fido<eddsa_pk_t> eddsa;
+  const void* pk = nullptr;  // the one made, as fido_assert_verify takes it
+};
+FidoKey fido_key(int algorithm, std::string_view raw) {
+  FidoKey key;
+  if (algorithm == kEs256 && raw.size() == 64) {
+    key.es256.reset(es256_pk_new());
+    if (key.es256 && es256_pk_from_ptr(key.es256.get(), raw.data(), raw.size()) == FIDO_OK)
+      key.pk = key.es256.get();
+  } else if (algorithm == kEdDsa && raw.size() == 32) {
+    key.eddsa.reset(eddsa_pk_new());
+    if (key.eddsa && eddsa_pk_from_ptr(key.eddsa.get(), raw.data(), raw.size()) == FIDO_OK)
+      key.pk = key.eddsa.get();
   }
-  return std::string(raw);
+  return key;
 }
 
 // libfido2 parses the attested credential data again, with the COSE key as
@@ -181,35 +177,23 @@ std::optional<std::string> public_key_of(std::string_view authenticator_data, in
     return std::nullopt;
   const std::string_view parsed_id(reinterpret_cast<const char*>(fido_cred_id_ptr(cred.get())),
                                    fido_cred_id_len(cred.get()));
-  if (parsed_id != credential_id || fido_cred_pubkey_ptr(cred.get()) == nullptr) return std::nullopt;
-  return checked_public_key(
-      algorithm, {reinterpret_cast<const char*>(fido_cred_pubkey_ptr(cred.get())),
-                  fido_cred_pubkey_len(cred.get())});
+  if (parsed_id != credential_id || fido_cred_pubkey_ptr(cred.get()) == nullptr)
+    return std::nullopt;
+  const std::string_view raw(reinterpret_cast<const char*>(fido_cred_pubkey_ptr(cred.get())),
+                             fido_cred_pubkey_len(cred.get()));
+  if (fido_key(algorithm, raw).pk == nullptr) return std::nullopt;
+  return std::string(raw);
 }
 
 bool signature_verifies(const AssertionResponse& response, const RelyingParty& rp,
                         const StoredCredential& credential, bool require_uv) {
   ensure_fido();
-  Fido<es256_pk_t> es256;
-  Fido<eddsa_pk_t> eddsa;
-  const void* key = nullptr;
-  const std::string& raw = credential.public_key;
-  if (credential.algorithm == kEs256) {
-    es256.reset(es256_pk_new());
-    if (!es256 || raw.size() != 64 || es256_pk_from_ptr(es256.get(), raw.data(), raw.size()) != FIDO_OK)
-      return false;
-    key = es256.get();
-  } else if (credential.algorithm == kEdDsa) {
-    eddsa.reset(eddsa_pk_new());
-    if (!eddsa || raw.size() != 32 || eddsa_pk_from_ptr(eddsa.get(), raw.data(), raw.size()) != FIDO_OK)
-      return false;
-    key = eddsa.get();
-  } else {
-    return false;
-  }
+  const FidoKey key = fido_key(credential.algorithm, credential.public_key);
+  if (key.pk == nullptr) return false;
   const Sha256Digest client_data_hash = sha256(response.client_data_json);
   Fido<fido_assert_t> assertion(fido_assert_new());
-  // Empty members are refused by libfido2's setters (they take no length 0).
+  // libfido2's setters take no empty member. It checks UP, UV and rpIdHash
+  // again, and refuses extension outputs authd did not ask for.
   return assertion && !response.signature.empty() &&
          fido_assert_set_count(assertion.get(), 1) == FIDO_OK &&
          fido_assert_set_rp(assertion.get(), rp.id.c_str()) == FIDO_OK &&
@@ -220,36 +204,36 @@ bool signature_verifies(const AssertionResponse& response, const RelyingParty& r
          fido_assert_set_sig(assertion.get(), 0, bytes(response.signature),
                              response.signature.size()) == FIDO_OK &&
          fido_assert_set_up(assertion.get(), FIDO_OPT_TRUE) == FIDO_OK &&
-         fido_assert_set_uv(assertion.get(), require_uv ? FIDO_OPT_TRUE : FIDO_OPT_OMIT) == FIDO_OK &&
-         fido_assert_verify(assertion.get(), 0, credential.algorithm, key) == FIDO_OK;
+         fido_assert_set_uv(assertion.get(), require_uv ? FIDO_OPT_TRUE : FIDO_OPT_OMIT) ==
+             FIDO_OK &&
+         fido_assert_verify(assertion.get(), 0, credential.algorithm, key.pk) == FIDO_OK;
 }
 
 }  // namespace
 
-// As interface.md 16.7 names them.
 const char* check_name(Check check) {
-  switch (check) {
-    case Check::shape: return "shape";
-    case Check::client_data: return "clientData";
-    case Check::type: return "type";
-    case Check::challenge: return "challenge";
-    case Check::origin: return "origin";
-    case Check::cross_origin: return "crossOrigin";
-    case Check::attestation_object: return "attestationObject";
-    case Check::authenticator_data: return "authenticatorData";
-    case Check::rp_id_hash: return "rpIdHash";
-    case Check::user_present: return "userPresent";
-    case Check::user_verified: return "userVerified";
-    case Check::attested_credential_data: return "attestedCredentialData";
-    case Check::algorithm: return "algorithm";
-    case Check::public_key: return "publicKey";
-    case Check::attestation: return "attestation";
-    case Check::credential_id: return "credentialId";
-    case Check::user_handle: return "userHandle";
-    case Check::signature: return "signature";
-    case Check::sign_count: return "signCount";
-  }
-  return "unknown";
+  // In the enum's order, as interface.md 16.7 names them.
+  static constexpr const char* kNames[] = {"shape",
+                                           "clientData",
+                                           "type",
+                                           "challenge",
+                                           "origin",
+                                           "crossOrigin",
+                                           "attestationObject",
+                                           "authenticatorData",
+                                           "rpIdHash",
+                                           "userPresent",
+                                           "userVerified",
+                                           "attestedCredentialData",
+                                           "algorithm",
+                                           "publicKey",
+                                           "attestation",
+                                           "credentialId",
+                                           "userHandle",
+                                           "signature",
+                                           "signCount"};
+  static_assert(std::size(kNames) == static_cast<std::size_t>(Check::sign_count) + 1);
+  return kNames[static_cast<std::size_t>(check)];
 }
 
 std::optional<RegistrationResponse> parse_registration_response(const json& credential,
@@ -299,16 +283,15 @@ std::optional<std::string> challenge_of(std::string_view client_data_json) {
   return from_base64url(challenge->get_ref<const std::string&>());
 }
 
-RegistrationResult verify_registration(const RegistrationResponse& response,
-                                       const RelyingParty& rp,
+RegistrationResult verify_registration(const RegistrationResponse& response, const RelyingParty& rp,
                                        const std::optional<std::string>& expected_challenge) {
   RegistrationResult result;
   auto fail = [&](Check check) {
     result.failed = check;
     return result;
   };
-  if (auto failed = check_client_data(response.client_data_json, "webauthn.create", rp,
-                                      expected_challenge))
+  if (auto failed =
+          check_client_data(response.client_data_json, "webauthn.create", rp, expected_challenge))
     return fail(*failed);
   std::optional<AttestationObject> attestation =
       parse_attestation_object(response.attestation_object);
@@ -326,8 +309,7 @@ RegistrationResult verify_registration(const RegistrationResponse& response,
       attested->credential_id != response.id)
     return fail(Check::credential_id);
   const std::optional<int> algorithm = cose_algorithm(attested->cose_key);
-  if (!algorithm || (*algorithm != kEs256 && *algorithm != kEdDsa))
-    return fail(Check::algorithm);
+  if (!algorithm || (*algorithm != kEs256 && *algorithm != kEdDsa)) return fail(Check::algorithm);
   std::optional<std::string> public_key =
       public_key_of(authenticator_data, *algorithm, attested->credential_id);
   if (!public_key) return fail(Check::public_key);
@@ -359,14 +341,17 @@ AssertionResult verify_assertion(const AssertionResponse& response, const Relyin
   if (auto failed =
           check_client_data(response.client_data_json, "webauthn.get", rp, expected_challenge))
     return fail(*failed);
-  const std::optional<AuthenticatorData> data =
-      parse_authenticator_data(response.authenticator_data);
+  std::optional<AuthenticatorData> data = parse_authenticator_data(response.authenticator_data);
+  // Extensions, if any, which libfido2 loads with libcbor.
+  if (data && !cbor_is_tame(
+                  std::string_view(response.authenticator_data).substr(kAuthenticatorDataMinimum)))
+    data.reset();
   if (auto failed = check_authenticator_data(data, rp, require_user_verification))
     return fail(*failed);
   if (!signature_verifies(response, rp, credential, require_user_verification))
     return fail(Check::signature);
   // An authenticator without a counter sends 0 every time; one with a
-  // counter that did not grow may be a clone (7.2 step 21).
+  // counter that did not grow may be a clone (7.2, signCount).
   if ((data->sign_count != 0 || credential.sign_count != 0) &&
       data->sign_count <= credential.sign_count)
     return fail(Check::sign_count);

@@ -47,11 +47,11 @@ enum class Check {
   rp_id_hash,                // rpIdHash is not SHA-256 of the RP ID
   user_present,              // the UP flag is not set
   user_verified,             // the UV flag is not set where it is required
-  attested_credential_data,  // registration: no attested credential data (AT flag)
+  attested_credential_data,  // registration: no AT flag, or the data is cut short or malformed
   algorithm,                 // the key's algorithm is not ES256 or EdDSA
   public_key,                // the COSE key does not parse as a key of its algorithm
   attestation,               // the attestation format is not "none" with an empty statement
-  credential_id,             // the credential id is empty, too long, or not the one the response names
+  credential_id,             // the id is empty, over 1023 bytes, or not the one named
   user_handle,               // assertion: userHandle is not the credential's account
   signature,                 // assertion: the signature does not verify
   sign_count,                // assertion: the signature counter did not grow
@@ -75,8 +75,11 @@ struct AssertionResponse {
 
 // From the JSON: {"id", "rawId", "type": "public-key", "response": {...}}.
 // Nothing, with `problem` set (a sentence for the 400's detail), when a
-// member is missing, not a string, not base64url, or `id` and `rawId`
-// differ.
+// member is missing, not a string, not base64url (unpadded, as browsers
+// write it), `id` and `rawId` differ, or `type` is not "public-key"
+// ("credential.response.signature: not base64url"). Other members
+// (clientExtensionResults, transports...) are ignored; userHandle may be
+// absent or null.
 std::optional<RegistrationResponse> parse_registration_response(const nlohmann::json& credential,
                                                                 std::string& problem);
 std::optional<AssertionResponse> parse_assertion_response(const nlohmann::json& credential,
@@ -107,8 +110,7 @@ struct RegistrationResult {
 // registered yet, the account). `expected_challenge` is the stored
 // challenge found for this response, nothing when none was; user
 // verification is required (a passkey signs in without a password).
-RegistrationResult verify_registration(const RegistrationResponse& response,
-                                       const RelyingParty& rp,
+RegistrationResult verify_registration(const RegistrationResponse& response, const RelyingParty& rp,
                                        const std::optional<std::string>& expected_challenge);
 
 struct AssertionResult {

@@ -35,6 +35,35 @@ std::string_view bytes_of(const cbor_item_t* item) {
 
 }  // namespace
 
+bool cbor_is_tame(std::string_view bytes) {
+  // Well-formed CBOR declares no more members than it has bytes left, and
+  // what WebAuthn sends nests a handful of containers.
+  constexpr std::size_t kMostContainers = 64;
+  struct Counts {
+    std::size_t members = 0;  // saturating
+    std::size_t containers = 0;
+    void declare(std::size_t count, std::size_t per_member) {
+      ++containers;
+      const std::size_t room = std::numeric_limits<std::size_t>::max() - members;
+      members += count > room / per_member ? room : count * per_member;
+    }
+  } counts;
+  cbor_callbacks callbacks = cbor_empty_callbacks;
+  callbacks.array_start = [](void* c, std::size_t n) { static_cast<Counts*>(c)->declare(n, 1); };
+  callbacks.map_start = [](void* c, std::size_t n) { static_cast<Counts*>(c)->declare(n, 2); };
+  callbacks.indef_array_start = [](void* c) { static_cast<Counts*>(c)->declare(0, 1); };
+  callbacks.indef_map_start = [](void* c) { static_cast<Counts*>(c)->declare(0, 1); };
+  callbacks.tag = [](void* c, std::uint64_t) { static_cast<Counts*>(c)->declare(0, 1); };
+  for (std::size_t at = 0; at < bytes.size();) {
+    const cbor_decoder_result result = cbor_stream_decode(
+        reinterpret_cast<cbor_data>(bytes.data()) + at, bytes.size() - at, &callbacks, &counts);
+    if (result.status != CBOR_DECODER_FINISHED || result.read == 0) return false;
+    at += result.read;
+    if (counts.members > bytes.size() || counts.containers > kMostContainers) return false;
+  }
+  return true;
+}
+
 std::optional<AuthenticatorData> parse_authenticator_data(std::string_view bytes) {
   if (bytes.size() < kAuthenticatorDataMinimum) return std::nullopt;
   AuthenticatorData data;
@@ -52,14 +81,16 @@ std::optional<AttestedCredential> attested_credential(std::string_view authentic
   const std::size_t id_length =
       static_cast<std::size_t>(static_cast<std::uint8_t>(authenticator_data[kIdAt - 2])) << 8 |
       static_cast<std::uint8_t>(authenticator_data[kIdAt - 1]);
-  if (authenticator_data.size() <= kIdAt + id_length) return std::nullopt;  // no key after it
+  if (authenticator_data.size() <= kIdAt + id_length ||  // no key after it
+      !cbor_is_tame(authenticator_data.substr(kIdAt + id_length)))
+    return std::nullopt;
   return AttestedCredential{authenticator_data.substr(kIdAt, id_length),
                             authenticator_data.substr(kIdAt + id_length)};
 }
 
 std::optional<int> cose_algorithm(std::string_view cose_key) {
   std::size_t read = 0;
-  CborItem key = load_cbor(cose_key, read);
+  CborItem key = cbor_is_tame(cose_key) ? load_cbor(cose_key, read) : nullptr;
   if (!key || !cbor_isa_map(key.get()) || !cbor_map_is_definite(key.get())) return std::nullopt;
   std::optional<int> algorithm;
   const cbor_pair* pairs = cbor_map_handle(key.get());
@@ -78,7 +109,7 @@ std::optional<int> cose_algorithm(std::string_view cose_key) {
 
 std::optional<AttestationObject> parse_attestation_object(std::string_view cbor) {
   std::size_t read = 0;
-  CborItem map = load_cbor(cbor, read);
+  CborItem map = cbor_is_tame(cbor) ? load_cbor(cbor, read) : nullptr;
   if (!map || read != cbor.size() || !cbor_isa_map(map.get()) || !cbor_map_is_definite(map.get()))
     return std::nullopt;
   const cbor_item_t* fmt = nullptr;

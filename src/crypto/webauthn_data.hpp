@@ -30,10 +30,18 @@ struct AuthenticatorData {
 // Nothing when shorter than the 37 bytes of the head.
 std::optional<AuthenticatorData> parse_authenticator_data(std::string_view bytes);
 
+// libcbor allocates a definite array or map for the size its header
+// declares before reading a member, and frees nested items recursively: a
+// few bytes could ask for gigabytes, or nest deeper than the stack. True
+// when `bytes` is a sequence of well-formed CBOR items declaring no more
+// members than it has bytes, with few containers: what libcbor (and
+// libfido2, which calls it) may then load.
+bool cbor_is_tame(std::string_view bytes);
+
 // The attested credential data after the head (6.5.1), when the bytes hold
 // it whole: aaguid, the credential id of its stated length, and at least
-// one byte of COSE key. `cose_key` runs to the end (extensions may follow
-// the key).
+// one byte of COSE key, tame CBOR from there on. `cose_key` runs to the end
+// (extensions may follow the key).
 struct AttestedCredential {
   std::string_view credential_id;
   std::string_view cose_key;
@@ -44,9 +52,9 @@ std::optional<AttestedCredential> attested_credential(std::string_view authentic
 // a definite CBOR map holding one integer alg.
 std::optional<int> cose_algorithm(std::string_view cose_key);
 
-// The attestation object (6.5.4): a definite CBOR map, whole, with text
-// keys "fmt" (text), "attStmt" (map) and "authData" (byte string), each
-// once.
+// The attestation object (6.5.4): a definite CBOR map, tame and whole,
+// with text keys "fmt" (text), "attStmt" (map) and "authData" (byte
+// string), each once.
 struct AttestationObject {
   std::string fmt;
   bool empty_statement = false;  // attStmt is {}

@@ -81,6 +81,7 @@
   const status = $('status');
   const signin = $('signin');
   const passkeySignin = $('passkey-signin');
+  const signinIntro = $('signin-intro');
   const separator = $('signin-separator');
   const passwordForm = $('password-form');
   const email = $('email');
@@ -416,7 +417,7 @@
         say('error', MESSAGES.secondFactorRefused, true);
         markInvalid(secondCode, extra.webauthn === undefined);
       } else {
-        say('info', MESSAGES.secondFactorCode);
+        clearStatus();  // the form's introduction says what to do
         secondCode.focus();
       }
       return;
@@ -465,6 +466,7 @@
     passwordForm.hidden = true;
     passkeySignin.hidden = true;
     separator.hidden = true;
+    signinIntro.hidden = true;
     secondForm.hidden = false;
     secondPasskey.hidden = !passkey;
     secondCodeField.hidden = false;
@@ -484,6 +486,7 @@
     passwordForm.hidden = false;
     passkeySignin.hidden = false;
     separator.hidden = false;
+    signinIntro.hidden = false;
   }
 
   async function secondFactorWithPasskey() {

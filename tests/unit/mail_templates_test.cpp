@@ -86,6 +86,40 @@ TEST(MailTemplates, Interface_14_3_2_NoticeSaysWhatChangedWhoAndWhen) {
             "A second factor was added to your account");
   EXPECT_EQ(notice(NoticeTopic::mfa_disabled, NoticeActor::admin).subject,
             "The second factor of your account was removed");
+  EXPECT_EQ(notice(NoticeTopic::passkey_added, NoticeActor::self).subject,
+            "A passkey was added to your account");
+  EXPECT_EQ(notice(NoticeTopic::passkey_removed, NoticeActor::self).subject,
+            "A passkey was removed from your account");
+}
+
+// interface.md 14.3.2 and 16: a passkey's notice speaks of a passkey, not
+// of an authenticator app, says who and when, and points to a reset.
+TEST(MailTemplates, Interface_14_3_2_PasskeyNoticesSayWhatChangedWhoAndWhen) {
+  auto notice = [](NoticeTopic topic, NoticeActor actor) {
+    return notice_mail("f@x.y", {{topic, actor}, "alice@example.com", "Alice", kChangedAt},
+                       "https://auth.example.com/", kChangedAt + 5000);
+  };
+  MailMessage added = notice(NoticeTopic::passkey_added, NoticeActor::self);
+  MailMessage removed = notice(NoticeTopic::passkey_removed, NoticeActor::self);
+  MailMessage reset = notice(NoticeTopic::passkey_removed, NoticeActor::admin);
+  for (const MailMessage* m : {&added, &removed, &reset}) {
+    for (const std::string* body : {&m->text_body, &m->html_body}) {
+      EXPECT_NE(body->find("Hello Alice,"), std::string::npos) << *body;
+      EXPECT_NE(body->find("passkey"), std::string::npos) << *body;
+      EXPECT_NE(body->find("alice@example.com"), std::string::npos) << *body;
+      EXPECT_NE(body->find("2026-11-21 09:30 UTC"), std::string::npos) << *body;
+      EXPECT_NE(body->find("https://auth.example.com/forgot"), std::string::npos) << *body;
+      EXPECT_EQ(body->find("TOTP"), std::string::npos) << *body;
+      EXPECT_EQ(body->find("#token="), std::string::npos) << *body;
+    }
+  }
+  EXPECT_NE(added.text_body.find("without the password"), std::string::npos) << added.text_body;
+  EXPECT_NE(added.text_body.find("remove the passkey"), std::string::npos) << added.text_body;
+  EXPECT_NE(removed.text_body.find("from a session signed in"), std::string::npos)
+      << removed.text_body;
+  EXPECT_EQ(removed.text_body.find("by an administrator"), std::string::npos) << removed.text_body;
+  EXPECT_NE(reset.text_body.find("by an administrator"), std::string::npos) << reset.text_body;
+  EXPECT_EQ(reset.text_body.find("from a session signed in"), std::string::npos) << reset.text_body;
 }
 
 // A subject is one header line whatever the template or a value holds.
@@ -154,8 +188,9 @@ TEST(MailTemplates, LinkIsPutInEveryPlaceTheTemplateShowsIt) {
 // interface.md 14.3.1: each notice's outbox kind names what changed and who
 // changed it, and reads back.
 TEST(Notices, Interface_14_3_1_KindsRoundTrip) {
-  for (NoticeTopic topic : {NoticeTopic::password_changed, NoticeTopic::email_changed,
-                            NoticeTopic::mfa_enabled, NoticeTopic::mfa_disabled}) {
+  for (NoticeTopic topic :
+       {NoticeTopic::password_changed, NoticeTopic::email_changed, NoticeTopic::mfa_enabled,
+        NoticeTopic::mfa_disabled, NoticeTopic::passkey_added, NoticeTopic::passkey_removed}) {
     for (NoticeActor actor : {NoticeActor::self, NoticeActor::reset, NoticeActor::admin}) {
       Notice notice{topic, actor};
       EXPECT_EQ(parse_notice_kind(notice_kind(notice)), notice) << notice_kind(notice);
@@ -163,6 +198,10 @@ TEST(Notices, Interface_14_3_1_KindsRoundTrip) {
   }
   EXPECT_EQ(notice_kind({NoticeTopic::email_changed, NoticeActor::admin}),
             "notice_email_changed:admin");
+  EXPECT_EQ(notice_kind({NoticeTopic::passkey_added, NoticeActor::self}),
+            "notice_passkey_added:self");
+  EXPECT_EQ(notice_kind({NoticeTopic::passkey_removed, NoticeActor::admin}),
+            "notice_passkey_removed:admin");
   EXPECT_FALSE(parse_notice_kind("password_reset"));
   EXPECT_FALSE(parse_notice_kind("notice_password_changed"));
   EXPECT_FALSE(parse_notice_kind("notice_password_changed:someone"));
