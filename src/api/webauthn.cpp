@@ -13,8 +13,8 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/password_rules.hpp"
 #include "auth/passkeys.hpp"
+#include "auth/password_rules.hpp"
 #include "core/time.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -26,12 +26,13 @@ constexpr std::size_t kLongestPasskeyName = 64;
 
 // A passkey as the list and the registration show it (16.2.2).
 nlohmann::json passkey_json(const PasskeyRecord& passkey) {
-  return {{"id", passkey.id},
-          {"name", passkey.name},
-          {"createdAt", format_rfc3339(passkey.created_at)},
-          {"lastUsedAt", passkey.last_used_at ? nlohmann::json(format_rfc3339(*passkey.last_used_at))
-                                              : nlohmann::json(nullptr)},
-          {"backedUp", passkey.backed_up}};
+  return {
+      {"id", passkey.id},
+      {"name", passkey.name},
+      {"createdAt", format_rfc3339(passkey.created_at)},
+      {"lastUsedAt", passkey.last_used_at ? nlohmann::json(format_rfc3339(*passkey.last_used_at))
+                                          : nlohmann::json(nullptr)},
+      {"backedUp", passkey.backed_up}};
 }
 
 // The answers every flow shares; nothing for kinds the route answers itself.
@@ -98,8 +99,7 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register_options(ApiContext&
   co_return options_response(outcome);
 }
 
-boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx,
-                                                             ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx, ApiRequest& request) {
   std::string problem;
   auto body = parse_json_object(request.body, problem);
   if (!body) co_return bad_request(problem);

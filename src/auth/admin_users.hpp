@@ -6,8 +6,8 @@
 // and what a change revokes. Pure domain: no HTTP, no SQL.
 #pragma once
 
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>

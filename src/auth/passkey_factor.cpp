@@ -46,8 +46,7 @@ std::string issue_passkey_challenge(Transaction& tx, ChallengePurpose purpose,
                                     const std::string& user_id, Millis now) {
   std::string challenge(32, '\0');
   randombytes_buf(challenge.data(), challenge.size());
-  tx.passkeys().put_challenge(sha256(challenge), purpose, user_id,
-                              now + kPasskeyChallengeLifetime);
+  tx.passkeys().put_challenge(sha256(challenge), purpose, user_id, now + kPasskeyChallengeLifetime);
   return challenge;
 }
 

@@ -83,8 +83,7 @@ boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext&
   const Sha256Digest digest = sha256(token);
   Caller caller = co_await find_caller(ctx, digest, outcome);
   if (!caller.user) co_return outcome;
-  PasswordProof proof =
-      co_await prove_password(ctx, *caller.user, password, source.client_address);
+  PasswordProof proof = co_await prove_password(ctx, *caller.user, password, source.client_address);
   if (stopped_by(proof, outcome)) co_return outcome;
 
   const std::string email_key = login_email_key(caller.user->email);
@@ -133,8 +132,8 @@ boost::asio::awaitable<PasskeyOutcome> register_passkey(
     // issued to this account for a registration.
     std::optional<std::string> expected = webauthn::challenge_of(response.client_data_json);
     if (expected) {
-      auto owner = tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration,
-                                                now);
+      auto owner =
+          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
       if (!owner || *owner != user->id) expected.reset();
     }
     webauthn::RegistrationResult result =
@@ -236,8 +235,7 @@ boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
       std::optional<std::string> user_id;
       if (user) user_id = user->id;
       record_event(tx, source, "login.failed", user_id,
-                   {{"reason", "passkey"}, {"check", webauthn::check_name(*outcome.failed)}},
-                   now);
+                   {{"reason", "passkey"}, {"check", webauthn::check_name(*outcome.failed)}}, now);
       return;  // stays counted
     }
     reserved.release(tx);  // not a failed guess, either way from here
@@ -293,8 +291,7 @@ boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const st
     outcome.kind = PasskeyOutcome::Kind::not_found;
     co_return outcome;
   }
-  PasswordProof proof =
-      co_await prove_password(ctx, *caller.user, password, source.client_address);
+  PasswordProof proof = co_await prove_password(ctx, *caller.user, password, source.client_address);
   if (stopped_by(proof, outcome)) co_return outcome;
 
   const std::string email_key = login_email_key(caller.user->email);
@@ -319,7 +316,8 @@ boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const st
                  user->email, now);
     outcome.kind = PasskeyOutcome::Kind::ok;
   };
-  if (co_await ctx.db.write(remove) != StoreStatus::ok) outcome.kind = PasskeyOutcome::Kind::unavailable;
+  if (co_await ctx.db.write(remove) != StoreStatus::ok)
+    outcome.kind = PasskeyOutcome::Kind::unavailable;
   co_return outcome;
 }
 

@@ -64,7 +64,8 @@ FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
     verdict.passkey_failed = use.failed;
   }
   // A confirmed TOTP and no key to open it: 503 (interface.md 12.2.2).
-  verdict.check = verdict.has_totp && sealer == nullptr ? FactorCheck::no_key : FactorCheck::refused;
+  verdict.check =
+      verdict.has_totp && sealer == nullptr ? FactorCheck::no_key : FactorCheck::refused;
   if (verdict.check == FactorCheck::no_key) return verdict;
   if (verdict.has_totp && input.otp) {
     std::optional<std::int64_t> step = totp_code_step(tx, *sealer, *factor, *input.otp, now, true);
@@ -82,8 +83,8 @@ FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
   return verdict;
 }
 
-void remove_second_factors(Transaction& tx, const EventSource& source,
-                           const NoticeSettings& notify, const UserRecord& user, Millis now) {
+void remove_second_factors(Transaction& tx, const EventSource& source, const NoticeSettings& notify,
+                           const UserRecord& user, Millis now) {
   std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user.id);
   tx.second_factors().remove_all(user.id);
   std::int64_t passkeys = tx.passkeys().remove_all_of(user.id);

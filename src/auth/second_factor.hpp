@@ -12,9 +12,9 @@
 
 #include "auth/events.hpp"
 #include "auth/policy.hpp"
-#include "store/records.hpp"
 #include "core/time.hpp"
 #include "crypto/webauthn.hpp"
+#include "store/records.hpp"
 
 namespace authd {
 
@@ -44,9 +44,9 @@ enum class FactorCheck {
 // interface.md 16.4.2).
 struct FactorVerdict {
   FactorCheck check = FactorCheck::not_enrolled;
-  bool has_totp = false;      // a confirmed TOTP factor
-  bool has_passkeys = false;  // counted only when passkeys are asked about
-  std::string passkey_id;     // passed_with_passkey: the passkey used
+  bool has_totp = false;                          // a confirmed TOTP factor
+  bool has_passkeys = false;                      // counted only when passkeys are asked about
+  std::string passkey_id;                         // passed_with_passkey: the passkey used
   std::optional<webauthn::Check> passkey_failed;  // a passkey was offered and failed this check
 };
 
@@ -63,8 +63,8 @@ FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
 // TOTP factor, recovery codes and passkeys (interface.md 12.4, 16.6.3), an
 // operator's doing. Each kind that guarded logins is recorded (mfa.disabled)
 // and the owner told once.
-void remove_second_factors(Transaction& tx, const EventSource& source,
-                           const NoticeSettings& notify, const UserRecord& user, Millis now);
+void remove_second_factors(Transaction& tx, const EventSource& source, const NoticeSettings& notify,
+                           const UserRecord& user, Millis now);
 
 // The event of a recovery code used up (interface.md 14.1), with how many
 // are left, in the transaction that used it.

@@ -53,7 +53,6 @@ boost::asio::awaitable<std::optional<ReservedFailure>> reserve_attempt(
   co_return std::nullopt;
 }
 
-
 }  // namespace
 
 boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::string& token,
@@ -64,8 +63,7 @@ boost::asio::awaitable<FactorOutcome> enroll_totp(AuthContext& ctx, const std::s
   FactorOutcome outcome;
   Caller caller = co_await find_caller(ctx, digest, outcome);
   if (!caller.user) co_return outcome;
-  PasswordProof proof =
-      co_await prove_password(ctx, *caller.user, password, source.client_address);
+  PasswordProof proof = co_await prove_password(ctx, *caller.user, password, source.client_address);
   if (stopped_by(proof, outcome)) co_return outcome;
   const ReservedFailure* reserved = &proof.reserved;
 

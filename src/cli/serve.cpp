@@ -305,8 +305,9 @@ int run_serve(const Config& config) {
   policy.webauthn = {party.id, party.origins};
   if (party.id.empty())
     log::warn("passkeys_unavailable",
-              {{"reason", "no RP ID: --public-url's host is an IP address, or its origin is "
-                          "plain http:// off localhost; set --webauthn-rp-id"}});
+              {{"reason",
+                "no RP ID: --public-url's host is an IP address, or its origin is "
+                "plain http:// off localhost; set --webauthn-rp-id"}});
   Housekeeping housekeeping(background_store, {.prune_interval = config.prune_interval,
                                                .throttle_window = policy.longest_window(),
                                                .event_retention = config.event_retention});

@@ -112,7 +112,8 @@ namespace {
 // A domain an RP ID can be: labels of letters, digits and hyphens, and not
 // an IP address (WebAuthn's RP ID is a registrable domain suffix).
 bool is_rp_id(const std::string& host) {
-  static const std::regex kDomain(R"(([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)");
+  static const std::regex kDomain(
+      R"(([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)");
   return host.size() <= 253 && std::regex_match(host, kDomain) && !parse_ip_address(host);
 }
 
@@ -168,8 +169,9 @@ Config::RelyingParty Config::webauthn_relying_party() const {
       auto origin = passkey_origin(item, rp_id);
       if (!origin) {
         party.problem_option = "--webauthn-origins";
-        party.problem = "each must be https://HOST[:PORT] (or http://localhost[:PORT]) with HOST "
-                        "the RP ID or below it";
+        party.problem =
+            "each must be https://HOST[:PORT] (or http://localhost[:PORT]) with HOST "
+            "the RP ID or below it";
         return party;
       }
       party.origins.push_back(*origin);

@@ -23,9 +23,9 @@ TEST(Passkeys, Interface_16_2_1_RegistrationOptionsNeedTheTokenAndThePassword) {
 
   EXPECT_EQ(post_json(authd.port(), "/webauthn/register/options", R"({"password":"x"})").status,
             401);
-  EXPECT_EQ(bearer_post(authd, token, "/webauthn/register/options", {{"password", "wrong one"}})
-                .status,
-            403);
+  EXPECT_EQ(
+      bearer_post(authd, token, "/webauthn/register/options", {{"password", "wrong one"}}).status,
+      403);
   EXPECT_EQ(bearer_post(authd, token, "/webauthn/register/options", {{"password", 5}}).status, 400);
 
   nlohmann::json options = creation_options(authd, token);
@@ -35,8 +35,9 @@ TEST(Passkeys, Interface_16_2_1_RegistrationOptionsNeedTheTokenAndThePassword) {
   EXPECT_EQ(options["user"]["id"], test_support::to_base64url(user_id));
   EXPECT_EQ(options["user"]["name"], kEmail);
   EXPECT_EQ(test_support::from_base64url(options["challenge"]).size(), 32u);
-  EXPECT_EQ(options["pubKeyCredParams"],
-            nlohmann::json::parse(R"([{"type":"public-key","alg":-7},{"type":"public-key","alg":-8}])"));
+  EXPECT_EQ(
+      options["pubKeyCredParams"],
+      nlohmann::json::parse(R"([{"type":"public-key","alg":-7},{"type":"public-key","alg":-8}])"));
   EXPECT_EQ(options["timeout"], 300000);
   EXPECT_EQ(options["attestation"], "none");
   EXPECT_EQ(options["authenticatorSelection"]["residentKey"], "required");
@@ -104,7 +105,8 @@ TEST(Passkeys, Interface_16_7_1_EachFailedRegistrationCheckIs400NamingIt) {
   std::vector<Case> cases;
   cases.push_back({"clientData", {.client_data_json = std::string("[]")}});
   cases.push_back({"type", {.type = std::string("webauthn.get")}});
-  cases.push_back({"challenge", {.challenge_b64url = test_support::to_base64url(std::string(32, 'x'))}});
+  cases.push_back(
+      {"challenge", {.challenge_b64url = test_support::to_base64url(std::string(32, 'x'))}});
   cases.push_back({"origin", {.origin = std::string("https://evil.example")}});
   cases.push_back({"crossOrigin", {.cross_origin = true}});
   cases.push_back({"attestationObject", {.attestation_object = std::string("\xa0\x01", 2)}});
@@ -190,7 +192,8 @@ TEST(Passkeys, Interface_16_2_2_ACredentialIdRegisteredAlreadyIs409) {
   SoftAuthenticator third;
   nlohmann::json options = creation_options(authd, token);
   options["excludeCredentials"] = nlohmann::json::array();
-  nlohmann::json again = {{"credential", third.create(options, kOrigin, {.new_credential_id = id})}};
+  nlohmann::json again = {
+      {"credential", third.create(options, kOrigin, {.new_credential_id = id})}};
   EXPECT_EQ(bearer_post(authd, token, "/webauthn/register", again).status, 409);
 }
 
@@ -319,7 +322,8 @@ TEST(Passkeys, Interface_16_6_2_ConcurrentUsesOfOneAssertionHaveOneWinner) {
   SoftAuthenticator device;
   ASSERT_EQ(register_with(authd, token, device).status, 201);
   for (int round = 0; round < 5; ++round) {
-    std::string body = nlohmann::json{{"credential", device.get(request_options(authd), kOrigin)}}.dump();
+    std::string body =
+        nlohmann::json{{"credential", device.get(request_options(authd), kOrigin)}}.dump();
     auto a = std::async(std::launch::async,
                         [&] { return post_json(authd.port(), "/webauthn/login", body).status; });
     auto b = std::async(std::launch::async,
@@ -390,7 +394,8 @@ TEST(Passkeys, Interface_16_5_ListingAndRemovingOnesPasskeys) {
             0u);
   EXPECT_EQ(authd.login(kEmail, kPassword).empty(), false);  // no second factor any more
   EXPECT_EQ(authd.sql("SELECT count(*) FROM recovery_codes WHERE user_id = (SELECT id FROM users "
-                      "WHERE email = '" + kEmail + "')"),
+                      "WHERE email = '" +
+                      kEmail + "')"),
             "0\n");
   EXPECT_EQ(sign_in_with(authd, device).status, 401);
   std::vector<nlohmann::json> disabled = events_of_type(authd, "mfa.disabled");
@@ -398,7 +403,8 @@ TEST(Passkeys, Interface_16_5_ListingAndRemovingOnesPasskeys) {
   EXPECT_EQ(disabled[0]["detail"]["passkeyId"], device.last_credential_id());
   std::vector<std::string> mails = authd.wait_for_mails(3);  // two added, one removed
   bool told = false;
-  for (const std::string& mail : mails) told = told || mail.find("A passkey was removed") != std::string::npos;
+  for (const std::string& mail : mails)
+    told = told || mail.find("A passkey was removed") != std::string::npos;
   EXPECT_TRUE(told);
 }
 
@@ -432,9 +438,9 @@ TEST(Passkeys, Interface_16_1_TheRelyingPartyIsCheckedAtStart) {
   EXPECT_NE(authd.log_text().find("passkeys_unavailable"), std::string::npos);
 
   auto start = [&](std::vector<std::string> options) {
-    std::vector<std::string> args = {"serve",       "--database",     authd.database_url(),
-                                      "--listen",    "127.0.0.1:0",    "--admin-listen",
-                                      "off"};
+    std::vector<std::string> args = {"serve",    "--database",  authd.database_url(),
+                                     "--listen", "127.0.0.1:0", "--admin-listen",
+                                     "off"};
     args.insert(args.end(), options.begin(), options.end());
     return run_authd(args);
   };

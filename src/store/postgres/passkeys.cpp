@@ -13,9 +13,9 @@ namespace {
   "id, user_id, name, algorithm, public_key, sign_count, backed_up, created_at, last_used_at"
 
 PasskeyRecord read_passkey(const Row& row) {
-  return PasskeyRecord{row.text(0),    row.text(1),    row.text(2),
-                       static_cast<int>(row.integer(3)), row.text(4),    row.integer(5),
-                       row.boolean(6), row.integer(7), row.optional_integer(8)};
+  return PasskeyRecord{
+      row.text(0),    row.text(1),    row.text(2),    static_cast<int>(row.integer(3)), row.text(4),
+      row.integer(5), row.boolean(6), row.integer(7), row.optional_integer(8)};
 }
 
 }  // namespace
@@ -23,8 +23,10 @@ PasskeyRecord read_passkey(const Row& row) {
 void Passkeys::put_challenge(const Sha256Digest& digest, ChallengePurpose purpose,
                              std::string_view user_id, Millis expires_at) {
   Params params;
-  params.digest(digest).integer(static_cast<std::int64_t>(purpose)).text(user_id).integer(
-      expires_at);
+  params.digest(digest)
+      .integer(static_cast<std::int64_t>(purpose))
+      .text(user_id)
+      .integer(expires_at);
   db_.run(
       "INSERT INTO webauthn_challenges (digest, purpose, user_id, expires_at) "
       "VALUES ($1, $2, NULLIF($3, ''), $4)",

@@ -171,8 +171,8 @@ class SecondFactors final : public SecondFactorStore {
 class Passkeys final : public PasskeyStore {
  public:
   explicit Passkeys(Connection& db) : db_(db) {}
-  void put_challenge(const Sha256Digest& digest, ChallengePurpose purpose,
-                     std::string_view user_id, Millis expires_at) override;
+  void put_challenge(const Sha256Digest& digest, ChallengePurpose purpose, std::string_view user_id,
+                     Millis expires_at) override;
   std::optional<std::string> take_challenge(const Sha256Digest& digest, ChallengePurpose purpose,
                                             Millis now) override;
   std::optional<PasskeyRecord> by_id(std::string_view id) override;

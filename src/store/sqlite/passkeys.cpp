@@ -11,9 +11,9 @@ namespace {
   "id, user_id, name, algorithm, public_key, sign_count, backed_up, created_at, last_used_at"
 
 PasskeyRecord read_passkey(const Statement& st) {
-  return PasskeyRecord{st.text(0),    st.text(1),    st.text(2),
-                       static_cast<int>(st.integer(3)), st.text(4),    st.integer(5),
-                       st.boolean(6), st.integer(7), st.optional_integer(8)};
+  return PasskeyRecord{
+      st.text(0),    st.text(1),    st.text(2),    static_cast<int>(st.integer(3)), st.text(4),
+      st.integer(5), st.boolean(6), st.integer(7), st.optional_integer(8)};
 }
 
 }  // namespace
@@ -23,7 +23,10 @@ void Passkeys::put_challenge(const Sha256Digest& digest, ChallengePurpose purpos
   auto st = db_.prepare(
       "INSERT INTO webauthn_challenges (digest, purpose, user_id, expires_at) "
       "VALUES (?1, ?2, NULLIF(?3, ''), ?4)");
-  st.bind(1, digest).bind(2, static_cast<std::int64_t>(purpose)).bind(3, user_id).bind(4, expires_at);
+  st.bind(1, digest)
+      .bind(2, static_cast<std::int64_t>(purpose))
+      .bind(3, user_id)
+      .bind(4, expires_at);
   st.run();
 }
 
