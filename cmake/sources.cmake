@@ -61,6 +61,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/api/admin_user_body.cpp ${AUTHD_ROOT}/src/api/admin_users.cpp
   ${AUTHD_ROOT}/src/api/query.cpp ${AUTHD_ROOT}/src/api/session_json.cpp
   ${AUTHD_ROOT}/src/api/mfa.cpp ${AUTHD_ROOT}/src/api/webauthn.cpp
+  ${AUTHD_ROOT}/src/api/second_factor_body.cpp
   ${AUTHD_ROOT}/src/api/bearer.cpp ${AUTHD_ROOT}/src/api/credentials.cpp
   ${AUTHD_ROOT}/src/api/admin_events.cpp ${AUTHD_ROOT}/src/api/errors.cpp
   ${AUTHD_ROOT}/src/api/event_source.cpp

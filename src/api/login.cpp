@@ -6,6 +6,7 @@
 #include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
+#include "api/second_factor_body.hpp"
 #include "api/user_json.hpp"
 #include "auth/email.hpp"
 #include "auth/login.hpp"
@@ -24,16 +25,9 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
   // interface.md 12.3: the second factor, for an account that has one; for
   // any other only the types are checked.
   SecondFactorInput second;
-  second.otp = take_optional_string(*body, "otp", problem);
-  second.recovery_code = take_optional_string(*body, "recoveryCode", problem);
+  take_second_factor(*body, second, problem);
   WipeOnExit wipe_otp(second.otp);
   WipeOnExit wipe_recovery(second.recovery_code);
-  // interface.md 16.4: a passkey's assertion, read as 16.7 says.
-  if (auto assertion = take_object(*body, "webauthn", false, problem)) {
-    std::string passkey_problem;
-    second.passkey = webauthn::parse_assertion_response(*assertion, passkey_problem);
-    if (!second.passkey && problem.empty()) problem = "webauthn: " + passkey_problem;
-  }
   if (!email || !password || !problem.empty()) co_return bad_request(problem);
   if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
   if (!is_valid_login_password(*password))

@@ -12,6 +12,7 @@
 #include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
+#include "api/second_factor_body.hpp"
 #include "api/user_json.hpp"
 #include "auth/passkeys.hpp"
 #include "auth/password_rules.hpp"
@@ -45,6 +46,11 @@ boost::asio::awaitable<ApiResponse> refusal(const PasskeyOutcome& outcome) {
     case PasskeyOutcome::Kind::wrong_proof:
     case PasskeyOutcome::Kind::disabled:
       co_return error_response(403);
+    case PasskeyOutcome::Kind::second_factor_required: {  // 16.4.3
+      ApiResponse response = error_response(403);
+      response.headers.emplace_back("Authd-Second-Factor", outcome.second_factors);
+      co_return response;
+    }
     case PasskeyOutcome::Kind::not_found:
       co_return error_response(404);
     case PasskeyOutcome::Kind::conflict:
@@ -68,16 +74,18 @@ ApiResponse options_response(const PasskeyOutcome& outcome) {
   return json_response(200, dump_json({{"publicKey", outcome.options}}));
 }
 
-// {"password"} and the caller's credentials: an answer when either cannot
-// be used.
+// {"password"} and the second factor's members (16.4.3), and the caller's
+// credentials: an answer when either cannot be used.
 std::optional<ApiResponse> read_password_request(ApiRequest& request,
                                                  std::optional<std::string>& password,
+                                                 SecondFactorInput& second,
                                                  BearerCredentials& credentials) {
   std::string problem;
   auto body = parse_json_object(request.body, problem);
   if (!body) return bad_request(problem);
   password = take_string(*body, "password", problem);
-  if (!password) return bad_request(problem);
+  take_second_factor(*body, second, problem);
+  if (!password || !problem.empty()) return bad_request(problem);
   if (!is_valid_login_password(*password))
     return bad_request("password: must be 1 to 255 characters");
   return read_credentials(request, credentials);
@@ -89,12 +97,16 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register_options(ApiContext&
                                                                      ApiRequest& request) {
   std::optional<std::string> password;
   WipeOnExit wipe_password(password);
+  SecondFactorInput second;
+  WipeOnExit wipe_otp(second.otp);
+  WipeOnExit wipe_recovery(second.recovery_code);
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto refused = read_password_request(request, password, credentials)) co_return *refused;
+  if (auto refused = read_password_request(request, password, second, credentials))
+    co_return *refused;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   PasskeyOutcome outcome =
-      co_await passkey_registration_options(ctx.auth, credentials.token, *password, source);
+      co_await passkey_registration_options(ctx.auth, credentials.token, *password, second, source);
   if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
   co_return options_response(outcome);
 }
@@ -108,7 +120,7 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx, Ap
   if (!credential || !problem.empty()) co_return bad_request(problem);
   std::optional<webauthn::RegistrationResponse> response =
       webauthn::parse_registration_response(*credential, problem);
-  if (!response) co_return bad_request("credential: " + problem);
+  if (!response) co_return bad_request(problem);
   if (name && (name->empty() || count_code_points(*name) > kLongestPasskeyName))
     co_return bad_request("name: must be 1 to 64 characters");
   BearerCredentials credentials;
@@ -142,7 +154,7 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_login(ApiContext& ctx, ApiRe
   if (!credential) co_return bad_request(problem);
   std::optional<webauthn::AssertionResponse> response =
       webauthn::parse_assertion_response(*credential, problem);
-  if (!response) co_return bad_request("credential: " + problem);
+  if (!response) co_return bad_request(problem);
   const SessionOrigin origin{request.client_address, request.user_agent};
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   PasskeyOutcome outcome = co_await sign_in_with_passkey(ctx.auth, *response, origin, source);
@@ -167,13 +179,17 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_list(ApiContext& ctx, ApiReq
 boost::asio::awaitable<ApiResponse> handle_webauthn_remove(ApiContext& ctx, ApiRequest& request) {
   std::optional<std::string> password;
   WipeOnExit wipe_password(password);
+  SecondFactorInput second;
+  WipeOnExit wipe_otp(second.otp);
+  WipeOnExit wipe_recovery(second.recovery_code);
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
-  if (auto refused = read_password_request(request, password, credentials)) co_return *refused;
+  if (auto refused = read_password_request(request, password, second, credentials))
+    co_return *refused;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   const std::string passkey_id(request.path_parameter);
   PasskeyOutcome outcome =
-      co_await remove_passkey(ctx.auth, credentials.token, passkey_id, *password, source);
+      co_await remove_passkey(ctx.auth, credentials.token, passkey_id, *password, second, source);
   if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
   co_return no_content();
 }

@@ -9,6 +9,7 @@
 
 #include "auth/email.hpp"
 #include "auth/events.hpp"
+#include "auth/passkey_factor.hpp"
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -75,8 +76,10 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
                                      started);  // a transaction may run again: all anew
     user = tx.users().by_email(email);
-    if (!reserved.verdict.allowed)
+    if (!reserved.verdict.allowed) {
       record_failed_login(tx, source, user, email, "throttled", started);
+      spend_passkey_challenge(tx, second.passkey, started);
+    }
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;
@@ -103,6 +106,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     // not known to be one (a crash in between leaves it counted, unrecorded).
     auto record = [&](Transaction& tx) {
       record_failed_login(tx, source, user, email, "credentials", now_millis());
+      spend_passkey_challenge(tx, second.passkey, now_millis());
     };
     co_await ctx.db.write(record);
     co_await wait_out_floor(verified);
@@ -150,9 +154,7 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
     switch (verdict.check) {
       case FactorCheck::refused: {  // a failed login: the reservation stays
         found = Found::second_factor;
-        outcome.second_factors = verdict.has_totp ? "totp" : "";
-        if (verdict.has_passkeys)
-          outcome.second_factors += verdict.has_totp ? ", webauthn" : "webauthn";
+        outcome.second_factors = second_factor_list(verdict);
         nlohmann::json detail = {{"reason", "second_factor"}};
         if (verdict.passkey_failed) detail["check"] = webauthn::check_name(*verdict.passkey_failed);
         record_event(tx, source, "login.failed", current->id, detail, now);

@@ -24,7 +24,12 @@ PasskeyUse use_passkey(Transaction& tx, const webauthn::RelyingParty& rp,
     use.failed = webauthn::Check::credential_id;
     return use;
   }
-  webauthn::StoredCredential stored{response.id, use.passkey->algorithm, *public_key,
+  std::optional<std::string> stored_id = from_base64url(use.passkey->id);
+  if (!stored_id) {
+    use.failed = webauthn::Check::credential_id;
+    return use;
+  }
+  webauthn::StoredCredential stored{*stored_id, use.passkey->algorithm, *public_key,
                                     static_cast<std::uint32_t>(use.passkey->sign_count),
                                     use.passkey->user_id};
   webauthn::AssertionResult result =
@@ -40,6 +45,14 @@ PasskeyUse use_passkey(Transaction& tx, const webauthn::RelyingParty& rp,
     return use;
   }
   return use;
+}
+
+void spend_passkey_challenge(Transaction& tx,
+                             const std::optional<webauthn::AssertionResponse>& response,
+                             Millis now) {
+  if (!response) return;
+  std::optional<std::string> challenge = webauthn::challenge_of(response->client_data_json);
+  if (challenge) tx.passkeys().take_challenge(sha256(*challenge), ChallengePurpose::sign_in, now);
 }
 
 std::string issue_passkey_challenge(Transaction& tx, ChallengePurpose purpose,

@@ -29,6 +29,13 @@ PasskeyUse use_passkey(Transaction& tx, const webauthn::RelyingParty& rp,
                        const webauthn::AssertionResponse& response, const std::string* account,
                        Millis now);
 
+// Takes the challenge an assertion names, if any, and nothing else: for a
+// login that ends before its second factor is looked at (a wrong password,
+// the throttle), so that the assertion cannot be sent again (16.4.2).
+void spend_passkey_challenge(Transaction& tx,
+                             const std::optional<webauthn::AssertionResponse>& response,
+                             Millis now);
+
 // How long a challenge may be answered (interface.md 16.6.2), also the
 // options' timeout.
 inline constexpr Millis kPasskeyChallengeLifetime = 5 * 60 * 1000;

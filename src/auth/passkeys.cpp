@@ -71,11 +71,41 @@ bool has_confirmed_totp(Transaction& tx, const std::string& user_id) {
   return factor && factor->confirmed();
 }
 
+// 16.4.3: the account's second factor, when it has one, in the
+// transaction that acts on it (its step, code or challenge taken by the same
+// commit). False when the change may not go on: `outcome` says why; a
+// refusal stays counted as a failed login.
+bool second_factor_holds(AuthContext& ctx, Transaction& tx, const UserRecord& user,
+                         const SecondFactorInput& second, const ReservedFailure& reserved,
+                         const EventSource& source, Millis now, PasskeyOutcome& outcome) {
+  FactorVerdict verdict =
+      check_second_factor(tx, ctx.sealer, user.id, second, now, &ctx.policy.webauthn);
+  switch (verdict.check) {
+    case FactorCheck::refused:
+      outcome.kind = PasskeyOutcome::Kind::second_factor_required;
+      outcome.second_factors = second_factor_list(verdict);
+      return false;
+    case FactorCheck::no_key:
+      reserved.release(tx);
+      outcome.kind = PasskeyOutcome::Kind::unavailable;
+      return false;
+    case FactorCheck::passed_with_recovery_code:
+      record_recovery_code_used(tx, source, user.id, now);
+      return true;
+    case FactorCheck::passed:
+    case FactorCheck::passed_with_passkey:
+    case FactorCheck::not_enrolled:
+      break;
+  }
+  return true;
+}
+
 }  // namespace
 
 boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext& ctx,
                                                                     const std::string& token,
                                                                     std::string& password,
+                                                                    const SecondFactorInput& second,
                                                                     const EventSource& source) {
   WipeOnExit wipe_password(password);
   PasskeyOutcome outcome;
@@ -95,7 +125,12 @@ boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext&
       outcome.kind = PasskeyOutcome::Kind::invalid_token;
       return;
     }
-    proof.reserved.clear_on_success(tx, email_key);  // the password was right
+    if (!second_factor_holds(ctx, tx, *user, second, proof.reserved, source, now, outcome)) return;
+    proof.reserved.clear_on_success(tx, email_key);  // the password (and factor) were right
+    if (tx.passkeys().count_of(user->id) >= kMostPasskeys) {
+      outcome.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
     challenge = issue_passkey_challenge(tx, ChallengePurpose::registration, user->id, now);
     caller.passkeys = tx.passkeys().of_user(user->id);
     caller.user = std::move(user);
@@ -143,7 +178,12 @@ boost::asio::awaitable<PasskeyOutcome> register_passkey(
       outcome.failed = result.failed;
       return;
     }
-    first_factor = !has_confirmed_totp(tx, user->id) && tx.passkeys().count_of(user->id) == 0;
+    const std::int64_t registered = tx.passkeys().count_of(user->id);
+    if (registered >= kMostPasskeys) {
+      outcome.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    first_factor = !has_confirmed_totp(tx, user->id) && registered == 0;
     outcome.passkey = PasskeyRecord{base64url(result.credential.id),
                                     user->id,
                                     name,
@@ -278,6 +318,7 @@ boost::asio::awaitable<PasskeyOutcome> list_passkeys(AuthContext& ctx, const std
 boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const std::string& token,
                                                       const std::string& passkey_id,
                                                       std::string& password,
+                                                      const SecondFactorInput& second,
                                                       const EventSource& source) {
   WipeOnExit wipe_password(password);
   PasskeyOutcome outcome;
@@ -302,7 +343,8 @@ boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const st
       outcome.kind = PasskeyOutcome::Kind::invalid_token;
       return;
     }
-    proof.reserved.clear_on_success(tx, email_key);  // the password was right
+    if (!second_factor_holds(ctx, tx, *user, second, proof.reserved, source, now, outcome)) return;
+    proof.reserved.clear_on_success(tx, email_key);  // the password (and factor) were right
     if (!tx.passkeys().remove(user->id, passkey_id)) {
       outcome.kind = PasskeyOutcome::Kind::not_found;  // removed meanwhile
       return;

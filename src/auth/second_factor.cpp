@@ -46,6 +46,12 @@ std::optional<std::int64_t> totp_code_step(Transaction& tx, const SecretSealer& 
   return step;
 }
 
+std::string second_factor_list(const FactorVerdict& verdict) {
+  std::string list = verdict.has_totp ? "totp" : "";
+  if (verdict.has_passkeys) list += verdict.has_totp ? ", webauthn" : "webauthn";
+  return list;
+}
+
 FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
                                   const std::string& user_id, const SecondFactorInput& input,
                                   Millis now, const webauthn::RelyingParty* passkeys) {

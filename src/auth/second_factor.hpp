@@ -55,6 +55,10 @@ struct FactorVerdict {
 // current one. With `passkeys` (the relying party; a login), the account's
 // passkeys are second factors too (16.4.1); without, only the TOTP factor
 // and its recovery codes are (the routes of 12.1).
+// The factors the account has, as Authd-Second-Factor lists them: "totp",
+// "webauthn" or "totp, webauthn" (interface.md 12.3.2, 16.4.2).
+std::string second_factor_list(const FactorVerdict& verdict);
+
 FactorVerdict check_second_factor(Transaction& tx, const SecretSealer* sealer,
                                   const std::string& user_id, const SecondFactorInput& input,
                                   Millis now, const webauthn::RelyingParty* passkeys = nullptr);

@@ -4,6 +4,15 @@
 // (16.4, 12.3); then lists the account's passkeys (16.5.1), adds one
 // (16.2) and removes one (16.5.2), and signs out (6 /logout).
 //
+// Adding and removing a passkey need the password and, for an account that
+// already has a second factor, that factor too (16.4.3): the request goes
+// with the password alone first; its 403 with Authd-Second-Factor names the
+// account's factors, and the page then asks the device for one of the
+// account's passkeys at once (when "webauthn" is named) and sends the same
+// request again with the assertion, or shows a code field (a TOTP code or a
+// recovery code) when the passkey cannot be used or the account has a TOTP
+// only. A wrong password's 403 has no such header.
+//
 // The session's token is kept in a variable of this script only: never in
 // localStorage, sessionStorage or a cookie, so it is gone with the page.
 // Requests go to relative URLs (a configured path prefix works), without
@@ -20,6 +29,9 @@
     insecure:
       'Passkeys need a secure connection (https). Sign in with your e-mail address and password.',
     askingDevice: 'Follow the instructions of your browser or device to use your passkey\u2026',
+    confirmingWithPasskey:
+      'Confirm it is you with one of your passkeys: follow the instructions of your browser or ' +
+      'device\u2026',
     creatingOnDevice: 'Follow the instructions of your browser or device to create the passkey\u2026',
     cancelled: 'The passkey request was cancelled or timed out. You can try again.',
     deviceAlreadyHas:
@@ -54,6 +66,18 @@
     emptyPassword: 'Enter your password to confirm.',
     wrongPassword: 'The password is wrong. Please try again.',
     badName: 'The name must be 1 to 64 characters.',
+    changeNeedsCode:
+      'Your account is protected by a second factor. Enter the code from your authenticator ' +
+      'app, or a recovery code, to confirm.',
+    changeCodeRefused: 'That did not work: the code was not accepted. Check it and try again.',
+    changeCodeOrPasskey: 'Or leave the code empty to use your passkey.',
+    changePasskeyRefused: 'That did not work: your passkey was not accepted. Try again, or enter',
+    changeCodeInstead: 'You can also enter',
+    changeTotpOrRecovery: 'a code from your authenticator app or a recovery code',
+    changeRecovery: 'one of your recovery codes',
+    tooManyPasskeys:
+      'Your account already has 20 passkeys, the most it can have. Remove one you no longer ' +
+      'use, then add the new one.',
     adding: 'Adding your passkey\u2026',
     added: 'Your passkey has been added. You can now sign in with it.',
     addedWithCodes:
@@ -103,6 +127,7 @@
   const addForm = $('add-form');
   const addName = $('add-name');
   const addPassword = $('add-password');
+  const addCode = $('add-code');
   const addSubmit = $('add-submit');
   const addCancel = $('add-cancel');
   const recovery = $('recovery-codes');
@@ -111,6 +136,7 @@
   const removeForm = $('remove-form');
   const removeIntro = $('remove-intro');
   const removePassword = $('remove-password');
+  const removeCode = $('remove-code');
   const removeSubmit = $('remove-submit');
   const removeCancel = $('remove-cancel');
   const signOut = $('sign-out');
@@ -123,6 +149,10 @@
   let pending = null;
   // The passkey that the remove form is about.
   let removing = null;
+  // The second factor of a change (16.4.3), one per form: its code field,
+  // and the account's factors as the last 403 named them (null until one).
+  const addFactor = changeFactor('add');
+  const removeFactor = changeFactor('remove');
   let busy = false;
 
   // -------------------------------------------------------------------------
@@ -313,25 +343,45 @@
 
   // Asks the server for a challenge (POST webauthn/login/options), then the
   // device for an assertion: { json } or { message } (the server's or the
-  // device's refusal, already in words).
-  async function assertion() {
+  // device's refusal, already in words). `forChange`: the second factor of
+  // adding or removing a passkey (16.4.3), where user verification is not
+  // required (the password is the other factor, 16.4.1): "preferred", so
+  // that a security key without a PIN serves too.
+  async function assertion(forChange) {
     if (!passkeysSupported()) return { message: window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure };
     const options = await call('POST', 'webauthn/login/options', {}, false);
     if (!options) return { message: MESSAGES.network };
-    if (options.status !== 200 || !options.body || !options.body.publicKey) {
+    if (options.status !== 200 || !options.body || !options.body.publicKey ||
+        typeof options.body.publicKey !== 'object') {
       return { message: statusMessage(options, {}) };
     }
-    say('info', MESSAGES.askingDevice);
+    let publicKey = options.body.publicKey;
+    if (forChange) publicKey = Object.assign({}, publicKey, { userVerification: 'preferred' });
+    say('info', forChange ? MESSAGES.confirmingWithPasskey : MESSAGES.askingDevice);
     let credential;
     try {
       credential = await navigator.credentials.get({
-        publicKey: requestOptions(options.body.publicKey)
+        publicKey: requestOptions(publicKey)
       });
     } catch (error) {
       return { message: deviceMessage(error) };
     }
     if (!credential) return { message: MESSAGES.cancelled };
     return { json: credentialJson(credential) };
+  }
+
+  // The factors an Authd-Second-Factor header names ("totp", "webauthn"),
+  // in lower case; [] without the header.
+  function secondFactors(response) {
+    const header = response.headers ? response.headers.get('Authd-Second-Factor') : null;
+    return (header || '').split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
+  }
+
+  // A typed code as the body's member: six digits are a TOTP code (12.3.3)
+  // when the account has one; anything else a recovery code.
+  function codeMember(code, factors) {
+    return /^\d{6}$/.test(code) && factors && factors.includes('totp')
+      ? { otp: code } : { recoveryCode: code };
   }
 
   // -------------------------------------------------------------------------
@@ -396,8 +446,7 @@
       if (takeSession(response)) await showAccount(MESSAGES.signedIn);
       return;
     }
-    const factors = (response.headers.get('Authd-Second-Factor') || '')
-      .split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
+    const factors = secondFactors(response);
     if (response.status === 401 && factors.length > 0) {
       const again = extra !== undefined;
       pending.factors = factors;
@@ -513,9 +562,7 @@
       return;
     }
     markInvalid(secondCode, false);
-    // Six digits are a TOTP code (12.3.3); anything else a recovery code.
-    const extra = /^\d{6}$/.test(code) && pending.factors && pending.factors.includes('totp')
-      ? { otp: code } : { recoveryCode: code };
+    const extra = codeMember(code, pending.factors);
     setBusy(true);
     try {
       await passwordLogin(extra);
@@ -539,6 +586,8 @@
     list.replaceChildren();
     addPassword.value = '';
     removePassword.value = '';
+    resetChangeFactor(addFactor);
+    resetChangeFactor(removeFactor);
     password.value = '';
     endSecondFactor();
     signin.hidden = false;
@@ -635,6 +684,118 @@
     return true;
   }
 
+  // -------------------------------------------------------------------------
+  // The second factor of a change (16.4.3).
+
+  function changeFactor(prefix) {
+    return {
+      field: $(prefix + '-code-field'),
+      label: $(prefix + '-code-label'),
+      input: $(prefix + '-code'),
+      hint: $(prefix + '-code-hint'),
+      factors: null
+    };
+  }
+
+  // Back to the form's first state: no code field, no factor known.
+  function resetChangeFactor(factor) {
+    factor.factors = null;
+    factor.input.value = '';
+    markInvalid(factor.input, false);
+    factor.field.hidden = true;
+  }
+
+  // Shows the code field, worded for the account's factors.
+  function showChangeCode(factor) {
+    const totp = factor.factors.includes('totp');
+    const passkey = factor.factors.includes('webauthn');
+    factor.label.textContent = totp ? 'Code from your authenticator app, or a recovery code' : 'Recovery code';
+    factor.input.setAttribute('inputmode', totp ? 'numeric' : 'text');
+    let hint = totp ? 'Six digits from your authenticator app, or one of your recovery codes.'
+      : 'One of the recovery codes you saved with your first passkey.';
+    if (passkey) hint += ' Leave it empty to use your passkey.';
+    factor.hint.textContent = hint;
+    factor.field.hidden = false;
+  }
+
+  // POST `route` with `body` (the password) as a change of the account's
+  // passkeys: sent as it is first, or with the second factor once a 403 has
+  // named the account's factors: the code typed in the form's code field,
+  // or else one of the account's passkeys, asked of the device (again at
+  // once after a 403 that names "webauthn"; each assertion is sent once).
+  // Returns the server's answer to the caller, or null when this function
+  // has already said what to do (the second factor is missing or refused,
+  // or the server could not be reached).
+  async function sendChange(route, body, factor) {
+    const code = factor.field.hidden ? '' : factor.input.value.trim();
+    let extra = null;
+    if (code !== '') {
+      extra = codeMember(code, factor.factors);
+    } else if (factor.factors && factor.factors.includes('webauthn')) {
+      extra = await changeAssertion(factor);
+      if (!extra) return null;
+    } else if (factor.factors) {
+      // A TOTP only, and no code typed.
+      showChangeCode(factor);
+      say('error', MESSAGES.changeNeedsCode, true);
+      markInvalid(factor.input, true);
+      return null;
+    }
+    let response = await call('POST', route, Object.assign({}, body, extra), true);
+    if (!response) {
+      say('error', MESSAGES.network, true);
+      return null;
+    }
+    let factors = secondFactors(response);
+    if (response.status === 403 && factors.length > 0 && extra === null && factors.includes('webauthn')) {
+      // The right password, and the account has a passkey: use it at once.
+      factor.factors = factors;
+      extra = await changeAssertion(factor);
+      if (!extra) return null;
+      response = await call('POST', route, Object.assign({}, body, extra), true);
+      if (!response) {
+        say('error', MESSAGES.network, true);
+        return null;
+      }
+      factors = secondFactors(response);
+    }
+    if (response.status === 403 && factors.length > 0) {
+      factor.factors = factors;
+      showChangeCode(factor);
+      if (extra === null) {
+        // A TOTP only: the code field says what to do.
+        say('error', MESSAGES.changeNeedsCode, true);
+        factor.input.focus();
+      } else if (extra.webauthn !== undefined) {
+        say('error', MESSAGES.changePasskeyRefused + ' ' + codeKinds(factor) + '.', true);
+      } else {
+        factor.input.value = '';
+        say('error', MESSAGES.changeCodeRefused +
+          (factor.factors.includes('webauthn') ? ' ' + MESSAGES.changeCodeOrPasskey : ''), true);
+        markInvalid(factor.input, true);
+      }
+      return null;
+    }
+    return response;
+  }
+
+  // An assertion of one of the account's passkeys as { webauthn }, or null
+  // once the refusal has been said (and the code field shown).
+  async function changeAssertion(factor) {
+    const made = await assertion(true);
+    if (made.json) return { webauthn: made.json };
+    showChangeCode(factor);
+    say('error', made.message + ' ' + MESSAGES.changeCodeInstead + ' ' + codeKinds(factor) + ' instead.', true);
+    return null;
+  }
+
+  function codeKinds(factor) {
+    return factor.factors.includes('totp') ? MESSAGES.changeTotpOrRecovery : MESSAGES.changeRecovery;
+  }
+
+  // -------------------------------------------------------------------------
+  // Adding a passkey.
+
   function openAdd() {
     removeForm.hidden = true;
     addForm.hidden = false;
@@ -642,6 +803,7 @@
     addName.value = '';
     addPassword.value = '';
     markInvalid(addPassword, false);
+    resetChangeFactor(addFactor);
     clearStatus();
     addName.focus();
   }
@@ -652,6 +814,7 @@
     addPassword.value = '';
     markInvalid(addPassword, false);
     markInvalid(addName, false);
+    resetChangeFactor(addFactor);
   }
 
   function showRecoveryCodes(codes) {
@@ -685,21 +848,21 @@
     setBusy(true);
     try {
       say('info', MESSAGES.adding);
-      const options = await call('POST', 'webauthn/register/options', { password: addPassword.value }, true);
-      if (!options) {
-        say('error', MESSAGES.network, true);
-        return;
-      }
+      const options = await sendChange('webauthn/register/options', { password: addPassword.value }, addFactor);
+      if (!options) return;
       if (options.status === 401) {
         sessionEnded();
         return;
       }
       if (options.status !== 200 || !options.body || !options.body.publicKey) {
-        say('error', statusMessage(options, { 403: MESSAGES.wrongPassword }), true);
+        say('error', statusMessage(options, { 403: MESSAGES.wrongPassword, 409: MESSAGES.tooManyPasskeys }), true);
         if (options.status === 403 || options.status === 400) markInvalid(addPassword, true);
         return;
       }
+      // The password and the second factor are used: a new try asks again
+      // (the passkey at once, the factors being known).
       addPassword.value = '';
+      addFactor.input.value = '';
       say('info', MESSAGES.creatingOnDevice);
       let credential;
       try {
@@ -762,6 +925,7 @@
       'able to sign in with it. Enter your password to confirm.';
     removePassword.value = '';
     markInvalid(removePassword, false);
+    resetChangeFactor(removeFactor);
     removeForm.hidden = false;
     clearStatus();
     removePassword.focus();
@@ -773,6 +937,7 @@
     removeForm.hidden = true;
     removePassword.value = '';
     markInvalid(removePassword, false);
+    resetChangeFactor(removeFactor);
     if (opener && opener.isConnected) opener.focus();
   }
 
@@ -788,11 +953,8 @@
     try {
       say('info', MESSAGES.removing);
       const route = 'webauthn/credentials/' + encodeURIComponent(removing.id) + '/remove';
-      const response = await call('POST', route, { password: removePassword.value }, true);
-      if (!response) {
-        say('error', MESSAGES.network, true);
-        return;
-      }
+      const response = await sendChange(route, { password: removePassword.value }, removeFactor);
+      if (!response) return;
       if (response.status === 401) {
         sessionEnded();
         return;
@@ -885,7 +1047,7 @@
     signOut.addEventListener('click', function () {
       if (!busy) signOutNow();
     });
-    for (const input of [email, password, secondCode, addName, addPassword, removePassword]) {
+    for (const input of [email, password, secondCode, addName, addPassword, addCode, removePassword, removeCode]) {
       input.addEventListener('input', function () {
         markInvalid(input, false);
       });

@@ -15,10 +15,14 @@
 // a passkey is added (its recovery codes shown once), the session is
 // signed out, the passkey alone signs in without an e-mail and the list
 // shows when it was last used, the password login then takes the passkey
-// as its second factor by itself, the passkey is removed, and the password
-// alone signs in again. Answers this server does not give on demand (429,
-// 503, 404, 409) are played by the browser in its place. The token never
-// reaches storage or a cookie. Screenshots go to test-artifacts/.
+// as its second factor by itself, a second passkey is added on a security
+// key (a second virtual authenticator) with the first one as the second
+// factor that the change needs (16.4.3), both passkeys are removed (each
+// removal confirmed by the laptop's passkey, asked by the page by itself
+// after the 403 that names "webauthn"), and the password alone signs in
+// again. Answers this server does not give on demand (429, 503, 404, 409,
+// an account with a TOTP only) are played by the browser in its place. The
+// token never reaches storage or a cookie. Screenshots go to test-artifacts/.
 //
 // The database: a fresh SQLite file, or, when AUTHD_TEST_POSTGRES names a
 // PostgreSQL server (scripts/with-postgres.sh), a fresh database there.
@@ -39,11 +43,14 @@ const AUTHD = process.argv[2] && path.resolve(process.argv[2]);
 const EMAIL = 'alice@example.com';
 const PASSWORD = 'correct horse battery staple';
 const PASSKEY_NAME = 'Test laptop';
+const KEY_NAME = 'Security key';
+const RECOVERY_CODE = 'k7qm-2xvd-wq4n-p3ja';
 
 // The page's messages (src/web/passkeys.js), as the user reads them.
 const SIGNED_IN_TEXT = /you are signed in/i;
 const SIGNED_OUT_TEXT = /you are signed out/i;
 const ADDED_WITH_CODES_TEXT = /passkey has been added.*recovery codes/i;
+const ADDED_TEXT = /passkey has been added\. you can now sign in with it/i;
 const REMOVED_TEXT = /passkey has been removed/i;
 const WRONG_PASSWORD_TEXT = /password is wrong/i;
 const PASSKEY_REFUSED_TEXT = /passkey was not accepted/i;
@@ -51,6 +58,9 @@ const TOO_MANY_TEXT = /too many attempts.*30 seconds/i;
 const UNAVAILABLE_TEXT = /not available on this server.*try again in a moment/i;
 const NOT_FOUND_TEXT = /no longer exists/i;
 const ALREADY_REGISTERED_TEXT = /already registered/i;
+const TOO_MANY_PASSKEYS_TEXT = /already has 20 passkeys/i;
+const NEEDS_CODE_TEXT = /protected by a second factor.*authenticator app.*recovery code/i;
+const CODE_REFUSED_TEXT = /code was not accepted/i;
 
 // ---------------------------------------------------------------------------
 // authd on http://localhost:<port>, on SQLite or PostgreSQL.
@@ -138,7 +148,7 @@ async function startAuthdOnLocalhost() {
 
 // Every request the page sends, and the Authorization of each login's 200.
 function recordTraffic(page) {
-  const traffic = { requests: [], tokens: [], loginAnswers: [], cspViolations: [] };
+  const traffic = { requests: [], tokens: [], loginAnswers: [], changeAnswers: [], cspViolations: [] };
   page.on('request', (request) => {
     const url = new URL(request.url());
     traffic.requests.push({
@@ -148,6 +158,12 @@ function recordTraffic(page) {
   });
   page.on('response', async (response) => {
     const url = new URL(response.url());
+    // The changes of 16.4.3: adding (its options) and removing a passkey.
+    if (/^\/webauthn\/(register\/options|credentials\/[^/]+\/remove)$/.test(url.pathname)) {
+      traffic.changeAnswers.push(response.allHeaders().then((headers) =>
+        ({ path: url.pathname, status: response.status(), secondFactor: headers['authd-second-factor'] })));
+      return;
+    }
     if (!/^\/(login|webauthn\/login)$/.test(url.pathname)) return;
     const headers = await response.allHeaders();
     traffic.loginAnswers.push({ path: url.pathname, status: response.status(), secondFactor: headers['authd-second-factor'] });
@@ -159,6 +175,8 @@ function recordTraffic(page) {
   });
   page.on('pageerror', (error) => traffic.cspViolations.push(`page error: ${error.message}`));
   traffic.mark = () => traffic.requests.length;
+  // The answers to the changes from the `from`-th on: { path, status, secondFactor }.
+  traffic.changes = (from) => Promise.all(traffic.changeAnswers.slice(from));
   traffic.since = (mark) => traffic.requests.slice(mark).map((r) => `${r.method} ${r.path}`);
   return traffic;
 }
@@ -291,10 +309,15 @@ async function main() {
       await page.locator('#add-form').waitFor({ state: 'visible' });
       await page.locator('#add-password').fill('not the password');
       const mark = traffic.mark();
+      const answers = traffic.changeAnswers.length;
       await page.locator('#add-submit').click();
       await waitForStatus(page, WRONG_PASSWORD_TEXT);
       assert.deepEqual(traffic.since(mark), ['POST /webauthn/register/options']);
+      const [refused] = await traffic.changes(answers);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.secondFactor, undefined, 'no Authd-Second-Factor: the account has no factor yet');
       assert.equal(await page.locator('#add-password').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#add-code-field').isVisible(), false, 'no code asked for');
       assert.deepEqual(await credentials(), [], 'the device was not asked');
     });
 
@@ -335,14 +358,32 @@ async function main() {
         'the list shows the device\'s credential id');
     });
 
-    await clause('Interface 16.2.1: excludeCredentials keeps the device from registering twice', async () => {
+    await clause('Interface 16.4.3, 16.2.1: with a passkey, adding one asks it first; excludeCredentials keeps the device from registering twice', async () => {
       await page.locator('#add-passkey').click();
       await page.locator('#add-password').fill(PASSWORD);
       const mark = traffic.mark();
+      const answers = traffic.changeAnswers.length;
+      const signCount = (await credentials())[0].signCount;
       await page.locator('#add-submit').click();
       await waitForStatus(page, /already holds a passkey for your account/i);
-      assert.deepEqual(traffic.since(mark), ['POST /webauthn/register/options']);
+      // The password alone: 403 naming the passkey; the page asks the device
+      // for an assertion and sends the same request again with it.
+      assert.deepEqual(traffic.since(mark),
+        ['POST /webauthn/register/options', 'POST /webauthn/login/options', 'POST /webauthn/register/options']);
+      const [first, second] = await traffic.changes(answers);
+      assert.equal(first.status, 403);
+      assert.equal(first.secondFactor, 'webauthn');
+      assert.equal(second.status, 200);
+      assert.deepEqual(JSON.parse(traffic.requests[mark].body), { password: PASSWORD });
+      const repeated = JSON.parse(traffic.requests[mark + 2].body);
+      assert.deepEqual(Object.keys(repeated).sort(), ['password', 'webauthn']);
+      assert.equal(repeated.password, PASSWORD);
+      assert.equal(repeated.webauthn.id, passkeyId, 'the passkey of the account confirmed it');
+      assert.equal(repeated.webauthn.type, 'public-key');
+      assert.match(repeated.webauthn.response.signature, /^[A-Za-z0-9_-]+$/, 'base64url');
       assert.equal((await credentials()).length, 1);
+      assert.ok((await credentials())[0].signCount > signCount, 'the device signed the second factor');
+      assert.equal(await page.locator('#add-code-field').isVisible(), false, 'no code asked for');
       await page.locator('#add-cancel').click();
       assert.equal(await page.locator('#add-form').isVisible(), false);
     });
@@ -395,7 +436,84 @@ async function main() {
       assert.equal(await page.locator('#second-factor-form').isVisible(), false);
     });
 
-    await clause('Interface 16.5.2: a passkey that is not there (404), and a duplicate (409), are explained', async () => {
+    await clause('Interface 16.4.3: with a passkey, a wrong password still gets the plain 403; the device is not asked', async () => {
+      const signCount = (await credentials())[0].signCount;
+      await page.locator('#add-passkey').click();
+      await page.locator('#add-form').waitFor({ state: 'visible' });
+      await page.locator('#add-name').fill(KEY_NAME);
+      await page.locator('#add-password').fill('not the password');
+      const mark = traffic.mark();
+      const answers = traffic.changeAnswers.length;
+      await page.locator('#add-submit').click();
+      await waitForStatus(page, WRONG_PASSWORD_TEXT);
+      assert.deepEqual(traffic.since(mark), ['POST /webauthn/register/options']);
+      const [refused] = await traffic.changes(answers);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.secondFactor, undefined, 'a wrong password\'s 403 names no factor');
+      assert.equal(await page.locator('#add-password').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#add-code-field').isVisible(), false, 'no code asked for');
+      assert.equal((await credentials())[0].signCount, signCount, 'the device was not asked');
+    });
+
+    let keyId = null;
+    await clause('Interface 16.4.3, 16.2: adding a second passkey (a security key) asks the first one as the second factor', async () => {
+      // The security key is plugged in once the laptop's passkey has
+      // confirmed the change: the second request, the one with "webauthn".
+      // Until then, it would answer the assertion request itself ("no
+      // passkey here") and end it.
+      let keyAuthenticator = null;
+      await page.route('**/webauthn/register/options', async (route) => {
+        const body = JSON.parse(route.request().postData());
+        if (body.webauthn !== undefined && keyAuthenticator === null) {
+          keyAuthenticator = (await cdp.send('WebAuthn.addVirtualAuthenticator', {
+            options: {
+              protocol: 'ctap2', transport: 'usb', hasResidentKey: true, hasUserVerification: true,
+              isUserVerified: true, automaticPresenceSimulation: true
+            }
+          })).authenticatorId;
+        }
+        return route.continue();
+      });
+      const signCount = (await credentials())[0].signCount;
+      await page.locator('#add-password').fill(PASSWORD);
+      const mark = traffic.mark();
+      const answers = traffic.changeAnswers.length;
+      await page.locator('#add-submit').click();
+      await waitForStatus(page, ADDED_TEXT);
+      await page.unrouteAll({ behavior: 'wait' });
+      assert.deepEqual(traffic.since(mark), [
+        'POST /webauthn/register/options', 'POST /webauthn/login/options', 'POST /webauthn/register/options',
+        'POST /webauthn/register', 'GET /webauthn/credentials'
+      ]);
+      const [first, second] = await traffic.changes(answers);
+      assert.equal(first.status, 403);
+      assert.equal(first.secondFactor, 'webauthn', 'Authd-Second-Factor names the passkey');
+      assert.equal(second.status, 200);
+      assert.deepEqual(JSON.parse(traffic.requests[mark].body), { password: PASSWORD });
+      const repeated = JSON.parse(traffic.requests[mark + 2].body);
+      assert.deepEqual(Object.keys(repeated).sort(), ['password', 'webauthn']);
+      assert.equal(repeated.webauthn.id, passkeyId, 'the laptop\'s passkey confirmed it');
+      assert.ok(repeated.webauthn.response.userHandle, 'the assertion names its user');
+      assert.ok((await credentials())[0].signCount > signCount, 'the laptop signed');
+      assert.equal(await page.locator('#recovery-codes').isVisible(), false, 'no recovery codes: not the first factor');
+      assert.equal(await page.locator('#add-form').isVisible(), false);
+      const registration = JSON.parse(traffic.requests[mark + 3].body);
+      assert.equal(registration.name, KEY_NAME);
+      const rows = await listed(page);
+      assert.deepEqual(rows.map((row) => row.name), [PASSKEY_NAME, KEY_NAME]);
+      keyId = rows[1].id;
+      assert.notEqual(keyId, passkeyId);
+      assert.ok(keyAuthenticator, 'the security key was plugged in');
+      const onKey = (await cdp.send('WebAuthn.getCredentials', { authenticatorId: keyAuthenticator })).credentials;
+      assert.deepEqual(onKey.map((held) => Buffer.from(held.credentialId, 'base64').toString('base64url')), [keyId],
+        'the new passkey is on the security key');
+      assert.equal((await credentials()).length, 1, 'the laptop holds its one passkey still');
+      await shot(page, 'passkeys-page-two.png');
+      // Unplugged: from now on the laptop alone answers.
+      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: keyAuthenticator });
+    });
+
+    await clause('Interface 16.5.2, 16.2: a passkey that is not there (404), a duplicate (409) and the 21st passkey (409) are explained', async () => {
       // Played by the browser: the real passkey stays until the next clause.
       await page.route('**/webauthn/credentials/*/remove', (route) =>
         route.fulfill({ status: 404, contentType: 'application/json', body: '{"code":404,"message":"Not Found"}' }));
@@ -420,6 +538,12 @@ async function main() {
       await page.locator('#add-submit').click();
       await waitForStatus(page, ALREADY_REGISTERED_TEXT);
       await page.unrouteAll({ behavior: 'wait' });
+      await page.route('**/webauthn/register/options', (route) =>
+        route.fulfill({ status: 409, contentType: 'application/json', body: '{"code":409,"message":"Conflict"}' }));
+      await page.locator('#add-password').fill(PASSWORD);
+      await page.locator('#add-submit').click();
+      await waitForStatus(page, TOO_MANY_PASSKEYS_TEXT);
+      await page.unrouteAll({ behavior: 'wait' });
       await page.locator('#add-cancel').click();
       // The stubbed registration made a second credential on the device
       // (for a user the server never had): remove it, keep the real one.
@@ -429,20 +553,46 @@ async function main() {
         }
       }
       assert.equal((await credentials()).length, 1);
-      assert.equal((await listed(page)).length, 1, 'the list is unchanged');
+      assert.equal((await listed(page)).length, 2, 'the list is unchanged');
     });
 
-    await clause('Interface 16.5.2: removes the passkey with the password', async () => {
-      await page.locator('#passkey-list > li .passkey-remove').first().click();
+    // Removes the passkey `id` through the form, with the password; the page
+    // gets the 403 that names "webauthn", and confirms with the laptop's
+    // passkey by itself.
+    async function removeWithPasskey(id, name) {
+      await page.locator(`#passkey-list > li[data-passkey-id="${id}"] .passkey-remove`).click();
       await page.locator('#remove-form').waitFor({ state: 'visible' });
-      assert.match(await page.locator('#remove-intro').textContent(), new RegExp(PASSKEY_NAME));
+      assert.match(await page.locator('#remove-intro').textContent(), new RegExp(name));
       await page.locator('#remove-password').fill(PASSWORD);
+      const signCount = (await credentials())[0].signCount;
       const mark = traffic.mark();
+      const answers = traffic.changeAnswers.length;
       await page.locator('#remove-submit').click();
       await waitForStatus(page, REMOVED_TEXT);
+      const route = `/webauthn/credentials/${encodeURIComponent(id)}/remove`;
       assert.deepEqual(traffic.since(mark),
-        [`POST /webauthn/credentials/${encodeURIComponent(passkeyId)}/remove`, 'GET /webauthn/credentials']);
+        [`POST ${route}`, 'POST /webauthn/login/options', `POST ${route}`, 'GET /webauthn/credentials']);
+      const [first, second] = await traffic.changes(answers);
+      assert.equal(first.status, 403);
+      assert.equal(first.secondFactor, 'webauthn', 'Authd-Second-Factor names the passkey');
+      assert.equal(second.status, 204);
       assert.deepEqual(JSON.parse(traffic.requests[mark].body), { password: PASSWORD });
+      const repeated = JSON.parse(traffic.requests[mark + 2].body);
+      assert.deepEqual(Object.keys(repeated).sort(), ['password', 'webauthn']);
+      assert.equal(repeated.password, PASSWORD);
+      assert.equal(repeated.webauthn.id, passkeyId, 'the laptop\'s passkey confirmed it');
+      assert.ok((await credentials())[0].signCount > signCount, 'the laptop signed');
+      assert.equal(await page.locator('#remove-form').isVisible(), false);
+      assert.equal(await page.locator('#remove-code-field').isVisible(), false, 'no code asked for');
+    }
+
+    await clause('Interface 16.5.2, 16.4.3: removes the security key\'s passkey, confirmed by the laptop\'s', async () => {
+      await removeWithPasskey(keyId, KEY_NAME);
+      assert.deepEqual((await listed(page)).map((row) => row.id), [passkeyId]);
+    });
+
+    await clause('Interface 16.5.2, 16.4.3: removes the last passkey with the password and the passkey itself', async () => {
+      await removeWithPasskey(passkeyId, PASSKEY_NAME);
       assert.deepEqual(await listed(page), []);
       assert.equal(await page.locator('#passkeys-empty').isVisible(), true);
       await shot(page, 'passkeys-page-removed.png');
@@ -504,6 +654,58 @@ async function main() {
       await waitForStatus(page, SIGNED_OUT_TEXT);
       await page.unrouteAll({ behavior: 'wait' });
       await page.setViewportSize({ width: 1024, height: 720 });
+    });
+
+    await clause('Interface 16.4.3: with a TOTP only, removing a passkey asks for the code (six digits "otp", else "recoveryCode")', async () => {
+      // Played by the browser: a session whose account has a TOTP (and, as
+      // a stub may, a passkey that would not make it list "webauthn").
+      const stubId = 'c3R1YnBhc3NrZXk';
+      let passkeys = [{ id: stubId, name: 'Old phone', createdAt: '2026-01-02T03:04:05Z', lastUsedAt: null, backedUp: false }];
+      const sent = [];
+      await page.route('**/login', (route) => route.fulfill({ status: 200, headers: { Authorization: 'Bearer authd_stubbed' },
+        contentType: 'application/json', body: JSON.stringify({ id: 'stub', email: EMAIL }) }));
+      await page.route('**/webauthn/credentials', (route) =>
+        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ passkeys }) }));
+      await page.route('**/webauthn/credentials/*/remove', (route) => {
+        assert.equal(route.request().headers().authorization, 'Bearer authd_stubbed');
+        const body = JSON.parse(route.request().postData());
+        sent.push(body);
+        if (body.recoveryCode === RECOVERY_CODE) {
+          passkeys = [];
+          return route.fulfill({ status: 204 });
+        }
+        return route.fulfill({ status: 403, headers: { 'Authd-Second-Factor': 'totp' },
+          contentType: 'application/json', body: '{"code":403,"message":"Forbidden"}' });
+      });
+      await page.route('**/logout', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{}' }));
+      await signInWithPassword(page);
+      const mark = traffic.mark();
+      await page.locator('#passkey-list > li .passkey-remove').first().click();
+      await page.locator('#remove-password').fill(PASSWORD);
+      await page.locator('#remove-submit').click();
+      await waitForStatus(page, NEEDS_CODE_TEXT);
+      await page.locator('#remove-code-field').waitFor({ state: 'visible' });
+      assert.match(await page.locator('#remove-code-label').textContent(), /authenticator app.*recovery code/i);
+      assert.equal(await page.locator('#remove-code').getAttribute('autocomplete'), 'one-time-code');
+      assert.equal(await page.locator('#remove-form').isVisible(), true);
+      await shot(page, 'passkeys-page-remove-code.png');
+      await page.locator('#remove-code').fill('123456');
+      await page.locator('#remove-submit').click();
+      await waitForStatus(page, CODE_REFUSED_TEXT);
+      assert.equal(await page.locator('#remove-code').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#remove-code').inputValue(), '', 'the refused code is cleared');
+      await page.locator('#remove-code').fill(RECOVERY_CODE);
+      await page.locator('#remove-submit').click();
+      await waitForStatus(page, REMOVED_TEXT);
+      assert.deepEqual(sent, [
+        { password: PASSWORD }, { password: PASSWORD, otp: '123456' }, { password: PASSWORD, recoveryCode: RECOVERY_CODE }
+      ]);
+      assert.ok(!traffic.since(mark).includes('POST /webauthn/login/options'), 'no passkey asked for');
+      assert.equal(await page.locator('#remove-form').isVisible(), false);
+      assert.equal(await page.locator('#passkeys-empty').isVisible(), true);
+      await page.locator('#sign-out').click();
+      await waitForStatus(page, SIGNED_OUT_TEXT);
+      await page.unrouteAll({ behavior: 'wait' });
     });
 
     await clause('Interface 16.3.1: 429 with Retry-After and 503 each have their message', async () => {

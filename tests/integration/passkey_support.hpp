@@ -37,12 +37,28 @@ inline HttpResponse bearer_post(const AuthdProcess& authd, const std::string& to
   return post_json(authd.port(), route, body.dump(), {{"Authorization", "Bearer " + token}});
 }
 
-// POST /webauthn/register/options with the password, checked 200: the
-// creation options (the "publicKey" object).
+// POST /webauthn/login/options, checked 200: the request options.
+inline nlohmann::json request_options(const AuthdProcess& authd) {
+  HttpResponse res = post_json(authd.port(), "/webauthn/login/options", "");
+  EXPECT_EQ(res.status, 200) << res.body;
+  return res.status == 200 ? res.json()["publicKey"] : nlohmann::json::object();
+}
+
+// {"password"}, and, with `proof` (a device holding one of the account's
+// passkeys), that passkey's assertion as the second factor (16.4.3).
+inline nlohmann::json password_and_factor(const AuthdProcess& authd, SoftAuthenticator* proof,
+                                          const std::string& password = kPassword) {
+  nlohmann::json body = {{"password", password}};
+  if (proof != nullptr) body["webauthn"] = proof->get(request_options(authd), kOrigin);
+  return body;
+}
+
+// POST /webauthn/register/options, checked 200: the creation options (the
+// "publicKey" object).
 inline nlohmann::json creation_options(const AuthdProcess& authd, const std::string& token,
-                                       const std::string& password = kPassword) {
+                                       SoftAuthenticator* proof = nullptr) {
   HttpResponse res =
-      bearer_post(authd, token, "/webauthn/register/options", {{"password", password}});
+      bearer_post(authd, token, "/webauthn/register/options", password_and_factor(authd, proof));
   EXPECT_EQ(res.status, 200) << res.body;
   return res.status == 200 ? res.json()["publicKey"] : nlohmann::json::object();
 }
@@ -50,16 +66,10 @@ inline nlohmann::json creation_options(const AuthdProcess& authd, const std::str
 // Options, a response from `device` (bent by `tamper`), POST /webauthn/register.
 inline HttpResponse register_with(const AuthdProcess& authd, const std::string& token,
                                   SoftAuthenticator& device, const Tamper& tamper = {},
-                                  nlohmann::json extra = nlohmann::json::object()) {
-  extra["credential"] = device.create(creation_options(authd, token), kOrigin, tamper);
+                                  nlohmann::json extra = nlohmann::json::object(),
+                                  SoftAuthenticator* proof = nullptr) {
+  extra["credential"] = device.create(creation_options(authd, token, proof), kOrigin, tamper);
   return bearer_post(authd, token, "/webauthn/register", extra);
-}
-
-// POST /webauthn/login/options, checked 200: the request options.
-inline nlohmann::json request_options(const AuthdProcess& authd) {
-  HttpResponse res = post_json(authd.port(), "/webauthn/login/options", "");
-  EXPECT_EQ(res.status, 200) << res.body;
-  return res.status == 200 ? res.json()["publicKey"] : nlohmann::json::object();
 }
 
 // A sign-in with `device` (bent by `tamper`): POST /webauthn/login.

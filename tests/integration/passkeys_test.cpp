@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "admin_support.hpp"
+#include "mfa_support.hpp"
 #include "passkey_support.hpp"
 
 namespace authd::test {
@@ -66,12 +67,12 @@ TEST(Passkeys, Interface_16_2_2_RegistrationAddsAPasskeyWithRecoveryCodesForTheF
   EXPECT_EQ(body["passkey"]["backedUp"], false);
   ASSERT_EQ(body["recoveryCodes"].size(), 10u) << body;
 
-  HttpResponse second = register_with(authd, token, key);
+  HttpResponse second = register_with(authd, token, key, {}, {}, &phone);  // 16.4.3
   ASSERT_EQ(second.status, 201) << second.body;
   EXPECT_FALSE(second.json().contains("recoveryCodes")) << second.body;
   EXPECT_EQ(second.json()["passkey"]["name"], "Passkey");
 
-  nlohmann::json options = creation_options(authd, token);
+  nlohmann::json options = creation_options(authd, token, &phone);
   ASSERT_EQ(options["excludeCredentials"].size(), 2u);
   EXPECT_EQ(options["excludeCredentials"][0]["id"], phone.last_credential_id());
   HttpResponse list = get_with_token(authd.port(), "/webauthn/credentials", token);
@@ -84,7 +85,7 @@ TEST(Passkeys, Interface_16_2_2_RegistrationAddsAPasskeyWithRecoveryCodesForTheF
   EXPECT_EQ(enabled[1]["detail"],
             (nlohmann::json{{"factor", "webauthn"}, {"passkeyId", phone.last_credential_id()}}));
   SoftAuthenticator unnamed;
-  EXPECT_EQ(register_with(authd, token, unnamed, {}, {{"name", ""}}).status, 400);
+  EXPECT_EQ(register_with(authd, token, unnamed, {}, {{"name", ""}}, &phone).status, 400);
   // 14.3.1: the owner is told, once per passkey, in the passkey's words.
   std::vector<std::string> mails = authd.wait_for_mails(2);
   ASSERT_EQ(mails.size(), 2u);
@@ -152,7 +153,7 @@ TEST(Passkeys, Interface_16_6_2_AChallengeIsUsedOnceForItsAccountAndPurpose) {
   EXPECT_EQ(again.json().value("detail", ""), "credential: failed the challenge check");
 
   SoftAuthenticator other;
-  nlohmann::json for_alice = other.create(creation_options(authd, token), kOrigin);
+  nlohmann::json for_alice = other.create(creation_options(authd, token, &device), kOrigin);
   HttpResponse by_bob = bearer_post(authd, bobs, "/webauthn/register", {{"credential", for_alice}});
   EXPECT_EQ(by_bob.json().value("detail", ""), "credential: failed the challenge check")
       << by_bob.body;
@@ -162,7 +163,7 @@ TEST(Passkeys, Interface_16_6_2_AChallengeIsUsedOnceForItsAccountAndPurpose) {
 
   SoftAuthenticator third;
   nlohmann::json sign_in_challenge = request_options(authd);
-  nlohmann::json as_creation = creation_options(authd, token);
+  nlohmann::json as_creation = creation_options(authd, token, &device);
   as_creation["challenge"] = sign_in_challenge["challenge"];
   HttpResponse wrong_purpose = bearer_post(authd, token, "/webauthn/register",
                                            {{"credential", third.create(as_creation, kOrigin)}});
@@ -190,7 +191,7 @@ TEST(Passkeys, Interface_16_2_2_ACredentialIdRegisteredAlreadyIs409) {
   EXPECT_EQ(register_with(authd, bobs, second, {.new_credential_id = id}).status, 409);
   // The browser would refuse (excludeCredentials); a client that does not is refused by authd.
   SoftAuthenticator third;
-  nlohmann::json options = creation_options(authd, token);
+  nlohmann::json options = creation_options(authd, token, &first);
   options["excludeCredentials"] = nlohmann::json::array();
   nlohmann::json again = {
       {"credential", third.create(options, kOrigin, {.new_credential_id = id})}};
@@ -226,7 +227,7 @@ TEST(Passkeys, Interface_16_3_APasskeySignsInWithoutEmailOrPassword) {
   EXPECT_EQ(succeeded[0]["detail"]["passkeyId"], device.last_credential_id());
   // Ed25519 passkeys and authenticators without a counter sign in too.
   SoftAuthenticator no_counter(-8, false);
-  ASSERT_EQ(register_with(authd, token, no_counter).status, 201);
+  ASSERT_EQ(register_with(authd, token, no_counter, {}, {}, &device).status, 201);
   EXPECT_EQ(sign_in_with(authd, no_counter).status, 200);
   EXPECT_EQ(sign_in_with(authd, no_counter).status, 200);
 }
@@ -385,9 +386,15 @@ TEST(Passkeys, Interface_16_5_ListingAndRemovingOnesPasskeys) {
 
   EXPECT_EQ(get_with_token(authd.port(), "/webauthn/credentials", "authd_nonsense").status, 401);
   EXPECT_EQ(bearer_post(authd, token, his, {{"password", kPassword}}).status, 404);
-  EXPECT_EQ(bearer_post(authd, token, mine, {{"password", "wrong one"}}).status, 403);
+  HttpResponse wrong = bearer_post(authd, token, mine, {{"password", "wrong one"}});
+  EXPECT_EQ(wrong.status, 403);
+  EXPECT_EQ(wrong.header_count("authd-second-factor"), 0u);
   EXPECT_EQ(bearer_post(authd, token, mine, nlohmann::json::object()).status, 400);
-  HttpResponse removed = bearer_post(authd, token, mine, {{"password", kPassword}});
+  // 16.4.3: the account's second factor too.
+  HttpResponse no_factor = bearer_post(authd, token, mine, {{"password", kPassword}});
+  EXPECT_EQ(no_factor.status, 403);
+  EXPECT_EQ(no_factor.header("authd-second-factor"), "webauthn");
+  HttpResponse removed = bearer_post(authd, token, mine, password_and_factor(authd, &device));
   EXPECT_EQ(removed.status, 204) << removed.body;
   EXPECT_EQ(bearer_post(authd, token, mine, {{"password", kPassword}}).status, 404);
   EXPECT_EQ(get_with_token(authd.port(), "/webauthn/credentials", token).json()["passkeys"].size(),
@@ -406,6 +413,51 @@ TEST(Passkeys, Interface_16_5_ListingAndRemovingOnesPasskeys) {
   for (const std::string& mail : mails)
     told = told || mail.find("A passkey was removed") != std::string::npos;
   EXPECT_TRUE(told);
+}
+
+// 16.4.3: with a second factor on the account, a stolen token and the
+// password cannot add a passkey (nor remove one) without that factor; a
+// TOTP code serves as well as a passkey. 16.2.1: at most 20 passkeys.
+TEST(Passkeys, Interface_16_4_3_ChangingPasskeysNeedsTheAccountsSecondFactor) {
+  AuthdProcess authd(passkey_args());
+  Enrolled enrolled = enrolled_account(authd);  // a confirmed TOTP
+  const std::string& token = enrolled.token;
+  HttpResponse without =
+      bearer_post(authd, token, "/webauthn/register/options", {{"password", kPassword}});
+  EXPECT_EQ(without.status, 403);
+  EXPECT_EQ(without.header("authd-second-factor"), "totp");
+  HttpResponse wrong_password =
+      bearer_post(authd, token, "/webauthn/register/options", {{"password", "wrong one"}});
+  EXPECT_EQ(wrong_password.status, 403);
+  EXPECT_EQ(wrong_password.header_count("authd-second-factor"), 0u);
+  HttpResponse with_code =
+      bearer_post(authd, token, "/webauthn/register/options",
+                  {{"password", kPassword}, {"otp", code_in_steps(enrolled.secret, 0)}});
+  ASSERT_EQ(with_code.status, 200) << with_code.body;
+  SoftAuthenticator device;
+  nlohmann::json made = {{"credential", device.create(with_code.json()["publicKey"], kOrigin)}};
+  HttpResponse registered = bearer_post(authd, token, "/webauthn/register", made);
+  ASSERT_EQ(registered.status, 201) << registered.body;
+  EXPECT_FALSE(registered.json().contains("recoveryCodes"));  // the TOTP's stay
+  HttpResponse both =
+      bearer_post(authd, token, "/webauthn/register/options", {{"password", kPassword}});
+  EXPECT_EQ(both.header("authd-second-factor"), "totp, webauthn");
+  EXPECT_EQ(password_login(authd, nlohmann::json::object()).header("authd-second-factor"),
+            "totp, webauthn");
+  // A recovery code serves too, once.
+  nlohmann::json by_code = {{"password", kPassword}, {"recoveryCode", enrolled.recovery_codes[0]}};
+  EXPECT_EQ(bearer_post(authd, token, "/webauthn/register/options", by_code).status, 200);
+  EXPECT_EQ(bearer_post(authd, token, "/webauthn/register/options", by_code).status, 403);
+
+  for (int i = 1; i < 20; ++i) {
+    SoftAuthenticator another;
+    ASSERT_EQ(register_with(authd, token, another, {}, {}, &device).status, 201) << i;
+  }
+  HttpResponse full =
+      bearer_post(authd, token, "/webauthn/register/options", password_and_factor(authd, &device));
+  EXPECT_EQ(full.status, 409);
+  EXPECT_EQ(get_with_token(authd.port(), "/webauthn/credentials", token).json()["passkeys"].size(),
+            20u);
 }
 
 // 16.6.3 and 12.4: the admin view lists passkeys in "mfa"; an operator's
