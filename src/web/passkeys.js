@@ -712,7 +712,7 @@
     factor.label.textContent = totp ? 'Code from your authenticator app, or a recovery code' : 'Recovery code';
     factor.input.setAttribute('inputmode', totp ? 'numeric' : 'text');
     let hint = totp ? 'Six digits from your authenticator app, or one of your recovery codes.'
-      : 'One of the recovery codes you saved with your first passkey.';
+      : 'One of the recovery codes you saved when you set up your second factor.';
     if (passkey) hint += ' Leave it empty to use your passkey.';
     factor.hint.textContent = hint;
     factor.field.hidden = false;
@@ -763,8 +763,8 @@
       factor.factors = factors;
       showChangeCode(factor);
       if (extra === null) {
-        // A TOTP only: the code field says what to do.
-        say('error', MESSAGES.changeNeedsCode, true);
+        // A TOTP only: not a mistake, the next step.
+        say('info', MESSAGES.changeNeedsCode);
         factor.input.focus();
       } else if (extra.webauthn !== undefined) {
         say('error', MESSAGES.changePasskeyRefused + ' ' + codeKinds(factor) + '.', true);

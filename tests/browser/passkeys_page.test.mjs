@@ -656,11 +656,12 @@ async function main() {
       await page.setViewportSize({ width: 1024, height: 720 });
     });
 
-    await clause('Interface 16.4.3: with a TOTP only, removing a passkey asks for the code (six digits "otp", else "recoveryCode")', async () => {
-      // Played by the browser: a session whose account has a TOTP (and, as
-      // a stub may, a passkey that would not make it list "webauthn").
-      const stubId = 'c3R1YnBhc3NrZXk';
-      let passkeys = [{ id: stubId, name: 'Old phone', createdAt: '2026-01-02T03:04:05Z', lastUsedAt: null, backedUp: false }];
+    await clause('Interface 16.4.3: a code field when the header lists a TOTP only, or the passkey is not accepted (six digits "otp", else "recoveryCode")', async () => {
+      // Played by the browser: a session whose account has a TOTP, and
+      // passkeys that the header names or not as each step needs.
+      const stubPasskey = (id, name) => ({ id, name, createdAt: '2026-01-02T03:04:05Z', lastUsedAt: null, backedUp: false });
+      let passkeys = [stubPasskey('c3R1YnBhc3NrZXk', 'Old phone'), stubPasskey('c3R1YmtleQ', 'Old key')];
+      let factors = 'totp';
       const sent = [];
       await page.route('**/login', (route) => route.fulfill({ status: 200, headers: { Authorization: 'Bearer authd_stubbed' },
         contentType: 'application/json', body: JSON.stringify({ id: 'stub', email: EMAIL }) }));
@@ -670,11 +671,11 @@ async function main() {
         assert.equal(route.request().headers().authorization, 'Bearer authd_stubbed');
         const body = JSON.parse(route.request().postData());
         sent.push(body);
-        if (body.recoveryCode === RECOVERY_CODE) {
-          passkeys = [];
+        if (body.recoveryCode === RECOVERY_CODE || body.otp === '654321') {
+          passkeys = passkeys.slice(1);
           return route.fulfill({ status: 204 });
         }
-        return route.fulfill({ status: 403, headers: { 'Authd-Second-Factor': 'totp' },
+        return route.fulfill({ status: 403, headers: { 'Authd-Second-Factor': factors },
           contentType: 'application/json', body: '{"code":403,"message":"Forbidden"}' });
       });
       await page.route('**/logout', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{}' }));
@@ -702,6 +703,30 @@ async function main() {
       ]);
       assert.ok(!traffic.since(mark).includes('POST /webauthn/login/options'), 'no passkey asked for');
       assert.equal(await page.locator('#remove-form').isVisible(), false);
+      assert.deepEqual((await listed(page)).map((row) => row.name), ['Old key']);
+
+      // "totp, webauthn": the page asks the device, which offers the
+      // laptop's passkey (removed from the account by now): the stub does
+      // not accept it; the refusal is said, and the code field shown.
+      factors = 'totp, webauthn';
+      sent.length = 0;
+      await page.locator('#passkey-list > li .passkey-remove').first().click();
+      await page.locator('#remove-password').fill(PASSWORD);
+      const asked = traffic.mark();
+      await page.locator('#remove-submit').click();
+      await waitForStatus(page, /passkey was not accepted.*code from your authenticator app or a recovery code/i);
+      const route = 'POST /webauthn/credentials/c3R1YmtleQ/remove';
+      assert.deepEqual(traffic.since(asked), [route, 'POST /webauthn/login/options', route]);
+      await page.locator('#remove-code-field').waitFor({ state: 'visible' });
+      assert.match(await page.locator('#remove-code-hint').textContent(), /leave it empty to use your passkey/i);
+      await page.locator('#remove-code').fill('654321');
+      await page.locator('#remove-submit').click();
+      await waitForStatus(page, REMOVED_TEXT);
+      assert.equal(sent.length, 3);
+      assert.deepEqual(sent[0], { password: PASSWORD });
+      assert.deepEqual(Object.keys(sent[1]).sort(), ['password', 'webauthn']);
+      assert.equal(sent[1].webauthn.id, passkeyId);
+      assert.deepEqual(sent[2], { password: PASSWORD, otp: '654321' }, 'the code alone: no assertion sent again');
       assert.equal(await page.locator('#passkeys-empty').isVisible(), true);
       await page.locator('#sign-out').click();
       await waitForStatus(page, SIGNED_OUT_TEXT);
