@@ -74,39 +74,40 @@ ApiResponse options_response(const PasskeyOutcome& outcome) {
   return json_response(200, dump_json({{"publicKey", outcome.options}}));
 }
 
-// {"password"} and the second factor's members (16.4.3), and the caller's
-// credentials: an answer when either cannot be used.
-std::optional<ApiResponse> read_password_request(ApiRequest& request,
-                                                 std::optional<std::string>& password,
-                                                 SecondFactorInput& second,
-                                                 BearerCredentials& credentials) {
+// What a route proved by the password reads (16.4.3): {"password"}, the
+// second factor's members, the caller's credentials; wiped when done.
+struct PasswordRequest {
+  std::optional<std::string> password;
+  SecondFactorInput second;
+  BearerCredentials credentials;
+  WipeOnExit wipe_password{password};
+  WipeOnExit wipe_otp{second.otp};
+  WipeOnExit wipe_recovery{second.recovery_code};
+  WipeOnExit wipe_token{credentials.token};
+};
+
+// Fills `read`; an answer when the body or the credentials cannot be used.
+std::optional<ApiResponse> read_password_request(ApiRequest& request, PasswordRequest& read) {
   std::string problem;
   auto body = parse_json_object(request.body, problem);
   if (!body) return bad_request(problem);
-  password = take_string(*body, "password", problem);
-  take_second_factor(*body, second, problem);
-  if (!password || !problem.empty()) return bad_request(problem);
-  if (!is_valid_login_password(*password))
+  read.password = take_string(*body, "password", problem);
+  take_second_factor(*body, read.second, problem);
+  if (!read.password || !problem.empty()) return bad_request(problem);
+  if (!is_valid_login_password(*read.password))
     return bad_request("password: must be 1 to 255 characters");
-  return read_credentials(request, credentials);
+  return read_credentials(request, read.credentials);
 }
 
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_webauthn_register_options(ApiContext& ctx,
                                                                      ApiRequest& request) {
-  std::optional<std::string> password;
-  WipeOnExit wipe_password(password);
-  SecondFactorInput second;
-  WipeOnExit wipe_otp(second.otp);
-  WipeOnExit wipe_recovery(second.recovery_code);
-  BearerCredentials credentials;
-  WipeOnExit wipe_token(credentials.token);
-  if (auto refused = read_password_request(request, password, second, credentials))
-    co_return *refused;
+  PasswordRequest read;
+  if (auto refused = read_password_request(request, read)) co_return *refused;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
-  PasskeyOutcome outcome =
-      co_await passkey_registration_options(ctx.auth, credentials.token, *password, second, source);
+  PasskeyOutcome outcome = co_await passkey_registration_options(
+      ctx.auth, read.credentials.token, *read.password, read.second, source);
   if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
   co_return options_response(outcome);
 }
@@ -177,19 +178,12 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_list(ApiContext& ctx, ApiReq
 }
 
 boost::asio::awaitable<ApiResponse> handle_webauthn_remove(ApiContext& ctx, ApiRequest& request) {
-  std::optional<std::string> password;
-  WipeOnExit wipe_password(password);
-  SecondFactorInput second;
-  WipeOnExit wipe_otp(second.otp);
-  WipeOnExit wipe_recovery(second.recovery_code);
-  BearerCredentials credentials;
-  WipeOnExit wipe_token(credentials.token);
-  if (auto refused = read_password_request(request, password, second, credentials))
-    co_return *refused;
+  PasswordRequest read;
+  if (auto refused = read_password_request(request, read)) co_return *refused;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   const std::string passkey_id(request.path_parameter);
-  PasskeyOutcome outcome =
-      co_await remove_passkey(ctx.auth, credentials.token, passkey_id, *password, second, source);
+  PasskeyOutcome outcome = co_await remove_passkey(ctx.auth, read.credentials.token, passkey_id,
+                                                   *read.password, read.second, source);
   if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
   co_return no_content();
 }

@@ -38,7 +38,7 @@ void spend_passkey_challenge(Transaction& tx,
 
 // How long a challenge may be answered (interface.md 16.6.2), also the
 // options' timeout.
-inline constexpr Millis kPasskeyChallengeLifetime = 5 * 60 * 1000;
+inline constexpr Millis kPasskeyChallengeLifetime = Millis{5} * 60 * 1000;
 
 // A new challenge of 32 random bytes, stored as its digest for `purpose`
 // (registration for `user_id`; "" for a sign-in) until the lifetime ends.

@@ -208,9 +208,11 @@ boost::asio::awaitable<PasskeyOutcome> register_passkey(
     outcome.kind = PasskeyOutcome::Kind::unavailable;
     co_return outcome;
   }
-  if (outcome.kind == PasskeyOutcome::Kind::ok && first_factor)
+  if (outcome.kind == PasskeyOutcome::Kind::ok && first_factor) {
     outcome.recovery_codes = std::move(codes);
-  for (std::string& code : codes) wipe(code);
+  } else {
+    for (std::string& code : codes) wipe(code);  // never shown: not kept either
+  }
   co_return outcome;
 }
 

@@ -34,8 +34,8 @@ TEST(WebauthnConfig, Interface_16_1_1_TheDefaultsComeFromThePublicUrl) {
 }
 
 TEST(WebauthnConfig, Interface_16_1_2_APublicUrlWithoutAUsableDomainLeavesPasskeysOff) {
-  for (const char* url : {"http://127.0.0.1:8080", "https://[::1]:8443", "http://authd.test",
-                          "https://192.0.2.7"}) {
+  for (const char* url :
+       {"http://127.0.0.1:8080", "https://[::1]:8443", "http://authd.test", "https://192.0.2.7"}) {
     Config::RelyingParty party = party_of(url);
     EXPECT_TRUE(party.id.empty()) << url;
     EXPECT_TRUE(party.problem_option.empty()) << url;  // not an error: the start goes on
@@ -43,8 +43,8 @@ TEST(WebauthnConfig, Interface_16_1_2_APublicUrlWithoutAUsableDomainLeavesPasske
 }
 
 TEST(WebauthnConfig, Interface_16_1_1_GivenOptionsAreCheckedAndRefused) {
-  Config::RelyingParty party =
-      party_of("http://127.0.0.1:8080", "example.com", "https://example.com, https://app.example.com");
+  Config::RelyingParty party = party_of("http://127.0.0.1:8080", "example.com",
+                                        "https://example.com, https://app.example.com");
   EXPECT_EQ(party.id, "example.com");
   EXPECT_EQ(party.origins,
             (std::vector<std::string>{"https://example.com", "https://app.example.com"}));

@@ -63,6 +63,7 @@ std::vector<PasskeyRecord> Passkeys::of_user(std::string_view user_id) {
                         " FROM passkeys WHERE user_id = $1 ORDER BY created_at, id COLLATE \"C\"",
                         params);
   std::vector<PasskeyRecord> passkeys;
+  passkeys.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) passkeys.push_back(read_passkey(Row(rows, i)));
   return passkeys;
 }
