@@ -1,7 +1,5 @@
 #include "auth/passkey_factor.hpp"
 
-#include <array>
-
 #include <sodium.h>
 
 #include "crypto/random.hpp"

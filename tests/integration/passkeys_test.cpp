@@ -232,6 +232,24 @@ TEST(Passkeys, Interface_16_3_APasskeySignsInWithoutEmailOrPassword) {
   EXPECT_EQ(sign_in_with(authd, no_counter).status, 200);
 }
 
+// 16.3.2 and 13.5: with cookie sessions on, a passkey sign-in sets the
+// cookie as /login does, and the cookie then serves the bearer routes.
+TEST(Passkeys, Interface_16_3_2_APasskeySignInSetsTheSessionCookie) {
+  AuthdProcess authd(passkey_args({"--session-cookie", "authd_session"}));
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  SoftAuthenticator device;
+  ASSERT_EQ(register_with(authd, token, device).status, 201);
+  HttpResponse res = sign_in_with(authd, device);
+  ASSERT_EQ(res.status, 200) << res.body;
+  std::string cookie = res.header("set-cookie");
+  ASSERT_EQ(cookie.rfind("authd_session=" + token_of(res) + ";", 0), 0u) << cookie;
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
+  HttpResponse me =
+      send_request(authd.port(), "GET", "/me", {{"Cookie", "authd_session=" + token_of(res)}});
+  EXPECT_EQ(me.status, 200) << me.body;
+}
+
 // 16.7.2: each sign-in check, failed alone, is a plain 401 whose event
 // names the check.
 TEST(Passkeys, Interface_16_7_2_EachFailedSignInCheckIs401AndItsEventNamesIt) {
