@@ -466,6 +466,51 @@ TEST_F(PostgresStoreTest, LockWaitPastTheDeadlineIsUnavailableThenTheStoreRecove
   EXPECT_TRUE(found.has_value());
 }
 
+// A read runs each statement on its own, without BEGIN READ ONLY around
+// them (one round trip instead of three): the session is read-only by
+// default, so a read still cannot write, and nothing is left behind.
+TEST_F(PostgresStoreTest, Interface_8_3_AReadCannotWriteThoughItRunsWithoutABegin) {
+  EXPECT_NE(a_->run(Store::Mode::read,
+                    [](Transaction& tx) { tx.throttle().insert_event("read:writes", 1'000); }),
+            StoreStatus::ok);
+  std::vector<Millis> times{1};
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) { times = tx.throttle().event_times("read:writes", 0, 10); }),
+            StoreStatus::ok);
+  EXPECT_TRUE(times.empty());
+}
+
+// A write's BEGIN and a statement's first PREPARE travel with the
+// statement, in one round trip. When that statement fails, the failure is
+// its own, the transaction is rolled back, and the connection (the only
+// one) serves the next transactions, with the statement prepared once.
+TEST_F(PostgresStoreTest, Interface_8_3_AStatementFailingInItsFirstRoundTripLeavesTheConnectionUsable) {
+  UserRecord u = add_user("pipeline@example.com");
+  postgres::PostgresStore one(url_, 1, 5s);
+  Millis expires = now_millis() + 60'000;
+  // No such user: the foreign key refuses the session.
+  EXPECT_EQ(one.run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.sessions().insert({sha256("orphan"), "no-such-user", 1'000, expires});
+                    }),
+            StoreStatus::failed);
+  EXPECT_EQ(one.run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.sessions().insert({sha256("kept"), u.id, 1'000, expires});
+                    }),
+            StoreStatus::ok);
+  bool orphan = true;
+  bool kept = false;
+  ASSERT_EQ(one.run(Store::Mode::read,
+                    [&](Transaction& tx) {
+                      orphan = tx.sessions().user_of(sha256("orphan")).has_value();
+                      kept = tx.sessions().user_of(sha256("kept")).has_value();
+                    }),
+            StoreStatus::ok);
+  EXPECT_FALSE(orphan);
+  EXPECT_TRUE(kept);
+}
+
 // Two writers that lock a user's row and its reset token (a reset using
 // the token, a worker minting a new one) interleaved the worst way: the
 // reset has read the token when the mint locks the user. Both commit: the

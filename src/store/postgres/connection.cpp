@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 #include "core/log.hpp"
 #include "store/store.hpp"
@@ -36,7 +37,10 @@ std::string server_limits(std::chrono::milliseconds timeout) {
   return "-c statement_timeout=" + ms(timeout) + " -c lock_timeout=" + ms(timeout * 9 / 10) +
          " -c idle_in_transaction_session_timeout=" + ms(timeout) +
          // Result::digest reads BYTEA in the hex format, whatever the server's default.
-         " -c bytea_output=hex";
+         " -c bytea_output=hex"
+         // Reads run without BEGIN READ ONLY (postgres_store.cpp); writes
+         // begin READ WRITE.
+         " -c default_transaction_read_only=on";
 }
 
 // The server's notices ("relation already exists, skipping") go to the log
@@ -177,6 +181,9 @@ Connection::Connection(const std::string& url, std::chrono::milliseconds timeout
     }
     if (PQsetnonblocking(conn_, 1) != 0) lost("connect");
     PQsetNoticeReceiver(conn_, log_notice, nullptr);
+    // Every statement in pipeline mode: what needs no answer of its own
+    // (BEGIN) travels with the next statement (send_ahead).
+    if (PQenterPipelineMode(conn_) != 1) lost("connect");
   } catch (...) {
     PQfinish(conn_);  // no destructor runs for a half-built object
     throw;
@@ -206,41 +213,31 @@ void Connection::wait_socket(short events, std::string_view what) {
   }
 }
 
-Result Connection::await_result(std::string_view what) {
+void Connection::flush(std::string_view what) {
   for (;;) {  // send what libpq has buffered
     int flushed = PQflush(conn_);
-    if (flushed == 0) break;
+    if (flushed == 0) return;
     if (flushed < 0) lost(what);
     wait_socket(POLLIN | POLLOUT, what);
     if (!PQconsumeInput(conn_)) lost(what);
   }
-  // Read every result of the command; keep the first error, else the last.
-  // Owned by a Result at once, so that a throw while waiting frees it.
-  Result owner(nullptr);
-  PGresult* kept = nullptr;
-  for (;;) {
-    while (PQisBusy(conn_)) {
-      wait_socket(POLLIN, what);
-      if (!PQconsumeInput(conn_)) lost(what);
-    }
-    PGresult* next = PQgetResult(conn_);
-    if (!next) break;
-    if (kept && PQresultStatus(kept) == PGRES_FATAL_ERROR) {
-      PQclear(next);
-    } else {
-      owner = Result(next);
-      kept = next;
-    }
-  }
-  if (!kept) lost(what);
-  if (PQresultStatus(kept) != PGRES_FATAL_ERROR) return owner;
+}
 
+pg_result* Connection::next_result(std::string_view what) {
+  while (PQisBusy(conn_)) {
+    wait_socket(POLLIN, what);
+    if (!PQconsumeInput(conn_)) lost(what);
+  }
+  return PQgetResult(conn_);
+}
+
+void Connection::fail(const pg_result* result, std::string_view what) {
   // Only the SQLSTATE and the primary message: the detail may quote the
   // row's values (an e-mail), which must not reach a log.
-  const char* state = PQresultErrorField(kept, PG_DIAG_SQLSTATE);
+  const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
   std::string message = std::string(what) + ": " +
-                        trimmed(PQresultErrorField(kept, PG_DIAG_MESSAGE_PRIMARY)) + " (SQLSTATE " +
-                        (state ? state : "none") + ")";
+                        trimmed(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY)) +
+                        " (SQLSTATE " + (state ? state : "none") + ")";
   if (!state || PQstatus(conn_) == CONNECTION_BAD || std::string_view(state).starts_with("08") ||
       std::string_view(state).starts_with("57P"))
     broken_ = true;
@@ -249,24 +246,116 @@ Result Connection::await_result(std::string_view what) {
   throw StoreError(message);
 }
 
+// In pipeline mode each command's results end with a null; the Sync's
+// own result closes the pipeline. After a failure the server skips the
+// commands that follow it up to the Sync (PGRES_PIPELINE_ABORTED), so the
+// first failure is the one reported.
+Result Connection::finish_pipeline(std::string_view what) {
+  const int commands = std::exchange(sent_, 0);
+  const int preparing = std::exchange(preparing_command_, -1);
+  if (PQpipelineSync(conn_) != 1) lost(what);
+  flush(what);
+  Result last(nullptr);
+  Result failure(nullptr);
+  int command = 0;  // whose results are being read
+  for (;;) {
+    pg_result* next = next_result(what);
+    if (next == nullptr) {
+      // A command is done. More nulls than commands means the connection
+      // broke under libpq (it gives no Sync then): never wait forever.
+      if (++command > commands) lost(what);
+      continue;
+    }
+    Result owned(next);
+    ExecStatusType status = PQresultStatus(next);
+    if (status == PGRES_PIPELINE_SYNC) break;
+    if (status == PGRES_FATAL_ERROR) {
+      if (!failure.get()) failure = std::move(owned);
+    } else if (status != PGRES_PIPELINE_ABORTED) {
+      if (command == preparing) prepared_.emplace(preparing_sql_, std::move(preparing_name_));
+      if (command == commands - 1) last = std::move(owned);
+    }
+  }
+  if (failure.get()) fail(failure.get(), what);
+  if (!last.get()) lost(what);
+  return last;
+}
+
+Result Connection::await_result(std::string_view what) {
+  flush(what);
+  // Read every result of the command; keep the first error, else the last.
+  // Owned by a Result at once, so that a throw while waiting frees it.
+  Result owner(nullptr);
+  for (pg_result* next = next_result(what); next != nullptr; next = next_result(what)) {
+    if (owner.get() && PQresultStatus(owner.get()) == PGRES_FATAL_ERROR) {
+      PQclear(next);
+    } else {
+      owner = Result(next);
+    }
+  }
+  if (!owner.get()) lost(what);
+  if (PQresultStatus(owner.get()) == PGRES_FATAL_ERROR) fail(owner.get(), what);
+  return owner;
+}
+
 Result Connection::run(const char* sql, const Params& params) {
   auto prepared = prepared_.find(sql);
+  const std::string* name = nullptr;
   if (prepared == prepared_.end()) {
-    std::string name = "statement_" + std::to_string(prepared_.size() + 1);
-    if (!PQsendPrepare(conn_, name.c_str(), sql, 0, nullptr)) lost("prepare");
-    await_result("prepare");
-    prepared = prepared_.emplace(sql, std::move(name)).first;
+    // Prepared in the same round trip as its first run; remembered once
+    // the server has answered that it has it.
+    preparing_name_ = "statement_" + std::to_string(prepared_.size() + 1);
+    if (!PQsendPrepare(conn_, preparing_name_.c_str(), sql, 0, nullptr)) lost("prepare");
+    preparing_command_ = sent_++;
+    preparing_sql_ = sql;
+    name = &preparing_name_;
+  } else {
+    name = &prepared->second;
   }
   std::vector<const char*> values = params.pointers();
-  if (!PQsendQueryPrepared(conn_, prepared->second.c_str(), params.count(), values.data(),
-                           params.lengths(), params.formats(), /*resultFormat=*/0))
+  if (!PQsendQueryPrepared(conn_, name->c_str(), params.count(), values.data(), params.lengths(),
+                           params.formats(), /*resultFormat=*/0))
     lost("query");
-  return await_result("query");
+  ++sent_;
+  return finish_pipeline("query");
+}
+
+void Connection::send_ahead(const char* sql) {
+  if (!PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) lost("query");
+  ++sent_;
 }
 
 void Connection::execute(const char* sql) {
-  if (!PQsendQuery(conn_, sql)) lost("query");
-  await_result("query");
+  send_ahead(sql);
+  finish_pipeline("query");
+}
+
+void Connection::execute_script(const char* sql) {
+  if (sent_ != 0) finish_pipeline("query");  // what was sent ahead goes first
+  if (PQexitPipelineMode(conn_) != 1) lost("query");
+  try {
+    if (!PQsendQuery(conn_, sql)) lost("query");
+    await_result("query");
+  } catch (const BusyError&) {
+    throw;  // broken: dropped, never reused
+  } catch (...) {
+    if (PQenterPipelineMode(conn_) != 1) broken_ = true;
+    throw;
+  }
+  if (PQenterPipelineMode(conn_) != 1) lost("query");
+}
+
+bool Connection::still_open_while_idle() {
+  if (broken_) return false;
+  int fd = PQsocket(conn_);
+  if (fd < 0) return false;
+  // An idle session is sent nothing; whatever can be read now is the
+  // server's goodbye (an error before it closed, or the end of the
+  // stream), or the socket failed.
+  pollfd descriptor{fd, POLLIN, 0};
+  if (::poll(&descriptor, 1, 0) == 0) return true;
+  broken_ = true;
+  return false;
 }
 
 }  // namespace authd::postgres

@@ -63,6 +63,7 @@ class Result {
   Result& operator=(const Result&) = delete;
   Result& operator=(Result&& other) noexcept;
   ~Result();
+  pg_result* get() const { return result_; }
 
   int rows() const;
   std::int64_t affected() const;  // rows changed by INSERT, UPDATE or DELETE
@@ -128,8 +129,20 @@ class Connection {
   // Runs a prepared statement. `sql` must be a string literal: statements
   // are prepared once per connection, keyed by the literal's address.
   Result run(const char* sql, const Params& params = {});
-  // One-off SQL without parameters (BEGIN, COMMIT, migrations).
+  // One statement without parameters (COMMIT, ROLLBACK, SAVEPOINT ...).
   void execute(const char* sql);
+  // A statement without parameters whose answer nobody waits for (BEGIN):
+  // it travels with the next statement that is awaited, in the same round
+  // trip (libpq's pipeline mode), and that statement reports its failure.
+  void send_ahead(const char* sql);
+  // Several statements separated by semicolons (a migration), in the
+  // simple query protocol.
+  void execute_script(const char* sql);
+
+  // False when the server has closed this idle connection (restarted, or
+  // ended the session): found without a round trip, by whether the socket
+  // has anything to read, since an idle session is sent nothing else.
+  bool still_open_while_idle();
 
   // The time by which every following round trip must have its answer.
   void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
@@ -139,7 +152,13 @@ class Connection {
   bool usable() const { return !broken_; }
 
  private:
+  // Sends a Sync, then reads the results of every command sent since the
+  // last one; returns the last command's, or throws the first failure.
+  Result finish_pipeline(std::string_view what);
+  void flush(std::string_view what);
   Result await_result(std::string_view what);
+  pg_result* next_result(std::string_view what);
+  [[noreturn]] void fail(const pg_result* result, std::string_view what);
   void wait_socket(short events, std::string_view what);
   [[noreturn]] void lost(std::string_view what);
 
@@ -147,6 +166,12 @@ class Connection {
   Clock::time_point deadline_;
   bool broken_ = false;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
+  // Commands sent in the current pipeline, answers not read yet; the one
+  // being prepared by `run`, when it is, and its name.
+  int sent_ = 0;
+  int preparing_command_ = -1;
+  const char* preparing_sql_ = nullptr;
+  std::string preparing_name_;
 };
 
 }  // namespace authd::postgres

@@ -121,23 +121,30 @@ void PostgresStore::drop_idle() {
 }
 
 PostgresStore::Lease PostgresStore::begin(Mode mode, Clock::time_point deadline) {
-  const char* begin_sql = mode == Mode::write ? "BEGIN" : "BEGIN READ ONLY";
   Lease connection = acquire(deadline);
-  try {
-    connection->execute(begin_sql);
-    return connection;
-  } catch (const BusyError&) {
-    // A pooled connection that died while idle: the server restarted or
-    // dropped us, and the other idle ones went the same way. Nothing has
-    // run yet, so start over once on a fresh connection, after handing the
-    // dead one back (a pool of one has no other slot).
-    if (!connection.reused() || connection->usable()) throw;
+  if (connection.reused() && !connection->still_open_while_idle()) {
+    // The server restarted or dropped us while the connection was idle,
+    // and the other idle ones went the same way. Nothing has run yet, so
+    // start over on a fresh connection, after handing the dead one back
+    // (a pool of one has no other slot).
+    connection.give_back();
+    drop_idle();
+    Lease fresh = acquire(deadline);
+    start(*fresh, mode);
+    return fresh;
   }
-  connection.give_back();
-  drop_idle();
-  Lease fresh = acquire(deadline);
-  fresh->execute(begin_sql);
-  return fresh;
+  start(*connection, mode);
+  return connection;
+}
+
+// A write transaction's BEGIN travels with its first statement. A read
+// needs none: each statement of a read runs in a transaction of its own,
+// which under READ COMMITTED sees what a BEGIN ... COMMIT around them would
+// (each statement there takes a new snapshot too), one round trip each
+// instead of three; the session's default_transaction_read_only keeps
+// them from writing, as BEGIN READ ONLY did.
+void PostgresStore::start(Connection& connection, Mode mode) {
+  if (mode == Mode::write) connection.send_ahead("BEGIN READ WRITE");
 }
 
 StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
@@ -145,12 +152,14 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
     // One deadline for the whole transaction: waiting for a connection,
     // connecting, every statement and the COMMIT.
     Lease connection = begin(mode, Clock::now() + timeout_);
+    const bool writing = mode == Mode::write;
     try {
-      PostgresTransaction tx(*connection, mode == Mode::write);
+      PostgresTransaction tx(*connection, writing);
       work(tx);
-      connection->execute("COMMIT");  // durable when it returns (synchronous_commit)
+      // Durable when it returns (synchronous_commit).
+      if (writing) connection->execute("COMMIT");
     } catch (...) {
-      rollback_quietly(*connection);
+      if (writing) rollback_quietly(*connection);
       throw;
     }
     return StoreStatus::ok;
@@ -171,7 +180,7 @@ int PostgresStore::migrate() {
   // A migration may wait for another instance's, and a future one may
   // build an index on a large table: no request-sized limits here.
   connection->set_deadline(Clock::now() + std::chrono::minutes(30));
-  connection->execute("BEGIN");
+  connection->execute("BEGIN READ WRITE");
   connection->execute("SET LOCAL statement_timeout = 0");
   connection->execute("SET LOCAL lock_timeout = 0");
   int version = 0;
@@ -180,14 +189,14 @@ int PostgresStore::migrate() {
     // Instances starting together migrate one after the other; the lock
     // comes before the table exists, so it is an advisory one.
     connection->execute("SELECT pg_advisory_xact_lock(hashtextextended('authd migrations', 0))");
-    connection->execute(
+    connection->execute_script(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)");
     version = static_cast<int>(
         connection->run("SELECT coalesce(max(version), 0) FROM schema_migrations").integer(0, 0));
     for (const Migration& m : migrations()) {
       if (m.version <= version) continue;
-      connection->execute(m.postgres_sql);
+      connection->execute_script(m.postgres_sql);
       Params params;
       params.integer(m.version).text(m.description).integer(now_millis());
       connection->run(

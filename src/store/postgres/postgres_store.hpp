@@ -42,6 +42,7 @@ class PostgresStore final : public Store {
   Lease acquire(Clock::time_point deadline);
   std::unique_ptr<Connection> connect(Clock::time_point deadline);
   Lease begin(Mode mode, Clock::time_point deadline);
+  static void start(Connection& connection, Mode mode);
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
 
