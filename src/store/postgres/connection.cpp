@@ -351,7 +351,8 @@ bool Connection::still_open_while_idle() {
   if (fd < 0) return false;
   // An idle session is sent nothing; whatever can be read now is the
   // server's goodbye (an error before it closed, or the end of the
-  // stream), or the socket failed.
+  // stream), or the socket failed. A false alarm (a TLS session ticket not
+  // read yet) costs one reconnect.
   pollfd descriptor{fd, POLLIN, 0};
   if (::poll(&descriptor, 1, 0) == 0) return true;
   broken_ = true;
