@@ -35,13 +35,13 @@ EventRecord new_event(const EventSource& source, std::string_view type,
 void record_event(Transaction& tx, const EventSource& source, std::string_view type,
                   const std::optional<std::string>& user_id, const nlohmann::json& detail,
                   Millis at) {
-  tx.events().append(new_event(source, type, user_id, detail, at), source.to_webhooks);
+  tx.events().add(new_event(source, type, user_id, detail, at), source.to_webhooks);
 }
 
 void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
                               std::string_view canonical_email, nlohmann::json detail, Millis at) {
   detail["email"] = mask_email(canonical_email);
-  tx.events().append(new_event(source, type, std::nullopt, detail, at), source.to_webhooks);
+  tx.events().add(new_event(source, type, std::nullopt, detail, at), source.to_webhooks);
 }
 
 nlohmann::json event_json(const EventRecord& event) {

@@ -76,10 +76,8 @@ boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::stri
   Millis now = now_millis();
   std::optional<UserRecord> user;
   auto work = [&](Transaction& tx) {
-    user = live_session_user(tx, digest, now);
-    if (!user) return;
-    tx.sessions().revoke(digest, now);
-    record_event(tx, source, "logout", user->id, nlohmann::json::object(), now);
+    user = tx.sessions().revoke_live(digest, now);
+    if (user) record_event(tx, source, "logout", user->id, nlohmann::json::object(), now);
   };
   StoreStatus status = co_await ctx.db.write(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};

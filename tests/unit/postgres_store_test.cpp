@@ -511,6 +511,37 @@ TEST_F(PostgresStoreTest, Interface_8_3_AStatementFailingInItsFirstRoundTripLeav
   EXPECT_TRUE(kept);
 }
 
+// An event added without waiting for its seq travels with the next
+// statement or the COMMIT. When it fails there (PostgreSQL refuses text
+// that is not UTF-8), the transaction fails as a whole: the session
+// inserted before it is not kept either.
+TEST_F(PostgresStoreTest, Interface_8_3_AnEventSentAheadThatFailsFailsItsTransaction) {
+  UserRecord u = add_user("ahead@example.com");
+  EventRecord bad;
+  bad.id = "event-1";
+  bad.at = 1'000;
+  bad.type = "logout";
+  bad.user_id = u.id;
+  bad.actor = "self";
+  bad.detail = "{\"x\":\"\xff\"}";
+  EXPECT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.sessions().insert({sha256("ahead"), u.id, 1'000, now_millis() + 60'000});
+                      tx.events().add(bad, false);
+                    }),
+            StoreStatus::failed);
+  bool kept = true;
+  std::vector<EventRecord> events;
+  ASSERT_EQ(a_->run(Store::Mode::read,
+                    [&](Transaction& tx) {
+                      kept = tx.sessions().user_of(sha256("ahead")).has_value();
+                      events = tx.events().list(EventFilter{});
+                    }),
+            StoreStatus::ok);
+  EXPECT_FALSE(kept);
+  EXPECT_TRUE(events.empty());
+}
+
 // Two writers that lock a user's row and its reset token (a reset using
 // the token, a worker minting a new one) interleaved the worst way: the
 // reset has read the token when the mint locks the user. Both commit: the

@@ -196,6 +196,39 @@ TYPED_TEST(StoreConformance, Interface_6_Logout_4_ARevokedSessionIsGoneAndRevoke
   });
 }
 
+// interface.md 6 /logout: the logout's one step ends a live session and
+// returns its user; an expired session, a disabled user's, one already
+// revoked or an unknown digest is left as it is and returns none.
+TYPED_TEST(StoreConformance, Interface_6_Logout_4_RevokeLiveEndsOnlyALiveSessionOfAnEnabledUser) {
+  UserRecord alice = this->stored_user("alice@example.com");
+  UserRecord off = this->user("off@example.com");
+  off.disabled = true;
+  this->write([&](Transaction& tx) { ASSERT_TRUE(tx.users().insert(off)); });
+  const Millis now = 10'000;
+  this->write([&](Transaction& tx) {
+    tx.sessions().insert({sha256("live"), alice.id, 1'000, now + 60'000});
+    tx.sessions().insert({sha256("expired"), alice.id, 1'000, now});
+    tx.sessions().insert({sha256("disabled"), off.id, 1'000, now + 60'000});
+  });
+  this->write([&](Transaction& tx) {
+    std::optional<UserRecord> ended = tx.sessions().revoke_live(sha256("live"), now);
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->id, alice.id);
+    EXPECT_EQ(ended->email, "alice@example.com");
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().revoke_live(sha256("live"), now));
+    EXPECT_FALSE(tx.sessions().revoke_live(sha256("expired"), now));
+    EXPECT_FALSE(tx.sessions().revoke_live(sha256("disabled"), now));
+    EXPECT_FALSE(tx.sessions().revoke_live(sha256("never issued"), now));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.sessions().user_of(sha256("live")));
+    EXPECT_TRUE(tx.sessions().user_of(sha256("expired")));
+    EXPECT_TRUE(tx.sessions().user_of(sha256("disabled")));
+  });
+}
+
 // interface.md 7.2: a password reset ends every session of its user, and
 // only of that user.
 TYPED_TEST(StoreConformance, Interface_7_2_DeleteOfUserEndsEverySessionOfThatUserOnly) {

@@ -19,6 +19,11 @@ class EventStore {
   // Appends `event` (its `seq` is the store's) and, with `to_webhooks`,
   // queues its delivery, due at once; returns the seq.
   virtual std::int64_t append(const EventRecord& event, bool to_webhooks) = 0;
+  // The same, for a caller that needs no seq. PostgreSQL sends it with the
+  // transaction's next statement or its COMMIT instead of in a round trip
+  // of its own; if it fails, that statement fails, and with it the
+  // transaction.
+  virtual void add(const EventRecord& event, bool to_webhooks) { append(event, to_webhooks); }
   // Newest first (by seq), at most filter.limit.
   virtual std::vector<EventRecord> list(const EventFilter& filter) = 0;
   // Removes the events from before `horizon`, with their deliveries.

@@ -23,6 +23,11 @@ class SessionStore {
   // session is never found again; whether its row stays until pruned (SQLite
   // marks it) or goes at once (PostgreSQL deletes it) is the backend's.
   virtual bool revoke(const Sha256Digest& digest, Millis now) = 0;
+  // POST /logout in one step: revokes the session with this digest when it
+  // is live at `now` (unrevoked, unexpired, its user enabled) and returns
+  // that user; otherwise changes nothing. On PostgreSQL one statement,
+  // which locks the session's row only.
+  virtual std::optional<UserRecord> revoke_live(const Sha256Digest& digest, Millis now) = 0;
   virtual void delete_of_user(std::string_view user_id) = 0;
   // GET /sessions: the user's sessions neither revoked nor expired at
   // `now`, newest first, every column read back.

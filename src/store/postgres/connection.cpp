@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <charconv>
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "core/log.hpp"
@@ -252,7 +254,8 @@ void Connection::fail(const pg_result* result, std::string_view what) {
 // first failure is the one reported.
 Result Connection::finish_pipeline(std::string_view what) {
   const int commands = std::exchange(sent_, 0);
-  const int preparing = std::exchange(preparing_command_, -1);
+  std::vector<Preparing> preparing = std::exchange(preparing_, {});
+  auto next_preparing = preparing.begin();
   if (PQpipelineSync(conn_) != 1) lost(what);
   flush(what);
   Result last(nullptr);
@@ -269,11 +272,17 @@ Result Connection::finish_pipeline(std::string_view what) {
     Result owned(next);
     ExecStatusType status = PQresultStatus(next);
     if (status == PGRES_PIPELINE_SYNC) break;
+    // A PREPARE's answer: remembered when it succeeded; one that failed or
+    // was skipped is prepared again at the statement's next use.
+    if (next_preparing != preparing.end() && next_preparing->command == command) {
+      if (status == PGRES_COMMAND_OK)
+        prepared_.emplace(next_preparing->sql, std::move(next_preparing->name));
+      ++next_preparing;
+    }
     if (status == PGRES_FATAL_ERROR) {
       if (!failure.get()) failure = std::move(owned);
-    } else if (status != PGRES_PIPELINE_ABORTED) {
-      if (command == preparing) prepared_.emplace(preparing_sql_, std::move(preparing_name_));
-      if (command == commands - 1) last = std::move(owned);
+    } else if (status != PGRES_PIPELINE_ABORTED && command == commands - 1) {
+      last = std::move(owned);
     }
   }
   if (failure.get()) fail(failure.get(), what);
@@ -298,27 +307,37 @@ Result Connection::await_result(std::string_view what) {
   return owner;
 }
 
-Result Connection::run(const char* sql, const Params& params) {
+void Connection::send_prepared(const char* sql, const Params& params) {
   auto prepared = prepared_.find(sql);
   const std::string* name = nullptr;
-  if (prepared == prepared_.end()) {
-    // Prepared in the same round trip as its first run; remembered once
-    // the server has answered that it has it.
-    preparing_name_ = "statement_" + std::to_string(prepared_.size() + 1);
-    if (!PQsendPrepare(conn_, preparing_name_.c_str(), sql, 0, nullptr)) lost("prepare");
-    preparing_command_ = sent_++;
-    preparing_sql_ = sql;
-    name = &preparing_name_;
-  } else {
+  if (prepared != prepared_.end()) {
     name = &prepared->second;
+  } else {
+    auto pending = std::find_if(preparing_.begin(), preparing_.end(),
+                                [sql](const Preparing& p) { return p.sql == sql; });
+    if (pending == preparing_.end()) {
+      // Prepared in the same round trip as its first run; remembered once
+      // the server has answered that it has it.
+      preparing_.push_back({sent_, sql, "statement_" + std::to_string(++statements_named_)});
+      pending = std::prev(preparing_.end());
+      if (!PQsendPrepare(conn_, pending->name.c_str(), sql, 0, nullptr)) lost("prepare");
+      ++sent_;
+    }
+    name = &pending->name;
   }
   std::vector<const char*> values = params.pointers();
   if (!PQsendQueryPrepared(conn_, name->c_str(), params.count(), values.data(), params.lengths(),
                            params.formats(), /*resultFormat=*/0))
     lost("query");
   ++sent_;
+}
+
+Result Connection::run(const char* sql, const Params& params) {
+  send_prepared(sql, params);
   return finish_pipeline("query");
 }
+
+void Connection::send_ahead(const char* sql, const Params& params) { send_prepared(sql, params); }
 
 void Connection::send_ahead(const char* sql) {
   if (!PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) lost("query");

@@ -131,10 +131,12 @@ class Connection {
   Result run(const char* sql, const Params& params = {});
   // One statement without parameters (COMMIT, ROLLBACK, SAVEPOINT ...).
   void execute(const char* sql);
-  // A statement without parameters whose answer nobody waits for (BEGIN):
+  // A statement whose answer nobody waits for (BEGIN, an event's INSERT):
   // it travels with the next statement that is awaited, in the same round
   // trip (libpq's pipeline mode), and that statement reports its failure.
+  // Without parameters: sent as it is; with: prepared, as by `run`.
   void send_ahead(const char* sql);
+  void send_ahead(const char* sql, const Params& params);
   // Several statements separated by semicolons (a migration), in the
   // simple query protocol.
   void execute_script(const char* sql);
@@ -166,12 +168,19 @@ class Connection {
   Clock::time_point deadline_;
   bool broken_ = false;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
-  // Commands sent in the current pipeline, answers not read yet; the one
-  // being prepared by `run`, when it is, and its name.
-  int sent_ = 0;
-  int preparing_command_ = -1;
-  const char* preparing_sql_ = nullptr;
-  std::string preparing_name_;
+  // Sends the prepared statement `sql` (preparing it first, in the same
+  // pipeline, when this connection has not yet).
+  void send_prepared(const char* sql, const Params& params);
+
+  // A PREPARE sent in the current pipeline: remembered once answered.
+  struct Preparing {
+    int command;
+    const char* sql;
+    std::string name;
+  };
+  int sent_ = 0;  // commands sent in the current pipeline, answers not read yet
+  std::vector<Preparing> preparing_;
+  int statements_named_ = 0;
 };
 
 }  // namespace authd::postgres

@@ -20,26 +20,27 @@ Params event_params(const EventRecord& e) {
 
 }  // namespace
 
+// The statements' text, shared by append and add, so that each is prepared
+// once per connection (statements are cached by the literal's address).
+constexpr const char* kInsertEvent =
+    "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
+    "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq";
+// One round trip for both rows.
+constexpr const char* kInsertEventForWebhooks =
+    "WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
+    "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+    "RETURNING seq, at) "
+    "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+    "SELECT seq, at FROM event RETURNING event_seq";
+
 std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
-  Params params = event_params(e);
-  if (!to_webhooks) {
-    return db_
-        .run(
-            "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
-            "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq",
-            params)
-        .integer(0, 0);
-  }
-  // One round trip for both rows.
-  return db_
-      .run(
-          "WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
-          "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-          "RETURNING seq, at) "
-          "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
-          "SELECT seq, at FROM event RETURNING event_seq",
-          params)
+  return db_.run(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e))
       .integer(0, 0);
+}
+
+// No round trip of its own: a logout's event goes with its COMMIT.
+void Events::add(const EventRecord& e, bool to_webhooks) {
+  db_.send_ahead(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e));
 }
 
 std::vector<EventRecord> Events::list(const EventFilter& filter) {

@@ -54,6 +54,7 @@ class Sessions final : public SessionStore {
   void insert(const SessionRecord& session) override;
   std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
   bool revoke(const Sha256Digest& digest, Millis now) override;
+  std::optional<UserRecord> revoke_live(const Sha256Digest& digest, Millis now) override;
   void delete_of_user(std::string_view user_id) override;
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
@@ -193,6 +194,7 @@ class Events final : public EventStore {
  public:
   explicit Events(Connection& db) : db_(db) {}
   std::int64_t append(const EventRecord& event, bool to_webhooks) override;
+  void add(const EventRecord& event, bool to_webhooks) override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
   // PostgreSQL keeps its indexes row by row: nothing is left to index.

@@ -33,6 +33,13 @@ bool Sessions::revoke(const Sha256Digest& digest, Millis now) {
   return db_.changes() == 1;
 }
 
+std::optional<UserRecord> Sessions::revoke_live(const Sha256Digest& digest, Millis now) {
+  std::optional<SessionUser> found = user_of(digest);
+  if (!found || found->expires_at <= now || found->user.disabled) return std::nullopt;
+  revoke(digest, now);
+  return std::move(found->user);
+}
+
 void Sessions::delete_of_user(std::string_view user_id) {
   auto st = db_.prepare("DELETE FROM sessions WHERE user_id = ?1");
   st.bind(1, user_id);

@@ -40,6 +40,7 @@ class Sessions final : public SessionStore {
   void insert(const SessionRecord& session) override;
   std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
   bool revoke(const Sha256Digest& digest, Millis now) override;
+  std::optional<UserRecord> revoke_live(const Sha256Digest& digest, Millis now) override;
   void delete_of_user(std::string_view user_id) override;
   std::vector<SessionRecord> list_live_of_user(std::string_view user_id, Millis now) override;
   bool revoke_by_public_id_of_user(std::string_view user_id, std::string_view public_id,
