@@ -1,6 +1,7 @@
 -- Shared by every scenario: counts statuses per thread and, at the end,
 -- prints one machine-readable line that bench/run.sh parses:
---   RESULT requests=.. duration_s=.. rps=.. p50_ms=.. p99_ms=.. errors=.. statuses=200:..,503:..
+--   RESULT requests=.. duration_s=.. rps=.. p50_ms=.. p95_ms=.. p99_ms=.. errors=..
+--     socket_errors=.. statuses=200:..,503:..
 -- `errors` = socket errors (connect, read, write, timeout) + responses whose
 -- status is not in the scenario's `allowed` set (env BENCH_ALLOWED, e.g. "200,503").
 
@@ -54,8 +55,9 @@ function done(summary, latency, requests)
   local socket_errors = e.connect + e.read + e.write + e.timeout
   local seconds = summary.duration / 1e6
   io.write(string.format(
-    "RESULT requests=%d duration_s=%.2f rps=%.1f p50_ms=%.3f p99_ms=%.3f errors=%d " ..
+    "RESULT requests=%d duration_s=%.2f rps=%.1f p50_ms=%.3f p95_ms=%.3f p99_ms=%.3f errors=%d " ..
     "socket_errors=%d statuses=%s\n",
     summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, bad + socket_errors, socket_errors, table.concat(parts, ",")))
+    latency:percentile(95) / 1000, latency:percentile(99) / 1000, bad + socket_errors, socket_errors,
+    table.concat(parts, ",")))
 end
