@@ -79,7 +79,9 @@ boost::asio::awaitable<SessionOutcome> log_out(AuthContext& ctx, const std::stri
     user = tx.sessions().revoke_live(digest, now);
     if (user) record_event(tx, source, "logout", user->id, nlohmann::json::object(), now);
   };
-  StoreStatus status = co_await ctx.db.write(work);
+  // Shares its COMMIT with the logouts queued beside it: it locks only its
+  // session's row, and run again it only assigns `user` again.
+  StoreStatus status = co_await ctx.db.write_together(work);
   if (status != StoreStatus::ok) co_return SessionOutcome{};
   if (!user) co_return SessionOutcome{SessionOutcome::Kind::invalid_token, {}};
   co_return SessionOutcome{SessionOutcome::Kind::ok, std::move(*user)};

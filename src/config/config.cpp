@@ -183,7 +183,9 @@ Config::RelyingParty Config::webauthn_relying_party() const {
 }
 
 StoreOptions Config::store_options() const {
-  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 3,
+  // The database threads, the two that batch logouts on PostgreSQL, and one
+  // each for the outbox worker, the pruner and the /metrics counts.
+  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 5,
           database_timeout, sqlite_read_cache_mib * 1024};
 }
 

@@ -6,7 +6,9 @@
 // threads, and batched on SQLite, is store/database.hpp's.
 #pragma once
 
+#include <exception>
 #include <functional>
+#include <span>
 #include <stdexcept>
 
 #include "store/transaction.hpp"
@@ -32,6 +34,13 @@ enum class StoreStatus {
   failed,       // anything else: a bug or a corrupt database
 };
 
+// One transaction's work in a batch, and its outcome.
+struct TransactionUnit {
+  const std::function<void(Transaction&)>* work = nullptr;
+  StoreStatus status = StoreStatus::failed;
+  std::exception_ptr error;  // an exception other than StoreError, for the caller
+};
+
 class Store {
  public:
   enum class Mode { read, write };
@@ -41,12 +50,31 @@ class Store {
   // durably (or rolls back if `work` throws). Thread-safe.
   virtual StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) = 0;
 
+  // Write transactions that may share one transaction and its COMMIT
+  // (Database::write_together): each unit's outcome is set. A store that
+  // does not batch runs each in its own transaction. One that does may run a
+  // unit's work twice: in the shared transaction, then alone when the
+  // shared one failed as a whole; so the work may only assign its results.
+  virtual void run_together(std::span<TransactionUnit> units) {
+    for (TransactionUnit& unit : units) run_alone(unit);
+  }
+
   // Applies pending schema migrations; returns the schema version.
   virtual int migrate() = 0;
 
   // True when the database answers a trivial query (a read transaction).
   virtual bool healthy() {
     return run(Mode::read, [](Transaction& tx) { tx.outbox().pending_count(); }) == StoreStatus::ok;
+  }
+
+ protected:
+  void run_alone(TransactionUnit& unit) {
+    try {
+      unit.status = run(Mode::write, *unit.work);
+    } catch (...) {
+      unit.status = StoreStatus::failed;
+      unit.error = std::current_exception();
+    }
   }
 };
 

@@ -19,13 +19,13 @@ TEST(DatabaseThreads, OnSqliteThePoolIsOneThread) {
 }
 
 // On PostgreSQL every transaction waits out a round trip: 4 threads, and a
-// pool of connections three larger (the outbox worker, the pruner, the
-// /metrics counts).
-TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithThreeSpareConnections) {
+// pool of connections five larger (the two threads that batch logouts, the
+// outbox worker, the pruner, the /metrics counts).
+TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithFiveSpareConnections) {
   Config config;
   config.database = "postgresql://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 4u);
-  EXPECT_EQ(config.store_options().pool_size, 7u);
+  EXPECT_EQ(config.store_options().pool_size, 9u);
 }
 
 TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
@@ -33,7 +33,7 @@ TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
   config.database_threads = 3;
   config.database = "postgres://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 3u);
-  EXPECT_EQ(config.store_options().pool_size, 6u);
+  EXPECT_EQ(config.store_options().pool_size, 8u);
 }
 
 // --sqlite-read-cache-mib reaches the store in KiB; 0 keeps SQLite's default.

@@ -542,6 +542,85 @@ TEST_F(PostgresStoreTest, Interface_8_3_AnEventSentAheadThatFailsFailsItsTransac
   EXPECT_TRUE(events.empty());
 }
 
+// Database::write_together on PostgreSQL: the units share one transaction
+// and one COMMIT, each sees the ones before it, and all are reported ok.
+TEST_F(PostgresStoreTest, Interface_8_3_WritesTogetherShareOneTransaction) {
+  UserRecord u = add_user("together@example.com");
+  Millis expires = now_millis() + 60'000;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.sessions().insert({sha256("one"), u.id, 1'000, expires});
+                      tx.sessions().insert({sha256("two"), u.id, 1'000, expires});
+                    }),
+            StoreStatus::ok);
+  int runs = 0;
+  std::optional<UserRecord> first, second, again;
+  auto note_backend = [&](Transaction&) { ++runs; };
+  std::function<void(Transaction&)> works[] = {
+      [&](Transaction& tx) {
+        first = tx.sessions().revoke_live(sha256("one"), now_millis());
+        note_backend(tx);
+      },
+      [&](Transaction& tx) {
+        second = tx.sessions().revoke_live(sha256("two"), now_millis());
+        note_backend(tx);
+      },
+      [&](Transaction& tx) { again = tx.sessions().revoke_live(sha256("one"), now_millis()); },
+  };
+  std::vector<TransactionUnit> units(3);
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  a_->run_together(units);
+  for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+  EXPECT_TRUE(first);
+  EXPECT_TRUE(second);
+  EXPECT_FALSE(again);  // the first unit's revoke is seen by the third
+  EXPECT_EQ(runs, 2);  // each ran once
+}
+
+// A unit that fails undoes the shared transaction; then each unit runs
+// alone: the failing one fails, the others commit, each exactly once.
+TEST_F(PostgresStoreTest, Interface_8_3_AFailingUnitLeavesTheOthersOfItsBatchCommittedOnce) {
+  UserRecord u = add_user("undone@example.com");
+  Millis expires = now_millis() + 60'000;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      tx.sessions().insert({sha256("kept-1"), u.id, 1'000, expires});
+                      tx.sessions().insert({sha256("kept-2"), u.id, 1'000, expires});
+                    }),
+            StoreStatus::ok);
+  int runs = 0;
+  std::optional<UserRecord> first, last;
+  std::function<void(Transaction&)> works[] = {
+      [&](Transaction& tx) {
+        ++runs;
+        first = tx.sessions().revoke_live(sha256("kept-1"), now_millis());
+        tx.throttle().insert_event("undone:counted", 1);
+      },
+      [&](Transaction& tx) {
+        // No such user: the foreign key refuses it.
+        tx.sessions().insert({sha256("orphan"), "no-such-user", 1'000, expires});
+      },
+      [&](Transaction& tx) {
+        last = tx.sessions().revoke_live(sha256("kept-2"), now_millis());
+        tx.throttle().insert_event("undone:counted", 1);
+      },
+  };
+  std::vector<TransactionUnit> units(3);
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  a_->run_together(units);
+  EXPECT_EQ(units[0].status, StoreStatus::ok);
+  EXPECT_EQ(units[1].status, StoreStatus::failed);
+  EXPECT_EQ(units[2].status, StoreStatus::ok);
+  EXPECT_EQ(runs, 2);  // in the batch, then alone
+  EXPECT_TRUE(first);
+  EXPECT_TRUE(last);
+  std::vector<Millis> counted;
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) { counted = tx.throttle().event_times("undone:counted", 0, 10); }),
+            StoreStatus::ok);
+  EXPECT_EQ(counted.size(), 2u);  // the undone batch left nothing behind
+}
+
 // Two writers that lock a user's row and its reset token (a reset using
 // the token, a worker minting a new one) interleaved the worst way: the
 // reset has read the token when the mint locks the user. Both commit: the

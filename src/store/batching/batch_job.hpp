@@ -22,12 +22,12 @@ struct BatchJob {
 // and tells each its outcome. `units` is scratch space the caller keeps,
 // for its capacity.
 template <class RunUnits>
-void run_batch(std::vector<BatchJob>& batch, std::vector<BatchedStore::Unit>& units,
+void run_batch(std::vector<BatchJob>& batch, std::vector<TransactionUnit>& units,
                RunUnits&& run_units) {
-  units.assign(batch.size(), BatchedStore::Unit{});
+  units.assign(batch.size(), TransactionUnit{});
   for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
   try {
-    run_units(std::span<BatchedStore::Unit>(units));
+    run_units(std::span<TransactionUnit>(units));
   } catch (...) {
     // Out of memory, say: no unit may report success it cannot vouch for.
     for (auto& unit : units) {

@@ -19,12 +19,7 @@ class BatchedStore {
  public:
   virtual ~BatchedStore() = default;
 
-  // One transaction's work in a batch, and its outcome.
-  struct Unit {
-    const std::function<void(Transaction&)>* work = nullptr;
-    StoreStatus status = StoreStatus::failed;
-    std::exception_ptr error;  // an exception other than StoreError, for the caller
-  };
+  using Unit = TransactionUnit;
 
   // Group commit: each unit runs in order as if in its own write
   // transaction and is undone alone if it throws, but all share one durable

@@ -1,12 +1,16 @@
-// A thread that runs queued write transactions in batches: the SQLite
+// Threads that run queued write transactions in batches: the SQLite
 // writer (SQLite has one writer), through BatchedStore::run_writes, one
-// durable commit per batch. It takes what is queued when it comes free, up
-// to kMaxBatch, so N concurrent writes cost one fsync instead of N.
+// durable commit per batch; and on PostgreSQL the writes that may share a
+// transaction (Database::write_together), through Store::run_together. A
+// thread takes what is queued when it comes free, up to its batch bound,
+// so N concurrent writes cost one commit instead of N.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -20,7 +24,11 @@ class TransactionBatcher {
   // (and the first waiters' answers) for long.
   static constexpr std::size_t kMaxBatch = 256;
 
+  using RunWrites = std::function<void(std::span<TransactionUnit>)>;
+
+  // SQLite: one thread, batches of up to kMaxBatch.
   explicit TransactionBatcher(BatchedStore& store);
+  TransactionBatcher(RunWrites run_writes, std::size_t threads, std::size_t max_batch);
   ~TransactionBatcher() { stop(); }
   TransactionBatcher(const TransactionBatcher&) = delete;
   TransactionBatcher& operator=(const TransactionBatcher&) = delete;
@@ -35,12 +43,13 @@ class TransactionBatcher {
  private:
   void loop();
 
-  BatchedStore& store_;
+  RunWrites run_writes_;
+  std::size_t max_batch_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<BatchJob> queue_;
   bool stopping_ = false;
-  std::thread thread_;  // last: it starts once the rest is constructed
+  std::vector<std::thread> threads_;  // last: they start once the rest is constructed
 };
 
 }  // namespace authd

@@ -175,6 +175,45 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
   }
 }
 
+// Group commit for the writes that take no lock another transaction could
+// be waiting on while holding one of theirs (logout: its session's row).
+// All units run in one transaction, one COMMIT; a unit that throws, or a
+// lock wait that deadlocks with another instance's batch, undoes the whole
+// batch, and then each unit runs alone and gets its own outcome.
+void PostgresStore::run_together(std::span<TransactionUnit> units) {
+  if (units.size() > 1 && run_in_one_transaction(units)) return;
+  for (TransactionUnit& unit : units) run_alone(unit);
+}
+
+bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
+  try {
+    Lease connection = begin(Mode::write, Clock::now() + timeout_);
+    try {
+      PostgresTransaction tx(*connection, true);
+      for (TransactionUnit& unit : units) (*unit.work)(tx);
+      connection->execute("COMMIT");
+    } catch (...) {
+      rollback_quietly(*connection);
+      throw;
+    }
+  } catch (const StillDownError&) {
+    for (TransactionUnit& unit : units) unit.status = StoreStatus::unavailable;
+    return true;  // each alone would be refused the same way
+  } catch (const TimedOutError& e) {
+    // The database did not answer in time: alone, each would wait again.
+    log::warn("store_busy", {{"error", e.what()}});
+    for (TransactionUnit& unit : units) unit.status = StoreStatus::unavailable;
+    return true;
+  } catch (const std::exception& e) {
+    log::debug("store_batch_undone", {{"error", e.what()}, {"units", units.size()}});
+    return false;
+  } catch (...) {
+    return false;
+  }
+  for (TransactionUnit& unit : units) unit.status = StoreStatus::ok;
+  return true;
+}
+
 int PostgresStore::migrate() {
   Lease connection = acquire(Clock::now() + timeout_);
   // A migration may wait for another instance's, and a future one may

@@ -33,6 +33,7 @@ class PostgresStore final : public Store {
   ~PostgresStore() override;
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
+  void run_together(std::span<TransactionUnit> units) override;
   int migrate() override;
 
  private:
@@ -45,6 +46,7 @@ class PostgresStore final : public Store {
   static void start(Connection& connection, Mode mode);
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
+  bool run_in_one_transaction(std::span<TransactionUnit> units);
 
   std::string url_;
   std::size_t pool_size_;
