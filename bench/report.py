@@ -174,17 +174,47 @@ def performance_section(rows, env, c, png, work):
               "p99 %.2f ms" % mf["p99"])
     # A throughput target counts answers of allowed statuses only, and a
     # scenario with any error does not meet it.
+    def share_check(r, label, share, ceiling):
+        good = r["good_rps"]
+        detail = "%.1f / %.1f = %.2f" % (good, ceiling, good / ceiling)
+        if r["errors"]:
+            detail += " (%d errors, statuses %s)" % (r["errors"], r["statuses"])
+        check(label, r["errors"] == 0 and good / ceiling >= share, detail)
+
     for name, label, share, ceiling in (
             ("login_ok", "login right password >= 90% of the argon2id ceiling", 0.9, argon2),
-            ("me", "GET /me >= 50% of trivial HTTP", 0.5, trivial),
-            ("logout", "logout >= 25% of trivial HTTP", 0.25, trivial)):
+            ("me", "GET /me >= 50% of trivial HTTP", 0.5, trivial)):
         r = find(name, 1000)
         if r:
-            good = r["good_rps"]
-            detail = "%.1f / %.1f = %.2f" % (good, ceiling, good / ceiling)
-            if r["errors"]:
-                detail += " (%d errors, statuses %s)" % (r["errors"], r["statuses"])
-            check(label, r["errors"] == 0 and good / ceiling >= share, detail)
+            share_check(r, label, share, ceiling)
+    # Issue 28 retired issue 5's logout target (0.25 of trivial HTTP): its
+    # bound without any fsync was 0.24 (section 19); 0.19-0.20 with durable
+    # commits is the figure kept.
+    r = find("logout", 1000)
+    if r:
+        checks.append("| logout: the figure kept, 0.19-0.20 of trivial HTTP (the 0.25 target is retired) "
+                      "| %s | %.1f / %.1f = %.2f |" % (
+                          "kept" if r["errors"] == 0 and r["good_rps"] / trivial >= 0.19 else "below",
+                          r["good_rps"], trivial, r["good_rps"] / trivial))
+    # Issue 28's targets on PostgreSQL, against its own ceilings of this run.
+    def find_pg(name):
+        for row in rows:
+            if row["backend"] == "postgres" and row["scenario"] == name and row["users"] == 1000:
+                return row
+        return None
+
+    if c.pg_select and find_pg("me"):
+        share_check(find_pg("me"), "PostgreSQL: GET /me >= 50% of the select-only ceiling", 0.5, c.pg_select)
+    if c.pg_write and find_pg("logout"):
+        r = find_pg("logout")
+        share_check(r, "PostgreSQL: logout >= the one-row write ceiling", 1.0, c.pg_write)
+        check("PostgreSQL: logout p99 < 20 ms", r["p99"] < 20.0, "p99 %.2f ms" % r["p99"])
+    if find_pg("me_under_login_flood"):
+        r = find_pg("me_under_login_flood")
+        check("PostgreSQL: GET /me p99 <= 5 ms while logins saturate the pool", r["p99"] <= 5.0,
+              "p99 %.2f ms" % r["p99"])
+    if find_pg("login_ok"):
+        share_check(find_pg("login_ok"), "PostgreSQL: login >= 90% of the argon2id ceiling", 0.9, argon2)
     for name in ("login_ok", "me"):
         small, large = find(name, 1000), find(name, 1000000)
         if small and large:
@@ -202,7 +232,7 @@ def performance_section(rows, env, c, png, work):
               "errors %d (socket %d), statuses %s" % (fl["errors"], fl["sock"], fl["statuses"]))
         check("... peak RSS <= 64 MiB + %d workers x %.0f MiB = %.0f MiB" % (workers, mem_mib, rss_limit_mib),
               fl["rss"] / 1024.0 <= rss_limit_mib, "%.1f MiB" % (fl["rss"] / 1024.0))
-    targets = ("| target (SQLite) | verdict | figures (this run) |\n|---|---|---|\n" + "\n".join(checks)
+    targets = ("| target | verdict | figures (this run) |\n|---|---|---|\n" + "\n".join(checks)
                if checks else "No SQLite results in this run: the targets are SQLite's.")
 
     # Plot: throughput (log scale) and p99 per scenario.
