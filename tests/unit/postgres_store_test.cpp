@@ -474,9 +474,10 @@ TEST_F(PostgresStoreTest, Interface_8_3_AReadCannotWriteThoughItRunsWithoutABegi
                     [](Transaction& tx) { tx.throttle().insert_event("read:writes", 1'000); }),
             StoreStatus::ok);
   std::vector<Millis> times{1};
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) { times = tx.throttle().event_times("read:writes", 0, 10); }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      a_->run(Store::Mode::write,
+              [&](Transaction& tx) { times = tx.throttle().event_times("read:writes", 0, 10); }),
+      StoreStatus::ok);
   EXPECT_TRUE(times.empty());
 }
 
@@ -484,7 +485,8 @@ TEST_F(PostgresStoreTest, Interface_8_3_AReadCannotWriteThoughItRunsWithoutABegi
 // statement, in one round trip. When that statement fails, the failure is
 // its own, the transaction is rolled back, and the connection (the only
 // one) serves the next transactions, with the statement prepared once.
-TEST_F(PostgresStoreTest, Interface_8_3_AStatementFailingInItsFirstRoundTripLeavesTheConnectionUsable) {
+TEST_F(PostgresStoreTest,
+       Interface_8_3_AStatementFailingInItsFirstRoundTripLeavesTheConnectionUsable) {
   UserRecord u = add_user("pipeline@example.com");
   postgres::PostgresStore one(url_, 1, 5s);
   Millis expires = now_millis() + 60'000;
@@ -574,7 +576,7 @@ TEST_F(PostgresStoreTest, Interface_8_3_WritesTogetherShareOneTransaction) {
   EXPECT_TRUE(first);
   EXPECT_TRUE(second);
   EXPECT_FALSE(again);  // the first unit's revoke is seen by the third
-  EXPECT_EQ(runs, 2);  // each ran once
+  EXPECT_EQ(runs, 2);   // each ran once
 }
 
 // A unit that fails undoes the shared transaction; then each unit runs
@@ -616,7 +618,9 @@ TEST_F(PostgresStoreTest, Interface_8_3_AFailingUnitLeavesTheOthersOfItsBatchCom
   EXPECT_TRUE(last);
   std::vector<Millis> counted;
   ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) { counted = tx.throttle().event_times("undone:counted", 0, 10); }),
+                    [&](Transaction& tx) {
+                      counted = tx.throttle().event_times("undone:counted", 0, 10);
+                    }),
             StoreStatus::ok);
   EXPECT_EQ(counted.size(), 2u);  // the undone batch left nothing behind
 }

@@ -4,9 +4,9 @@
 #include <poll.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <utility>
