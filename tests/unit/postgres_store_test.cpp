@@ -52,16 +52,28 @@ class PostgresStoreTest : public ::testing::Test {
     return u;
   }
 
-  // Two live sessions of one user: `token`'s and another.
-  void add_two_live_sessions(std::string_view token) {
-    UserRecord u = add_user("alice@example.com");
+  // Live sessions of `user`, one per token.
+  void add_live_sessions(const UserRecord& user, std::initializer_list<std::string_view> tokens) {
     Millis expires = now_millis() + 60'000;
     ASSERT_EQ(a_->run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        tx.sessions().insert({sha256(token), u.id, 1'000, expires});
-                        tx.sessions().insert({sha256("other"), u.id, 1'000, expires});
+                        for (std::string_view token : tokens)
+                          tx.sessions().insert({sha256(token), user.id, 1'000, expires});
                       }),
               StoreStatus::ok);
+  }
+
+  // Two live sessions of one user: `token`'s and another.
+  void add_two_live_sessions(std::string_view token) {
+    add_live_sessions(add_user("alice@example.com"), {token, "other"});
+  }
+
+  // Runs `works` as the units of one Store::run_together on store a.
+  std::vector<TransactionUnit> run_together(std::vector<std::function<void(Transaction&)>>& works) {
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    a_->run_together(units);
+    return units;
   }
 
   // Runs `hold` in a write transaction on store a and, while that
@@ -547,32 +559,21 @@ TEST_F(PostgresStoreTest, Interface_8_3_AnEventSentAheadThatFailsFailsItsTransac
 // Database::write_together on PostgreSQL: the units share one transaction
 // and one COMMIT, each sees the ones before it, and all are reported ok.
 TEST_F(PostgresStoreTest, Interface_8_3_WritesTogetherShareOneTransaction) {
-  UserRecord u = add_user("together@example.com");
-  Millis expires = now_millis() + 60'000;
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.sessions().insert({sha256("one"), u.id, 1'000, expires});
-                      tx.sessions().insert({sha256("two"), u.id, 1'000, expires});
-                    }),
-            StoreStatus::ok);
+  add_live_sessions(add_user("together@example.com"), {"one", "two"});
   int runs = 0;
   std::optional<UserRecord> first, second, again;
-  auto note_backend = [&](Transaction&) { ++runs; };
-  std::function<void(Transaction&)> works[] = {
+  std::vector<std::function<void(Transaction&)>> works = {
       [&](Transaction& tx) {
+        ++runs;
         first = tx.sessions().revoke_live(sha256("one"), now_millis());
-        note_backend(tx);
       },
       [&](Transaction& tx) {
+        ++runs;
         second = tx.sessions().revoke_live(sha256("two"), now_millis());
-        note_backend(tx);
       },
       [&](Transaction& tx) { again = tx.sessions().revoke_live(sha256("one"), now_millis()); },
   };
-  std::vector<TransactionUnit> units(3);
-  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
-  a_->run_together(units);
-  for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+  for (const TransactionUnit& unit : run_together(works)) EXPECT_EQ(unit.status, StoreStatus::ok);
   EXPECT_TRUE(first);
   EXPECT_TRUE(second);
   EXPECT_FALSE(again);  // the first unit's revoke is seen by the third
@@ -582,17 +583,11 @@ TEST_F(PostgresStoreTest, Interface_8_3_WritesTogetherShareOneTransaction) {
 // A unit that fails undoes the shared transaction; then each unit runs
 // alone: the failing one fails, the others commit, each exactly once.
 TEST_F(PostgresStoreTest, Interface_8_3_AFailingUnitLeavesTheOthersOfItsBatchCommittedOnce) {
-  UserRecord u = add_user("undone@example.com");
-  Millis expires = now_millis() + 60'000;
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) {
-                      tx.sessions().insert({sha256("kept-1"), u.id, 1'000, expires});
-                      tx.sessions().insert({sha256("kept-2"), u.id, 1'000, expires});
-                    }),
-            StoreStatus::ok);
+  add_live_sessions(add_user("undone@example.com"), {"kept-1", "kept-2"});
+  const Millis expires = now_millis() + 60'000;
   int runs = 0;
   std::optional<UserRecord> first, last;
-  std::function<void(Transaction&)> works[] = {
+  std::vector<std::function<void(Transaction&)>> works = {
       [&](Transaction& tx) {
         ++runs;
         first = tx.sessions().revoke_live(sha256("kept-1"), now_millis());
@@ -607,9 +602,7 @@ TEST_F(PostgresStoreTest, Interface_8_3_AFailingUnitLeavesTheOthersOfItsBatchCom
         tx.throttle().insert_event("undone:counted", 1);
       },
   };
-  std::vector<TransactionUnit> units(3);
-  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
-  a_->run_together(units);
+  std::vector<TransactionUnit> units = run_together(works);
   EXPECT_EQ(units[0].status, StoreStatus::ok);
   EXPECT_EQ(units[1].status, StoreStatus::failed);
   EXPECT_EQ(units[2].status, StoreStatus::ok);
