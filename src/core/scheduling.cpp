@@ -5,8 +5,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
-
 namespace authd {
 namespace {
 
@@ -26,7 +24,6 @@ struct SchedAttr {
 static_assert(sizeof(SchedAttr) == 48);
 
 constexpr std::uint64_t kShortSliceNs = 100'000;  // the kernel's minimum
-constexpr int kWorkerNice = 10;
 constexpr std::uint64_t kResetOnFork = 0x01;  // SCHED_FLAG_RESET_ON_FORK, <linux/sched.h>
 
 bool get_this_thread(SchedAttr& attr) {
@@ -51,20 +48,18 @@ void prefer_short_time_slices() {
   set_this_thread(attr);
 }
 
-// Never raises the thread's priority: nice is at least 10, or more if the
-// operator set more. Kernels without sched_setattr still get the policy
-// and the nice value.
-void yield_to_other_threads() {
+// The nice value stays the thread's own (the operator's, if one was set):
+// equal weights, so that under saturation the hashes get their share of
+// the cores. Kernels without sched_setattr still get the policy.
+void share_cores_as_batch_work() {
   SchedAttr attr;
   if (!get_this_thread(attr)) attr = SchedAttr{};
   attr.sched_policy = SCHED_BATCH;
   attr.sched_priority = 0;
-  attr.sched_nice = std::max(attr.sched_nice, kWorkerNice);
   attr.sched_runtime = 0;  // the kernel's default slice, not the inherited short one
   if (set_this_thread(attr)) return;
   sched_param param{};
   sched_setscheduler(0, SCHED_BATCH, &param);  // 0: this thread
-  setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), attr.sched_nice);
 }
 
 ThreadScheduling current_thread_scheduling() {

@@ -32,15 +32,15 @@ struct Running {
 };
 
 // Once per worker thread: keep its argon2 memory warm across hashes (when the
-// program installed that: crypto/argon2_memory.hpp), and let every other
-// thread of the server run first when they compete for a core
-// (core/scheduling.hpp).
+// program installed that: crypto/argon2_memory.hpp), and share the cores
+// as batch work: a woken connection thread preempts a hash, and under
+// saturation the hashes keep their equal share (core/scheduling.hpp).
 void prepare_worker_thread() {
   thread_local bool prepared = false;
   if (prepared) return;
   prepared = true;
   reuse_argon2_memory_on_this_thread();
-  yield_to_other_threads();
+  share_cores_as_batch_work();
 }
 
 }  // namespace
