@@ -1,5 +1,11 @@
 -- POST /forgot for existing addresses (user<N>@bench.test) or, when
 -- BENCH_UNKNOWN=1, for addresses no account has.
+-- Each request comes from a client address of its own (X-Forwarded-For from
+-- 10.0.0.0/8; bench/run.sh starts authd with --trusted-proxies 127.0.0.1),
+-- as /forgot traffic does behind a reverse proxy: many clients, a few
+-- requests each. From one address, every request would count against that
+-- one client's limit and scan its window's events (docs/performance.md,
+-- section 26).
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 
 local users = tonumber(os.getenv("BENCH_USERS") or "1000")
@@ -11,5 +17,7 @@ end
 
 function request()
   local body = '{"email":"user' .. math.random(1, users) .. domain .. '"}'
-  return wrk.format("POST", "/forgot", {["Content-Type"] = "application/json"}, body)
+  local client = "10." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
+  return wrk.format("POST", "/forgot",
+                    {["Content-Type"] = "application/json", ["X-Forwarded-For"] = client}, body)
 end
