@@ -19,15 +19,15 @@ ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& l
   ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);
   if (!verdict.allowed) return verdict;
   for (const ThrottleCounter& counter : limits.per_client)
-    tx.throttle().insert_event(counter.key, now);
+    tx.throttle().add_event(counter.key, now);
 
   auto [short_term, long_term] =
       check_throttles(tx, limits.mail_key, now, limits.mails_short, limits.mails_long);
   if (!short_term.allowed || !long_term.allowed) return verdict;  // nothing enqueued
-  tx.throttle().insert_event(limits.mail_key, now);
+  tx.throttle().add_event(limits.mail_key, now);
   mail.created_at = now;
   mail.next_attempt_at = now + random_delay(jitter);
-  tx.outbox().enqueue(mail);
+  tx.outbox().add(mail);
   return verdict;
 }
 

@@ -117,7 +117,7 @@ void queue_notice(Transaction& tx, const NoticeSettings& settings, Notice notice
   mail.email = std::string(to);
   mail.created_at = now;  // the time of the change, as the mail tells it
   mail.next_attempt_at = now;
-  tx.outbox().enqueue(mail);
+  tx.outbox().add(mail);
 }
 
 }  // namespace authd

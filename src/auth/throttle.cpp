@@ -122,7 +122,7 @@ ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter
                               Millis now) {
   ThrottleVerdict verdict = check_throttles(tx, counters, now);
   if (!verdict.allowed) return verdict;
-  for (const ThrottleCounter& counter : counters) tx.throttle().insert_event(counter.key, now);
+  for (const ThrottleCounter& counter : counters) tx.throttle().add_event(counter.key, now);
   return verdict;
 }
 

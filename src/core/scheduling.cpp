@@ -24,7 +24,7 @@ struct SchedAttr {
 static_assert(sizeof(SchedAttr) == 48);
 
 constexpr std::uint64_t kShortSliceNs = 100'000;  // the kernel's minimum
-constexpr std::uint64_t kResetOnFork = 0x01;  // SCHED_FLAG_RESET_ON_FORK, <linux/sched.h>
+constexpr std::uint64_t kResetOnFork = 0x01;      // SCHED_FLAG_RESET_ON_FORK, <linux/sched.h>
 
 bool get_this_thread(SchedAttr& attr) {
   return ::syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0U) == 0;

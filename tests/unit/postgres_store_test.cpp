@@ -229,6 +229,55 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurren
   EXPECT_EQ(stored, 10u);
 }
 
+// 6 /forgot 5 (issue 28): the same for a counted request, whose lock is
+// sent ahead with its count and whose event is sent ahead with what
+// follows: a limit of 10 still holds exactly.
+TEST_F(PostgresStoreTest,
+       Interface_6_Forgot_5_CountWithItsLockAndEventSentAheadIsExactUnderConcurrentWriters) {
+  constexpr int kWriters = 16;
+  std::atomic<int> allowed{0};
+  race(kWriters, [&](Store& store, int) {
+    StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
+      if (tx.throttle().event_times("forgot:client:192.0.2.1", 0, 100).size() >= 10) return;
+      tx.throttle().add_event("forgot:client:192.0.2.1", now_millis());
+      ++allowed;
+    });
+    EXPECT_EQ(status, StoreStatus::ok);
+  });
+  EXPECT_EQ(allowed, 10);
+  std::size_t stored = 0;
+  a_->run(Store::Mode::read, [&](Transaction& tx) {
+    stored = tx.throttle().event_times("forgot:client:192.0.2.1", 0, 100).size();
+  });
+  EXPECT_EQ(stored, 10u);
+}
+
+// A throttle key's lock, sent ahead with the count, that waits past the
+// store's deadline makes the transaction unavailable (not a count of
+// zero), and the connection serves the next one once the key is free.
+TEST_F(PostgresStoreTest, ThrottleLockSentAheadPastTheDeadlineIsUnavailableThenTheStoreRecovers) {
+  postgres::PostgresStore impatient(url_, 1, 300ms);
+  PGconn* holder = PQconnectdb(url_.c_str());
+  PQclear(PQexec(holder, "SELECT pg_advisory_lock(hashtextextended('forgot:client:held', 0))"));
+  bool counted = false;
+  EXPECT_EQ(impatient.run(Store::Mode::write,
+                          [&](Transaction& tx) {
+                            tx.throttle().event_times("forgot:client:held", 0, 10);
+                            counted = true;
+                          }),
+            StoreStatus::unavailable);
+  EXPECT_FALSE(counted);
+  PQclear(PQexec(holder, "SELECT pg_advisory_unlock_all()"));
+  PQfinish(holder);
+  std::vector<Millis> times{1};
+  EXPECT_EQ(impatient.run(Store::Mode::write,
+                          [&](Transaction& tx) {
+                            times = tx.throttle().event_times("forgot:client:held", 0, 10);
+                          }),
+            StoreStatus::ok);
+  EXPECT_TRUE(times.empty());
+}
+
 // Issue 19: a throttle check reads the newest `most` events of its key,
 // ascending, walking the (key, at) index backwards: on a table of 50,000
 // events, analysed, the plan is a backward (index-only) scan under the LIMIT, with

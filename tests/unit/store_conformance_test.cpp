@@ -433,6 +433,34 @@ TYPED_TEST(StoreConformance, PruneRemovesEventsAtOrBeforeTheHorizon) {
 
 // ---- outbox ---------------------------------------------------------------
 
+// interface.md 6 /forgot 5 (issue 28): a counted request's event and its
+// mail, added without asking for their ids (on PostgreSQL sent ahead, with
+// no round trip of their own), are there for the same transaction's next
+// statement, and committed with it.
+TYPED_TEST(StoreConformance,
+           Interface_6_Forgot_5_AddedEventsAndMailsAreSeenByTheNextStatementAndCommitted) {
+  this->write([&](Transaction& tx) {
+    tx.throttle().add_event("forgot:client:192.0.2.1", 100);
+    tx.throttle().add_event("forgot:client:192.0.2.1", 200);
+    EXPECT_EQ(tx.throttle().event_times("forgot:client:192.0.2.1", 0, 10),
+              (std::vector<Millis>{100, 200}));
+    tx.outbox().add(this->mail("added@example.com", 1'000));
+    auto claimed = tx.outbox().claim_due(10'000, 20'000);
+    ASSERT_TRUE(claimed);
+    EXPECT_EQ(claimed->email, "added@example.com");
+    tx.outbox().add(this->mail("kept@example.com", 2'000));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.throttle().event_times("forgot:client:192.0.2.1", 0, 10),
+              (std::vector<Millis>{100, 200}));
+  });
+  this->write([&](Transaction& tx) {
+    auto kept = tx.outbox().claim_due(10'000, 20'000);
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->email, "kept@example.com");
+  });
+}
+
 // interface.md 6 /forgot 4: a due mail is claimed by one worker at a time,
 // oldest due first; a claim holds it until its lease runs out, after which
 // another claim may take it.

@@ -8,18 +8,28 @@
 
 namespace authd::postgres {
 
-std::int64_t Outbox::enqueue(const OutboxRecord& m) {
+namespace {
+
+#define AUTHD_INSERT_MAIL                                                             \
+  "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, " \
+  "password_hash, display_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+
+Params mail_params(const OutboxRecord& m) {
   Params params;
   params.text(m.kind).text(m.user_id).text(m.email).integer(m.created_at);
   params.integer(static_cast<std::int64_t>(m.attempts)).integer(m.next_attempt_at);
   params.text(m.password_hash).text(m.display_name);
-  return db_
-      .run(
-          "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
-          "password_hash, display_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-          params)
-      .integer(0, 0);
+  return params;
 }
+
+}  // namespace
+
+std::int64_t Outbox::enqueue(const OutboxRecord& m) {
+  return db_.run(AUTHD_INSERT_MAIL " RETURNING id", mail_params(m)).integer(0, 0);
+}
+
+// No round trip of its own: a /forgot's mail goes with what follows it.
+void Outbox::add(const OutboxRecord& m) { db_.send_ahead(AUTHD_INSERT_MAIL, mail_params(m)); }
 
 std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
   return claim(now, now, lease_until);

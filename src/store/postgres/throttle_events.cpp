@@ -11,7 +11,10 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   params.text(key);
   // A separate statement: a READ COMMITTED statement sees what was
   // committed when it started, so the count must start after the lock.
-  if (locking_) db_.run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
+  // Sent ahead, in the same round trip as the count: the pipeline runs
+  // them in order, and a lock that fails fails the count and the
+  // transaction with it.
+  if (locking_) db_.send_ahead("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
   params.integer(after).integer(most);
   // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
   // by the LIMIT: no sort, `most` rows at most.
@@ -29,6 +32,13 @@ std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {
   params.text(key).integer(at);
   return db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
       .integer(0, 0);
+}
+
+// No round trip of its own (a counted request's event).
+void ThrottleEvents::add_event(std::string_view key, Millis at) {
+  Params params;
+  params.text(key).integer(at);
+  db_.send_ahead("INSERT INTO throttle_events (key, at) VALUES ($1, $2)", params);
 }
 
 void ThrottleEvents::delete_event(std::int64_t event_id) {

@@ -75,6 +75,7 @@ class ThrottleEvents final : public ThrottleStore {
   ThrottleEvents(Connection& db, bool locking) : db_(db), locking_(locking) {}
   std::vector<Millis> event_times(std::string_view key, Millis after, int most) override;
   std::int64_t insert_event(std::string_view key, Millis at) override;
+  void add_event(std::string_view key, Millis at) override;
   void delete_event(std::int64_t event_id) override;
   void delete_events(std::string_view key) override;
   std::int64_t prune(Millis horizon) override;
@@ -89,6 +90,7 @@ class Outbox final : public OutboxStore {
   // Claims lock what they take (SKIP LOCKED) in any mode.
   explicit Outbox(Connection& db) : db_(db) {}
   std::int64_t enqueue(const OutboxRecord& mail) override;
+  void add(const OutboxRecord& mail) override;
   std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) override;
   std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
   bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;

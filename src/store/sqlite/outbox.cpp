@@ -19,6 +19,8 @@ std::int64_t Outbox::enqueue(const OutboxRecord& m) {
   return db_.last_insert_id();
 }
 
+void Outbox::add(const OutboxRecord& m) { enqueue(m); }
+
 std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
   return claim(now, now, lease_until);
 }

@@ -26,6 +26,8 @@ std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {
   return db_.last_insert_id();
 }
 
+void ThrottleEvents::add_event(std::string_view key, Millis at) { insert_event(key, at); }
+
 void ThrottleEvents::delete_event(std::int64_t event_id) {
   auto st = db_.prepare("DELETE FROM throttle_events WHERE id = ?1");
   st.bind(1, event_id);
