@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "crypto/random.hpp"
@@ -128,6 +129,26 @@ class PostgresStoreTest : public ::testing::Test {
     for (auto& thread : threads) thread.join();
   }
 
+  // 16 writers, half on each store, all at once: each counts `key`'s events
+  // and, under 10, adds one with `add`. Returns how many were let through
+  // and how many events were stored (a limit of 10 holds when both are 10).
+  template <class Add>
+  std::pair<int, std::size_t> race_to_a_limit_of_ten(const std::string& key, Add add) {
+    std::atomic<int> allowed{0};
+    race(16, [&](Store& store, int) {
+      StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
+        if (tx.throttle().event_times(key, 0, 100).size() >= 10) return;
+        add(tx, key);
+        ++allowed;
+      });
+      EXPECT_EQ(status, StoreStatus::ok);
+    });
+    std::size_t stored = 0;
+    a_->run(Store::Mode::read,
+            [&](Transaction& tx) { stored = tx.throttle().event_times(key, 0, 100).size(); });
+    return {allowed.load(), stored};
+  }
+
   std::string url_;
   std::unique_ptr<postgres::PostgresStore> a_;
   std::unique_ptr<postgres::PostgresStore> b_;
@@ -211,21 +232,11 @@ TEST_F(PostgresStoreTest, AMarkedSessionIsNeitherFoundNorLive) {
 // transactions count and add at the same moment (the advisory lock on the
 // key; without it several would see 9 and all add).
 TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurrentWriters) {
-  constexpr int kWriters = 16;
-  std::atomic<int> allowed{0};
-  race(kWriters, [&](Store& store, int) {
-    StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
-      if (tx.throttle().event_times("login:email:a@example.com", 0, 100).size() >= 10) return;
-      tx.throttle().insert_event("login:email:a@example.com", now_millis());
-      ++allowed;
-    });
-    EXPECT_EQ(status, StoreStatus::ok);
-  });
+  auto [allowed, stored] = race_to_a_limit_of_ten("login:email:a@example.com",
+                                                  [](Transaction& tx, const std::string& key) {
+                                                    tx.throttle().insert_event(key, now_millis());
+                                                  });
   EXPECT_EQ(allowed, 10);
-  std::size_t stored = 0;
-  a_->run(Store::Mode::read, [&](Transaction& tx) {
-    stored = tx.throttle().event_times("login:email:a@example.com", 0, 100).size();
-  });
   EXPECT_EQ(stored, 10u);
 }
 
@@ -234,21 +245,10 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurren
 // follows: a limit of 10 still holds exactly.
 TEST_F(PostgresStoreTest,
        Interface_6_Forgot_5_CountWithItsLockAndEventSentAheadIsExactUnderConcurrentWriters) {
-  constexpr int kWriters = 16;
-  std::atomic<int> allowed{0};
-  race(kWriters, [&](Store& store, int) {
-    StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
-      if (tx.throttle().event_times("forgot:client:192.0.2.1", 0, 100).size() >= 10) return;
-      tx.throttle().add_event("forgot:client:192.0.2.1", now_millis());
-      ++allowed;
-    });
-    EXPECT_EQ(status, StoreStatus::ok);
-  });
+  auto [allowed, stored] = race_to_a_limit_of_ten(
+      "forgot:client:192.0.2.1",
+      [](Transaction& tx, const std::string& key) { tx.throttle().add_event(key, now_millis()); });
   EXPECT_EQ(allowed, 10);
-  std::size_t stored = 0;
-  a_->run(Store::Mode::read, [&](Transaction& tx) {
-    stored = tx.throttle().event_times("forgot:client:192.0.2.1", 0, 100).size();
-  });
   EXPECT_EQ(stored, 10u);
 }
 
