@@ -1,7 +1,6 @@
 #include "core/scheduling.hpp"
 
 #include <sched.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

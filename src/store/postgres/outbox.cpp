@@ -8,11 +8,12 @@
 
 namespace authd::postgres {
 
-namespace {
-
+// One statement for both ways of queueing a mail, with or without its id.
 #define AUTHD_INSERT_MAIL                                                             \
   "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, " \
   "password_hash, display_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+
+namespace {
 
 Params mail_params(const OutboxRecord& m) {
   Params params;
