@@ -337,15 +337,6 @@ Result Connection::run(const char* sql, const Params& params) {
   return finish_pipeline("query");
 }
 
-Result Connection::run_planned_each_time(const char* sql, const Params& params) {
-  std::vector<const char*> values = params.pointers();
-  if (!PQsendQueryParams(conn_, sql, params.count(), nullptr, values.data(), params.lengths(),
-                         params.formats(), /*resultFormat=*/0))
-    lost("query");
-  ++sent_;
-  return finish_pipeline("query");
-}
-
 void Connection::send_ahead(const char* sql, const Params& params) { send_prepared(sql, params); }
 
 void Connection::send_ahead(const char* sql) {

@@ -129,12 +129,6 @@ class Connection {
   // Runs a prepared statement. `sql` must be a string literal: statements
   // are prepared once per connection, keyed by the literal's address.
   Result run(const char* sql, const Params& params = {});
-  // Runs `sql` unprepared, planned for these parameters at each call. For
-  // a statement whose best plan changes while its table grows faster than
-  // statistics follow: a prepared statement's generic plan is made from
-  // the statistics of its sixth run and kept until the next ANALYZE
-  // (docs/performance.md, section 27).
-  Result run_planned_each_time(const char* sql, const Params& params);
   // One statement without parameters (COMMIT, ROLLBACK, SAVEPOINT ...).
   void execute(const char* sql);
   // A statement whose answer nobody waits for (BEGIN, an event's INSERT):

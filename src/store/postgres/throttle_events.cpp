@@ -17,16 +17,10 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   if (locking_) db_.send_ahead("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
   params.integer(after).integer(most);
   // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
-  // by the LIMIT: no sort, `most` rows at most. Planned at each call: the
-  // table can grow from nothing faster than ANALYZE follows, and a generic
-  // plan made while it was nearly empty would scan all of it. The window
-  // is written as a row comparison so that no plan can walk the time index
-  // instead, whose statistics always lag behind the newest events
-  // (docs/performance.md, section 27).
-  Result rows = db_.run_planned_each_time(
-      "SELECT at FROM throttle_events WHERE key = $1 AND (key, at) > ($1, $2)"
-      " ORDER BY at DESC LIMIT $3",
-      params);
+  // by the LIMIT: no sort, `most` rows at most.
+  Result rows =
+      db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
+              params);
   std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
     times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
