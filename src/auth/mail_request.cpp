@@ -14,6 +14,13 @@ Millis random_delay(Duration most) {
 
 }  // namespace
 
+std::vector<std::string> MailRequestLimits::keys() const {
+  std::vector<std::string> keys;
+  for (const ThrottleCounter& counter : per_client) keys.push_back(counter.key);
+  keys.push_back(mail_key);
+  return keys;
+}
+
 ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
                                      OutboxRecord mail, Millis now, Duration jitter) {
   ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);

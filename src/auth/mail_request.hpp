@@ -19,6 +19,9 @@ struct MailRequestLimits {
   std::string mail_key;                     // reset_mail_key or signup_mail_key
   RateLimit mails_short;
   RateLimit mails_long;
+
+  // Every key count_and_queue_mail counts (Database::write_together).
+  std::vector<std::string> keys() const;
 };
 
 // In the caller's write transaction: checks the per-client counters (not

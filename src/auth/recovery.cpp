@@ -52,13 +52,17 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
   // the mail limits count and what the outbox row is keyed by; the worker
   // resolves the account at delivery and drops a request that has none.
   // Its event names no account, for the same reason (auth/events.hpp).
+  //
+  // It shares its COMMIT with the /forgot requests queued beside it: it
+  // writes only new rows and names the throttling keys it counts, which a
+  // batch locks first. Run again, it only assigns `verdict` again.
   auto work = [&](Transaction& tx) {
     Millis now = now_millis();
     verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
     if (verdict.allowed)
       record_event_for_address(tx, source, "password.reset_requested", email, {}, now);
   };
-  StoreStatus status = co_await ctx.db.write(work);
+  StoreStatus status = co_await ctx.db.write_together(work, limits.keys());
 
   if (status != StoreStatus::ok) co_return ForgotOutcome{};
   if (!verdict.allowed)

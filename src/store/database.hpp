@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -90,20 +91,22 @@ class Database {
     co_return status;
   }
 
-  // A write that may share its transaction and COMMIT with others
-  // (logout): on PostgreSQL the writes queued while a batch runs go
+  // A write that may share its transaction and COMMIT with others (logout,
+  // /forgot): on PostgreSQL the writes queued while a batch runs go
   // together in the next one (Store::run_together); on SQLite every write
   // does already. `work` may run twice (once in a batch undone as a whole,
-  // then alone), so it may only assign its results; and it must lock no row
+  // then alone), so it may only assign its results. It must lock no row
   // but its own (another instance's batch could hold it while waiting on
-  // one of ours).
+  // one of ours), and name in `lock_keys` every throttling key it counts:
+  // a batch locks all of its units' keys first, in one order.
   template <class Work>
-  boost::asio::awaitable<StoreStatus> write_together(Work& work) {
+  boost::asio::awaitable<StoreStatus> write_together(Work& work,
+                                                     std::vector<std::string> lock_keys = {}) {
     if (writer_) {
       StoreStatus status = co_await write(work);
       co_return status;
     }
-    StoreStatus status = co_await run_batched(*together_, work);
+    StoreStatus status = co_await run_batched(*together_, work, std::move(lock_keys));
     commits_.note(status, CommitHealth::steady_now_ms());
     co_return status;
   }
@@ -165,13 +168,14 @@ class Database {
   // Queues `work` on a batching thread; the coroutine resumes on its own
   // executor once the batch has finished (for writes: committed).
   template <class Work>
-  static boost::asio::awaitable<StoreStatus> run_batched(TransactionBatcher& batcher, Work& work) {
+  static boost::asio::awaitable<StoreStatus> run_batched(TransactionBatcher& batcher, Work& work,
+                                                         std::vector<std::string> lock_keys = {}) {
     namespace asio = boost::asio;
     // Tracked: while the job waits for its batch, the caller's io_context
     // still has outstanding work, so a draining server does not stop under it.
     auto current = co_await asio::this_coro::executor;
     auto caller = asio::prefer(current, asio::execution::outstanding_work.tracked);
-    auto initiation = [&batcher, caller, &work](auto handler) {
+    auto initiation = [&batcher, caller, &work, &lock_keys](auto handler) {
       // The handler is move-only; std::function wants a copyable callable.
       auto shared = std::make_shared<decltype(handler)>(std::move(handler));
       batcher.submit(BatchJob{[&work](Transaction& tx) { work(tx); },
@@ -179,7 +183,8 @@ class Database {
                                 asio::post(caller, [shared, status, error] {
                                   std::move (*shared)(error, status);
                                 });
-                              }});
+                              },
+                              std::move(lock_keys)});
     };
     StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),
                                                        void(std::exception_ptr, StoreStatus)>(

@@ -10,6 +10,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <string>
 
 #include "store/transaction.hpp"
 
@@ -37,6 +38,10 @@ enum class StoreStatus {
 // One transaction's work in a batch, and its outcome.
 struct TransactionUnit {
   const std::function<void(Transaction&)>* work = nullptr;
+  // The throttling keys `work` counts (ThrottleStore::event_times in a
+  // write): a store that shares a transaction between units locks them all
+  // first, in one order, so that two batches cannot deadlock.
+  std::span<const std::string> lock_keys;
   StoreStatus status = StoreStatus::failed;
   std::exception_ptr error;  // an exception other than StoreError, for the caller
 };

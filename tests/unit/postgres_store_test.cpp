@@ -69,12 +69,33 @@ class PostgresStoreTest : public ::testing::Test {
     add_live_sessions(add_user("alice@example.com"), {token, "other"});
   }
 
-  // Runs `works` as the units of one Store::run_together on store a.
-  std::vector<TransactionUnit> run_together(std::vector<std::function<void(Transaction&)>>& works) {
+  // Runs `works` as the units of one Store::run_together on `store` (a by
+  // default), each naming the throttling keys of `keys` at its index.
+  std::vector<TransactionUnit> run_together(std::vector<std::function<void(Transaction&)>>& works,
+                                            const std::vector<std::vector<std::string>>& keys = {},
+                                            Store* store = nullptr) {
     std::vector<TransactionUnit> units(works.size());
-    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
-    a_->run_together(units);
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      units[i].work = &works[i];
+      if (i < keys.size()) units[i].lock_keys = keys[i];
+    }
+    (store != nullptr ? *store : *a_).run_together(units);
     return units;
+  }
+
+  // The advisory locks held in this test's database.
+  std::int64_t advisory_locks_held() {
+    PGconn* raw = PQconnectdb(url_.c_str());
+    PGresult* result =
+        PQexec(raw,
+               "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+               " AND database = (SELECT oid FROM pg_database"
+               " WHERE datname = current_database())");
+    std::int64_t held =
+        PQresultStatus(result) == PGRES_TUPLES_OK ? std::stoll(PQgetvalue(result, 0, 0)) : -1;
+    PQclear(result);
+    PQfinish(raw);
+    return held;
   }
 
   // Runs `hold` in a write transaction on store a and, while that
@@ -627,6 +648,53 @@ TEST_F(PostgresStoreTest, Interface_8_3_WritesTogetherShareOneTransaction) {
   EXPECT_TRUE(second);
   EXPECT_FALSE(again);  // the first unit's revoke is seen by the third
   EXPECT_EQ(runs, 2);   // each ran once
+}
+
+// /forgot requests share their transaction (Database::write_together): a
+// batch locks every throttling key its units name before the first unit
+// counts, so that it never holds one key while waiting for another, and
+// two batches (or two instances) that name the same keys cannot deadlock.
+TEST_F(PostgresStoreTest, Interface_6_Forgot_5_ABatchLocksEveryKeyItsUnitsNameBeforeTheFirstCount) {
+  std::int64_t held_during_first_count = 0;
+  std::vector<std::function<void(Transaction&)>> works = {
+      [&](Transaction& tx) {
+        tx.throttle().event_times("forgot:client:192.0.2.1", 0, 10);
+        held_during_first_count = advisory_locks_held();
+      },
+      [&](Transaction& tx) { tx.throttle().event_times("forgot:client:192.0.2.2", 0, 10); },
+  };
+  std::vector<std::vector<std::string>> keys = {
+      {"forgot:client:192.0.2.1", "mail:reset:a@example.com"},
+      {"mail:reset:b@example.com", "forgot:client:192.0.2.2", "mail:reset:a@example.com"}};
+  for (const TransactionUnit& unit : run_together(works, keys))
+    EXPECT_EQ(unit.status, StoreStatus::ok);
+  EXPECT_EQ(held_during_first_count, 4);  // each distinct key once
+  EXPECT_EQ(advisory_locks_held(), 0);    // released at the COMMIT
+}
+
+// Units in batches on two instances, all counting one key: the limit of
+// 10 holds exactly, whether a unit counts in its batch or, after a
+// failure, alone.
+TEST_F(PostgresStoreTest, Interface_6_Forgot_5_TheCountIsExactAcrossBatchesOfTwoInstances) {
+  const std::string key = "forgot:client:198.51.100.9";
+  std::atomic<int> allowed{0};
+  race(4, [&](Store& store, int batch) {
+    std::vector<std::function<void(Transaction&)>> works;
+    for (int i = 0; i < 4; ++i) {
+      works.emplace_back([&, batch, i](Transaction& tx) {
+        if (batch == 0 && i == 3) throw std::runtime_error("undoes its batch");
+        if (tx.throttle().event_times(key, 0, 100).size() >= 10) return;
+        tx.throttle().add_event(key, now_millis());
+        ++allowed;  // counts the runs of an undone batch too: checked below
+      });
+    }
+    run_together(works, std::vector<std::vector<std::string>>(4, {key}), &store);
+  });
+  std::size_t stored = 0;
+  a_->run(Store::Mode::read,
+          [&](Transaction& tx) { stored = tx.throttle().event_times(key, 0, 100).size(); });
+  EXPECT_EQ(stored, 10u);
+  EXPECT_GE(allowed.load(), 10);
 }
 
 // A unit that fails undoes the shared transaction; then each unit runs

@@ -7,6 +7,8 @@
 #include <exception>
 #include <functional>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "store/batching/batched_store.hpp"
@@ -14,8 +16,14 @@
 namespace authd {
 
 struct BatchJob {
-  std::function<void(Transaction&)> work;
-  std::function<void(StoreStatus, std::exception_ptr)> done;  // called after the batch
+  using Work = std::function<void(Transaction&)>;
+  using Done = std::function<void(StoreStatus, std::exception_ptr)>;
+  BatchJob(Work work_, Done done_, std::vector<std::string> lock_keys_ = {})
+      : work(std::move(work_)), done(std::move(done_)), lock_keys(std::move(lock_keys_)) {}
+
+  Work work;
+  Done done;                           // called after the batch
+  std::vector<std::string> lock_keys;  // TransactionUnit::lock_keys
 };
 
 // Runs the jobs as one batch, `run_units(std::span<BatchedStore::Unit>)`,
@@ -25,7 +33,10 @@ template <class RunUnits>
 void run_batch(std::vector<BatchJob>& batch, std::vector<TransactionUnit>& units,
                RunUnits&& run_units) {
   units.assign(batch.size(), TransactionUnit{});
-  for (std::size_t i = 0; i < batch.size(); ++i) units[i].work = &batch[i].work;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    units[i].work = &batch[i].work;
+    units[i].lock_keys = batch[i].lock_keys;
+  }
   try {
     run_units(std::span<TransactionUnit>(units));
   } catch (...) {

@@ -176,13 +176,24 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
 }
 
 // Group commit for the writes that take no lock another transaction could
-// be waiting on while holding one of theirs (logout: its session's row).
-// All units run in one transaction, one COMMIT; a unit that throws, or a
-// lock wait that deadlocks with another instance's batch, undoes the whole
-// batch, and then each unit runs alone and gets its own outcome.
+// be waiting on while holding one of theirs (logout: its session's row;
+// /forgot: the throttling keys it names, all locked first and in one
+// order). All units run in one transaction, one COMMIT; a unit that
+// throws, or a lock wait that deadlocks with another instance's batch,
+// undoes the whole batch, and then each unit runs alone and gets its own
+// outcome, taking its keys in the same order.
 void PostgresStore::run_together(std::span<TransactionUnit> units) {
   if (units.size() > 1 && run_in_one_transaction(units)) return;
-  for (TransactionUnit& unit : units) run_alone(unit);
+  for (TransactionUnit& unit : units) {
+    const std::function<void(Transaction&)>* work = unit.work;
+    const std::function<void(Transaction&)> locked_first = [&unit, work](Transaction& tx) {
+      static_cast<PostgresTransaction&>(tx).lock_throttle_keys(unit.lock_keys);
+      (*work)(tx);
+    };
+    if (!unit.lock_keys.empty()) unit.work = &locked_first;
+    run_alone(unit);
+    unit.work = work;
+  }
 }
 
 bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
@@ -190,6 +201,10 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
     Lease connection = begin(Mode::write, Clock::now() + timeout_);
     try {
       PostgresTransaction tx(*connection, true);
+      std::vector<std::string> keys;
+      for (const TransactionUnit& unit : units)
+        keys.insert(keys.end(), unit.lock_keys.begin(), unit.lock_keys.end());
+      tx.lock_throttle_keys(keys);
       for (TransactionUnit& unit : units) (*unit.work)(tx);
       connection->execute("COMMIT");
     } catch (...) {

@@ -1,6 +1,8 @@
 // How PostgreSQL stores throttling events: one row per counted attempt,
 // read through the (key, at) index, the key locked before counting in a
 // write transaction.
+#include <algorithm>
+
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
 
@@ -14,7 +16,7 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   // Sent ahead, in the same round trip as the count: the pipeline runs
   // them in order, and a lock that fails fails the count and the
   // transaction with it.
-  if (locking_) db_.send_ahead("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
+  if (locking_) lock(key);
   params.integer(after).integer(most);
   // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
   // by the LIMIT: no sort, `most` rows at most.
@@ -25,6 +27,20 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
     times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
   return times;
+}
+
+void ThrottleEvents::lock(std::string_view key) {
+  if (std::find(locked_.begin(), locked_.end(), key) != locked_.end()) return;
+  Params params;
+  params.text(key);
+  db_.send_ahead("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params);
+  locked_.emplace_back(key);
+}
+
+void ThrottleEvents::lock_in_order(std::span<const std::string> keys) {
+  std::vector<std::string_view> ordered(keys.begin(), keys.end());
+  std::sort(ordered.begin(), ordered.end());
+  for (std::string_view key : ordered) lock(key);  // lock() skips a repeated key
 }
 
 std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {

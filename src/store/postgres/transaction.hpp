@@ -19,6 +19,11 @@
 // `locking` is true in write transactions: reads take no locks.
 #pragma once
 
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "store/transaction.hpp"
 
 namespace authd::postgres {
@@ -80,9 +85,18 @@ class ThrottleEvents final : public ThrottleStore {
   void delete_events(std::string_view key) override;
   std::int64_t prune(Millis horizon) override;
 
+  // Locks `keys` in byte order, each once, before anything else runs (a
+  // batch of write_together units). Every transaction that takes two of
+  // these keys takes them in that order, so none waits for another that
+  // waits for it. A key locked here is not locked again by event_times.
+  void lock_in_order(std::span<const std::string> keys);
+
  private:
+  void lock(std::string_view key);
+
   Connection& db_;
   bool locking_;
+  std::vector<std::string> locked_;  // this transaction's advisory locks
 };
 
 class Outbox final : public OutboxStore {
@@ -249,6 +263,9 @@ class PostgresTransaction final : public Transaction {
   PasskeyStore& passkeys() override { return passkeys_; }
   EventStore& events() override { return events_; }
   WebhookStore& webhooks() override { return webhooks_; }
+
+  // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
+  void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
 
  private:
   Users users_;
