@@ -299,33 +299,6 @@ TEST_F(PostgresStoreTest, ThrottleLockSentAheadPastTheDeadlineIsUnavailableThenT
   EXPECT_TRUE(times.empty());
 }
 
-// Issue 19: a throttle check reads the newest `most` events of its key,
-// ascending, walking the (key, at) index backwards: on a table of 50,000
-// events, analysed, the plan is a backward (index-only) scan under the LIMIT, with
-// no sort (the statement is the store's, postgres_store.cpp).
-TEST_F(PostgresStoreTest, Interface_6_Login_4_EventTimesAreTheNewestOnesByABackwardIndexScan) {
-  PGconn* raw = PQconnectdb(url_.c_str());
-  PQclear(PQexec(raw,
-                 "INSERT INTO throttle_events (key, at) SELECT 'k' || (i % 10), i "
-                 "FROM generate_series(1, 50000) AS i; ANALYZE throttle_events"));
-  PGresult* explained = PQexec(raw,
-                               "EXPLAIN SELECT at FROM throttle_events WHERE key = 'k3' AND "
-                               "at > 0 ORDER BY at DESC LIMIT 10");
-  std::string plan;
-  for (int i = 0; i < PQntuples(explained); ++i)
-    plan += std::string(PQgetvalue(explained, i, 0)) + "\n";
-  PQclear(explained);
-  PQfinish(raw);
-  EXPECT_NE(plan.find("Scan Backward using throttle_events_by_key"), std::string::npos) << plan;
-  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
-
-  std::vector<Millis> newest;
-  ASSERT_EQ(a_->run(Store::Mode::write,
-                    [&](Transaction& tx) { newest = tx.throttle().event_times("k3", 49'900, 3); }),
-            StoreStatus::ok);
-  EXPECT_EQ(newest, (std::vector<Millis>{49'973, 49'983, 49'993}));
-}
-
 // interface.md 10.5 (issue 19): each instance's hash writes add their kind
 // to the one set both read; a kind both add at once is stored once.
 TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKinds) {

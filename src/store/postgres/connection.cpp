@@ -42,7 +42,12 @@ std::string server_limits(std::chrono::milliseconds timeout) {
          " -c bytea_output=hex"
          // Reads run without BEGIN READ ONLY (postgres_store.cpp); writes
          // begin READ WRITE.
-         " -c default_transaction_read_only=on";
+         " -c default_transaction_read_only=on"
+         // One plan per statement, whatever its values: authd's statements
+         // are lookups by key whose best plan does not depend on which key,
+         // and a plan made for each value would let a response's time
+         // depend on what it looked up (docs/performance.md, section 27).
+         " -c plan_cache_mode=force_generic_plan";
 }
 
 // The server's notices ("relation already exists, skipping") go to the log
@@ -307,9 +312,18 @@ Result Connection::await_result(std::string_view what) {
   return owner;
 }
 
-void Connection::send_prepared(const char* sql, const Params& params) {
+void Connection::send_prepared(const char* sql, const Params& params, bool replan) {
   auto prepared = prepared_.find(sql);
   const std::string* name = nullptr;
+  if (replan && prepared != prepared_.end() && Clock::now() - planned_at_[sql] >= replan_after_) {
+    // Dropped in the same round trip; the new one gets a plan of its own.
+    const std::string deallocate = "DEALLOCATE " + prepared->second;
+    if (!PQsendQueryParams(conn_, deallocate.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0))
+      lost("query");
+    ++sent_;
+    prepared_.erase(prepared);
+    prepared = prepared_.end();
+  }
   if (prepared != prepared_.end()) {
     name = &prepared->second;
   } else {
@@ -322,6 +336,7 @@ void Connection::send_prepared(const char* sql, const Params& params) {
       pending = std::prev(preparing_.end());
       if (!PQsendPrepare(conn_, pending->name.c_str(), sql, 0, nullptr)) lost("prepare");
       ++sent_;
+      if (replan) planned_at_[sql] = Clock::now();
     }
     name = &pending->name;
   }
@@ -334,6 +349,11 @@ void Connection::send_prepared(const char* sql, const Params& params) {
 
 Result Connection::run(const char* sql, const Params& params) {
   send_prepared(sql, params);
+  return finish_pipeline("query");
+}
+
+Result Connection::run_replanned(const char* sql, const Params& params) {
+  send_prepared(sql, params, /*replan=*/true);
   return finish_pipeline("query");
 }
 

@@ -129,6 +129,13 @@ class Connection {
   // Runs a prepared statement. `sql` must be a string literal: statements
   // are prepared once per connection, keyed by the literal's address.
   Result run(const char* sql, const Params& params = {});
+  // As `run`, for a statement whose best plan changes as its table grows
+  // faster than ANALYZE follows (a throttle count): prepared again, and so
+  // planned again from the table's present size, once its plan is older
+  // than `replan_after` (docs/performance.md, section 27).
+  Result run_replanned(const char* sql, const Params& params);
+  void set_replan_after(std::chrono::milliseconds interval) { replan_after_ = interval; }
+  static constexpr std::chrono::milliseconds kReplanAfter{1000};
   // One statement without parameters (COMMIT, ROLLBACK, SAVEPOINT ...).
   void execute(const char* sql);
   // A statement whose answer nobody waits for (BEGIN, an event's INSERT):
@@ -169,8 +176,11 @@ class Connection {
   bool broken_ = false;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
   // Sends the prepared statement `sql` (preparing it first, in the same
-  // pipeline, when this connection has not yet).
-  void send_prepared(const char* sql, const Params& params);
+  // pipeline, when this connection has not yet, or when `replan` and its
+  // plan is older than replan_after_).
+  void send_prepared(const char* sql, const Params& params, bool replan = false);
+  std::unordered_map<const char*, Clock::time_point> planned_at_;  // run_replanned's
+  std::chrono::milliseconds replan_after_ = kReplanAfter;
 
   // A PREPARE sent in the current pipeline: remembered once answered.
   struct Preparing {

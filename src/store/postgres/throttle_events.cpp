@@ -19,10 +19,12 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   if (locking_) lock(key);
   params.integer(after).integer(most);
   // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
-  // by the LIMIT: no sort, `most` rows at most.
-  Result rows =
-      db_.run("SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
-              params);
+  // by the LIMIT: no sort, `most` rows at most. Planned again each second:
+  // the table can grow from nothing faster than ANALYZE follows, and a plan
+  // made while it was nearly empty would read all of it.
+  Result rows = db_.run_replanned(
+      "SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
+      params);
   std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
     times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);

@@ -1,0 +1,148 @@
+// store/postgres: the plans PostgreSQL picks for authd's hottest statements,
+// checked on a real server. A statement can be right and still scan a whole
+// table; these tests look at what the server did, not at the answer alone
+// (docs/performance.md, section 27). Skipped unless AUTHD_TEST_POSTGRES
+// names a server (scripts/with-postgres.sh; scripts/test.sh runs them there).
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "postgres_test_database.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PostgresPlansTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::postgres_available())
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = test::fresh_postgres_database();
+    postgres::PostgresStore(url_, 1, 5s).migrate();
+    raw_ = PQconnectdb(url_.c_str());
+    ASSERT_EQ(PQstatus(raw_), CONNECTION_OK) << PQerrorMessage(raw_);
+  }
+  void TearDown() override {
+    if (raw_ != nullptr) PQfinish(raw_);
+  }
+
+  // Runs `sql` on the test's own session; the first column of each row.
+  std::vector<std::string> query(const std::string& sql) {
+    PGresult* result = PQexec(raw_, sql.c_str());
+    EXPECT_TRUE(PQresultStatus(result) == PGRES_TUPLES_OK ||
+                PQresultStatus(result) == PGRES_COMMAND_OK)
+        << sql << ": " << PQerrorMessage(raw_);
+    std::vector<std::string> rows;
+    for (int i = 0; i < PQntuples(result); ++i) rows.emplace_back(PQgetvalue(result, i, 0));
+    PQclear(result);
+    return rows;
+  }
+
+  // How often throttle_events was read by a sequential scan, as counted by
+  // the statistics flushed so far.
+  std::int64_t throttle_seq_scans() {
+    return std::stoll(
+        query("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'throttle_events'").at(0));
+  }
+  std::int64_t throttle_key_index_scans() {
+    return std::stoll(query("SELECT idx_scan FROM pg_stat_user_indexes"
+                            " WHERE indexrelname = 'throttle_events_by_key'")
+                          .at(0));
+  }
+
+  std::string url_;
+  PGconn* raw_ = nullptr;
+};
+
+// Issue 19: a throttle check reads the newest `most` events of its key,
+// ascending, walking the (key, at) index backwards: on a table of 50,000
+// events, analysed, the plan is a backward (index-only) scan under the
+// LIMIT, with no sort.
+TEST_F(PostgresPlansTest, Interface_6_Login_4_EventTimesAreTheNewestOnesByABackwardIndexScan) {
+  query(
+      "INSERT INTO throttle_events (key, at) SELECT 'k' || (i % 10), i "
+      "FROM generate_series(1, 50000) AS i");
+  query("ANALYZE throttle_events");
+  // The statement as ThrottleEvents::event_times sends it.
+  std::vector<std::string> plan_lines = query(
+      "EXPLAIN SELECT at FROM throttle_events WHERE key = 'k3' AND at > 0"
+      " ORDER BY at DESC LIMIT 10");
+  std::string plan;
+  for (const std::string& line : plan_lines) plan += line + "\n";
+  EXPECT_NE(plan.find("Scan Backward using throttle_events_by_key"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
+
+  postgres::PostgresStore store(url_, 1, 5s);
+  std::vector<Millis> newest;
+  ASSERT_EQ(
+      store.run(Store::Mode::write,
+                [&](Transaction& tx) { newest = tx.throttle().event_times("k3", 49'900, 3); }),
+      StoreStatus::ok);
+  EXPECT_EQ(newest, (std::vector<Millis>{49'973, 49'983, 49'993}));
+}
+
+// A new deployment: throttle_events is empty when authd's connections
+// first count (and empty in the statistics, as after a VACUUM ANALYZE of
+// the new database, or of a quiet night's pruned table), then a burst of
+// traffic fills it faster than autovacuum's next ANALYZE comes. The count's
+// plan, made for the empty table, reads all of it on every request until
+// the count is planned again, from the table's present size.
+TEST_F(PostgresPlansTest, ThrottleCountsReturnToTheKeyIndexOnceReplannedAfterTheTableGrew) {
+  query("ALTER TABLE throttle_events SET (autovacuum_enabled = false)");  // no ANALYZE mid-test
+  query("VACUUM ANALYZE throttle_events");
+
+  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  postgres::ThrottleEvents events(authd, /*locking=*/false);
+  const std::string key = "forgot:client:192.0.2.7";
+  authd.set_replan_after(1h);  // a plan made now is kept
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
+
+  query(
+      "INSERT INTO throttle_events (key, at) SELECT 'forgot:client:10.0.' || (i % 250) || '.'"
+      " || (i / 250), i FROM generate_series(1, 20000) AS i");
+  // (sequential scans, scans of the key's index) during `count` counts.
+  auto scans_of = [&](int count) {
+    // A session's counters reach the shared statistics when it goes idle
+    // after pg_stat_force_next_flush (PostgreSQL 15).
+    authd.run("SELECT pg_stat_force_next_flush()");
+    authd.run("SELECT 1");
+    const std::int64_t seq_before = throttle_seq_scans();
+    const std::int64_t index_before = throttle_key_index_scans();
+    for (int i = 0; i < count; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
+    authd.run("SELECT pg_stat_force_next_flush()");
+    authd.run("SELECT 1");
+    return std::pair{throttle_seq_scans() - seq_before, throttle_key_index_scans() - index_before};
+  };
+
+  // The plan made for the empty table, as kept for up to
+  // Connection::kReplanAfter: every count reads the whole table.
+  EXPECT_EQ(scans_of(3).first, 3);
+
+  authd.set_replan_after(0ms);  // the plan is older than that now
+  auto [seq, index] = scans_of(5);
+  EXPECT_EQ(seq, 0) << "a count read the whole table";
+  EXPECT_EQ(index, 5);
+}
+
+// interface.md 6 /login 2, 6 /forgot 2: a statement gets one plan, whatever
+// the values it runs with, so that its time does not depend on which
+// address or key it looks up.
+TEST_F(PostgresPlansTest, Interface_6_Forgot_2_AuthdsSessionsPlanAStatementOnceForEveryValue) {
+  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  EXPECT_EQ(authd.run("SELECT current_setting('plan_cache_mode')").text(0, 0),
+            "force_generic_plan");
+}
+
+}  // namespace
+}  // namespace authd
