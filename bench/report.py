@@ -422,7 +422,8 @@ plot %s, %s
     w("| Load generator | wrk %s, %s threads, **on the same machine** (it shares the cores with authd "
       "and the database) |" % (env.get("wrk_version", "?"), env.get("wrk_threads", "?")))
     w("| authd | %s (`%s`), Release build; %s hashing workers, argon2id m=%s KiB t=%s p=1; throttling "
-      "limits raised out of the way (every request comes from 127.0.0.1) |" % (
+      "limits raised out of the way (every request comes from 127.0.0.1, but /forgot's from a "
+      "client address each, through X-Forwarded-For) |" % (
           env.get("authd_commit", "?"), env.get("authd_build", "?"), env.get("hash_workers", "?"),
           env.get("argon2_memory_kib", "?"), env.get("argon2_iterations", "?")))
     if "sqlite" in backends:
