@@ -81,6 +81,39 @@ TEST(ScaleOut, Interface_8_2_And_6_Login_4_FailedLoginsAreCountedAcrossInstances
   EXPECT_EQ(post_json(both.b.port(), "/login", login_body(kEmail, kPassword)).status, 429);
 }
 
+// 6 /forgot 5 across instances: /forgot requests share their transactions
+// in batches on each instance, and the batches of both lock the same keys
+// (this client's, this address's mail limit). Arriving all at once, the
+// per-client limit still lets exactly 10 through, the address's limit
+// queues exactly 3 mails, and no batch waits for the other in a cycle.
+TEST(ScaleOut, Interface_8_2_And_6_Forgot_5_ConcurrentRequestsAreCountedExactlyAcrossInstances) {
+  AUTHD_POSTGRES_ONLY();
+  TwoInstances both({"--forgot-client-limit", "10/15m", "--reset-mail-limit-short", "3/1m",
+                     "--reset-mail-delay", "1h"});
+  both.a.add_user(kEmail, kPassword);
+
+  constexpr int kRequests = 24;
+  std::latch start(kRequests);
+  std::mutex mutex;
+  std::multiset<int> statuses;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kRequests; ++i) {
+    clients.emplace_back([&, i] {
+      unsigned short port = i % 2 == 0 ? both.a.port() : both.b.port();
+      start.arrive_and_wait();
+      int status = post_json(port, "/forgot", R"({"email":")" + kEmail + R"("})").status;
+      std::lock_guard lock(mutex);
+      statuses.insert(status);
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(statuses.count(200), 10u) << both.a.log_text() << both.b.log_text();
+  EXPECT_EQ(statuses.count(429), static_cast<std::size_t>(kRequests - 10));
+  EXPECT_EQ(lines(both.a.sql("select count(*) from throttle_events where key like 'forgot:%'")),
+            std::vector<std::string>{"10"});
+  EXPECT_EQ(lines(both.a.sql("select count(*) from outbox")), std::vector<std::string>{"3"});
+}
+
 // 8.2: the outbox is claimed with FOR UPDATE SKIP LOCKED: with both
 // instances' workers polling the same table, every reset request gives
 // exactly one mail.
