@@ -34,6 +34,27 @@ struct TwoInstances {
   AuthdProcess b;
 };
 
+// POSTs `body` to `path` `count` times at once, alternating between the
+// two instances; the statuses of the answers.
+std::multiset<int> post_all_at_once(TwoInstances& both, const std::string& path,
+                                    const std::string& body, int count) {
+  std::latch start(count);
+  std::mutex mutex;
+  std::multiset<int> statuses;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < count; ++i) {
+    clients.emplace_back([&, i] {
+      unsigned short port = i % 2 == 0 ? both.a.port() : both.b.port();
+      start.arrive_and_wait();
+      int status = post_json(port, path, body).status;
+      std::lock_guard lock(mutex);
+      statuses.insert(status);
+    });
+  }
+  for (auto& client : clients) client.join();
+  return statuses;
+}
+
 // 8.2: a session opened on one instance is known to the other.
 TEST(ScaleOut, Interface_8_2_LoginOnOneInstanceMeAndLogoutOnTheOther) {
   AUTHD_POSTGRES_ONLY();
@@ -59,20 +80,8 @@ TEST(ScaleOut, Interface_8_2_And_6_Login_4_FailedLoginsAreCountedAcrossInstances
   both.a.add_user(kEmail, kPassword);
 
   constexpr int kAttempts = 24;
-  std::latch start(kAttempts);
-  std::mutex mutex;
-  std::multiset<int> statuses;
-  std::vector<std::thread> clients;
-  for (int i = 0; i < kAttempts; ++i) {
-    clients.emplace_back([&, i] {
-      unsigned short port = i % 2 == 0 ? both.a.port() : both.b.port();
-      start.arrive_and_wait();
-      int status = post_json(port, "/login", login_body(kEmail, "wrong password")).status;
-      std::lock_guard lock(mutex);
-      statuses.insert(status);
-    });
-  }
-  for (auto& client : clients) client.join();
+  std::multiset<int> statuses =
+      post_all_at_once(both, "/login", login_body(kEmail, "wrong password"), kAttempts);
   EXPECT_EQ(statuses.count(401), 10u) << both.a.log_text() << both.b.log_text();
   EXPECT_EQ(statuses.count(429), static_cast<std::size_t>(kAttempts - 10));
 
@@ -93,20 +102,8 @@ TEST(ScaleOut, Interface_8_2_And_6_Forgot_5_ConcurrentRequestsAreCountedExactlyA
   both.a.add_user(kEmail, kPassword);
 
   constexpr int kRequests = 24;
-  std::latch start(kRequests);
-  std::mutex mutex;
-  std::multiset<int> statuses;
-  std::vector<std::thread> clients;
-  for (int i = 0; i < kRequests; ++i) {
-    clients.emplace_back([&, i] {
-      unsigned short port = i % 2 == 0 ? both.a.port() : both.b.port();
-      start.arrive_and_wait();
-      int status = post_json(port, "/forgot", R"({"email":")" + kEmail + R"("})").status;
-      std::lock_guard lock(mutex);
-      statuses.insert(status);
-    });
-  }
-  for (auto& client : clients) client.join();
+  std::multiset<int> statuses =
+      post_all_at_once(both, "/forgot", R"({"email":")" + kEmail + R"("})", kRequests);
   EXPECT_EQ(statuses.count(200), 10u) << both.a.log_text() << both.b.log_text();
   EXPECT_EQ(statuses.count(429), static_cast<std::size_t>(kRequests - 10));
   EXPECT_EQ(lines(both.a.sql("select count(*) from throttle_events where key like 'forgot:%'")),
