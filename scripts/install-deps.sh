@@ -10,6 +10,9 @@ packages=(
   ccache
   # libraries (see docs/architecture.md for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
+  # PostgreSQL's reads as fibers sharing one connection's round trips
+  # (store/postgres/read_pipeline.hpp)
+  libboost-context-dev
   libcli11-dev libspdlog-dev libfmt-dev libcurl4-openssl-dev libtomlplusplus-dev libpq-dev
   # imported legacy password hashes (interface.md 10.5), each verified by a
   # maintained library: libargon2 for the argon2 variants libsodium cannot

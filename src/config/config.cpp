@@ -183,9 +183,10 @@ Config::RelyingParty Config::webauthn_relying_party() const {
 }
 
 StoreOptions Config::store_options() const {
-  // The database threads, the two that batch logouts on PostgreSQL, and one
-  // each for the outbox worker, the pruner and the /metrics counts.
-  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 5,
+  // The database threads, on PostgreSQL the two that batch logouts and
+  // /forgot and the two that batch reads, and one each for the outbox
+  // worker, the pruner and the /metrics counts.
+  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 7,
           database_timeout, sqlite_read_cache_mib * 1024};
 }
 

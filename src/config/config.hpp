@@ -39,9 +39,8 @@ struct Config {
   std::string database = "sqlite:authd.db";
   // 0: automatic, see database_thread_count().
   std::size_t database_threads = 0;
-  // PostgreSQL only: connections per process (0: database threads + 3, for
-  // the outbox worker, the pruner and /metrics' counts) and the deadline of
-  // each round trip.
+  // PostgreSQL only: connections per process (0: database threads + 7, see
+  // store_options()) and the deadline of each round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
   // SQLite only: the page cache of each read connection (one per io thread at most), in MiB

@@ -1,9 +1,10 @@
 // The asynchronous face of a Store for the server: writes run off the
 // connection threads, so that an fsync never blocks one.
 //
-// Reads and writes run on a small dedicated thread pool (PostgreSQL, where
-// each waits out a network round trip), unless the store is a BatchedStore
-// (SQLite):
+// On PostgreSQL, writes run on a small dedicated thread pool, each waiting
+// out its round trips; writes that may share a transaction, and reads, go
+// in batches to threads of their own (write_together, read). A
+// BatchedStore (SQLite) has:
 // - group commit: one writer thread drains the queue of pending writes and
 //   hands them to the store as a batch that shares one durable commit
 //   (TransactionBatcher, BatchedStore::run_writes). A coroutine resumes only after the commit of
@@ -67,6 +68,9 @@ class Database {
       together_ = std::make_unique<TransactionBatcher>(
           [&store](std::span<TransactionUnit> units) { store.run_together(units); },
           kTogetherThreads, kTogetherMaxBatch);
+      reads_ = std::make_unique<TransactionBatcher>(
+          [&store](std::span<TransactionUnit> units) { store.run_reads_together(units); },
+          kReadThreads, kReadMaxBatch);
     }
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
@@ -117,7 +121,7 @@ class Database {
       StoreStatus status = co_await run_in_loop_batch(work);
       co_return status;
     }
-    StoreStatus status = co_await read_on(*pool_, work);
+    StoreStatus status = co_await run_batched(*reads_, work);
     co_return status;
   }
 
@@ -160,6 +164,7 @@ class Database {
       batches_running_.wait(running);
     if (writer_) writer_->stop();
     if (together_) together_->stop();
+    if (reads_) reads_->stop();
     if (pool_) pool_->join();
     aside_.join();
   }
@@ -254,7 +259,14 @@ class Database {
   static constexpr std::size_t kTogetherThreads = 2;
   static constexpr std::size_t kTogetherMaxBatch = 32;
   std::unique_ptr<TransactionBatcher> together_;  // only without batching
-  std::atomic<bool> stopped_ = false;             // reads after stop() are unavailable
+  // PostgreSQL's reads: what is queued while a thread is busy goes in its
+  // next batch, whose reads share one connection's round trips
+  // (store/postgres/read_pipeline.hpp). Two threads, so that one batch is
+  // sent while the other's answers come back.
+  static constexpr std::size_t kReadThreads = 2;
+  static constexpr std::size_t kReadMaxBatch = 64;
+  std::unique_ptr<TransactionBatcher> reads_;  // only without batching
+  std::atomic<bool> stopped_ = false;          // reads after stop() are unavailable
   std::atomic<int> batches_running_ = 0;
   std::unique_ptr<QueuedWriteStore> background_;
 };

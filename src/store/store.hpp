@@ -64,6 +64,14 @@ class Store {
     for (TransactionUnit& unit : units) run_alone(unit);
   }
 
+  // Read transactions queued together (Database::read on a store that is
+  // not a BatchedStore): each unit's outcome is set. A store may run them
+  // side by side on one connection (PostgreSQL's read pipeline), each
+  // still in transactions of its own.
+  virtual void run_reads_together(std::span<TransactionUnit> units) {
+    for (TransactionUnit& unit : units) run_alone(unit, Mode::read);
+  }
+
   // Applies pending schema migrations; returns the schema version.
   virtual int migrate() = 0;
 
@@ -73,9 +81,9 @@ class Store {
   }
 
  protected:
-  void run_alone(TransactionUnit& unit) {
+  void run_alone(TransactionUnit& unit, Mode mode = Mode::write) {
     try {
-      unit.status = run(Mode::write, *unit.work);
+      unit.status = run(mode, *unit.work);
     } catch (...) {
       unit.status = StoreStatus::failed;
       unit.error = std::current_exception();

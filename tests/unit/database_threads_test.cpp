@@ -19,13 +19,14 @@ TEST(DatabaseThreads, OnSqliteThePoolIsOneThread) {
 }
 
 // On PostgreSQL every transaction waits out a round trip: 4 threads, and a
-// pool of connections five larger (the two threads that batch logouts, the
-// outbox worker, the pruner, the /metrics counts).
-TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithFiveSpareConnections) {
+// pool of connections seven larger (the two threads that batch logouts and
+// /forgot, the two that batch reads, the outbox worker, the pruner, the
+// /metrics counts).
+TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithSevenSpareConnections) {
   Config config;
   config.database = "postgresql://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 4u);
-  EXPECT_EQ(config.store_options().pool_size, 9u);
+  EXPECT_EQ(config.store_options().pool_size, 11u);
 }
 
 TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
@@ -33,7 +34,7 @@ TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
   config.database_threads = 3;
   config.database = "postgres://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 3u);
-  EXPECT_EQ(config.store_options().pool_size, 8u);
+  EXPECT_EQ(config.store_options().pool_size, 10u);
 }
 
 // --sqlite-read-cache-mib reaches the store in KiB; 0 keeps SQLite's default.

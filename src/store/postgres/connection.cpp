@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/log.hpp"
+#include "store/postgres/read_pipeline.hpp"
 #include "store/store.hpp"
 
 namespace authd::postgres {
@@ -262,6 +263,11 @@ Result Connection::finish_pipeline(std::string_view what) {
   std::vector<Preparing> preparing = std::exchange(preparing_, {});
   auto next_preparing = preparing.begin();
   if (PQpipelineSync(conn_) != 1) lost(what);
+  if (turns_ != nullptr) {
+    // Reads sent after this one go out before its answer is read.
+    turns_->wait_for_answer();
+    if (broken_) throw LostUnderAnotherRead();
+  }
   flush(what);
   Result last(nullptr);
   Result failure(nullptr);

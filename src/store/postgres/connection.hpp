@@ -28,6 +28,8 @@ struct pg_result;
 
 namespace authd::postgres {
 
+class PipelineTurns;
+
 // The parameters of one statement ($1, $2, ... in the order added).
 class Params {
  public:
@@ -113,6 +115,20 @@ class TimedOutError : public BusyError {
   using BusyError::BusyError;
 };
 
+// Unavailable for a cause logged already: logged at debug level only, so
+// that an outage is one warning, not one per waiting request.
+class AlreadyReported : public BusyError {
+ public:
+  using BusyError::BusyError;
+};
+
+// A read of a pipeline whose connection failed under an earlier read of the
+// same batch.
+class LostUnderAnotherRead : public AlreadyReported {
+ public:
+  LostUnderAnotherRead() : AlreadyReported("query: the connection failed under another read") {}
+};
+
 class Connection {
  public:
   using Clock = std::chrono::steady_clock;
@@ -160,6 +176,10 @@ class Connection {
   // deadline passed): it must be dropped, not reused.
   bool usable() const { return !broken_; }
 
+  // While set, a statement whose Sync is sent parks its read there until
+  // the answers before its own are read (read_pipeline.hpp).
+  void set_turns(PipelineTurns* turns) { turns_ = turns; }
+
  private:
   // Sends a Sync, then reads the results of every command sent since the
   // last one; returns the last command's, or throws the first failure.
@@ -174,6 +194,7 @@ class Connection {
   pg_conn* conn_ = nullptr;
   Clock::time_point deadline_;
   bool broken_ = false;
+  PipelineTurns* turns_ = nullptr;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
   // Sends the prepared statement `sql` (preparing it first, in the same
   // pipeline, when this connection has not yet, or when `replan` and its

@@ -6,17 +6,18 @@
 #include "core/log.hpp"
 #include "store/migrations.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
 namespace {
 
 // Refused without trying, right after a failed connect: the failure that
-// started it was logged, so these are logged at debug level only (a client
-// retrying in a loop would otherwise flood the log during an outage).
-class StillDownError : public BusyError {
+// started it was logged (a client retrying in a loop would otherwise flood
+// the log during an outage).
+class StillDownError : public AlreadyReported {
  public:
-  StillDownError() : BusyError("database unreachable a moment ago; not retrying yet") {}
+  StillDownError() : AlreadyReported("database unreachable a moment ago; not retrying yet") {}
 };
 
 void rollback_quietly(Connection& connection) {
@@ -147,6 +148,24 @@ void PostgresStore::start(Connection& connection, Mode mode) {
   if (mode == Mode::write) connection.send_ahead("BEGIN READ WRITE");
 }
 
+// What a transaction that threw reports, logged once here; called inside
+// a catch handler. An exception that is not the store's goes on to the
+// caller.
+StoreStatus PostgresStore::status_of_failure() {
+  try {
+    throw;
+  } catch (const AlreadyReported& e) {
+    log::debug("store_busy", {{"error", e.what()}});
+    return StoreStatus::unavailable;
+  } catch (const BusyError& e) {
+    log::warn("store_busy", {{"error", e.what()}});
+    return StoreStatus::unavailable;
+  } catch (const StoreError& e) {
+    log::error("store_error", {{"error", e.what()}});
+    return StoreStatus::failed;
+  }
+}
+
 StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)>& work) {
   try {
     // One deadline for the whole transaction: waiting for a connection,
@@ -163,15 +182,35 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
       throw;
     }
     return StoreStatus::ok;
-  } catch (const StillDownError& e) {
-    log::debug("store_busy", {{"error", e.what()}});
-    return StoreStatus::unavailable;
-  } catch (const BusyError& e) {
-    log::warn("store_busy", {{"error", e.what()}});
-    return StoreStatus::unavailable;
-  } catch (const StoreError& e) {
-    log::error("store_error", {{"error", e.what()}});
-    return StoreStatus::failed;
+  } catch (const StoreError&) {
+    return status_of_failure();
+  }
+}
+
+void PostgresStore::run_reads_together(std::span<TransactionUnit> units) {
+  if (units.size() == 1) {
+    run_alone(units.front(), Mode::read);
+    return;
+  }
+  try {
+    // One deadline for the batch, as for one transaction.
+    Lease connection = begin(Mode::read, Clock::now() + timeout_);
+    run_reads_in_one_pipeline(*connection, units, [&connection](TransactionUnit& unit) {
+      try {
+        PostgresTransaction tx(*connection, false);
+        (*unit.work)(tx);
+        unit.status = StoreStatus::ok;
+      } catch (const StoreError&) {
+        unit.status = status_of_failure();
+      } catch (...) {
+        unit.status = StoreStatus::failed;
+        unit.error = std::current_exception();
+      }
+    });
+  } catch (const StoreError&) {
+    // No connection for the batch: each read would have been refused alike.
+    StoreStatus status = status_of_failure();
+    for (TransactionUnit& unit : units) unit.status = status;
   }
 }
 

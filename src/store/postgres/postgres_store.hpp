@@ -34,6 +34,8 @@ class PostgresStore final : public Store {
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
   void run_together(std::span<TransactionUnit> units) override;
+  // The reads share one connection and its round trips (read_pipeline.hpp).
+  void run_reads_together(std::span<TransactionUnit> units) override;
   int migrate() override;
 
  private:
@@ -47,6 +49,7 @@ class PostgresStore final : public Store {
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
   bool run_in_one_transaction(std::span<TransactionUnit> units);
+  static StoreStatus status_of_failure();
 
   std::string url_;
   std::size_t pool_size_;

@@ -1,0 +1,155 @@
+#include "store/postgres/read_pipeline.hpp"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <boost/context/stack_context.hpp>
+
+#include <exception>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "store/postgres/connection.hpp"
+
+namespace authd::postgres {
+namespace {
+
+namespace ctx = boost::context;
+
+// A read thread's fiber stacks, kept for its next batch: mapping a stack
+// and its guard page costs more system calls than the read it serves.
+class StackCache {
+ public:
+  static constexpr std::size_t kKept = 64;
+  StackCache() { free_.reserve(kKept); }
+  ~StackCache() {
+    for (ctx::stack_context& stack : free_) maker_.deallocate(stack);
+  }
+  StackCache(const StackCache&) = delete;
+  StackCache& operator=(const StackCache&) = delete;
+
+  ctx::stack_context take() {
+    if (free_.empty()) return maker_.allocate();
+    ctx::stack_context stack = free_.back();
+    free_.pop_back();
+    return stack;
+  }
+  void give_back(ctx::stack_context& stack) noexcept {
+    if (free_.size() < kKept) {
+      free_.push_back(stack);  // within the reserved capacity: does not throw
+    } else {
+      maker_.deallocate(stack);
+    }
+  }
+
+ private:
+  ctx::protected_fixedsize_stack maker_{kReadFiberStackBytes};
+  std::vector<ctx::stack_context> free_;
+};
+
+// Boost.Context's StackAllocator, over the thread's cache.
+struct CachedStack {
+  StackCache* cache;
+  ctx::stack_context allocate() { return cache->take(); }
+  void deallocate(ctx::stack_context& stack) noexcept { cache->give_back(stack); }
+};
+
+// One read: its fiber while it is parked, the loop's while it runs.
+struct Read {
+  ctx::fiber fiber;
+  ctx::fiber loop;
+};
+
+// The reads parked after their Sync, in the order the Syncs went out,
+// which is the order their answers come back in. Each read is parked at
+// most once at a time, so a ring of one place per read never allocates.
+class Turns final : public PipelineTurns {
+ public:
+  explicit Turns(std::size_t reads) : ring_(reads) {}
+
+  void wait_for_answer() override {
+    // A fiber parked inside a catch handler shares the thread's record of
+    // the exceptions being handled with the others: two of them would end
+    // each other's. No read runs a statement while handling an exception.
+    if (std::current_exception()) throw StoreError("a read ran a statement in a catch handler");
+    Read& read = *running_;
+    ring_[(first_ + parked_++) % ring_.size()] = &read;
+    read.loop = std::move(read.loop).resume();
+  }
+
+  void resume(Read& read) {
+    running_ = &read;
+    read.fiber = std::move(read.fiber).resume();
+    running_ = nullptr;
+  }
+
+  // Resumes the parked reads in order until every one has finished.
+  void run_parked() {
+    while (parked_ > 0) {
+      Read* next = ring_[first_];
+      first_ = (first_ + 1) % ring_.size();
+      --parked_;
+      resume(*next);
+    }
+  }
+
+ private:
+  std::vector<Read*> ring_;
+  std::size_t first_ = 0;
+  std::size_t parked_ = 0;
+  Read* running_ = nullptr;
+};
+
+// The connection parks its reads here for as long as the batch runs.
+class TurnsInstalled {
+ public:
+  TurnsInstalled(Connection& connection, PipelineTurns& turns) : connection_(connection) {
+    connection_.set_turns(&turns);
+  }
+  ~TurnsInstalled() { connection_.set_turns(nullptr); }
+  TurnsInstalled(const TurnsInstalled&) = delete;
+  TurnsInstalled& operator=(const TurnsInstalled&) = delete;
+
+ private:
+  Connection& connection_;
+};
+
+}  // namespace
+
+void run_reads_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
+                               const std::function<void(TransactionUnit&)>& run_unit) {
+  thread_local StackCache stacks;
+  std::vector<Read> reads(units.size());
+  Turns turns(units.size());
+  TurnsInstalled installed(connection, turns);
+  // Each read runs until it has sent its first statement, then the next
+  // one starts; a read that needs no statement finishes at once.
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    TransactionUnit& unit = units[i];
+    Read& read = reads[i];
+    try {
+      read.fiber = ctx::fiber(std::allocator_arg, CachedStack{&stacks},
+                              [&run_unit, &unit, &read](ctx::fiber&& loop) {
+                                read.loop = std::move(loop);
+                                try {
+                                  run_unit(unit);  // is not meant to throw
+                                } catch (const ctx::detail::forced_unwind&) {
+                                  throw;  // Boost.Context's own unwinding
+                                } catch (...) {
+                                  unit.status = StoreStatus::failed;
+                                  unit.error = std::current_exception();
+                                }
+                                return std::move(read.loop);
+                              });
+    } catch (...) {
+      unit.status = StoreStatus::failed;  // no stack for it
+      unit.error = std::current_exception();
+      continue;
+    }
+    turns.resume(read);
+  }
+  // Never leaves a parked fiber behind: each is resumed until it returns.
+  turns.run_parked();
+}
+
+}  // namespace authd::postgres

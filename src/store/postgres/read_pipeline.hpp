@@ -1,0 +1,49 @@
+// Many read transactions on one connection, their statements sharing round
+// trips (docs/performance.md, section 28).
+//
+// The domain's transactions are synchronous closures: a read asks for a
+// statement's rows and goes on with them. Each read here runs as a fiber
+// (Boost.Context) on the calling thread. When it has sent a statement and
+// its Sync, it parks instead of waiting for the answer, so that the next
+// read can send its own; once every read has sent what it can, they are
+// resumed in the order their Syncs went out, each reading its own answer
+// from the connection as libpq's pipeline mode returns them, in order.
+// One thread, one connection and one wake-up of the server then serve a
+// whole batch instead of one read each.
+//
+// Each statement still has a Sync of its own: it runs in its own implicit
+// transaction, as a read alone does (postgres_store.cpp), and a statement
+// that fails fails only its own read.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+
+#include "store/store.hpp"
+
+namespace authd::postgres {
+
+class Connection;
+
+// What a connection in a read pipeline does once a statement and its Sync
+// are sent: give the thread to the next read until its answer is due.
+class PipelineTurns {
+ public:
+  virtual void wait_for_answer() = 0;
+
+ protected:
+  ~PipelineTurns() = default;
+};
+
+// `run_unit` runs one unit's work on `connection` and sets its outcome;
+// it must not throw. Returns once every unit has finished.
+void run_reads_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
+                               const std::function<void(TransactionUnit&)>& run_unit);
+
+// The bound of a fiber's stack: the domain's read closures and libpq need
+// a few KiB; a guard page below it turns an overflow into a crash, never
+// into another fiber's memory.
+inline constexpr std::size_t kReadFiberStackBytes = 256 * 1024;
+
+}  // namespace authd::postgres

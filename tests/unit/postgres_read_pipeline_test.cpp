@@ -1,0 +1,214 @@
+// store/postgres: reads in batches on one connection, each a fiber whose
+// statements share the batch's round trips (store/postgres/read_pipeline.hpp,
+// docs/performance.md section 28). Each read must still get its own rows,
+// and its own outcome: a statement that fails, a read that throws, or a
+// server that goes away mid-batch touch no other read's answer.
+// Skipped unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
+// scripts/test.sh runs them there).
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crypto/random.hpp"
+#include "postgres_test_database.hpp"
+#include "store/postgres/postgres_store.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PostgresReadPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::postgres_available())
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = test::fresh_postgres_database();
+    store_ = std::make_unique<postgres::PostgresStore>(url_, 2, 5s);
+    store_->migrate();
+    for (int i = 0; i < kReads; ++i) {
+      UserRecord u;
+      u.id = new_uuid_v7(1'000 + i);
+      u.email = "user" + std::to_string(i) + "@example.com";
+      u.created_at = u.updated_at = 1'000;
+      ASSERT_EQ(store_->run(Store::Mode::write, [&](Transaction& tx) { tx.users().insert(u); }),
+                StoreStatus::ok);
+      users_.push_back(u);
+    }
+  }
+
+  // Runs `works` as one batch of reads; each unit's outcome.
+  std::vector<TransactionUnit> run_reads(std::vector<std::function<void(Transaction&)>>& works) {
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    store_->run_reads_together(units);
+    return units;
+  }
+
+  // Reads that each look up user i by id into found[i].
+  std::vector<std::function<void(Transaction&)>> lookups(
+      std::vector<std::optional<UserRecord>>& found) {
+    found.assign(kReads, std::nullopt);
+    std::vector<std::function<void(Transaction&)>> works;
+    for (int i = 0; i < kReads; ++i)
+      works.emplace_back(
+          [this, i, &found](Transaction& tx) { found[i] = tx.users().by_id(users_[i].id); });
+    return works;
+  }
+
+  static constexpr int kReads = 8;
+  std::string url_;
+  std::unique_ptr<postgres::PostgresStore> store_;
+  std::vector<UserRecord> users_;
+};
+
+TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchAreAllSentBeforeTheFirstAnswerIsRead) {
+  // Two statements a read, on a connection that has prepared none yet: the
+  // first batch prepares them in flight, the second finds them prepared.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::string> steps;
+    std::vector<std::optional<UserRecord>> by_id(kReads);
+    std::vector<std::optional<UserRecord>> by_email(kReads);
+    std::vector<std::function<void(Transaction&)>> works;
+    for (int i = 0; i < kReads; ++i) {
+      works.emplace_back([this, i, &steps, &by_id, &by_email](Transaction& tx) {
+        steps.push_back("sent " + std::to_string(i));
+        by_id[i] = tx.users().by_id(users_[i].id);
+        by_email[i] = tx.users().by_email(users_[(i + 1) % kReads].email);
+        steps.push_back("answered " + std::to_string(i));
+      });
+    }
+    for (const TransactionUnit& unit : run_reads(works)) EXPECT_EQ(unit.status, StoreStatus::ok);
+
+    std::vector<std::string> expected;
+    for (int i = 0; i < kReads; ++i) expected.push_back("sent " + std::to_string(i));
+    for (int i = 0; i < kReads; ++i) expected.push_back("answered " + std::to_string(i));
+    EXPECT_EQ(steps, expected) << "round " << round;
+    for (int i = 0; i < kReads; ++i) {
+      ASSERT_TRUE(by_id[i].has_value()) << i;
+      EXPECT_EQ(by_id[i]->email, users_[i].email);
+      ASSERT_TRUE(by_email[i].has_value()) << i;
+      EXPECT_EQ(by_email[i]->id, users_[(i + 1) % kReads].id);
+    }
+  }
+}
+
+TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchSeeWhatOtherInstancesCommittedBefore) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  postgres::PostgresStore other(url_, 1, 5s);
+  UserRecord changed = users_[3];
+  changed.display_name = "Committed elsewhere";
+  ASSERT_EQ(other.run(Store::Mode::write, [&](Transaction& tx) { tx.users().update(changed); }),
+            StoreStatus::ok);
+
+  for (const TransactionUnit& unit : run_reads(works)) EXPECT_EQ(unit.status, StoreStatus::ok);
+  ASSERT_TRUE(found[3].has_value());
+  EXPECT_EQ(found[3]->display_name, "Committed elsewhere");
+}
+
+TEST_F(PostgresReadPipelineTest, AStatementThatFailsFailsOnlyItsOwnRead) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  // Not UTF-8: the server refuses the parameter (SQLSTATE 22021).
+  works[2] = [](Transaction& tx) { tx.users().by_email("bad\xff\xfe@example.com"); };
+  std::vector<TransactionUnit> units = run_reads(works);
+  for (int i = 0; i < kReads; ++i) {
+    if (i == 2) {
+      EXPECT_EQ(units[i].status, StoreStatus::failed);
+      continue;
+    }
+    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
+    ASSERT_TRUE(found[i].has_value()) << i;
+    EXPECT_EQ(found[i]->id, users_[i].id);
+  }
+}
+
+TEST_F(PostgresReadPipelineTest, AReadThatThrowsGetsItsOwnErrorAndTheOthersTheirRows) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  works[5] = [this](Transaction& tx) {
+    tx.users().by_id(users_[5].id);
+    throw std::runtime_error("the domain's own failure");
+  };
+  std::vector<TransactionUnit> units = run_reads(works);
+  EXPECT_EQ(units[5].status, StoreStatus::failed);
+  ASSERT_TRUE(units[5].error);
+  EXPECT_THROW(std::rethrow_exception(units[5].error), std::runtime_error);
+  for (int i = 0; i < kReads; ++i) {
+    if (i == 5) continue;
+    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
+    ASSERT_TRUE(found[i].has_value()) << i;
+  }
+}
+
+// Parked fibers share the thread's record of the exceptions being handled,
+// so a statement inside a catch handler is refused rather than parked.
+TEST_F(PostgresReadPipelineTest, AStatementRunWhileHandlingAnExceptionFailsOnlyItsRead) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  works[1] = [this](Transaction& tx) {
+    try {
+      throw std::runtime_error("handled");
+    } catch (const std::runtime_error&) {
+      tx.users().by_id(users_[1].id);
+    }
+  };
+  std::vector<TransactionUnit> units = run_reads(works);
+  EXPECT_EQ(units[1].status, StoreStatus::failed);
+  for (int i = 0; i < kReads; ++i) {
+    if (i == 1) continue;
+    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
+    ASSERT_TRUE(found[i].has_value()) << i;
+  }
+}
+
+// Ends authd's sessions on this database from a connection of the test's
+// own, and waits until they are gone.
+void end_authd_sessions(const std::string& url) {
+  PGconn* raw = PQconnectdb(url.c_str());
+  const char* end =
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+      " WHERE application_name = 'authd' AND datname = current_database()";
+  const char* left =
+      "SELECT count(*) FROM pg_stat_activity"
+      " WHERE application_name = 'authd' AND datname = current_database()";
+  PQclear(PQexec(raw, end));
+  for (int tries = 0; tries < 500; ++tries) {
+    PGresult* result = PQexec(raw, left);
+    bool gone =
+        PQresultStatus(result) == PGRES_TUPLES_OK && std::string(PQgetvalue(result, 0, 0)) == "0";
+    PQclear(result);
+    if (gone) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  PQfinish(raw);
+}
+
+TEST_F(PostgresReadPipelineTest,
+       Interface_8_2_ASessionEndedMidBatchMakesItsReadsUnavailableAndTheNextBatchReconnects) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  // The first read ends the batch's session before it sends its statement.
+  works[0] = [this, &found](Transaction& tx) {
+    end_authd_sessions(url_);
+    found[0] = tx.users().by_id(users_[0].id);
+  };
+  for (const TransactionUnit& unit : run_reads(works))
+    EXPECT_EQ(unit.status, StoreStatus::unavailable);
+
+  auto again = lookups(found);
+  for (const TransactionUnit& unit : run_reads(again)) EXPECT_EQ(unit.status, StoreStatus::ok);
+  for (int i = 0; i < kReads; ++i) EXPECT_TRUE(found[i].has_value()) << i;
+}
+
+}  // namespace
+}  // namespace authd
