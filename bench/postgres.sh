@@ -133,6 +133,33 @@ pg_seed() { # users dir: a database authd_bench_USERS, migrated and loaded by CO
   tail -n1 "$CEIL" >&2
 }
 
+# GET /me's own statement (store/user_columns.hpp, AUTHD_SESSION_USER_SQL)
+# under pgbench, on the seeded database: a ceiling for the work PostgreSQL
+# does per GET /me, which costs more than select-only's one-table lookup (two
+# index descents on a 32-byte key and a join). Each transaction picks one of
+# 2,000 sessions by number from a side table, in the same statement; the
+# table is dropped afterwards.
+pg_statement_ceiling() { # url
+  local url=$1 c out tps best=0
+  log "ceiling: GET /me's statement (pgbench -M prepared at 4 and 16 clients)"
+  pg_psql "$url" -c "CREATE TABLE bench_me_keys AS SELECT row_number() OVER () AS n, token_digest FROM sessions LIMIT 2000" \
+    -c "ALTER TABLE bench_me_keys ADD PRIMARY KEY (n)" -c "VACUUM ANALYZE bench_me_keys"
+  cat >"$WORK/pg_me.sql" <<'SQL'
+\set n random(1, 2000)
+SELECT id, email, password_hash, phone, photo_url, display_name, email_verified_at, phone_verified_at, disabled, created_at, updated_at, last_login_at, expires_at FROM users JOIN (SELECT user_id, expires_at FROM sessions WHERE token_digest = (SELECT token_digest FROM bench_me_keys WHERE n = :n) AND revoked_at IS NULL) AS s ON users.id = s.user_id;
+SQL
+  for c in 4 16; do
+    out=$WORK/pgbench-me-$c.out
+    pg_bench -n -f "$WORK/pg_me.sql" -M prepared -c "$c" -j 2 -T "$DURATION" "${url##*/}" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+    tps=$(pg_tps "$out")
+    echo "pg_me_statement_${c}_tps=$tps" >>"$CEIL"
+    echo "GET /me's statement, $c clients: $tps tps" >&2
+    best=$(awk -v a="$best" -v b="$tps" 'BEGIN {print (b > a ? b : a)}')
+  done
+  echo "pg_me_statement_ceiling=$best" >>"$CEIL"
+  pg_psql "$url" -c "DROP TABLE bench_me_keys" -c "CHECKPOINT"
+}
+
 pg_run_backend() {
   local users dir
   # shellcheck disable=SC2034  # run.sh's record() writes it into each result
@@ -144,6 +171,7 @@ pg_run_backend() {
     mkdir -p "$dir/mail"
     log "PostgreSQL: seeding $users users and $SESSIONS sessions"
     pg_seed "$users" "$dir"
+    [ "$users" = 1000 ] && pg_statement_ceiling "$PG_URL/authd_bench_$users"
     split_tokens "$dir"
     start_authd "$PG_URL/authd_bench_$users" "$dir" "pg_$users"
     run_scenarios "$users" "$dir"

@@ -78,6 +78,9 @@ class Ceilings:
         self.trivial = float(env["trivial_rps"])
         self.pg_select = fnum(env, "pg_select_ceiling")
         self.pg_write = fnum(env, "pg_write_ceiling")
+        # GET /me's own statement under pgbench: not a target's ceiling, the
+        # work PostgreSQL does per GET /me (bench/postgres.sh).
+        self.pg_me_statement = fnum(env, "pg_me_statement_ceiling")
 
     def of(self, r):
         """(ceiling, name) a scenario is compared with, or (None, "")."""
@@ -129,6 +132,12 @@ def ceiling_rows(env, c):
                     env.get("pg_select_%d_latency_avg_ms" % n, "?")), str(n),
                     "%.0f tps" % float(env["pg_select_%d_tps" % n]),
                     note="1.00" if float(env["pg_select_%d_tps" % n]) == c.pg_select else "")
+    if c.pg_me_statement:
+        for n in (4, 16):
+            if "pg_me_statement_%d_tps" % n in env:
+                tps = float(env["pg_me_statement_%d_tps" % n])
+                row("PostgreSQL: GET /me's own statement (pgbench -M prepared, on the seeded database)", str(n),
+                    "%.0f tps" % tps, note="%.2f of PG select" % (tps / c.pg_select) if c.pg_select else "")
     if c.pg_write:
         for n in (8, 32):
             if "pg_write_%d_tps" % n in env:
@@ -207,6 +216,11 @@ def performance_section(rows, env, c, png, work):
 
     if c.pg_select and find_pg("me"):
         share_check(find_pg("me"), "PostgreSQL: GET /me >= 50% of the select-only ceiling", 0.5, c.pg_select)
+    if c.pg_me_statement and find_pg("me"):
+        r = find_pg("me")
+        checks.append("| (no target) PostgreSQL: GET /me against its own statement under pgbench | - | "
+                      "%.1f / %.1f = %.2f |" % (r["good_rps"], c.pg_me_statement,
+                                                r["good_rps"] / c.pg_me_statement))
     if c.pg_write and find_pg("logout"):
         r = find_pg("logout")
         share_check(r, "PostgreSQL: logout >= the one-row write ceiling", 1.0, c.pg_write)
@@ -289,7 +303,7 @@ unset multiplot
     shown = dict(env)  # as the text shows them
     if "pg_version" in env:
         shown["pg_version"] = env["pg_version"].split(" ")[0]
-    for key in ("pg_select_ceiling", "pg_write_ceiling"):
+    for key in ("pg_select_ceiling", "pg_write_ceiling", "pg_me_statement_ceiling"):
         if key in env:
             shown[key] = "%.0f" % float(env[key])
 
@@ -303,6 +317,8 @@ unset multiplot
               "(1,000 users), seeding 1,000 users %s s; its own ceilings by pgbench: select-only %s tps, "
               "single-row INSERT + COMMIT %s tps.", "pg_version", "startup_ms_pg_1000", "seed_s_pg_1000",
               "pg_select_ceiling", "pg_write_ceiling"),
+        given("GET /me's own statement under pgbench, on the seeded database: %s tps.",
+              "pg_me_statement_ceiling"),
     ) if x)
     generated = "\n".join([
         BEGIN,
@@ -514,7 +530,11 @@ plot %s, %s
           "40-byte text, each its own transaction (a WAL flush per commit, as a logout on PostgreSQL "
           "is); `-j 2 -T %s`. Their percentiles come from pgbench's per-transaction log; for "
           "select-only, pgbench's average latency only. The pgbench database is dropped before authd's "
-          "data sets are loaded." % env.get("duration_s", "?"))
+          "data sets are loaded. One more, which no target uses: GET /me's own statement (the session's "
+          "user, a join of two primary-key lookups) under pgbench on the seeded database, each "
+          "transaction picking one of 2,000 sessions by number in the same statement; it costs about "
+          "twice select-only's work, and says how much of PostgreSQL's share authd's GET /me uses "
+          "(performance.md, section 28)." % env.get("duration_s", "?"))
     w("")
     w("## Throughput per scenario")
     w("")
