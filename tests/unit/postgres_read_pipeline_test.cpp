@@ -58,6 +58,7 @@ class PostgresReadPipelineTest : public ::testing::Test {
       std::vector<std::optional<UserRecord>>& found) {
     found.assign(kReads, std::nullopt);
     std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(kReads);
     for (int i = 0; i < kReads; ++i)
       works.emplace_back(
           [this, i, &found](Transaction& tx) { found[i] = tx.users().by_id(users_[i].id); });
@@ -78,6 +79,7 @@ TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchAreAllSentBeforeTheF
     std::vector<std::optional<UserRecord>> by_id(kReads);
     std::vector<std::optional<UserRecord>> by_email(kReads);
     std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(kReads);
     for (int i = 0; i < kReads; ++i) {
       works.emplace_back([this, i, &steps, &by_id, &by_email](Transaction& tx) {
         steps.push_back("sent " + std::to_string(i));
@@ -89,6 +91,7 @@ TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchAreAllSentBeforeTheF
     for (const TransactionUnit& unit : run_reads(works)) EXPECT_EQ(unit.status, StoreStatus::ok);
 
     std::vector<std::string> expected;
+    expected.reserve(std::size_t{2} * kReads);
     for (int i = 0; i < kReads; ++i) expected.push_back("sent " + std::to_string(i));
     for (int i = 0; i < kReads; ++i) expected.push_back("answered " + std::to_string(i));
     EXPECT_EQ(steps, expected) << "round " << round;

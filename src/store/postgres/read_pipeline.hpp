@@ -44,6 +44,6 @@ void run_reads_in_one_pipeline(Connection& connection, std::span<TransactionUnit
 // The bound of a fiber's stack: the domain's read closures and libpq need
 // a few KiB; a guard page below it turns an overflow into a crash, never
 // into another fiber's memory.
-inline constexpr std::size_t kReadFiberStackBytes = 256 * 1024;
+inline constexpr std::size_t kReadFiberStackBytes = std::size_t{256} * 1024;
 
 }  // namespace authd::postgres
