@@ -153,6 +153,23 @@ TEST_F(PostgresReadPipelineTest, AReadThatThrowsGetsItsOwnErrorAndTheOthersTheir
   }
 }
 
+// A statement sent ahead is answered with the next awaited one, which in a
+// pipeline would be the next read's: a read that tries fails alone, before
+// anything is sent.
+TEST_F(PostgresReadPipelineTest, AReadThatSendsAStatementAheadFailsAloneBeforeSendingIt) {
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  works[4] = [](Transaction& tx) { tx.throttle().add_event("a read's key", 1'000); };
+  std::vector<TransactionUnit> units = run_reads(works);
+  EXPECT_EQ(units[4].status, StoreStatus::failed);
+  for (int i = 0; i < kReads; ++i) {
+    if (i == 4) continue;
+    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
+    ASSERT_TRUE(found[i].has_value()) << i;
+    EXPECT_EQ(found[i]->id, users_[i].id);
+  }
+}
+
 // Parked fibers share the thread's record of the exceptions being handled,
 // so a statement inside a catch handler is refused rather than parked.
 TEST_F(PostgresReadPipelineTest, AStatementRunWhileHandlingAnExceptionFailsOnlyItsRead) {

@@ -363,15 +363,29 @@ Result Connection::run_replanned(const char* sql, const Params& params) {
   return finish_pipeline("query");
 }
 
-void Connection::send_ahead(const char* sql, const Params& params) { send_prepared(sql, params); }
+// A statement sent ahead is answered with the next awaited one: in a read
+// pipeline that would be the next read's answer, so reads may not.
+void Connection::refuse_in_read_pipeline() const {
+  if (turns_ != nullptr) throw StoreError("a read sent a statement ahead of its answer");
+}
+
+void Connection::send_ahead(const char* sql, const Params& params) {
+  refuse_in_read_pipeline();
+  send_prepared(sql, params);
+}
 
 void Connection::send_ahead(const char* sql) {
+  refuse_in_read_pipeline();
+  send_plain(sql);
+}
+
+void Connection::send_plain(const char* sql) {
   if (!PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) lost("query");
   ++sent_;
 }
 
 void Connection::execute(const char* sql) {
-  send_ahead(sql);
+  send_plain(sql);
   finish_pipeline("query");
 }
 

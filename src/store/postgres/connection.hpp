@@ -185,6 +185,8 @@ class Connection {
   // last one; returns the last command's, or throws the first failure.
   Result finish_pipeline(std::string_view what);
   void flush(std::string_view what);
+  void send_plain(const char* sql);
+  void refuse_in_read_pipeline() const;
   Result await_result(std::string_view what);
   pg_result* next_result(std::string_view what);
   [[noreturn]] void fail(const pg_result* result, std::string_view what);
