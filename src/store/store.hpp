@@ -40,7 +40,10 @@ struct TransactionUnit {
   const std::function<void(Transaction&)>* work = nullptr;
   // The throttling keys `work` counts (ThrottleStore::event_times in a
   // write): a store that shares a transaction between units locks them all
-  // first, in one order, so that two batches cannot deadlock.
+  // first, in one order, so that two batches cannot deadlock. A batch in
+  // which no unit names a key may interleave its units' statements
+  // (PostgreSQL pipelines them, each unit's in its order): such a unit may
+  // not depend on what another unit of its batch writes (a logout).
   std::span<const std::string> lock_keys;
   StoreStatus status = StoreStatus::failed;
   std::exception_ptr error;  // an exception other than StoreError, for the caller

@@ -45,6 +45,52 @@ class PostgresReadPipelineTest : public ::testing::Test {
     }
   }
 
+  // Runs `works` as one batch of writes that may share a transaction
+  // (Store::run_together), unit i naming the throttling keys keys[i].
+  std::vector<TransactionUnit> run_together(std::vector<std::function<void(Transaction&)>>& works,
+                                            const std::vector<std::vector<std::string>>& keys) {
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      units[i].work = &works[i];
+      if (i < keys.size()) units[i].lock_keys = keys[i];
+    }
+    store_->run_together(units);
+    return units;
+  }
+
+  // Logouts of user i's session "token i", each recording the steps it
+  // took; `keys` as in run_together.
+  std::vector<std::string> logout_steps(const std::vector<std::vector<std::string>>& keys) {
+    Millis expires = now_millis() + 60'000;
+    EXPECT_EQ(store_->run(Store::Mode::write,
+                          [&](Transaction& tx) {
+                            for (int i = 0; i < kReads; ++i)
+                              tx.sessions().insert({sha256("token " + std::to_string(i)),
+                                                    users_[i].id, 1'000, expires});
+                          }),
+              StoreStatus::ok);
+    std::vector<std::string> steps;
+    std::vector<std::optional<UserRecord>> ended(kReads);
+    std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(kReads);
+    for (int i = 0; i < kReads; ++i) {
+      works.emplace_back([i, &steps, &ended](Transaction& tx) {
+        steps.push_back("sent " + std::to_string(i));
+        ended[i] = tx.sessions().revoke_live(sha256("token " + std::to_string(i)), now_millis());
+        steps.push_back("answered " + std::to_string(i));
+      });
+    }
+    for (const TransactionUnit& unit : run_together(works, keys))
+      EXPECT_EQ(unit.status, StoreStatus::ok);
+    for (int i = 0; i < kReads; ++i) {
+      EXPECT_TRUE(ended[i].has_value()) << i;
+      if (ended[i]) {
+        EXPECT_EQ(ended[i]->id, users_[i].id);
+      }
+    }
+    return steps;
+  }
+
   // Runs `works` as one batch of reads; each unit's outcome.
   std::vector<TransactionUnit> run_reads(std::vector<std::function<void(Transaction&)>>& works) {
     std::vector<TransactionUnit> units(works.size());
@@ -189,6 +235,30 @@ TEST_F(PostgresReadPipelineTest, AStatementRunWhileHandlingAnExceptionFailsOnlyI
     EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
     ASSERT_TRUE(found[i].has_value()) << i;
   }
+}
+
+// Logouts count nothing another unit writes: a batch of them sends every
+// unit's statement before reading the first answer, inside its one
+// transaction (PostgresStore::run_together).
+TEST_F(PostgresReadPipelineTest,
+       Interface_8_3_LogoutsOfABatchAreAllSentBeforeTheFirstAnswerIsRead) {
+  std::vector<std::string> expected;
+  expected.reserve(std::size_t{2} * kReads);
+  for (int i = 0; i < kReads; ++i) expected.push_back("sent " + std::to_string(i));
+  for (int i = 0; i < kReads; ++i) expected.push_back("answered " + std::to_string(i));
+  EXPECT_EQ(logout_steps({}), expected);
+}
+
+// A unit that counts throttling events must see the events of the units
+// before it: a batch with one runs its units one after the other.
+TEST_F(PostgresReadPipelineTest, Interface_6_Forgot_5_ABatchThatCountsRunsItsUnitsInTurn) {
+  std::vector<std::string> expected;
+  expected.reserve(std::size_t{2} * kReads);
+  for (int i = 0; i < kReads; ++i) {
+    expected.push_back("sent " + std::to_string(i));
+    expected.push_back("answered " + std::to_string(i));
+  }
+  EXPECT_EQ(logout_steps({{"forgot:client:192.0.2.1"}}), expected);
 }
 
 // Ends authd's sessions on this database from a connection of the test's

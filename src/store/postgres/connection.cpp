@@ -364,9 +364,11 @@ Result Connection::run_replanned(const char* sql, const Params& params) {
 }
 
 // A statement sent ahead is answered with the next awaited one: in a read
-// pipeline that would be the next read's answer, so reads may not.
+// pipeline that would be the next read's answer, so reads may not. Units
+// that share one transaction may: any failure undoes all of them.
 void Connection::refuse_in_read_pipeline() const {
-  if (turns_ != nullptr) throw StoreError("a read sent a statement ahead of its answer");
+  if (turns_ != nullptr && !turns_->one_transaction())
+    throw StoreError("a read sent a statement ahead of its answer");
 }
 
 void Connection::send_ahead(const char* sql, const Params& params) {

@@ -122,11 +122,12 @@ class AlreadyReported : public BusyError {
   using BusyError::BusyError;
 };
 
-// A read of a pipeline whose connection failed under an earlier read of the
+// A unit of a pipeline whose connection failed under an earlier unit of the
 // same batch.
 class LostUnderAnotherRead : public AlreadyReported {
  public:
-  LostUnderAnotherRead() : AlreadyReported("query: the connection failed under another read") {}
+  LostUnderAnotherRead()
+      : AlreadyReported("query: the connection failed under another statement of its pipeline") {}
 };
 
 class Connection {

@@ -1,6 +1,7 @@
 #include "store/postgres/postgres_store.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 #include "core/log.hpp"
@@ -195,7 +196,7 @@ void PostgresStore::run_reads_together(std::span<TransactionUnit> units) {
   try {
     // One deadline for the batch, as for one transaction.
     Lease connection = begin(Mode::read, Clock::now() + timeout_);
-    run_reads_in_one_pipeline(*connection, units, [&connection](TransactionUnit& unit) {
+    run_in_one_pipeline(*connection, units, false, [&connection](TransactionUnit& unit) {
       try {
         PostgresTransaction tx(*connection, false);
         (*unit.work)(tx);
@@ -243,8 +244,25 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
       std::vector<std::string> keys;
       for (const TransactionUnit& unit : units)
         keys.insert(keys.end(), unit.lock_keys.begin(), unit.lock_keys.end());
-      tx.lock_throttle_keys(keys);
-      for (TransactionUnit& unit : units) (*unit.work)(tx);
+      if (keys.empty()) {
+        // No unit counts what another writes (logouts): their statements
+        // share the batch's round trips, in the units' order.
+        run_in_one_pipeline(*connection, units, true, [&tx](TransactionUnit& unit) {
+          try {
+            (*unit.work)(tx);
+          } catch (...) {
+            unit.error = std::current_exception();
+          }
+        });
+        std::exception_ptr failed;
+        for (TransactionUnit& unit : units)
+          if (std::exception_ptr error = std::exchange(unit.error, nullptr); error && !failed)
+            failed = error;
+        if (failed) std::rethrow_exception(failed);  // undone; then each alone
+      } else {
+        tx.lock_throttle_keys(keys);
+        for (TransactionUnit& unit : units) (*unit.work)(tx);
+      }
       connection->execute("COMMIT");
     } catch (...) {
       rollback_quietly(*connection);

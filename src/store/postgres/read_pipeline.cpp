@@ -65,7 +65,9 @@ struct Read {
 // most once at a time, so a ring of one place per read never allocates.
 class Turns final : public PipelineTurns {
  public:
-  explicit Turns(std::size_t reads) : ring_(reads) {}
+  Turns(std::size_t reads, bool one_transaction)
+      : ring_(reads), one_transaction_(one_transaction) {}
+  bool one_transaction() const override { return one_transaction_; }
 
   void wait_for_answer() override {
     // A fiber parked inside a catch handler shares the thread's record of
@@ -98,6 +100,7 @@ class Turns final : public PipelineTurns {
   std::size_t first_ = 0;
   std::size_t parked_ = 0;
   Read* running_ = nullptr;
+  bool one_transaction_;
 };
 
 // The connection parks its reads here for as long as the batch runs.
@@ -116,11 +119,12 @@ class TurnsInstalled {
 
 }  // namespace
 
-void run_reads_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
-                               const std::function<void(TransactionUnit&)>& run_unit) {
+void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
+                         bool one_transaction,
+                         const std::function<void(TransactionUnit&)>& run_unit) {
   thread_local StackCache stacks;
   std::vector<Read> reads(units.size());
-  Turns turns(units.size());
+  Turns turns(units.size(), one_transaction);
   TurnsInstalled installed(connection, turns);
   // Each read runs until it has sent its first statement, then the next
   // one starts; a read that needs no statement finishes at once.

@@ -14,6 +14,10 @@
 // Each statement still has a Sync of its own: it runs in its own implicit
 // transaction, as a read alone does (postgres_store.cpp), and a statement
 // that fails fails only its own read.
+//
+// A batch of logouts runs the same way inside its one transaction
+// (PostgresStore::run_together): there a Sync does not end the
+// transaction, and a statement that fails fails the whole batch anyway.
 #pragma once
 
 #include <cstddef>
@@ -31,15 +35,21 @@ class Connection;
 class PipelineTurns {
  public:
   virtual void wait_for_answer() = 0;
+  // True when the units share one transaction, which any failure undoes as
+  // a whole: a statement sent ahead may then be answered with another
+  // unit's (Connection::send_ahead).
+  virtual bool one_transaction() const = 0;
 
  protected:
   ~PipelineTurns() = default;
 };
 
 // `run_unit` runs one unit's work on `connection` and sets its outcome;
-// it must not throw. Returns once every unit has finished.
-void run_reads_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
-                               const std::function<void(TransactionUnit&)>& run_unit);
+// it must not throw. Returns once every unit has finished. `one_transaction`:
+// the units run inside one transaction the caller began (see above).
+void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
+                         bool one_transaction,
+                         const std::function<void(TransactionUnit&)>& run_unit);
 
 // The bound of a fiber's stack: the domain's read closures and libpq need
 // a few KiB; a guard page below it turns an overflow into a crash, never
