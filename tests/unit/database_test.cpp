@@ -43,13 +43,14 @@ TEST(Database, OnSqliteTheWriterAndTheSideThreadAreAllItStarts) {
   EXPECT_EQ(threads_of_this_process() - before, 2u);
 }
 
-// PostgreSQL: the pool, the side thread, and the two threads that batch
-// the writes that may share a transaction (logouts).
-TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoForWritesTogether) {
+// PostgreSQL: the pool, the side thread, the two threads that batch the
+// writes that may share a transaction (logouts, /forgot), and the two that
+// batch reads (store/postgres/read_pipeline.hpp).
+TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoEachForWritesTogetherAndReads) {
   PlainStore store;
   std::size_t before = threads_of_this_process();
   Database db(store, 3);
-  EXPECT_EQ(threads_of_this_process() - before, 6u);
+  EXPECT_EQ(threads_of_this_process() - before, 8u);
 }
 
 }  // namespace
