@@ -111,6 +111,18 @@ class PostgresReadPipelineTest : public ::testing::Test {
     return works;
   }
 
+  // Every read but `failing` answered ok with its own user.
+  void expect_the_others_found_their_own(const std::vector<TransactionUnit>& units,
+                                         const std::vector<std::optional<UserRecord>>& found,
+                                         int failing) {
+    for (int i = 0; i < kReads; ++i) {
+      if (i == failing) continue;
+      EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
+      ASSERT_TRUE(found[i].has_value()) << i;
+      EXPECT_EQ(found[i]->id, users_[i].id);
+    }
+  }
+
   static constexpr int kReads = 8;
   std::string url_;
   std::unique_ptr<postgres::PostgresStore> store_;
@@ -170,15 +182,8 @@ TEST_F(PostgresReadPipelineTest, AStatementThatFailsFailsOnlyItsOwnRead) {
   // Not UTF-8: the server refuses the parameter (SQLSTATE 22021).
   works[2] = [](Transaction& tx) { tx.users().by_email("bad\xff\xfe@example.com"); };
   std::vector<TransactionUnit> units = run_reads(works);
-  for (int i = 0; i < kReads; ++i) {
-    if (i == 2) {
-      EXPECT_EQ(units[i].status, StoreStatus::failed);
-      continue;
-    }
-    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
-    ASSERT_TRUE(found[i].has_value()) << i;
-    EXPECT_EQ(found[i]->id, users_[i].id);
-  }
+  EXPECT_EQ(units[2].status, StoreStatus::failed);
+  expect_the_others_found_their_own(units, found, 2);
 }
 
 TEST_F(PostgresReadPipelineTest, AReadThatThrowsGetsItsOwnErrorAndTheOthersTheirRows) {
@@ -192,11 +197,7 @@ TEST_F(PostgresReadPipelineTest, AReadThatThrowsGetsItsOwnErrorAndTheOthersTheir
   EXPECT_EQ(units[5].status, StoreStatus::failed);
   ASSERT_TRUE(units[5].error);
   EXPECT_THROW(std::rethrow_exception(units[5].error), std::runtime_error);
-  for (int i = 0; i < kReads; ++i) {
-    if (i == 5) continue;
-    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
-    ASSERT_TRUE(found[i].has_value()) << i;
-  }
+  expect_the_others_found_their_own(units, found, 5);
 }
 
 // A statement sent ahead is answered with the next awaited one, which in a
@@ -208,12 +209,7 @@ TEST_F(PostgresReadPipelineTest, AReadThatSendsAStatementAheadFailsAloneBeforeSe
   works[4] = [](Transaction& tx) { tx.throttle().add_event("a read's key", 1'000); };
   std::vector<TransactionUnit> units = run_reads(works);
   EXPECT_EQ(units[4].status, StoreStatus::failed);
-  for (int i = 0; i < kReads; ++i) {
-    if (i == 4) continue;
-    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
-    ASSERT_TRUE(found[i].has_value()) << i;
-    EXPECT_EQ(found[i]->id, users_[i].id);
-  }
+  expect_the_others_found_their_own(units, found, 4);
 }
 
 // Parked fibers share the thread's record of the exceptions being handled,
@@ -230,11 +226,7 @@ TEST_F(PostgresReadPipelineTest, AStatementRunWhileHandlingAnExceptionFailsOnlyI
   };
   std::vector<TransactionUnit> units = run_reads(works);
   EXPECT_EQ(units[1].status, StoreStatus::failed);
-  for (int i = 0; i < kReads; ++i) {
-    if (i == 1) continue;
-    EXPECT_EQ(units[i].status, StoreStatus::ok) << i;
-    ASSERT_TRUE(found[i].has_value()) << i;
-  }
+  expect_the_others_found_their_own(units, found, 1);
 }
 
 // Logouts count nothing another unit writes: a batch of them sends every

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <exception>
 #include <iterator>
 #include <utility>
 
@@ -264,8 +265,18 @@ Result Connection::finish_pipeline(std::string_view what) {
   auto next_preparing = preparing.begin();
   if (PQpipelineSync(conn_) != 1) lost(what);
   if (turns_ != nullptr) {
-    // Reads sent after this one go out before its answer is read.
+    // Reads sent after this one go out before its answer is read. Should
+    // the wait fail, the answer would be left for the next read to take:
+    // the connection is not used again.
+    struct BreakUnlessWaited {
+      bool& broken;
+      bool waited = false;
+      ~BreakUnlessWaited() {
+        if (!waited) broken = true;
+      }
+    } guard{broken_};
     turns_->wait_for_answer();
+    guard.waited = true;
     if (broken_) throw LostUnderAnotherRead();
   }
   flush(what);
@@ -319,6 +330,7 @@ Result Connection::await_result(std::string_view what) {
 }
 
 void Connection::send_prepared(const char* sql, const Params& params, bool replan) {
+  refuse_in_catch_handler();
   auto prepared = prepared_.find(sql);
   const std::string* name = nullptr;
   if (replan && prepared != prepared_.end() && Clock::now() - planned_at_[sql] >= replan_after_) {
@@ -363,6 +375,14 @@ Result Connection::run_replanned(const char* sql, const Params& params) {
   return finish_pipeline("query");
 }
 
+// A fiber parked inside a catch handler shares the thread's record of the
+// exceptions being handled with the others (read_pipeline.cpp): refused
+// before anything is sent, so that no answer is left for another unit.
+void Connection::refuse_in_catch_handler() const {
+  if (turns_ != nullptr && std::current_exception())
+    throw StoreError("a statement was run in a catch handler inside a pipeline");
+}
+
 // A statement sent ahead is answered with the next awaited one: in a read
 // pipeline that would be the next read's answer, so reads may not. Units
 // that share one transaction may: any failure undoes all of them.
@@ -382,6 +402,7 @@ void Connection::send_ahead(const char* sql) {
 }
 
 void Connection::send_plain(const char* sql) {
+  refuse_in_catch_handler();
   if (!PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) lost("query");
   ++sent_;
 }

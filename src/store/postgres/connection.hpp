@@ -188,6 +188,7 @@ class Connection {
   void flush(std::string_view what);
   void send_plain(const char* sql);
   void refuse_in_read_pipeline() const;
+  void refuse_in_catch_handler() const;
   Result await_result(std::string_view what);
   pg_result* next_result(std::string_view what);
   [[noreturn]] void fail(const pg_result* result, std::string_view what);
