@@ -13,12 +13,13 @@ ctest --test-dir build --output-on-failure --parallel 2
 # The integration tests again, each server on a fresh database of a
 # throw-away PostgreSQL 15 cluster (scripts/with-postgres.sh), with the
 # multi-instance tests, the PostgreSQL store's own unit tests (every
-# unit.Postgres* suite) and the store conformance suite
-# (tests/unit/store_conformance_test.cpp) on PostgreSQL, and the passkeys
+# unit.Postgres* suite), the store conformance suite
+# (tests/unit/store_conformance_test.cpp) and the outbox worker's claims
+# (tests/unit/outbox_worker_test.cpp) on PostgreSQL, and the passkeys
 # page in Chromium (interface.md 16.8). The restart tests
 # stop and start their cluster, so they get one of their own and run alone.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
-  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.StoreConformance[A-Za-z]*\..*<authd::OnPostgres>$|browser\.passkeys_page$)' \
+  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|browser\.passkeys_page$)' \
   -E '^integration\.ScaleOutRestart\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
   -R '^integration\.ScaleOutRestart\.'

@@ -3,6 +3,8 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <chrono>
+#include <span>
 
 #include "auth/email.hpp"
 #include "auth/notices.hpp"
@@ -128,75 +130,87 @@ void OutboxWorker::note_relay(bool answered, bool probing) {
   if (probing) probing_ = false;
 }
 
-// The relay has the mail; only the mark keeps it from being claimed and
-// sent again, with a fresh token, once its lease runs out. So a mark that
+// How many due mails the next claim takes: as many as the recent sends say
+// fit in kClaimBudget, so that a fast relay (or a run of requests for
+// unknown addresses, which send nothing) costs two transactions per batch
+// rather than two per mail, while a slow relay gets one mail per claim and
+// keeps every delivery thread busy.
+std::size_t OutboxWorker::claim_size() const {
+  const std::int64_t per_mail = std::max<std::int64_t>(send_micros_.load(std::memory_order_relaxed), 1);
+  const std::int64_t budget = std::chrono::duration_cast<std::chrono::microseconds>(kClaimBudget).count();
+  return static_cast<std::size_t>(std::clamp<std::int64_t>(budget / per_mail, 1, kMaxClaim));
+}
+
+// A moving average of what one mail cost to deliver (nothing for one that
+// was dropped); races between threads lose a sample, which is harmless.
+void OutboxWorker::note_delivery_time(std::chrono::microseconds took) {
+  const std::int64_t before = send_micros_.load(std::memory_order_relaxed);
+  send_micros_.store((before * 3 + took.count()) / 4, std::memory_order_relaxed);
+}
+
+// The relay has the mails; only the mark keeps them from being claimed and
+// sent again, with fresh tokens, once their lease runs out. So a mark that
 // fails (the database briefly unreachable or locked) is tried again, with
-// backoff, for as long as it takes: the mark succeeds only while the mail
-// is still held under this claim's lease (mark_mail_sent), so trying past
-// the lease is safe, and as long as nothing claimed it again meanwhile (a
-// single instance is blocked here; another instance may, once the lease has
-// run out) the mail stays sent once. This delivery thread sends nothing else
+// backoff, for as long as it takes: a mark succeeds only while the mail is
+// still held under this claim's lease (mark_mail_sent), so trying past the
+// lease is safe, and as long as nothing claimed it again meanwhile (a single
+// instance is blocked here; another instance may, once the lease has run
+// out) the mail stays sent once. This delivery thread sends nothing else
 // while it waits: with the database unreachable it could not claim anything
 // anyway.
 // Left behind only when the worker stops, or another claim took the mail:
 // then it is (or has been) delivered again, and only the newer link works.
-bool OutboxWorker::mark_sent(PeriodicThread& thread, const OutboxRecord& mail, Millis lease_until) {
+bool OutboxWorker::mark_sent(PeriodicThread& thread, const std::vector<const OutboxRecord*>& mails,
+                             Millis lease_until) {
+  if (mails.empty()) return true;
   Duration wait = kFirstMarkRetry;
   for (int attempt = 1;; ++attempt) {
-    bool marked = false;
+    std::vector<const OutboxRecord*> taken_over;
     StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      marked = tx.outbox().mark_sent(mail.id, now_millis(), lease_until);
+      taken_over.clear();
+      const Millis at = now_millis();
+      for (const OutboxRecord* mail : mails)
+        if (!tx.outbox().mark_sent(mail->id, at, lease_until)) taken_over.push_back(mail);
     });
     if (status == StoreStatus::ok) {
-      if (!marked)  // our lease ran out and another claim took it
-        log::warn("mail_sent_twice", {{"mail_id", mail.id}, {"to", mask_email(mail.email)}});
+      for (const OutboxRecord* mail : taken_over)  // our lease ran out and another claim took it
+        log::warn("mail_sent_twice", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
       return true;
     }
-    log::warn("mail_mark_failed", {{"mail_id", mail.id}, {"attempt", attempt}});
+    log::warn("mail_mark_failed", {{"mail_id", mails.front()->id},
+                                   {"mails", static_cast<std::int64_t>(mails.size())},
+                                   {"attempt", attempt}});
     if (!thread.pause(wait)) {
-      log::warn("mail_mark_abandoned", {{"mail_id", mail.id}, {"reason", "stopping"}});
+      log::warn("mail_mark_abandoned", {{"mail_id", mails.front()->id}, {"reason", "stopping"}});
       return false;
     }
     wait = std::min(wait * 2, kMaxMarkRetry);
   }
 }
 
-bool OutboxWorker::deliver_one(PeriodicThread& thread) {
-  Millis now = now_millis();
-  bool probing = false;
-  Pick pick = pick_next(now, probing);
-  Millis lease_until = now + settings_.lease.count();
-  std::optional<OutboxRecord> mail;
+// One mail of a claim: what the claim's transaction decided for it.
+struct OutboxWorker::Claimed {
+  OutboxRecord mail;
   Resolved resolved;
-  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    mail = pick == Pick::due ? tx.outbox().claim_due(now, lease_until)
-                             : tx.outbox().claim_pending(now, lease_until);
-    if (!mail) return;
-    resolved = resolve(tx, *mail, now, settings_);
-    // A reset request for an address without an enabled account (there
-    // never was one, or it was disabled or deleted since): the request
-    // goes, with no token minted. A sign-up is never dropped this way.
-    if (resolved.kind == Resolved::Kind::dropped) tx.outbox().remove(mail->id);
-  });
-  // A sign-up's password hash is stored now (or void): this copy goes.
-  if (mail && mail->password_hash) wipe(*mail->password_hash);
-  if (status != StoreStatus::ok || !mail) {
-    if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
-    if (probing) probing_ = false;
-    return false;
-  }
-  if (resolved.kind == Resolved::Kind::dropped) {
-    if (probing) probing_ = false;
-    log::info("mail_dropped",
-              {{"mail_id", mail->id},
-               {"reason", parse_notice_kind(mail->kind) ? "no account" : "no enabled account"}});
-    return true;
-  }
+};
 
-  MailMessage message = compose(resolved, *mail, now, settings_);
-  wipe(resolved.token);
+// The claimed mails not tried go back, unchanged, for any thread to claim.
+void OutboxWorker::release(std::span<Claimed> untried, Millis lease_until) {
+  auto held = [](const Claimed& claimed) { return claimed.resolved.kind != Resolved::Kind::dropped; };
+  if (std::none_of(untried.begin(), untried.end(), held)) return;
+  store_.run(Store::Mode::write, [&](Transaction& tx) {
+    for (const Claimed& claimed : untried)  // a dropped one was removed in the claim
+      if (held(claimed)) tx.outbox().release(claimed.mail.id, lease_until);
+  });
+  // A release that fails leaves them to their lease, after which they are
+  // claimed again all the same.
+}
+
+// Sends one resolved mail; "" when the relay took it, else its error.
+std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
+  MailMessage message = compose(claimed.resolved, claimed.mail, now, settings_);
+  wipe(claimed.resolved.token);
   std::string error;
-  bool permanent = false;
   try {
     transport_.send(message);
   } catch (const MailError& e) {
@@ -205,30 +219,97 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   }
   wipe(message.text_body);
   wipe(message.html_body);
+  return error;
+}
 
-  Millis done = now_millis();
-  note_relay(error.empty() || permanent, probing);
-  if (error.empty()) {
-    sent_.fetch_add(1, std::memory_order_relaxed);
-    log::info("mail_sent", {{"mail_id", mail->id}, {"to", mask_email(mail->email)}});
-    return mark_sent(thread, *mail, lease_until);
+bool OutboxWorker::deliver_one(PeriodicThread& thread) {
+  const Millis now = now_millis();
+  bool probing = false;
+  const Pick pick = pick_next(now, probing);
+  const Millis lease_until = now + settings_.lease.count();
+  std::vector<Claimed> batch;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    batch.clear();
+    std::vector<OutboxRecord> mails;
+    if (pick == Pick::due) {
+      mails = tx.outbox().claim_due(now, lease_until, claim_size());
+    } else if (auto pending = tx.outbox().claim_pending(now, lease_until)) {
+      mails.push_back(std::move(*pending));
+    }
+    for (OutboxRecord& mail : mails) {
+      Resolved resolved = resolve(tx, mail, now, settings_);
+      // A reset request for an address without an enabled account (there
+      // never was one, or it was disabled or deleted since): the request
+      // goes, with no token minted. A sign-up is never dropped this way.
+      if (resolved.kind == Resolved::Kind::dropped) tx.outbox().remove(mail.id);
+      batch.push_back({std::move(mail), std::move(resolved)});
+    }
+  });
+  // A sign-up's password hash is stored now (or void): this copy goes.
+  for (Claimed& claimed : batch)
+    if (claimed.mail.password_hash) wipe(*claimed.mail.password_hash);
+  if (status != StoreStatus::ok || batch.empty()) {
+    if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
+    if (probing) probing_ = false;
+    return false;
   }
-  if (permanent) {
-    // Retrying cannot help: the mail goes, like one whose account went.
-    status = store_.run(Store::Mode::write, [&](Transaction& tx) { tx.outbox().remove(mail->id); });
-    rejected_.fetch_add(1, std::memory_order_relaxed);
-    log::warn("mail_rejected",
-              {{"mail_id", mail->id}, {"to", mask_email(mail->email)}, {"error", error}});
-  } else {
-    int attempts = mail->attempts + 1;
-    Millis next = done + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
+
+  for (const Claimed& claimed : batch) {
+    if (claimed.resolved.kind != Resolved::Kind::dropped) continue;
+    note_delivery_time(std::chrono::microseconds(0));
+    log::info("mail_dropped",
+              {{"mail_id", claimed.mail.id},
+               {"reason", parse_notice_kind(claimed.mail.kind) ? "no account" : "no enabled account"}});
+  }
+
+  std::vector<const OutboxRecord*> sent;
+  std::size_t tried = 0;
+  std::size_t next = 0;
+  for (; next < batch.size(); ++next) {
+    Claimed& claimed = batch[next];
+    if (claimed.resolved.kind == Resolved::Kind::dropped) continue;  // removed in the claim
+    // The lease covers the whole batch only while the sends are quick: once
+    // a quarter of it has gone, or when stopping, the rest go back untried.
+    if (thread.stopping() || (tried > 0 && now_millis() > now + settings_.lease.count() / 4)) break;
+    ++tried;
+    const auto started = std::chrono::steady_clock::now();
+    bool permanent = false;
+    const std::string error = send(claimed, now, permanent);
+    note_delivery_time(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started));
+    note_relay(error.empty() || permanent, probing);
+    if (error.empty()) {
+      sent_.fetch_add(1, std::memory_order_relaxed);
+      log::info("mail_sent", {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}});
+      sent.push_back(&claimed.mail);
+      continue;
+    }
+    if (permanent) {
+      // Retrying cannot help: the mail goes, like one whose account went.
+      status = store_.run(Store::Mode::write,
+                          [&](Transaction& tx) { tx.outbox().remove(claimed.mail.id); });
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+      log::warn("mail_rejected", {{"mail_id", claimed.mail.id},
+                                  {"to", mask_email(claimed.mail.email)},
+                                  {"error", error}});
+      continue;
+    }
+    const int attempts = claimed.mail.attempts + 1;
+    const Millis retry_at =
+        now_millis() + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
     status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      tx.outbox().reschedule(mail->id, attempts, next, error);
+      tx.outbox().reschedule(claimed.mail.id, attempts, retry_at, error);
     });
     failures_.fetch_add(1, std::memory_order_relaxed);
-    log::warn("mail_failed", {{"mail_id", mail->id}, {"attempt", attempts}, {"error", error}});
+    log::warn("mail_failed", {{"mail_id", claimed.mail.id}, {"attempt", attempts}, {"error", error}});
+    ++next;
+    break;  // the relay is taken to be down: the rest are not tried now
   }
-  return status == StoreStatus::ok;
+  if (probing) probing_ = false;
+  for (Claimed& claimed : batch) wipe(claimed.resolved.token);  // those not sent
+  release(std::span(batch).subspan(next), lease_until);
+  const bool marked = mark_sent(thread, sent, lease_until);
+  return marked && status == StoreStatus::ok;
 }
 
 }  // namespace authd

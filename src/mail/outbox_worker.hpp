@@ -8,6 +8,10 @@
 // exponential backoff (or drops it when the relay refused its recipient for
 // good). Runs on threads of its own, so SMTP latency never reaches a request.
 //
+// A claim takes several due mails in one transaction when the relay is quick
+// (claim_size), and their marks share one transaction too; a slow relay
+// gets one mail per claim.
+//
 // Several deliveries run at once (`concurrency` threads, each one mail at a
 // time), so that a relay that takes seconds per message does not cap mail at
 // one message per relay round trip. Each mail is claimed with a lease in one
@@ -23,8 +27,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,8 +67,8 @@ class OutboxWorker {
   void start();
   void stop();
 
-  // One delivery attempt on `thread` (one of this worker's); false when no
-  // mail was to be sent.
+  // One claim's delivery attempts on `thread` (one of this worker's); false
+  // when no mail was to be sent (or the database failed).
   bool deliver_one(PeriodicThread& thread);
 
   // Delivery attempts so far, for GET /metrics.
@@ -76,6 +82,10 @@ class OutboxWorker {
   // Between attempts to mark a sent mail sent (see mark_sent).
   static constexpr Duration kFirstMarkRetry = std::chrono::milliseconds(250);
   static constexpr Duration kMaxMarkRetry = std::chrono::seconds(10);
+  // How long the sends of one claim should take at most, by the recent
+  // average, and how many mails a claim takes at most.
+  static constexpr Duration kClaimBudget = std::chrono::milliseconds(20);
+  static constexpr std::int64_t kMaxClaim = 32;
 
  private:
   // Which mail a delivery thread claims next: a due one, or, when probing a
@@ -85,7 +95,13 @@ class OutboxWorker {
   Pick pick_next(Millis now, bool& probing);
   void note_relay(bool answered, bool probing);
   void deliver_due(PeriodicThread& thread);
-  bool mark_sent(PeriodicThread& thread, const OutboxRecord& mail, Millis lease_until);
+  struct Claimed;
+  std::size_t claim_size() const;
+  void note_delivery_time(std::chrono::microseconds took);
+  std::string send(Claimed& claimed, Millis now, bool& permanent);
+  void release(std::span<Claimed> untried, Millis lease_until);
+  bool mark_sent(PeriodicThread& thread, const std::vector<const OutboxRecord*>& mails,
+                 Millis lease_until);
 
   Store& store_;
   MailTransport& transport_;
@@ -98,6 +114,10 @@ class OutboxWorker {
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> failures_{0};
   std::atomic<std::uint64_t> rejected_{0};
+  // Microseconds per delivered mail, recent average; starts at the whole
+  // budget, so that the first claims take one mail each.
+  std::atomic<std::int64_t> send_micros_{
+      std::chrono::duration_cast<std::chrono::microseconds>(kClaimBudget).count()};
 };
 
 }  // namespace authd

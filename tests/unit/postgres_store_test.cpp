@@ -470,13 +470,13 @@ TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
   std::multiset<std::int64_t> claimed;
   race(6, [&](Store& store, int) {
     for (;;) {
-      std::optional<OutboxRecord> mail;
+      std::vector<OutboxRecord> mails;
       ASSERT_EQ(store.run(Store::Mode::write,
-                          [&](Transaction& tx) { mail = tx.outbox().claim_due(2'000, 999'999); }),
+                          [&](Transaction& tx) { mails = tx.outbox().claim_due(2'000, 999'999, 3); }),
                 StoreStatus::ok);
-      if (!mail) return;
+      if (mails.empty()) return;
       std::lock_guard lock(mutex);
-      claimed.insert(mail->id);
+      for (const OutboxRecord& mail : mails) claimed.insert(mail.id);
     }
   });
   EXPECT_EQ(claimed.size(), static_cast<std::size_t>(kMails));

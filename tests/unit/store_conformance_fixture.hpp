@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "crypto/random.hpp"
 #include "postgres_test_database.hpp"
@@ -79,6 +80,14 @@ class StoreConformanceFixture : public ::testing::Test {
     return OutboxRecord{
         0,    "signup", "", email, 1'000, 0, next_attempt_at, "$argon2id$v=19$m=64,t=1,p=1$c2$aA",
         "Ann"};
+  }
+
+  // The oldest due mail alone, as a claim of one.
+  static std::optional<OutboxRecord> claim_one_due(Transaction& tx, Millis now,
+                                                   Millis lease_until) {
+    std::vector<OutboxRecord> mails = tx.outbox().claim_due(now, lease_until, 1);
+    if (mails.empty()) return std::nullopt;
+    return std::move(mails.front());
   }
 
   static PendingSignupRecord signup(const std::string& token, const std::string& email,

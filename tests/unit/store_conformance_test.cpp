@@ -445,7 +445,7 @@ TYPED_TEST(StoreConformance,
     EXPECT_EQ(tx.throttle().event_times("forgot:client:192.0.2.1", 0, 10),
               (std::vector<Millis>{100, 200}));
     tx.outbox().add(this->mail("added@example.com", 1'000));
-    auto claimed = tx.outbox().claim_due(10'000, 20'000);
+    auto claimed = this->claim_one_due(tx, 10'000, 20'000);
     ASSERT_TRUE(claimed);
     EXPECT_EQ(claimed->email, "added@example.com");
     tx.outbox().add(this->mail("kept@example.com", 2'000));
@@ -455,7 +455,7 @@ TYPED_TEST(StoreConformance,
               (std::vector<Millis>{100, 200}));
   });
   this->write([&](Transaction& tx) {
-    auto kept = tx.outbox().claim_due(10'000, 20'000);
+    auto kept = this->claim_one_due(tx, 10'000, 20'000);
     ASSERT_TRUE(kept);
     EXPECT_EQ(kept->email, "kept@example.com");
   });
@@ -472,22 +472,71 @@ TYPED_TEST(StoreConformance, Interface_6_Forgot_4_ClaimDueTakesTheOldestDueMailU
     tx.outbox().enqueue(this->mail("not-due@example.com", 50'000));
   });
   this->write([&](Transaction& tx) {
-    auto first = tx.outbox().claim_due(10'000, 20'000);
+    auto first = this->claim_one_due(tx, 10'000, 20'000);
     ASSERT_TRUE(first);
     EXPECT_EQ(first->id, earlier);
     EXPECT_EQ(first->email, "earlier@example.com");
     EXPECT_EQ(first->kind, "password_reset");
-    auto second = tx.outbox().claim_due(10'000, 20'000);
+    auto second = this->claim_one_due(tx, 10'000, 20'000);
     ASSERT_TRUE(second);
     EXPECT_EQ(second->id, later);
-    EXPECT_FALSE(tx.outbox().claim_due(10'000, 20'000)) << "both held, the third not due";
+    EXPECT_FALSE(this->claim_one_due(tx, 10'000, 20'000)) << "both held, the third not due";
   });
   this->write([&](Transaction& tx) {
-    auto again = tx.outbox().claim_due(20'000, 30'000);  // the leases ran out
+    auto again = this->claim_one_due(tx, 20'000, 30'000);  // the leases ran out
     ASSERT_TRUE(again);
     EXPECT_EQ(again->id, earlier);
   });
   this->read([&](Transaction& tx) { EXPECT_EQ(tx.outbox().pending_count(), 3); });
+}
+
+// interface.md 6 /forgot 4 (issue 28): one claim may take several due mails,
+// up to its limit, oldest first, all under its one lease; what it leaves is
+// for the next claim, and what it holds for nobody else.
+TYPED_TEST(StoreConformance, Interface_6_Forgot_4_AClaimTakesUpToItsLimitOldestFirstUnderOneLease) {
+  std::vector<std::int64_t> ids(4);
+  this->write([&](Transaction& tx) {
+    ids[2] = tx.outbox().enqueue(this->mail("third@example.com", 3'000));
+    ids[0] = tx.outbox().enqueue(this->mail("first@example.com", 1'000));
+    ids[3] = tx.outbox().enqueue(this->mail("fourth@example.com", 4'000));
+    ids[1] = tx.outbox().enqueue(this->mail("second@example.com", 2'000));
+    tx.outbox().enqueue(this->mail("not-due@example.com", 50'000));
+  });
+  this->write([&](Transaction& tx) {
+    std::vector<OutboxRecord> batch = tx.outbox().claim_due(10'000, 20'000, 3);
+    ASSERT_EQ(batch.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(batch[i].id, ids[i]) << "oldest first";
+    std::vector<OutboxRecord> rest = tx.outbox().claim_due(10'000, 20'000, 3);
+    ASSERT_EQ(rest.size(), 1u) << "the first three are held, the fifth not due";
+    EXPECT_EQ(rest[0].id, ids[3]);
+    EXPECT_TRUE(tx.outbox().claim_due(10'000, 20'000, 3).empty());
+  });
+  this->write([&](Transaction& tx) {
+    for (std::int64_t id : ids) EXPECT_TRUE(tx.outbox().mark_sent(id, 11'000, 20'000)) << id;
+  });
+}
+
+// A claimed mail given back untried is claimable again at once, with its
+// attempts and due time as they were; only the lease that holds it can give
+// it back.
+TYPED_TEST(StoreConformance, Interface_6_Forgot_4_ReleaseGivesAMailBackUntriedUnderItsOwnLeaseOnly) {
+  std::int64_t id = 0;
+  this->write(
+      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
+  this->write([&](Transaction& tx) { tx.outbox().reschedule(id, 2, 1'000, "451 later"); });
+  this->write([&](Transaction& tx) {
+    ASSERT_TRUE(this->claim_one_due(tx, 2'000, 60'000));
+    tx.outbox().release(id, 59'999);
+    EXPECT_FALSE(this->claim_one_due(tx, 2'000, 70'000)) << "released under another lease";
+    tx.outbox().release(id, 60'000);
+  });
+  this->write([&](Transaction& tx) {
+    auto again = this->claim_one_due(tx, 2'000, 80'000);
+    ASSERT_TRUE(again) << "released: claimable before its lease would have run out";
+    EXPECT_EQ(again->attempts, 2);
+    EXPECT_EQ(again->next_attempt_at, 1'000);
+    EXPECT_TRUE(tx.outbox().mark_sent(id, 3'000, 80'000));
+  });
 }
 
 // The relay probe: the unsent mail with the earliest next attempt, due or not.
@@ -496,7 +545,7 @@ TYPED_TEST(StoreConformance, ClaimPendingTakesMailThatIsNotDueYet) {
   this->write(
       [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 50'000)); });
   this->write([&](Transaction& tx) {
-    EXPECT_FALSE(tx.outbox().claim_due(10'000, 20'000));
+    EXPECT_FALSE(this->claim_one_due(tx, 10'000, 20'000));
     auto pending = tx.outbox().claim_pending(10'000, 20'000);
     ASSERT_TRUE(pending);
     EXPECT_EQ(pending->id, id);
@@ -511,15 +560,15 @@ TYPED_TEST(StoreConformance, Interface_6_Forgot_4_MarkSentNeedsTheClaimsOwnLease
   std::int64_t id = 0;
   this->write(
       [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
-  this->write([&](Transaction& tx) { ASSERT_TRUE(tx.outbox().claim_due(1'000, 5'000)); });
-  this->write([&](Transaction& tx) { ASSERT_TRUE(tx.outbox().claim_due(6'000, 9'000)); });
+  this->write([&](Transaction& tx) { ASSERT_TRUE(this->claim_one_due(tx, 1'000, 5'000)); });
+  this->write([&](Transaction& tx) { ASSERT_TRUE(this->claim_one_due(tx, 6'000, 9'000)); });
   this->write([&](Transaction& tx) {
     EXPECT_FALSE(tx.outbox().mark_sent(id, 7'000, 5'000)) << "the first lease was taken over";
     EXPECT_TRUE(tx.outbox().mark_sent(id, 7'000, 9'000));
     EXPECT_FALSE(tx.outbox().mark_sent(id, 7'000, 9'000)) << "sent already";
   });
   this->write([&](Transaction& tx) {
-    EXPECT_FALSE(tx.outbox().claim_due(100'000, 200'000));
+    EXPECT_FALSE(this->claim_one_due(tx, 100'000, 200'000));
     EXPECT_FALSE(tx.outbox().claim_pending(100'000, 200'000));
     EXPECT_EQ(tx.outbox().pending_count(), 0);
   });
@@ -532,12 +581,12 @@ TYPED_TEST(StoreConformance, RescheduleReleasesTheClaimUntilTheNextAttempt) {
   this->write(
       [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
   this->write([&](Transaction& tx) {
-    ASSERT_TRUE(tx.outbox().claim_due(1'000, 60'000));
+    ASSERT_TRUE(this->claim_one_due(tx, 1'000, 60'000));
     tx.outbox().reschedule(id, 1, 4'000, "451 try again later");
   });
   this->write([&](Transaction& tx) {
-    EXPECT_FALSE(tx.outbox().claim_due(3'000, 60'000)) << "not due before its next attempt";
-    auto retried = tx.outbox().claim_due(4'000, 60'000);
+    EXPECT_FALSE(this->claim_one_due(tx, 3'000, 60'000)) << "not due before its next attempt";
+    auto retried = this->claim_one_due(tx, 4'000, 60'000);
     ASSERT_TRUE(retried) << "the lease no longer holds it";
     EXPECT_EQ(retried->attempts, 1);
     EXPECT_EQ(retried->next_attempt_at, 4'000);
@@ -554,8 +603,8 @@ TYPED_TEST(StoreConformance, RemoveDropsAMailAndPruneOnlySentOnesBeforeTheHorizo
   });
   this->write([&](Transaction& tx) {
     tx.outbox().remove(dropped);
-    ASSERT_TRUE(tx.outbox().claim_due(1'000, 5'000));
-    ASSERT_TRUE(tx.outbox().claim_due(1'000, 6'000));
+    ASSERT_TRUE(this->claim_one_due(tx, 1'000, 5'000));
+    ASSERT_TRUE(this->claim_one_due(tx, 1'000, 6'000));
     EXPECT_TRUE(tx.outbox().mark_sent(sent_early, 2'000, 5'000));
     EXPECT_TRUE(tx.outbox().mark_sent(sent_late, 8'000, 6'000));
   });
@@ -576,20 +625,20 @@ TYPED_TEST(StoreConformance, Interface_11_4_ASignupMailCarriesItsHashUntilSent) 
     tx.outbox().enqueue(this->mail("reset@example.com", 2'000));
   });
   this->write([&](Transaction& tx) {
-    auto claimed = tx.outbox().claim_due(5'000, 9'000);
+    auto claimed = this->claim_one_due(tx, 5'000, 9'000);
     ASSERT_TRUE(claimed);
     EXPECT_EQ(claimed->id, id);
     EXPECT_EQ(claimed->kind, "signup");
     EXPECT_EQ(claimed->password_hash, this->signup_mail("", 0).password_hash);
     EXPECT_EQ(claimed->display_name, std::optional<std::string>("Ann"));
-    auto reset = tx.outbox().claim_due(5'000, 9'000);
+    auto reset = this->claim_one_due(tx, 5'000, 9'000);
     ASSERT_TRUE(reset);
     EXPECT_FALSE(reset->password_hash);
     EXPECT_FALSE(reset->display_name);
     tx.outbox().reschedule(id, 1, 6'000, "451 later");
   });
   this->write([&](Transaction& tx) {
-    auto retried = tx.outbox().claim_due(6'000, 9'000);
+    auto retried = this->claim_one_due(tx, 6'000, 9'000);
     ASSERT_TRUE(retried);
     EXPECT_TRUE(retried->password_hash) << "a retry needs the hash again";
     EXPECT_TRUE(tx.outbox().mark_sent(id, 7'000, 9'000));
@@ -737,7 +786,7 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
     tx.signups().replace(this->signup("old", "new@example.com", 5'000));
   });
   this->write([&](Transaction& tx) {
-    auto claimed = tx.outbox().claim_due(1'000, 2'000);
+    auto claimed = this->claim_one_due(tx, 1'000, 2'000);
     ASSERT_TRUE(claimed);
     tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
   });

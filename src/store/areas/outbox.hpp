@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "store/records.hpp"
 
@@ -18,10 +19,11 @@ class OutboxStore {
   // The same, for a caller that does not need the mail's id: on PostgreSQL
   // it costs no round trip of its own (as EventStore::add).
   virtual void add(const OutboxRecord& mail) = 0;
-  // The oldest mail due at `now` that no worker holds; marks it held until
-  // `lease_until`. Two workers, of one instance or of several, never claim
-  // the same mail under one lease.
-  virtual std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) = 0;
+  // The `limit` oldest mails due at `now` that no worker holds, oldest
+  // first; marks them held until `lease_until`. Two workers, of one instance
+  // or of several, never claim the same mail under one lease.
+  virtual std::vector<OutboxRecord> claim_due(Millis now, Millis lease_until,
+                                              std::size_t limit) = 0;
   // The same for the unsent mail with the earliest next attempt, due or not
   // (the worker's relay probe, and its catching up once the relay is back).
   virtual std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) = 0;
@@ -29,6 +31,10 @@ class OutboxStore {
   // that its claim set; false when it is not (the lease ran out and another
   // claim took it, or it is gone).
   virtual bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) = 0;
+  // Gives a claimed mail back unsent, if it is still held under
+  // `claimed_until`: any worker may claim it again at once. Its attempts,
+  // due time and last error stay as they were (it was not tried).
+  virtual void release(std::int64_t mail_id, Millis claimed_until) = 0;
   virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                           std::string_view last_error) = 0;
   virtual void remove(std::int64_t mail_id) = 0;

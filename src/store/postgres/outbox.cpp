@@ -1,6 +1,8 @@
 // How PostgreSQL stores the mail outbox: claims pass over what another
 // instance is claiming (SKIP LOCKED) instead of waiting for it.
+#include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "store/outbox_columns.hpp"
 #include "store/postgres/connection.hpp"
@@ -32,28 +34,39 @@ std::int64_t Outbox::enqueue(const OutboxRecord& m) {
 // No round trip of its own: a /forgot's mail goes with what follows it.
 void Outbox::add(const OutboxRecord& m) { db_.send_ahead(AUTHD_INSERT_MAIL, mail_params(m)); }
 
-std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
-  return claim(now, now, lease_until);
+std::vector<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until, std::size_t limit) {
+  return claim(now, now, lease_until, limit);
 }
 
 std::optional<OutboxRecord> Outbox::claim_pending(Millis now, Millis lease_until) {
-  return claim(now, std::numeric_limits<Millis>::max(), lease_until);
+  std::vector<OutboxRecord> mails = claim(now, std::numeric_limits<Millis>::max(), lease_until, 1);
+  if (mails.empty()) return std::nullopt;
+  return std::move(mails.front());
 }
 
-// The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
-std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until) {
-  // One statement finds, locks and leases it.
+// The `limit` unsent, unclaimed mails due at `due_by` with the earliest next
+// attempts, oldest first.
+std::vector<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until,
+                                        std::size_t limit) {
+  // One statement finds, locks and leases them.
   Params params;
   params.integer(now).integer(lease_until).integer(due_by);
+  params.integer(static_cast<std::int64_t>(limit));
   Result rows = db_.run(
-      "UPDATE outbox SET claimed_until = $2 WHERE id = ("
+      "UPDATE outbox SET claimed_until = $2 WHERE id IN ("
       " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
       " AND (claimed_until IS NULL OR claimed_until <= $1)"
-      " ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+      " ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
       "RETURNING " AUTHD_OUTBOX_COLUMNS,
       params);
-  if (rows.rows() == 0) return std::nullopt;
-  return read_outbox_record(Row(rows, 0));
+  std::vector<OutboxRecord> mails;
+  mails.reserve(rows.rows());
+  for (int i = 0; i < rows.rows(); ++i) mails.push_back(read_outbox_record(Row(rows, i)));
+  // RETURNING keeps no order of its own.
+  std::sort(mails.begin(), mails.end(), [](const OutboxRecord& a, const OutboxRecord& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+  });
+  return mails;
 }
 
 bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
@@ -65,6 +78,12 @@ bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
                 "WHERE id = $1 AND claimed_until = $3 AND sent_at IS NULL",
                 params)
              .affected() == 1;
+}
+
+void Outbox::release(std::int64_t mail_id, Millis claimed_until) {
+  Params params;
+  params.integer(mail_id).integer(claimed_until);
+  db_.run("UPDATE outbox SET claimed_until = NULL WHERE id = $1 AND claimed_until = $2", params);
 }
 
 void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,

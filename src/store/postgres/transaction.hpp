@@ -105,9 +105,11 @@ class Outbox final : public OutboxStore {
   explicit Outbox(Connection& db) : db_(db) {}
   std::int64_t enqueue(const OutboxRecord& mail) override;
   void add(const OutboxRecord& mail) override;
-  std::optional<OutboxRecord> claim_due(Millis now, Millis lease_until) override;
+  std::vector<OutboxRecord> claim_due(Millis now, Millis lease_until,
+                                      std::size_t limit) override;
   std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
   bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;
+  void release(std::int64_t mail_id, Millis claimed_until) override;
   void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;
@@ -117,7 +119,8 @@ class Outbox final : public OutboxStore {
   std::int64_t prune(Millis sent_horizon) override;
 
  private:
-  std::optional<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until);
+  std::vector<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until,
+                                  std::size_t limit);
   Connection& db_;
 };
 

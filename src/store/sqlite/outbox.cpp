@@ -21,33 +21,38 @@ std::int64_t Outbox::enqueue(const OutboxRecord& m) {
 
 void Outbox::add(const OutboxRecord& m) { enqueue(m); }
 
-std::optional<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until) {
-  return claim(now, now, lease_until);
+std::vector<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until, std::size_t limit) {
+  return claim(now, now, lease_until, limit);
 }
 
 std::optional<OutboxRecord> Outbox::claim_pending(Millis now, Millis lease_until) {
-  return claim(now, std::numeric_limits<Millis>::max(), lease_until);
+  std::vector<OutboxRecord> mails = claim(now, std::numeric_limits<Millis>::max(), lease_until, 1);
+  if (mails.empty()) return std::nullopt;
+  return std::move(mails.front());
 }
 
-// The unsent, unclaimed mail due at `due_by` with the earliest next attempt.
-std::optional<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until) {
+// The `limit` unsent, unclaimed mails due at `due_by` with the earliest next
+// attempts, oldest first.
+std::vector<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until,
+                                        std::size_t limit) {
   // The write transaction holds SQLite's single write lock, so no other
-  // worker can claim the same row between the SELECT and the UPDATE.
-  std::optional<OutboxRecord> mail;
+  // worker can claim the same rows between the SELECT and the UPDATE.
+  std::vector<OutboxRecord> mails;
   {
     auto st = db_.prepare("SELECT " AUTHD_OUTBOX_COLUMNS
                           " FROM outbox "
                           "WHERE sent_at IS NULL AND next_attempt_at <= ?2 "
                           "AND (claimed_until IS NULL OR claimed_until <= ?1) "
-                          "ORDER BY next_attempt_at, id LIMIT 1");
-    st.bind(1, now).bind(2, due_by);
-    if (!st.step()) return std::nullopt;
-    mail = read_outbox_record(st);
+                          "ORDER BY next_attempt_at, id LIMIT ?3");
+    st.bind(1, now).bind(2, due_by).bind(3, static_cast<std::int64_t>(limit));
+    while (st.step()) mails.push_back(read_outbox_record(st));
   }
-  auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
-  st.bind(1, mail->id).bind(2, lease_until);
-  st.run();
-  return mail;
+  for (const OutboxRecord& mail : mails) {
+    auto st = db_.prepare("UPDATE outbox SET claimed_until = ?2 WHERE id = ?1");
+    st.bind(1, mail.id).bind(2, lease_until);
+    st.run();
+  }
+  return mails;
 }
 
 bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
@@ -58,6 +63,12 @@ bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
   st.bind(1, mail_id).bind(2, at).bind(3, claimed_until);
   st.run();
   return db_.changes() == 1;
+}
+
+void Outbox::release(std::int64_t mail_id, Millis claimed_until) {
+  auto st = db_.prepare("UPDATE outbox SET claimed_until = NULL WHERE id = ?1 AND claimed_until = ?2");
+  st.bind(1, mail_id).bind(2, claimed_until);
+  st.run();
 }
 
 void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
