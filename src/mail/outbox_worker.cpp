@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <span>
 
 #include "auth/email.hpp"
@@ -102,7 +103,7 @@ Duration OutboxWorker::backoff(int attempts, Duration first, Duration max) {
 }
 
 void OutboxWorker::deliver_due(PeriodicThread& thread) {
-  while (!thread.stopping() && deliver_one(thread)) {
+  while (!thread.stopping() && deliver_one(thread) == Claim::delivered) {
   }
 }
 
@@ -222,7 +223,7 @@ std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
   return error;
 }
 
-bool OutboxWorker::deliver_one(PeriodicThread& thread) {
+OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   const Millis now = now_millis();
   bool probing = false;
   const Pick pick = pick_next(now, probing);
@@ -236,13 +237,21 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
     } else if (auto pending = tx.outbox().claim_pending(now, lease_until)) {
       mails.push_back(std::move(*pending));
     }
-    for (OutboxRecord& mail : mails) {
-      Resolved resolved = resolve(tx, mail, now, settings_);
+    // Tokens are minted in address order, whatever the mails' order: two
+    // claims holding mails for the same accounts then take those accounts'
+    // row locks in one order, and on PostgreSQL cannot deadlock.
+    std::vector<std::size_t> by_address(mails.size());
+    std::iota(by_address.begin(), by_address.end(), std::size_t{0});
+    std::sort(by_address.begin(), by_address.end(),
+              [&](std::size_t a, std::size_t b) { return mails[a].email < mails[b].email; });
+    batch.resize(mails.size());
+    for (std::size_t i : by_address) {
+      Resolved resolved = resolve(tx, mails[i], now, settings_);
       // A reset request for an address without an enabled account (there
       // never was one, or it was disabled or deleted since): the request
       // goes, with no token minted. A sign-up is never dropped this way.
-      if (resolved.kind == Resolved::Kind::dropped) tx.outbox().remove(mail.id);
-      batch.push_back({std::move(mail), std::move(resolved)});
+      if (resolved.kind == Resolved::Kind::dropped) tx.outbox().remove(mails[i].id);
+      batch[i] = {std::move(mails[i]), std::move(resolved)};
     }
   });
   // A sign-up's password hash is stored now (or void): this copy goes.
@@ -251,7 +260,7 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   if (status != StoreStatus::ok || batch.empty()) {
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
     if (probing) probing_ = false;
-    return false;
+    return status == StoreStatus::ok ? Claim::nothing_due : Claim::store_failed;
   }
 
   for (const Claimed& claimed : batch) {
@@ -309,7 +318,7 @@ bool OutboxWorker::deliver_one(PeriodicThread& thread) {
   for (Claimed& claimed : batch) wipe(claimed.resolved.token);  // those not sent
   release(std::span(batch).subspan(next), lease_until);
   const bool marked = mark_sent(thread, sent, lease_until);
-  return marked && status == StoreStatus::ok;
+  return marked && status == StoreStatus::ok ? Claim::delivered : Claim::store_failed;
 }
 
 }  // namespace authd

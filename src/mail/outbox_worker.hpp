@@ -67,9 +67,9 @@ class OutboxWorker {
   void start();
   void stop();
 
-  // One claim's delivery attempts on `thread` (one of this worker's); false
-  // when no mail was to be sent (or the database failed).
-  bool deliver_one(PeriodicThread& thread);
+  // One claim's delivery attempts on `thread` (one of this worker's).
+  enum class Claim { delivered, nothing_due, store_failed };
+  Claim deliver_one(PeriodicThread& thread);
 
   // Delivery attempts so far, for GET /metrics.
   std::uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }

@@ -6,9 +6,12 @@
 // (the PostgreSQL cases skip unless AUTHD_TEST_POSTGRES names a server).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -61,11 +64,15 @@ class OutboxWorkerClaims : public StoreConformanceFixture<Backend> {
       addresses.push_back(prefix + std::to_string(i) + "@example.com");
       this->stored_user(addresses.back());
     }
+    queue_mails_to(addresses);
+    return addresses;
+  }
+
+  void queue_mails_to(const std::vector<std::string>& addresses) {
     this->write([&](Transaction& tx) {
       for (const std::string& address : addresses)
         tx.outbox().enqueue(this->mail(address, now_millis()));
     });
-    return addresses;
   }
 
   // A worker with `lease`, its threads not started: the test calls
@@ -81,7 +88,7 @@ class OutboxWorkerClaims : public StoreConformanceFixture<Backend> {
   // deliver_one until nothing is due; how many claims that took.
   int deliver_all(OutboxWorker& worker) {
     int claims = 0;
-    while (worker.deliver_one(idle_)) ++claims;
+    while (worker.deliver_one(idle_) == OutboxWorker::Claim::delivered) ++claims;
     return claims;
   }
 
@@ -116,7 +123,7 @@ TYPED_TEST(OutboxWorkerClaims,
   this->deliver_all(*worker);  // the relay has proved quick: claims take many mails
   const std::vector<std::string> addresses = this->queue_reset_mails(10, "batch");
   this->relay_.fail_from_send(3);
-  EXPECT_TRUE(worker->deliver_one(this->idle_));
+  EXPECT_EQ(worker->deliver_one(this->idle_), OutboxWorker::Claim::delivered);
 
   std::map<std::string, int> sent = this->relay_.sent_to();
   EXPECT_EQ(sent[addresses[0]], 1);
@@ -143,11 +150,41 @@ TYPED_TEST(OutboxWorkerClaims, Interface_6_Forgot_4_MailsOfAClaimAreNotSentPastA
   this->deliver_all(*worker);
   const std::vector<std::string> addresses = this->queue_reset_mails(5, "slow");
   this->relay_.take(std::chrono::milliseconds(15));  // more than the lease's quarter, 10 ms
-  EXPECT_TRUE(worker->deliver_one(this->idle_));
+  EXPECT_EQ(worker->deliver_one(this->idle_), OutboxWorker::Claim::delivered);
   std::map<std::string, int> sent = this->relay_.sent_to();
   EXPECT_EQ(sent[addresses[0]], 1);
   for (std::size_t i = 1; i < addresses.size(); ++i) EXPECT_EQ(sent.count(addresses[i]), 0u);
   EXPECT_EQ(this->pending(), 4);
+}
+
+// Two claims that hold mails for the same accounts mint their tokens in the
+// same order, so that on PostgreSQL neither waits for the other's row locks
+// in a cycle (a deadlock, which would fail one claim). Four delivery threads
+// at once, on mails for six accounts queued in a shuffled order.
+TYPED_TEST(OutboxWorkerClaims, Interface_8_2_ConcurrentClaimsOfMailsForTheSameAccountsAllCommit) {
+  auto worker = this->worker();
+  const std::vector<std::string> accounts = this->queue_reset_mails(6, "shared");
+  this->deliver_all(*worker);  // the relay has proved quick: claims take many mails
+  std::vector<std::string> addresses;
+  for (int i = 0; i < 600; ++i) addresses.push_back(accounts[(i * 7 + i / 6) % 6]);
+  std::shuffle(addresses.begin(), addresses.end(), std::mt19937(28));
+  this->queue_mails_to(addresses);
+
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      PeriodicThread idle(std::chrono::seconds(1), [] {});
+      for (;;) {
+        OutboxWorker::Claim claim = worker->deliver_one(idle);
+        if (claim == OutboxWorker::Claim::store_failed) ++failed;
+        if (claim == OutboxWorker::Claim::nothing_due) return;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), 0) << "a claim failed (on PostgreSQL: a deadlock)";
+  EXPECT_EQ(this->pending(), 0);
 }
 
 }  // namespace
