@@ -48,15 +48,18 @@ std::optional<OutboxRecord> Outbox::claim_pending(Millis now, Millis lease_until
 // attempts, oldest first.
 std::vector<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_until,
                                         std::size_t limit) {
-  // One statement finds, locks and leases them.
+  // One statement finds, locks and leases them. The ids go through an
+  // array so that the update finds its rows by primary key: written as
+  // "id IN (subquery)", the generic plan joined the ids to a sequential scan
+  // of the whole outbox (docs/performance.md, section 29).
   Params params;
   params.integer(now).integer(lease_until).integer(due_by);
   params.integer(static_cast<std::int64_t>(limit));
   Result rows = db_.run(
-      "UPDATE outbox SET claimed_until = $2 WHERE id IN ("
+      "UPDATE outbox SET claimed_until = $2 WHERE id = ANY(ARRAY("
       " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
       " AND (claimed_until IS NULL OR claimed_until <= $1)"
-      " ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
+      " ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)) "
       "RETURNING " AUTHD_OUTBOX_COLUMNS,
       params);
   std::vector<OutboxRecord> mails;
