@@ -137,8 +137,10 @@ void OutboxWorker::note_relay(bool answered, bool probing) {
 // rather than two per mail, while a slow relay gets one mail per claim and
 // keeps every delivery thread busy.
 std::size_t OutboxWorker::claim_size() const {
-  const std::int64_t per_mail = std::max<std::int64_t>(send_micros_.load(std::memory_order_relaxed), 1);
-  const std::int64_t budget = std::chrono::duration_cast<std::chrono::microseconds>(kClaimBudget).count();
+  const std::int64_t per_mail =
+      std::max<std::int64_t>(send_micros_.load(std::memory_order_relaxed), 1);
+  const std::int64_t budget =
+      std::chrono::duration_cast<std::chrono::microseconds>(kClaimBudget).count();
   return static_cast<std::size_t>(std::clamp<std::int64_t>(budget / per_mail, 1, kMaxClaim));
 }
 
@@ -197,7 +199,9 @@ struct OutboxWorker::Claimed {
 
 // The claimed mails not tried go back, unchanged, for any thread to claim.
 void OutboxWorker::release(std::span<Claimed> untried, Millis lease_until) {
-  auto held = [](const Claimed& claimed) { return claimed.resolved.kind != Resolved::Kind::dropped; };
+  auto held = [](const Claimed& claimed) {
+    return claimed.resolved.kind != Resolved::Kind::dropped;
+  };
   if (std::none_of(untried.begin(), untried.end(), held)) return;
   store_.run(Store::Mode::write, [&](Transaction& tx) {
     for (const Claimed& claimed : untried)  // a dropped one was removed in the claim
@@ -266,9 +270,10 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   for (const Claimed& claimed : batch) {
     if (claimed.resolved.kind != Resolved::Kind::dropped) continue;
     note_delivery_time(std::chrono::microseconds(0));
-    log::info("mail_dropped",
-              {{"mail_id", claimed.mail.id},
-               {"reason", parse_notice_kind(claimed.mail.kind) ? "no account" : "no enabled account"}});
+    log::info(
+        "mail_dropped",
+        {{"mail_id", claimed.mail.id},
+         {"reason", parse_notice_kind(claimed.mail.kind) ? "no account" : "no enabled account"}});
   }
 
   std::vector<const OutboxRecord*> sent;
@@ -289,7 +294,8 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
     note_relay(error.empty() || permanent, probing);
     if (error.empty()) {
       sent_.fetch_add(1, std::memory_order_relaxed);
-      log::info("mail_sent", {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}});
+      log::info("mail_sent",
+                {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}});
       sent.push_back(&claimed.mail);
       continue;
     }
@@ -298,9 +304,9 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
       status = store_.run(Store::Mode::write,
                           [&](Transaction& tx) { tx.outbox().remove(claimed.mail.id); });
       rejected_.fetch_add(1, std::memory_order_relaxed);
-      log::warn("mail_rejected", {{"mail_id", claimed.mail.id},
-                                  {"to", mask_email(claimed.mail.email)},
-                                  {"error", error}});
+      log::warn(
+          "mail_rejected",
+          {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}, {"error", error}});
       continue;
     }
     const int attempts = claimed.mail.attempts + 1;
@@ -310,7 +316,8 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
       tx.outbox().reschedule(claimed.mail.id, attempts, retry_at, error);
     });
     failures_.fetch_add(1, std::memory_order_relaxed);
-    log::warn("mail_failed", {{"mail_id", claimed.mail.id}, {"attempt", attempts}, {"error", error}});
+    log::warn("mail_failed",
+              {{"mail_id", claimed.mail.id}, {"attempt", attempts}, {"error", error}});
     ++next;
     break;  // the relay is taken to be down: the rest are not tried now
   }

@@ -44,6 +44,7 @@ class PostgresPlansTest : public ::testing::Test {
                 PQresultStatus(result) == PGRES_COMMAND_OK)
         << sql << ": " << PQerrorMessage(raw_);
     std::vector<std::string> rows;
+    rows.reserve(static_cast<std::size_t>(PQntuples(result)));
     for (int i = 0; i < PQntuples(result); ++i) rows.emplace_back(PQgetvalue(result, i, 0));
     PQclear(result);
     return rows;

@@ -471,9 +471,10 @@ TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
   race(6, [&](Store& store, int) {
     for (;;) {
       std::vector<OutboxRecord> mails;
-      ASSERT_EQ(store.run(Store::Mode::write,
-                          [&](Transaction& tx) { mails = tx.outbox().claim_due(2'000, 999'999, 3); }),
-                StoreStatus::ok);
+      ASSERT_EQ(
+          store.run(Store::Mode::write,
+                    [&](Transaction& tx) { mails = tx.outbox().claim_due(2'000, 999'999, 3); }),
+          StoreStatus::ok);
       if (mails.empty()) return;
       std::lock_guard lock(mutex);
       for (const OutboxRecord& mail : mails) claimed.insert(mail.id);

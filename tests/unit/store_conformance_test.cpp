@@ -519,7 +519,8 @@ TYPED_TEST(StoreConformance, Interface_6_Forgot_4_AClaimTakesUpToItsLimitOldestF
 // A claimed mail given back untried is claimable again at once, with its
 // attempts and due time as they were; only the lease that holds it can give
 // it back.
-TYPED_TEST(StoreConformance, Interface_6_Forgot_4_ReleaseGivesAMailBackUntriedUnderItsOwnLeaseOnly) {
+TYPED_TEST(StoreConformance,
+           Interface_6_Forgot_4_ReleaseGivesAMailBackUntriedUnderItsOwnLeaseOnly) {
   std::int64_t id = 0;
   this->write(
       [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });

@@ -105,8 +105,7 @@ class Outbox final : public OutboxStore {
   explicit Outbox(Connection& db) : db_(db) {}
   std::int64_t enqueue(const OutboxRecord& mail) override;
   void add(const OutboxRecord& mail) override;
-  std::vector<OutboxRecord> claim_due(Millis now, Millis lease_until,
-                                      std::size_t limit) override;
+  std::vector<OutboxRecord> claim_due(Millis now, Millis lease_until, std::size_t limit) override;
   std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
   bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;
   void release(std::int64_t mail_id, Millis claimed_until) override;
@@ -119,8 +118,7 @@ class Outbox final : public OutboxStore {
   std::int64_t prune(Millis sent_horizon) override;
 
  private:
-  std::vector<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until,
-                                  std::size_t limit);
+  std::vector<OutboxRecord> claim(Millis now, Millis due_by, Millis lease_until, std::size_t limit);
   Connection& db_;
 };
 

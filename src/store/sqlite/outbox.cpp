@@ -66,7 +66,8 @@ bool Outbox::mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) {
 }
 
 void Outbox::release(std::int64_t mail_id, Millis claimed_until) {
-  auto st = db_.prepare("UPDATE outbox SET claimed_until = NULL WHERE id = ?1 AND claimed_until = ?2");
+  auto st =
+      db_.prepare("UPDATE outbox SET claimed_until = NULL WHERE id = ?1 AND claimed_until = ?2");
   st.bind(1, mail_id).bind(2, claimed_until);
   st.run();
 }
