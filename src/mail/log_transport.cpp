@@ -57,8 +57,12 @@ class LogTransport final : public MailTransport {
       throw MailError(std::string("cannot rename mail file: ") +
                       std::generic_category().message(errno));
     }
-    // The outbox marks the mail sent once this returns: make the new name
-    // durable first, so that a machine crash cannot lose a "sent" mail.
+  }
+
+  // The outbox marks the mails sent once this returns: make their new names
+  // durable first, so that a machine crash cannot lose a "sent" mail. One
+  // fsync of the directory covers every rename of the claim.
+  void make_durable() override {
     int dir = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
       ::fsync(dir);

@@ -324,6 +324,7 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   if (probing) probing_ = false;
   for (Claimed& claimed : batch) wipe(claimed.resolved.token);  // those not sent
   release(std::span(batch).subspan(next), lease_until);
+  if (!sent.empty()) transport_.make_durable();
   const bool marked = mark_sent(thread, sent, lease_until);
   return marked && status == StoreStatus::ok ? Claim::delivered : Claim::store_failed;
 }

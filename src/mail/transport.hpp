@@ -30,6 +30,10 @@ class MailTransport {
  public:
   virtual ~MailTransport() = default;
   virtual void send(const MailMessage& message) = 0;  // throws MailError
+  // Makes what send() handed over durable, before the outbox marks it sent:
+  // called once after a claim's sends (a transport may defer a shared flush
+  // to it). Nothing to do for a relay, which has the mail once send returns.
+  virtual void make_durable() {}
 };
 
 // The default transport: one .eml file per message in `directory` (created

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,11 @@ class RecordingRelay final : public MailTransport {
     if (delay_.count() != 0) std::this_thread::sleep_for(delay_);
     ++sent_to_[message.to];
   }
+  void make_durable() override {
+    if (on_durable) on_durable();
+  }
+  std::function<void()> on_durable;
+
   void fail_from_send(int n) {
     std::lock_guard lock(mutex_);
     fail_from_ = calls_ + n;
@@ -140,6 +146,23 @@ TYPED_TEST(OutboxWorkerClaims,
       EXPECT_NE(mail.email, addresses[2]);
     }
   });
+}
+
+// interface.md 8.3: a claim's mails are durable at the transport (the mail
+// directory's fsync) before any of them is marked sent; one flush a claim.
+TYPED_TEST(OutboxWorkerClaims, Interface_8_3_AClaimsMailsAreMadeDurableBeforeTheyAreMarkedSent) {
+  auto worker = this->worker();
+  this->queue_reset_mails(60, "durable");
+  int flushes = 0;
+  std::int64_t unsent_at_flush = 0;
+  this->relay_.on_durable = [&] {
+    ++flushes;
+    unsent_at_flush = std::max(unsent_at_flush, this->pending());
+  };
+  const int claims = this->deliver_all(*worker);
+  EXPECT_EQ(flushes, claims) << "one flush per claim that sent mail";
+  EXPECT_GT(unsent_at_flush, 0) << "flushed before the marks";
+  EXPECT_EQ(this->pending(), 0);
 }
 
 // A claim's lease must outlast its sends: once a quarter of it has gone,
