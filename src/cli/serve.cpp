@@ -294,6 +294,7 @@ int run_serve(const Config& config) {
                        .reset_token_lifetime = config.policy.reset_token_lifetime,
                        .signup_token_lifetime = config.policy.signup_token_lifetime,
                        .lease = config.mail_claim_lease,
+                       .send_timeout = config.smtp.timeout,
                        .concurrency = config.mail_concurrency,
                        .templates = *mail_templates});
   std::optional<std::unique_ptr<WebhookWorker>> webhooks =

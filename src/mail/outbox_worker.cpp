@@ -137,6 +137,7 @@ void OutboxWorker::note_relay(bool answered, bool probing) {
 // rather than two per mail, while a slow relay gets one mail per claim and
 // keeps every delivery thread busy.
 std::size_t OutboxWorker::claim_size() const {
+  if (relay_down_) return 1;  // one probe at a time, no tokens minted in vain
   const std::int64_t per_mail =
       std::max<std::int64_t>(send_micros_.load(std::memory_order_relaxed), 1);
   const std::int64_t budget =
@@ -227,27 +228,54 @@ std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
   return error;
 }
 
-OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
-  const Millis now = now_millis();
-  bool probing = false;
-  const Pick pick = pick_next(now, probing);
-  const Millis lease_until = now + settings_.lease.count();
-  std::vector<Claimed> batch;
+// What a claim holds in memory that must not outlive it: each sign-up's
+// password hash (stored by now, or void) and each token not sent.
+void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
+  for (Claimed& claimed : batch) {
+    if (claimed.mail.password_hash) wipe(*claimed.mail.password_hash);
+    wipe(claimed.resolved.token);
+  }
+}
+
+// Claims due mails (or the earliest pending one) into `batch` and resolves
+// them in the claim's transaction: tokens minted, mails without an account
+// removed.
+StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
+                                std::vector<Claimed>& batch) {
+  std::vector<OutboxRecord> mails;
+  auto wipe_hashes = [&] {
+    for (OutboxRecord& mail : mails)
+      if (mail.password_hash) wipe(*mail.password_hash);
+  };
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    wipe_claims(batch);  // a transaction tried again starts over
     batch.clear();
-    std::vector<OutboxRecord> mails;
+    wipe_hashes();
+    mails.clear();
     if (pick == Pick::due) {
       mails = tx.outbox().claim_due(now, lease_until, claim_size());
     } else if (auto pending = tx.outbox().claim_pending(now, lease_until)) {
       mails.push_back(std::move(*pending));
     }
-    // Tokens are minted in address order, whatever the mails' order: two
-    // claims holding mails for the same accounts then take those accounts'
-    // row locks in one order, and on PostgreSQL cannot deadlock.
+    // The accounts the mails name are locked first, in id order (a notice
+    // names its account by id, the others by address), and the tokens and
+    // pending sign-ups are then written in address order: two claims
+    // holding mails for the same accounts or addresses take their row
+    // locks in one order, and on PostgreSQL cannot deadlock.
+    std::vector<std::string> emails, ids;
+    for (const OutboxRecord& mail : mails) {
+      if (parse_notice_kind(mail.kind))
+        ids.push_back(mail.user_id);
+      else
+        emails.push_back(mail.email);
+    }
+    tx.users().lock_in_id_order(emails, ids);
     std::vector<std::size_t> by_address(mails.size());
     std::iota(by_address.begin(), by_address.end(), std::size_t{0});
-    std::sort(by_address.begin(), by_address.end(),
-              [&](std::size_t a, std::size_t b) { return mails[a].email < mails[b].email; });
+    // Stable: two mails to one address mint in claim order, so the one
+    // sent last carries the live token.
+    std::stable_sort(by_address.begin(), by_address.end(),
+                     [&](std::size_t a, std::size_t b) { return mails[a].email < mails[b].email; });
     batch.resize(mails.size());
     for (std::size_t i : by_address) {
       Resolved resolved = resolve(tx, mails[i], now, settings_);
@@ -258,10 +286,33 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
       batch[i] = {std::move(mails[i]), std::move(resolved)};
     }
   });
+  wipe_hashes();  // those a failed transaction left behind
   // A sign-up's password hash is stored now (or void): this copy goes.
   for (Claimed& claimed : batch)
     if (claimed.mail.password_hash) wipe(*claimed.mail.password_hash);
+  return status;
+}
+
+// Whether a claim begun at `claimed_at` may start sending one more of its
+// mails: only while its sends have taken no more than twice their budget (a
+// relay that turned slow leaves the rest to the other threads), and only if
+// a send that takes the transport's whole time-out still ends inside the
+// lease (past it, another claim could send the mail again).
+bool OutboxWorker::may_send_another(Millis claimed_at, Millis lease_until) const {
+  const Millis now = now_millis();
+  const Millis budget = std::chrono::duration_cast<std::chrono::milliseconds>(kClaimBudget).count();
+  return now - claimed_at <= 2 * budget && now + settings_.send_timeout.count() < lease_until;
+}
+
+OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
+  const Millis now = now_millis();
+  bool probing = false;
+  const Pick pick = pick_next(now, probing);
+  const Millis lease_until = now + settings_.lease.count();
+  std::vector<Claimed> batch;
+  StoreStatus status = claim(pick, now, lease_until, batch);
   if (status != StoreStatus::ok || batch.empty()) {
+    wipe_claims(batch);
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;
     if (probing) probing_ = false;
     return status == StoreStatus::ok ? Claim::nothing_due : Claim::store_failed;
@@ -282,9 +333,9 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   for (; next < batch.size(); ++next) {
     Claimed& claimed = batch[next];
     if (claimed.resolved.kind == Resolved::Kind::dropped) continue;  // removed in the claim
-    // The lease covers the whole batch only while the sends are quick: once
-    // a quarter of it has gone, or when stopping, the rest go back untried.
-    if (thread.stopping() || (tried > 0 && now_millis() > now + settings_.lease.count() / 4)) break;
+    // The first mail goes as a claim of one would; the rest while the sends
+    // stay quick and inside the lease. Those not tried go back.
+    if (thread.stopping() || (tried > 0 && !may_send_another(now, lease_until))) break;
     ++tried;
     const auto started = std::chrono::steady_clock::now();
     bool permanent = false;
@@ -322,7 +373,7 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
     break;  // the relay is taken to be down: the rest are not tried now
   }
   if (probing) probing_ = false;
-  for (Claimed& claimed : batch) wipe(claimed.resolved.token);  // those not sent
+  wipe_claims(batch);  // the tokens not sent
   release(std::span(batch).subspan(next), lease_until);
   if (!sent.empty()) transport_.make_durable();
   const bool marked = mark_sent(thread, sent, lease_until);

@@ -54,6 +54,9 @@ struct OutboxSettings {
   // How long a claimed mail stays ours; after a crash it is retried once
   // the lease runs out.
   Duration lease = std::chrono::minutes(2);
+  // The longest a send may take (the SMTP time-out): a claim starts another
+  // send only if it would end inside the lease.
+  Duration send_timeout = std::chrono::seconds(30);
   std::size_t concurrency = 4;  // deliveries at once (--mail-concurrency)
   Duration relay_probe = std::chrono::seconds(2);
   // What the mails are rendered from (--mail-templates); null: the built-in set.
@@ -82,8 +85,9 @@ class OutboxWorker {
   // Between attempts to mark a sent mail sent (see mark_sent).
   static constexpr Duration kFirstMarkRetry = std::chrono::milliseconds(250);
   static constexpr Duration kMaxMarkRetry = std::chrono::seconds(10);
-  // How long the sends of one claim should take at most, by the recent
-  // average, and how many mails a claim takes at most.
+  // How long the sends of one claim should take, by the recent average (a
+  // claim stops starting sends at twice that), and how many mails a claim
+  // takes at most.
   static constexpr Duration kClaimBudget = std::chrono::milliseconds(20);
   static constexpr std::int64_t kMaxClaim = 32;
 
@@ -96,6 +100,9 @@ class OutboxWorker {
   void note_relay(bool answered, bool probing);
   void deliver_due(PeriodicThread& thread);
   struct Claimed;
+  static void wipe_claims(std::vector<Claimed>& batch);
+  StoreStatus claim(Pick pick, Millis now, Millis lease_until, std::vector<Claimed>& batch);
+  bool may_send_another(Millis claimed_at, Millis lease_until) const;
   std::size_t claim_size() const;
   void note_delivery_time(std::chrono::microseconds took);
   std::string send(Claimed& claimed, Millis now, bool& permanent);

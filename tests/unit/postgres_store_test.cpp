@@ -140,6 +140,7 @@ class PostgresStoreTest : public ::testing::Test {
   void race(int count, Each each) {
     std::latch start(count);
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       threads.emplace_back([&, i] {
         Store& store = i % 2 == 0 ? *a_ : *b_;
@@ -413,6 +414,43 @@ int lock_waiters(const std::string& url) {
   return waiters;
 }
 
+// Issue 28: a claim of the outbox worker locks the accounts its mails name
+// in id order, in one statement, whether a mail names its account by
+// address (a reset) or by id (a notice), so that two claims cannot lock two
+// accounts in opposite orders. While the later account is held elsewhere,
+// the claim waits for it already holding the earlier one.
+TEST_F(PostgresStoreTest, Interface_8_2_AClaimLocksTheAccountsItsMailsNameInIdOrder) {
+  UserRecord one = add_user("one@example.com");
+  UserRecord other = add_user("other@example.com");
+  const UserRecord& low = one.id < other.id ? one : other;
+  const UserRecord& high = one.id < other.id ? other : one;
+  PGconn* holder = PQconnectdb(url_.c_str());
+  PQclear(PQexec(holder, "BEGIN"));
+  PQclear(PQexec(holder, ("SELECT 1 FROM users WHERE id = '" + high.id + "' FOR UPDATE").c_str()));
+
+  std::thread claim([&] {
+    b_->run(Store::Mode::write, [&](Transaction& tx) {
+      const std::vector<std::string> emails{high.email};  // named by address
+      const std::vector<std::string> ids{low.id};         // named by id
+      tx.users().lock_in_id_order(emails, ids);
+    });
+  });
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (lock_waiters(url_) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(lock_waiters(url_), 1) << "the claim waits for the account held elsewhere";
+  PGconn* probe = PQconnectdb(url_.c_str());
+  PQclear(PQexec(probe, "BEGIN"));
+  PGresult* earlier =
+      PQexec(probe, ("SELECT 1 FROM users WHERE id = '" + low.id + "' FOR UPDATE NOWAIT").c_str());
+  EXPECT_NE(PQresultStatus(earlier), PGRES_TUPLES_OK) << "the earlier account was not locked first";
+  PQclear(earlier);
+  PQfinish(probe);
+  PQclear(PQexec(holder, "COMMIT"));
+  PQfinish(holder);
+  claim.join();
+}
+
 // 7.2: two uses of one reset token, on two instances, interleaved the worst
 // way: the second reads while the first has read and not yet committed.
 // Exactly one finds the token: the row is read FOR UPDATE, so the second
@@ -654,6 +692,7 @@ TEST_F(PostgresStoreTest, Interface_6_Forgot_5_TheCountIsExactAcrossBatchesOfTwo
   std::atomic<int> allowed{0};
   race(4, [&](Store& store, int batch) {
     std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(4);
     for (int i = 0; i < 4; ++i) {
       works.emplace_back([&, batch, i](Transaction& tx) {
         if (batch == 0 && i == 3) throw std::runtime_error("undoes its batch");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,12 @@ class UserStore {
   // commit, so that a read-then-write of one user is atomic across instances.
   virtual std::optional<UserRecord> by_email(std::string_view canonical_email) = 0;
   virtual std::optional<UserRecord> by_id(std::string_view id) = 0;
+  // In a write transaction on PostgreSQL, locks the accounts that have one
+  // of `emails` or one of `ids`, in id order, so that transactions that then
+  // read several of them (by_email, by_id) hold them in one order and cannot
+  // deadlock. Nothing to do on SQLite, whose single writer locks it all.
+  virtual void lock_in_id_order(std::span<const std::string> emails,
+                                std::span<const std::string> ids) = 0;
   virtual bool insert(const UserRecord& user) = 0;  // false: e-mail taken
   virtual void update(const UserRecord& user) = 0;  // every column but id and created_at
   // The same for a change of e-mail: false, and nothing changed, when

@@ -85,6 +85,22 @@ Params& Params::integer(const std::optional<std::int64_t>& value) {
   return add(value ? std::optional<std::string>(std::to_string(*value)) : std::nullopt, 0);
 }
 Params& Params::boolean(bool value) { return add(value ? "true" : "false", 0); }
+// Array input syntax (PostgreSQL manual, 8.15.2): every element in double
+// quotes, with a backslash before each double quote and backslash in it.
+Params& Params::text_array(std::span<const std::string> values) {
+  std::string literal = "{";
+  for (const std::string& value : values) {
+    if (literal.size() > 1) literal += ',';
+    literal += '"';
+    for (char c : value) {
+      if (c == '"' || c == '\\') literal += '\\';
+      literal += c;
+    }
+    literal += '"';
+  }
+  literal += '}';
+  return add(std::move(literal), 0);
+}
 Params& Params::digest(const Sha256Digest& value) {
   return add(std::string(value.begin(), value.end()), 1);
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,6 +42,8 @@ class Params {
   Params& integer(const std::optional<std::int64_t>& value);
   Params& boolean(bool value);
   Params& digest(const Sha256Digest& value);  // BYTEA, sent in binary
+  // A text[] in PostgreSQL's array input syntax, each element quoted.
+  Params& text_array(std::span<const std::string> values);
 
   int count() const { return static_cast<int>(values_.size()); }
   // The arrays libpq's PQsendQueryPrepared takes.

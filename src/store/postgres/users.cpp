@@ -37,6 +37,17 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
           : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1", params));
 }
 
+void Users::lock_in_id_order(std::span<const std::string> emails,
+                             std::span<const std::string> ids) {
+  if (!locking_ || (emails.empty() && ids.empty())) return;
+  Params params;
+  params.text_array(emails).text_array(ids);
+  db_.run(
+      "SELECT id FROM users WHERE email = ANY($1::text[]) OR id = ANY($2::text[]) "
+      "ORDER BY id FOR UPDATE",
+      params);
+}
+
 std::optional<UserRecord> Users::by_id(std::string_view id) {
   Params params;
   params.text(id);

@@ -25,6 +25,9 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
   return read_user(st);
 }
 
+void Users::lock_in_id_order(std::span<const std::string> /*emails*/,
+                             std::span<const std::string> /*ids*/) {}
+
 std::optional<UserRecord> Users::by_id(std::string_view id) {
   auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = ?1");
   st.bind(1, id);
