@@ -228,11 +228,20 @@ std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
   return error;
 }
 
+namespace {
+
+// A sign-up's password hash, once stored (or void): the copy read goes.
+void wipe_password_hash(OutboxRecord& mail) {
+  if (mail.password_hash) wipe(*mail.password_hash);
+}
+
+}  // namespace
+
 // What a claim holds in memory that must not outlive it: each sign-up's
-// password hash (stored by now, or void) and each token not sent.
+// password hash and each token not sent.
 void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
   for (Claimed& claimed : batch) {
-    if (claimed.mail.password_hash) wipe(*claimed.mail.password_hash);
+    wipe_password_hash(claimed.mail);
     wipe(claimed.resolved.token);
   }
 }
@@ -244,8 +253,7 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
                                 std::vector<Claimed>& batch) {
   std::vector<OutboxRecord> mails;
   auto wipe_hashes = [&] {
-    for (OutboxRecord& mail : mails)
-      if (mail.password_hash) wipe(*mail.password_hash);
+    for (OutboxRecord& mail : mails) wipe_password_hash(mail);
   };
   StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
     wipe_claims(batch);  // a transaction tried again starts over
@@ -287,9 +295,7 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
     }
   });
   wipe_hashes();  // those a failed transaction left behind
-  // A sign-up's password hash is stored now (or void): this copy goes.
-  for (Claimed& claimed : batch)
-    if (claimed.mail.password_hash) wipe(*claimed.mail.password_hash);
+  for (Claimed& claimed : batch) wipe_password_hash(claimed.mail);
   return status;
 }
 
