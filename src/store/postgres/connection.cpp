@@ -237,6 +237,7 @@ Result Connection::finish_pipeline(std::string_view what) {
   std::vector<Preparing> preparing = std::exchange(preparing_, {});
   auto next_preparing = preparing.begin();
   if (PQpipelineSync(conn_) != 1) lost(what);
+  ++syncs_sent_;
   if (turns_ != nullptr) {
     // Reads sent after this one go out before its answer is read. Should
     // the wait fail, the answer would be left for the next read to take:

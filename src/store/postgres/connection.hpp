@@ -155,6 +155,11 @@ class Connection {
   // While set, a statement whose Sync is sent parks its read there until
   // the answers before its own are read (read_pipeline.hpp).
   void set_turns(PipelineTurns* turns) { turns_ = turns; }
+  PipelineTurns* turns() const { return turns_; }
+
+  // How many Syncs this connection has sent: each one is an implicit
+  // transaction of its own outside BEGIN, and a wake-up of the server.
+  std::uint64_t syncs_sent() const { return syncs_sent_; }
 
  private:
   // Sends a Sync, then reads the results of every command sent since the
@@ -174,6 +179,7 @@ class Connection {
   Clock::time_point deadline_;
   bool broken_ = false;
   PipelineTurns* turns_ = nullptr;
+  std::uint64_t syncs_sent_ = 0;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
   // Sends the prepared statement `sql` (preparing it first, in the same
   // pipeline, when this connection has not yet, or when `replan` and its

@@ -1,5 +1,7 @@
 #include "store/postgres/params.hpp"
 
+#include <sodium.h>
+
 #include <utility>
 
 namespace authd::postgres {
@@ -29,6 +31,21 @@ Params& Params::text_array(std::span<const std::string> values) {
       if (c == '"' || c == '\\') literal += '\\';
       literal += c;
     }
+    literal += '"';
+  }
+  literal += '}';
+  return add(std::move(literal), 0);
+}
+// Each element "\\x" and the hex digits: the array's quoting turns the two
+// backslashes into one, and bytea reads "\x..." as hex (manual, 8.4.1).
+Params& Params::digest_array(std::span<const Sha256Digest> values) {
+  std::string literal = "{";
+  char hex[2 * std::tuple_size_v<Sha256Digest> + 1];
+  for (const Sha256Digest& value : values) {
+    if (literal.size() > 1) literal += ',';
+    sodium_bin2hex(hex, sizeof hex, value.data(), value.size());
+    literal += "\"\\\\x";
+    literal += hex;
     literal += '"';
   }
   literal += '}';

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "store/postgres/connection.hpp"
+#include "store/postgres/session_lookups.hpp"
 
 namespace authd::postgres {
 namespace {
@@ -66,8 +67,19 @@ struct Read {
 class Turns final : public PipelineTurns {
  public:
   Turns(std::size_t reads, bool one_transaction)
-      : ring_(reads), one_transaction_(one_transaction) {}
+      : ring_(reads), one_transaction_(one_transaction) {
+    company_.reserve(reads);
+    resuming_.reserve(reads);
+  }
   bool one_transaction() const override { return one_transaction_; }
+  SessionLookups& session_lookups() override { return session_lookups_; }
+
+  void wait_for_company() override {
+    if (std::current_exception()) throw StoreError("a read waited in a catch handler");
+    Read& read = *running_;
+    company_.push_back(&read);  // within the reserved capacity
+    read.loop = std::move(read.loop).resume();
+  }
 
   void wait_for_answer() override {
     // A fiber parked inside a catch handler shares the thread's record of
@@ -85,9 +97,16 @@ class Turns final : public PipelineTurns {
     running_ = nullptr;
   }
 
-  // Resumes the parked reads in order until every one has finished.
+  // Resumes the parked reads in order until every one has finished. The
+  // reads waiting for company go first: nothing else can run meanwhile.
   void run_parked() {
-    while (parked_ > 0) {
+    while (parked_ > 0 || !company_.empty()) {
+      if (!company_.empty()) {
+        std::swap(company_, resuming_);  // a read resumed here may wait again
+        for (Read* read : resuming_) resume(*read);
+        resuming_.clear();
+        continue;
+      }
       Read* next = ring_[first_];
       first_ = (first_ + 1) % ring_.size();
       --parked_;
@@ -101,6 +120,9 @@ class Turns final : public PipelineTurns {
   std::size_t parked_ = 0;
   Read* running_ = nullptr;
   bool one_transaction_;
+  std::vector<Read*> company_;   // waiting for company, in the order they came
+  std::vector<Read*> resuming_;  // the company being resumed
+  SessionLookups session_lookups_;
 };
 
 // The connection parks its reads here for as long as the batch runs.

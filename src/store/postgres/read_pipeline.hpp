@@ -15,6 +15,10 @@
 // transaction, as a read alone does (postgres_store.cpp), and a statement
 // that fails fails only its own read.
 //
+// Reads that look up a session's user share one statement instead
+// (session_lookups.hpp): GET /me's lookup is most of a read batch, and
+// PostgreSQL serves ten keys in one statement for about the work of two.
+//
 // A batch of logouts runs the same way inside its one transaction
 // (PostgresStore::run_together): there a Sync does not end the
 // transaction, and a statement that fails fails the whole batch anyway.
@@ -29,6 +33,7 @@
 namespace authd::postgres {
 
 class Connection;
+class SessionLookups;
 
 // What a connection in a read pipeline does once a statement and its Sync
 // are sent: give the thread to the next read until its answer is due.
@@ -39,6 +44,12 @@ class PipelineTurns {
   // a whole: a statement sent ahead may then be answered with another
   // unit's (Connection::send_ahead).
   virtual bool one_transaction() const = 0;
+  // Parks the running read until every other read of the batch has sent
+  // its statement, finished, or parked here too; the reads parked here are
+  // then resumed in the order they came, before any answer is read.
+  virtual void wait_for_company() = 0;
+  // The batch's session lookups, shared by its reads.
+  virtual SessionLookups& session_lookups() = 0;
 
  protected:
   ~PipelineTurns() = default;

@@ -1,6 +1,8 @@
 // How PostgreSQL stores sessions: one row per token digest, deleted when
 // revoked or, once expired, by the pruner.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/session_lookups.hpp"
 #include "store/postgres/transaction.hpp"
 #include "store/session_columns.hpp"
 #include "store/user_columns.hpp"
@@ -15,11 +17,18 @@ void Sessions::insert(const SessionRecord& s) {
           params);
 }
 
+// In a batch of reads, the lookup shares one statement with the batch's
+// others (session_lookups.hpp).
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
+  if (!locking_) {
+    PipelineTurns* turns = db_.turns();
+    if (turns != nullptr && !turns->one_transaction())
+      return turns->session_lookups().user_of(db_, *turns, digest);
+    return SessionLookups::user_of_alone(db_, digest);
+  }
   Params params;
   params.digest(digest);
-  Result rows = locking_ ? db_.run(AUTHD_SESSION_USER_SQL("$1") " FOR UPDATE OF users", params)
-                         : db_.run(AUTHD_SESSION_USER_SQL("$1"), params);
+  Result rows = db_.run(AUTHD_SESSION_USER_SQL("$1") " FOR UPDATE OF users", params);
   if (rows.rows() == 0) return std::nullopt;
   Row row(rows, 0);
   return SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};

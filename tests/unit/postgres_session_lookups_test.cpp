@@ -1,0 +1,166 @@
+// store/postgres: the session lookups of a read batch share one statement
+// (store/postgres/session_lookups.hpp, docs/performance.md section 30).
+// Each read must still get its own answer, whatever the other digests of
+// the batch name: unknown, expired, a disabled account, the same session
+// twice. Skipped unless AUTHD_TEST_POSTGRES names a server
+// (scripts/with-postgres.sh; scripts/test.sh runs them there).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "auth/session.hpp"
+#include "crypto/random.hpp"
+#include "postgres_test_database.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr Millis kNow = 5'000'000;
+
+class PostgresSessionLookupsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::postgres_available())
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = test::fresh_postgres_database();
+    postgres::PostgresStore store(url_, 1, 5s);
+    store.migrate();
+    // User i has the session "token i"; user 4 is disabled; "token 5"
+    // expired before kNow; "token 6" was never issued.
+    ASSERT_EQ(store.run(Store::Mode::write,
+                        [&](Transaction& tx) {
+                          for (int i = 0; i < 6; ++i) {
+                            UserRecord u;
+                            u.id = new_uuid_v7(1'000 + i);
+                            u.email = "user" + std::to_string(i) + "@example.com";
+                            u.created_at = u.updated_at = 1'000;
+                            u.disabled = i == 4;
+                            tx.users().insert(u);
+                            const Millis expires = i == 5 ? kNow - 1 : kNow + 60'000;
+                            tx.sessions().insert({token(i), u.id, 1'000, expires});
+                            users_.push_back(u);
+                          }
+                        }),
+              StoreStatus::ok);
+  }
+
+  static Sha256Digest token(int i) { return sha256("token " + std::to_string(i)); }
+
+  // Runs `works` as one read batch on `connection`, as
+  // PostgresStore::run_reads_together does; the Syncs it sent.
+  static std::uint64_t run_batch(postgres::Connection& connection,
+                                 std::vector<std::function<void(Transaction&)>>& works) {
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    const std::uint64_t before = connection.syncs_sent();
+    postgres::run_in_one_pipeline(connection, units, false, [&connection](TransactionUnit& unit) {
+      postgres::PostgresTransaction tx(connection, false);
+      (*unit.work)(tx);
+      unit.status = StoreStatus::ok;
+    });
+    for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+    return connection.syncs_sent() - before;
+  }
+
+  // What GET /me finds for each token, in the order asked.
+  void expect_found(const std::vector<int>& tokens,
+                    const std::vector<std::optional<UserRecord>>& found) {
+    ASSERT_EQ(tokens.size(), found.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const int t = tokens[i];
+      if (t <= 3) {
+        ASSERT_TRUE(found[i].has_value()) << "read " << i << ", token " << t;
+        EXPECT_EQ(found[i]->id, users_[static_cast<std::size_t>(t)].id) << "read " << i;
+        EXPECT_EQ(found[i]->email, users_[static_cast<std::size_t>(t)].email) << "read " << i;
+      } else {
+        EXPECT_FALSE(found[i].has_value()) << "read " << i << ", token " << t;
+      }
+    }
+  }
+
+  std::string url_;
+  std::vector<UserRecord> users_;
+};
+
+// interface.md 4 GET /me: a batch of token checks is one statement and one
+// Sync, and each read still finds only its own session's user.
+TEST_F(PostgresSessionLookupsTest, Interface_4_Me_TheTokenChecksOfABatchShareOneStatement) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  const std::vector<int> tokens{0, 1, 6, 2, 4, 3, 0, 5};  // 0 twice
+  std::vector<std::optional<UserRecord>> found(tokens.size());
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    works.emplace_back([&found, &tokens, i](Transaction& tx) {
+      found[i] = live_session_user(tx, token(tokens[i]), kNow);
+    });
+  EXPECT_EQ(run_batch(connection, works), 1u);
+  expect_found(tokens, found);
+}
+
+// A read that sends a statement of its own first comes to its lookup once
+// that answer is read: it gets its own lookup, after the shared one, and
+// its own rows.
+TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ALookupAfterAnotherStatementGetsItsOwnRows) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  const std::vector<int> tokens{3, 0, 6, 1, 2, 4};
+  std::vector<std::optional<UserRecord>> found(tokens.size());
+  std::vector<std::optional<UserRecord>> by_id(tokens.size());
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    works.emplace_back([&, i](Transaction& tx) {
+      if (i % 2 == 0) by_id[i] = tx.users().by_id(users_[i].id);
+      found[i] = live_session_user(tx, token(tokens[i]), kNow);
+    });
+  // Three reads by id, one shared lookup, then a lookup for each read by id.
+  EXPECT_EQ(run_batch(connection, works), 7u);
+  expect_found(tokens, found);
+  for (std::size_t i = 0; i < tokens.size(); i += 2) {
+    ASSERT_TRUE(by_id[i].has_value()) << i;
+    EXPECT_EQ(by_id[i]->id, users_[i].id);
+  }
+}
+
+// Through the store, as GET /me runs: the batch's answers are the same as
+// those of reads run one at a time.
+TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWould) {
+  postgres::PostgresStore store(url_, 1, 5s);
+  const std::vector<int> tokens{5, 4, 3, 2, 1, 0, 6, 3};
+  std::vector<std::optional<UserRecord>> together(tokens.size());
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    works.emplace_back([&, i](Transaction& tx) {
+      together[i] = live_session_user(tx, token(tokens[i]), kNow);
+    });
+  std::vector<TransactionUnit> units(works.size());
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  store.run_reads_together(units);
+  for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+  expect_found(tokens, together);
+
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::optional<UserRecord> alone;
+    ASSERT_EQ(store.run(Store::Mode::read,
+                        [&](Transaction& tx) {
+                          alone = live_session_user(tx, token(tokens[i]), kNow);
+                        }),
+              StoreStatus::ok);
+    EXPECT_EQ(alone.has_value(), together[i].has_value()) << i;
+    if (alone && together[i]) {
+      EXPECT_EQ(alone->id, together[i]->id) << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace authd
