@@ -8,14 +8,18 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "crypto/random.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
+#include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd {
@@ -169,6 +173,49 @@ TEST_F(PostgresPlansTest, Interface_6_Forgot_4_AClaimOfSeveralMailsNeverReadsThe
   flush();
   EXPECT_EQ(claimed, 96u);
   EXPECT_EQ(seq_scans("outbox") - before, 0) << "a claim read the whole outbox";
+}
+
+// Issue 28: the token checks of a read batch share one statement, which
+// finds each session by its primary key and each user by theirs: on 20,000
+// sessions of 2,000 users, analysed, it reads neither table whole,
+// with the generic plan authd's sessions use (the array's length unknown).
+TEST_F(PostgresPlansTest, Interface_4_Me_TheSharedTokenCheckFindsEachSessionByItsKey) {
+  query(
+      "INSERT INTO users (id, email, created_at, updated_at)"
+      " SELECT 'u' || i, 'u' || i || '@example.com', 1, 1 FROM generate_series(0, 1999) AS i");
+  query(
+      "INSERT INTO sessions (token_digest, user_id, created_at, expires_at)"
+      " SELECT sha256(('token ' || i)::bytea), 'u' || (i % 2000), 1, 2"
+      " FROM generate_series(1, 20000) AS i");
+  query("VACUUM ANALYZE");
+
+  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  auto flush = [&] {
+    authd.run("SELECT pg_stat_force_next_flush()");
+    authd.run("SELECT 1");
+  };
+  flush();
+  const std::int64_t sessions_before = seq_scans("sessions");
+  const std::int64_t users_before = seq_scans("users");
+  std::vector<std::optional<SessionUser>> found(10);
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < found.size(); ++i)
+    works.emplace_back([&found, i](Transaction& tx) {
+      found[i] = tx.sessions().user_of(sha256("token " + std::to_string(i * 1'000 + 1)));
+    });
+  std::vector<TransactionUnit> units(works.size());
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  postgres::run_in_one_pipeline(authd, units, false, [&authd](TransactionUnit& unit) {
+    postgres::PostgresTransaction tx(authd, false);
+    (*unit.work)(tx);
+  });
+  flush();
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    ASSERT_TRUE(found[i].has_value()) << i;
+    EXPECT_EQ(found[i]->user.id, "u" + std::to_string((i * 1'000 + 1) % 2'000));
+  }
+  EXPECT_EQ(seq_scans("sessions") - sessions_before, 0) << "a token check read every session";
+  EXPECT_EQ(seq_scans("users") - users_before, 0) << "a token check read every user";
 }
 
 // interface.md 6 /login 2, 6 /forgot 2: a statement gets one plan, whatever
