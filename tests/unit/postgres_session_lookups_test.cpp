@@ -1,7 +1,8 @@
-// store/postgres: the session lookups of a read batch share one statement
-// (store/postgres/session_lookups.hpp, docs/performance.md section 30).
-// Each read must still get its own answer, whatever the other digests of
-// the batch name: unknown, expired, a disabled account, the same session
+// store/postgres: the session lookups of a read batch share one statement,
+// and so do the session deletes of a batch of logouts
+// (store/postgres/session_lookups.hpp, docs/performance.md sections 30 and
+// 31). Each unit must still get its own answer, whatever the other digests
+// of the batch name: unknown, expired, a disabled account, the same session
 // twice. Skipped unless AUTHD_TEST_POSTGRES names a server
 // (scripts/with-postgres.sh; scripts/test.sh runs them there).
 #include <gtest/gtest.h>
@@ -58,17 +59,21 @@ class PostgresSessionLookupsTest : public ::testing::Test {
   static Sha256Digest token(int i) { return sha256("token " + std::to_string(i)); }
 
   // Runs `works` as one read batch on `connection`, as
-  // PostgresStore::run_reads_together does; the Syncs it sent.
+  // PostgresStore::run_reads_together does, or, `one_transaction`, as one
+  // batch of logouts inside a transaction the caller began
+  // (PostgresStore::run_together); the Syncs it sent.
   static std::uint64_t run_batch(postgres::Connection& connection,
-                                 std::vector<std::function<void(Transaction&)>>& works) {
+                                 std::vector<std::function<void(Transaction&)>>& works,
+                                 bool one_transaction = false) {
     std::vector<TransactionUnit> units(works.size());
     for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
     const std::uint64_t before = connection.syncs_sent();
-    postgres::run_in_one_pipeline(connection, units, false, [&connection](TransactionUnit& unit) {
-      postgres::PostgresTransaction tx(connection, false);
-      (*unit.work)(tx);
-      unit.status = StoreStatus::ok;
-    });
+    postgres::run_in_one_pipeline(connection, units, one_transaction,
+                                  [&connection, one_transaction](TransactionUnit& unit) {
+                                    postgres::PostgresTransaction tx(connection, one_transaction);
+                                    (*unit.work)(tx);
+                                    unit.status = StoreStatus::ok;
+                                  });
     for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
     return connection.syncs_sent() - before;
   }
@@ -139,9 +144,8 @@ TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWo
   std::vector<std::optional<UserRecord>> together(tokens.size());
   std::vector<std::function<void(Transaction&)>> works;
   for (std::size_t i = 0; i < tokens.size(); ++i)
-    works.emplace_back([&, i](Transaction& tx) {
-      together[i] = live_session_user(tx, token(tokens[i]), kNow);
-    });
+    works.emplace_back(
+        [&, i](Transaction& tx) { together[i] = live_session_user(tx, token(tokens[i]), kNow); });
   std::vector<TransactionUnit> units(works.size());
   for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
   store.run_reads_together(units);
@@ -150,16 +154,53 @@ TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWo
 
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     std::optional<UserRecord> alone;
-    ASSERT_EQ(store.run(Store::Mode::read,
-                        [&](Transaction& tx) {
-                          alone = live_session_user(tx, token(tokens[i]), kNow);
-                        }),
-              StoreStatus::ok);
+    ASSERT_EQ(
+        store.run(Store::Mode::read,
+                  [&](Transaction& tx) { alone = live_session_user(tx, token(tokens[i]), kNow); }),
+        StoreStatus::ok);
     EXPECT_EQ(alone.has_value(), together[i].has_value()) << i;
     if (alone && together[i]) {
       EXPECT_EQ(alone->id, together[i]->id) << i;
     }
   }
+}
+
+// interface.md 8.3, 4 POST /logout: a batch of logouts ends its sessions in
+// one statement. Each logout gets its own account or nothing; of two with
+// one token the first ends it and the second finds it gone; an expired
+// session and a disabled account's are left as they are.
+TEST_F(PostgresSessionLookupsTest, Interface_8_3_TheLogoutsOfABatchEndTheirSessionsInOneStatement) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  const std::vector<int> tokens{2, 6, 0, 5, 4, 2, 1};  // 2 twice
+  std::vector<std::optional<UserRecord>> ended(tokens.size());
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    works.emplace_back([&ended, &tokens, i](Transaction& tx) {
+      ended[i] = tx.sessions().revoke_live(token(tokens[i]), kNow);
+    });
+  connection.execute("BEGIN READ WRITE");
+  EXPECT_EQ(run_batch(connection, works, /*one_transaction=*/true), 1u);
+  connection.execute("COMMIT");
+
+  const std::vector<int> expected_users{2, -1, 0, -1, -1, -1, 1};
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (expected_users[i] < 0) {
+      EXPECT_FALSE(ended[i].has_value()) << "logout " << i;
+    } else {
+      ASSERT_TRUE(ended[i].has_value()) << "logout " << i;
+      EXPECT_EQ(ended[i]->id, users_[static_cast<std::size_t>(expected_users[i])].id);
+    }
+  }
+  // Left: token 3's (not logged out), the disabled account's and the
+  // expired one.
+  std::vector<std::string> left;
+  for (int i = 0; i < 6; ++i) {
+    postgres::Params params;
+    params.digest(token(i));
+    if (connection.run("SELECT 1 FROM sessions WHERE token_digest = $1", params).rows() == 1)
+      left.push_back("token " + std::to_string(i));
+  }
+  EXPECT_EQ(left, (std::vector<std::string>{"token 3", "token 4", "token 5"}));
 }
 
 }  // namespace

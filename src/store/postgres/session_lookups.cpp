@@ -1,7 +1,10 @@
 #include "store/postgres/session_lookups.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "store/postgres/connection.hpp"
 #include "store/postgres/read_pipeline.hpp"
@@ -20,24 +23,53 @@ constexpr const char* kSessionUsersSql =
     " CROSS JOIN LATERAL (SELECT user_id, expires_at FROM sessions"
     " WHERE token_digest = d.digest AND revoked_at IS NULL) AS s"
     " JOIN users ON users.id = s.user_id";
-constexpr int kPlaceColumn = kSessionExpiresColumn + 1;
+
+// revoke_live_alone's statement for every digest of a batch, each with its
+// own `now`; each digest once (SessionLookups::revoke). The users are read
+// from the statement's snapshot.
+constexpr const char* kEndSessionsSql =
+    "WITH ended AS (DELETE FROM sessions"
+    " USING unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS d (digest, now, n)"
+    " WHERE token_digest = d.digest AND revoked_at IS NULL AND expires_at > d.now"
+    " AND user_id IN (SELECT id FROM users WHERE NOT disabled) RETURNING d.n, user_id)"
+    " SELECT " AUTHD_USER_COLUMNS ", 0, ended.n FROM ended JOIN users ON users.id = ended.user_id";
+
+constexpr int kPlaceColumn = kSessionExpiresColumn + 1;  // in both statements
+
+// Each row into the unit whose place it names (from 1): `units[place - 1]`.
+// A place out of range would be another unit's answer or none, and fails
+// the group instead.
+void take_rows(const Result& rows, const std::vector<std::size_t>& units,
+               std::vector<std::optional<SessionUser>>& found) {
+  for (int i = 0; i < rows.rows(); ++i) {
+    Row row(rows, i);
+    const std::int64_t place = row.integer(kPlaceColumn);
+    if (place < 1 || static_cast<std::size_t>(place) > units.size())
+      throw StoreError("a shared session statement answered for a digest it was not sent");
+    found.at(units[static_cast<std::size_t>(place - 1)]) =
+        SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};
+  }
+}
 
 }  // namespace
 
-std::optional<SessionUser> SessionLookups::user_of(Connection& db, PipelineTurns& turns,
-                                                   const Sha256Digest& digest) {
-  if (!open_) open_ = std::make_shared<Group>();
-  const std::shared_ptr<Group> group = open_;
+std::optional<SessionUser> SessionLookups::share(std::shared_ptr<Group>& open, PipelineTurns& turns,
+                                                 const Sha256Digest& digest, const Millis* now,
+                                                 const std::function<void(Group&)>& send) {
+  if (!open) open = std::make_shared<Group>();
+  const std::shared_ptr<Group> group = open;
   const std::size_t mine = group->digests.size();
   group->digests.push_back(digest);
+  if (now != nullptr) group->nows.push_back(*now);
   turns.wait_for_company();
   if (!group->sent) {
-    // The first resumed: every lookup that waited is in the group now, and
-    // a lookup that comes later starts a group of its own.
+    // The first resumed: every unit that waited is in the group now, and
+    // one that comes later starts a group of its own.
     group->sent = true;
-    open_.reset();
+    open.reset();
     try {
-      look_up(db, *group);
+      group->found.resize(group->digests.size());
+      send(*group);
     } catch (...) {
       group->failure = std::current_exception();
     }
@@ -45,9 +77,23 @@ std::optional<SessionUser> SessionLookups::user_of(Connection& db, PipelineTurns
   } else if (!group->answered) {
     turns.wait_for_answer();  // behind the first one, which reads the rows
   }
-  if (!group->answered) throw StoreError("a shared session lookup was resumed before its answer");
+  if (!group->answered)
+    throw StoreError("a shared session statement was resumed before its answer");
   if (group->failure) std::rethrow_exception(group->failure);
   return std::move(group->found[mine]);
+}
+
+std::optional<SessionUser> SessionLookups::user_of(Connection& db, PipelineTurns& turns,
+                                                   const Sha256Digest& digest) {
+  return share(open_lookups_, turns, digest, nullptr, [&db](Group& group) { look_up(db, group); });
+}
+
+std::optional<UserRecord> SessionLookups::revoke_live(Connection& db, PipelineTurns& turns,
+                                                      const Sha256Digest& digest, Millis now) {
+  std::optional<SessionUser> ended =
+      share(open_revokes_, turns, digest, &now, [&db](Group& group) { revoke(db, group); });
+  if (!ended) return std::nullopt;
+  return std::move(ended->user);
 }
 
 std::optional<SessionUser> SessionLookups::user_of_alone(Connection& db,
@@ -60,23 +106,58 @@ std::optional<SessionUser> SessionLookups::user_of_alone(Connection& db,
   return SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};
 }
 
+// The live check and the DELETE in one statement, one round trip. Only the
+// session's row is locked: a concurrent logout with the same token waits
+// for it, then finds it gone. The user is read from the statement's
+// snapshot, as the lookup of a separate statement would.
+std::optional<UserRecord> SessionLookups::revoke_live_alone(Connection& db,
+                                                            const Sha256Digest& digest,
+                                                            Millis now) {
+  Params params;
+  params.digest(digest).integer(now);
+  Result rows = db.run(
+      "WITH ended AS (DELETE FROM sessions WHERE token_digest = $1 AND revoked_at IS NULL"
+      " AND expires_at > $2 AND user_id IN (SELECT id FROM users WHERE NOT disabled)"
+      " RETURNING user_id)"
+      " SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = (SELECT user_id FROM ended)",
+      params);
+  if (rows.rows() == 0) return std::nullopt;
+  return read_user(Row(rows, 0));
+}
+
 void SessionLookups::look_up(Connection& db, Group& group) {
-  group.found.resize(group.digests.size());
   if (group.digests.size() == 1) {
     group.found.front() = user_of_alone(db, group.digests.front());
     return;
   }
+  std::vector<std::size_t> units(group.digests.size());
+  for (std::size_t i = 0; i < units.size(); ++i) units[i] = i;
   Params params;
   params.digest_array(group.digests);
-  Result rows = db.run(kSessionUsersSql, params);
-  for (int i = 0; i < rows.rows(); ++i) {
-    Row row(rows, i);
-    const std::int64_t place = row.integer(kPlaceColumn);
-    if (place < 1 || static_cast<std::size_t>(place) > group.found.size())
-      throw StoreError("a shared session lookup answered for a digest it was not sent");
-    group.found[static_cast<std::size_t>(place - 1)] =
-        SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};
+  take_rows(db.run(kSessionUsersSql, params), units, group.found);
+}
+
+void SessionLookups::revoke(Connection& db, Group& group) {
+  if (group.digests.size() == 1) {
+    std::optional<UserRecord> user =
+        revoke_live_alone(db, group.digests.front(), group.nows.front());
+    if (user) group.found.front() = SessionUser{std::move(*user), 0};
+    return;
   }
+  // A token named by two units is sent once, for the first: the second
+  // finds it gone, as it would after the first's own DELETE.
+  std::vector<std::size_t> units;
+  std::vector<Sha256Digest> digests;
+  std::vector<std::string> nows;
+  for (std::size_t i = 0; i < group.digests.size(); ++i) {
+    if (std::find(digests.begin(), digests.end(), group.digests[i]) != digests.end()) continue;
+    units.push_back(i);
+    digests.push_back(group.digests[i]);
+    nows.push_back(std::to_string(group.nows[i]));
+  }
+  Params params;
+  params.digest_array(digests).text_array(nows);
+  take_rows(db.run(kEndSessionsSql, params), units, group.found);
 }
 
 }  // namespace authd::postgres

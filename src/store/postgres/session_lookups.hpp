@@ -1,21 +1,24 @@
-// The session lookups of one read batch in one statement (docs/performance.md,
-// section 30). Each read that looks up a session's user adds its digest and
-// waits for company (PipelineTurns::wait_for_company); the first one resumed
-// then sends one statement for every digest added, and parks for its answer
-// like any read. The others park behind it, so that when they are resumed
-// the first has read the rows, and each takes its own.
+// The session statements of one batch in one statement (docs/performance.md,
+// sections 30 and 31): the token checks of a read batch, and the session
+// deletes of a batch of logouts. Each unit adds its digest and waits for
+// company (PipelineTurns::wait_for_company); the first one resumed then
+// sends one statement for every digest added, and parks for its answer like
+// any unit. The others park behind it, so that when they are resumed the
+// first has read the rows, and each takes its own.
 //
-// The reads still get their own outcomes but for the statement itself: a
+// The units still get their own outcomes but for the statement itself: a
 // failure of the shared statement (the server gone, the batch's deadline)
-// fails every read that shared it, as it would have failed each of them
-// alone. Its input, fixed-length digests, cannot make it fail for one read.
-// The reads see one snapshot, taken when the statement runs.
+// fails every unit that shared it, as it would have failed each of them
+// alone. Its input, fixed-length digests and times, cannot make it fail
+// for one unit. The units see one snapshot, taken when the statement runs.
 #pragma once
 
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "crypto/random.hpp"
@@ -35,18 +38,34 @@ class SessionLookups {
   // The same, for a read alone: its own statement, for one digest.
   static std::optional<SessionUser> user_of_alone(Connection& db, const Sha256Digest& digest);
 
+  // Sessions::revoke_live in a batch of logouts (one transaction): deletes
+  // the live session whose token has `digest` if its account is enabled,
+  // and returns that account. Of two units with one digest, one gets it.
+  std::optional<UserRecord> revoke_live(Connection& db, PipelineTurns& turns,
+                                        const Sha256Digest& digest, Millis now);
+  static std::optional<UserRecord> revoke_live_alone(Connection& db, const Sha256Digest& digest,
+                                                     Millis now);
+
  private:
-  // The lookups that share one statement.
+  // The units that share one statement.
   struct Group {
     std::vector<Sha256Digest> digests;
+    std::vector<Millis> nows;                       // a revoke's `now` per digest
     std::vector<std::optional<SessionUser>> found;  // by the order of `digests`
     std::exception_ptr failure;
     bool sent = false;
     bool answered = false;
   };
+  // Adds `digest` to `open`'s group, waits for company, and returns this
+  // unit's row once `send` has run for the group (on the first unit).
+  static std::optional<SessionUser> share(std::shared_ptr<Group>& open, PipelineTurns& turns,
+                                          const Sha256Digest& digest, const Millis* now,
+                                          const std::function<void(Group&)>& send);
   static void look_up(Connection& db, Group& group);
+  static void revoke(Connection& db, Group& group);
 
-  std::shared_ptr<Group> open_;  // the group a lookup joins, until it is sent
+  std::shared_ptr<Group> open_lookups_;  // the group a lookup joins, until it is sent
+  std::shared_ptr<Group> open_revokes_;
 };
 
 }  // namespace authd::postgres

@@ -44,21 +44,13 @@ bool Sessions::revoke(const Sha256Digest& digest, Millis /*now*/) {
   return db_.run("DELETE FROM sessions WHERE token_digest = $1", params).affected() == 1;
 }
 
-// The live check and the DELETE in one statement, one round trip. Only the
-// session's row is locked: a concurrent logout with the same token waits
-// for it, then finds it gone. The user is read from the statement's
-// snapshot, as the lookup of a separate statement would.
+// In a batch of logouts, the DELETE is shared with the batch's others
+// (session_lookups.hpp).
 std::optional<UserRecord> Sessions::revoke_live(const Sha256Digest& digest, Millis now) {
-  Params params;
-  params.digest(digest).integer(now);
-  Result rows = db_.run(
-      "WITH ended AS (DELETE FROM sessions WHERE token_digest = $1 AND revoked_at IS NULL"
-      " AND expires_at > $2 AND user_id IN (SELECT id FROM users WHERE NOT disabled)"
-      " RETURNING user_id)"
-      " SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = (SELECT user_id FROM ended)",
-      params);
-  if (rows.rows() == 0) return std::nullopt;
-  return read_user(Row(rows, 0));
+  PipelineTurns* turns = db_.turns();
+  if (turns != nullptr && turns->one_transaction())
+    return turns->session_lookups().revoke_live(db_, *turns, digest, now);
+  return SessionLookups::revoke_live_alone(db_, digest, now);
 }
 
 void Sessions::delete_of_user(std::string_view user_id) {
