@@ -46,7 +46,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/sqlite/throttle_events.cpp ${AUTHD_ROOT}/src/store/sqlite/users.cpp
   # store/postgres/
   ${AUTHD_ROOT}/src/store/postgres/connection.cpp ${AUTHD_ROOT}/src/store/postgres/params.cpp
-  ${AUTHD_ROOT}/src/store/postgres/outbox.cpp
+  ${AUTHD_ROOT}/src/store/postgres/outbox.cpp ${AUTHD_ROOT}/src/store/postgres/event_batch.cpp
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp ${AUTHD_ROOT}/src/store/postgres/read_pipeline.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
   ${AUTHD_ROOT}/src/store/postgres/session_lookups.cpp

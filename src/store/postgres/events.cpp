@@ -5,6 +5,8 @@
 
 #include "store/event_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/event_batch.hpp"
+#include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -38,8 +40,14 @@ std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
       .integer(0, 0);
 }
 
-// No round trip of its own: a logout's event goes with its COMMIT.
+// No round trip of its own: a logout's event goes with its COMMIT. In a
+// batch of logouts, the batch's events go as one INSERT (event_batch.hpp).
 void Events::add(const EventRecord& e, bool to_webhooks) {
+  PipelineTurns* turns = db_.turns();
+  if (turns != nullptr && turns->one_transaction()) {
+    turns->events().add(e, to_webhooks);
+    return;
+  }
   db_.send_ahead(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e));
 }
 

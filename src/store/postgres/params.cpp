@@ -21,18 +21,33 @@ Params& Params::integer(const std::optional<std::int64_t>& value) {
 }
 Params& Params::boolean(bool value) { return add(value ? "true" : "false", 0); }
 // Array input syntax (PostgreSQL manual, 8.15.2): every element in double
-// quotes, with a backslash before each double quote and backslash in it.
+// quotes, with a backslash before each double quote and backslash in it;
+// NULL, unquoted, for a missing one.
+namespace {
+void append_element(std::string& literal, const std::optional<std::string>& value) {
+  if (literal.size() > 1) literal += ',';
+  if (!value) {
+    literal += "NULL";
+    return;
+  }
+  literal += '"';
+  for (char c : *value) {
+    if (c == '"' || c == '\\') literal += '\\';
+    literal += c;
+  }
+  literal += '"';
+}
+}  // namespace
+
 Params& Params::text_array(std::span<const std::string> values) {
   std::string literal = "{";
-  for (const std::string& value : values) {
-    if (literal.size() > 1) literal += ',';
-    literal += '"';
-    for (char c : value) {
-      if (c == '"' || c == '\\') literal += '\\';
-      literal += c;
-    }
-    literal += '"';
-  }
+  for (const std::string& value : values) append_element(literal, value);
+  literal += '}';
+  return add(std::move(literal), 0);
+}
+Params& Params::text_array(std::span<const std::optional<std::string>> values) {
+  std::string literal = "{";
+  for (const std::optional<std::string>& value : values) append_element(literal, value);
   literal += '}';
   return add(std::move(literal), 0);
 }

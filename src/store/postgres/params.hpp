@@ -26,6 +26,8 @@ class Params {
   Params& digest(const Sha256Digest& value);  // BYTEA, sent in binary
   // A text[] in PostgreSQL's array input syntax, each element quoted.
   Params& text_array(std::span<const std::string> values);
+  // The same, a missing value as NULL.
+  Params& text_array(std::span<const std::optional<std::string>> values);
   // A bytea[] in the same syntax, each digest in bytea's hex form.
   Params& digest_array(std::span<const Sha256Digest> values);
 

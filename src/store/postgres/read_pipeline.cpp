@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "store/postgres/connection.hpp"
+#include "store/postgres/event_batch.hpp"
 #include "store/postgres/session_lookups.hpp"
 
 namespace authd::postgres {
@@ -73,6 +74,7 @@ class Turns final : public PipelineTurns {
   }
   bool one_transaction() const override { return one_transaction_; }
   SessionLookups& session_lookups() override { return session_lookups_; }
+  EventBatch& events() override { return events_; }
 
   void wait_for_company() override {
     if (std::current_exception()) throw StoreError("a read waited in a catch handler");
@@ -123,6 +125,7 @@ class Turns final : public PipelineTurns {
   std::vector<Read*> company_;   // waiting for company, in the order they came
   std::vector<Read*> resuming_;  // the company being resumed
   SessionLookups session_lookups_;
+  EventBatch events_;
 };
 
 // The connection parks its reads here for as long as the batch runs.
@@ -176,6 +179,7 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
   }
   // Never leaves a parked fiber behind: each is resumed until it returns.
   turns.run_parked();
+  if (one_transaction) turns.events().send_ahead(connection);
 }
 
 }  // namespace authd::postgres

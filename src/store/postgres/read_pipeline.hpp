@@ -33,6 +33,7 @@
 namespace authd::postgres {
 
 class Connection;
+class EventBatch;
 class SessionLookups;
 
 // What a connection in a read pipeline does once a statement and its Sync
@@ -50,6 +51,9 @@ class PipelineTurns {
   virtual void wait_for_company() = 0;
   // The batch's session lookups, shared by its reads.
   virtual SessionLookups& session_lookups() = 0;
+  // The audit events of a batch in one transaction, sent as one INSERT
+  // once every unit has finished.
+  virtual EventBatch& events() = 0;
 
  protected:
   ~PipelineTurns() = default;
@@ -57,7 +61,9 @@ class PipelineTurns {
 
 // `run_unit` runs one unit's work on `connection` and sets its outcome;
 // it must not throw. Returns once every unit has finished. `one_transaction`:
-// the units run inside one transaction the caller began (see above).
+// the units run inside one transaction the caller began (see above), and
+// their events are then sent ahead of the caller's next statement, its
+// COMMIT, which reports their failure.
 void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
                          bool one_transaction,
                          const std::function<void(TransactionUnit&)>& run_unit);

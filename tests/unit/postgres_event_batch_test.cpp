@@ -1,0 +1,127 @@
+// store/postgres: the audit events of a batch of logouts go to the server as
+// one INSERT, sent ahead of the batch's COMMIT (store/postgres/event_batch.hpp,
+// docs/performance.md section 31). Each event must be stored as it was
+// given, NULLs and quotes included, in the order the units added them, with
+// its webhook delivery when asked. Skipped unless AUTHD_TEST_POSTGRES names
+// a server (scripts/with-postgres.sh; scripts/test.sh runs them there).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "postgres_test_database.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+EventRecord event(int i) {
+  EventRecord e;
+  e.id = "event-" + std::to_string(i);
+  e.at = 1'000 + i;
+  e.type = "logout";
+  e.actor = "self";
+  e.detail = "{}";
+  return e;
+}
+
+class PostgresEventBatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::postgres_available())
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = test::fresh_postgres_database();
+    postgres::PostgresStore(url_, 1, 5s).migrate();
+  }
+
+  // Runs one unit per event, as a batch of logouts: each adds its event
+  // (to webhooks when `to_webhooks[i]`), inside BEGIN ... COMMIT.
+  void run_logout_batch(postgres::Connection& connection, const std::vector<EventRecord>& events,
+                        const std::vector<bool>& to_webhooks) {
+    std::vector<std::function<void(Transaction&)>> works;
+    for (std::size_t i = 0; i < events.size(); ++i)
+      works.emplace_back([&events, &to_webhooks, i](Transaction& tx) {
+        tx.events().add(events[i], to_webhooks[i]);
+      });
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    connection.execute("BEGIN READ WRITE");
+    postgres::run_in_one_pipeline(connection, units, true, [&connection](TransactionUnit& unit) {
+      postgres::PostgresTransaction tx(connection, true);
+      (*unit.work)(tx);
+    });
+    connection.execute("COMMIT");
+  }
+
+  std::string url_;
+};
+
+// interface.md 14.1: every logout of the batch has its event, as given, in
+// the units' order; the batch prepared no INSERT of one event.
+TEST_F(PostgresEventBatchTest, Interface_14_1_TheEventsOfABatchOfLogoutsAreOneInsertInTheirOrder) {
+  std::vector<EventRecord> events;
+  for (int i = 0; i < 4; ++i) events.push_back(event(i));
+  events[0].user_id = "user-0";
+  events[0].client_address = "192.0.2.1";
+  events[0].user_agent = R"(a"b\c,NULL}{ "x")";
+  events[0].request_id = "req-0";
+  events[0].detail = R"({"quoted":"\"","back":"\\"})";
+  events[2].user_id = "NULL";  // the word, not a missing value
+  events[3].detail = R"({"sessionId":"s"})";
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  run_logout_batch(connection, events, {false, true, false, true});
+
+  postgres::Result prepared = connection.run(
+      "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO events%'"
+      " AND statement LIKE '%VALUES%'");
+  EXPECT_EQ(prepared.integer(0, 0), 0) << "an event was inserted by a statement of its own";
+
+  EventFilter all;
+  std::vector<EventRecord> stored;
+  postgres::PostgresStore store(url_, 1, 5s);
+  ASSERT_EQ(store.run(Store::Mode::read, [&](Transaction& tx) { stored = tx.events().list(all); }),
+            StoreStatus::ok);
+  ASSERT_EQ(stored.size(), events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const EventRecord& got = stored[events.size() - 1 - i];  // listed newest first
+    const EventRecord& want = events[i];
+    EXPECT_EQ(got.id, want.id) << i;
+    EXPECT_EQ(got.at, want.at) << i;
+    EXPECT_EQ(got.type, want.type) << i;
+    EXPECT_EQ(got.user_id, want.user_id) << i;
+    EXPECT_EQ(got.actor, want.actor) << i;
+    EXPECT_EQ(got.client_address, want.client_address) << i;
+    EXPECT_EQ(got.user_agent, want.user_agent) << i;
+    EXPECT_EQ(got.request_id, want.request_id) << i;
+    EXPECT_EQ(got.detail, want.detail) << i;
+    if (i > 0) {
+      EXPECT_GT(got.seq, stored[events.size() - i].seq) << i;
+    }
+  }
+  postgres::Result deliveries = connection.run(
+      "SELECT string_agg(e.id, ',' ORDER BY e.seq) FROM webhook_deliveries d"
+      " JOIN events e ON e.seq = d.event_seq");
+  EXPECT_EQ(deliveries.text(0, 0), "event-1,event-3");
+}
+
+// A failure of the batch's INSERT is reported by its COMMIT, which then
+// fails: nothing of the batch is kept (PostgresStore::run_together then
+// runs each logout alone).
+TEST_F(PostgresEventBatchTest, Interface_8_3_AFailedInsertOfTheBatchsEventsFailsItsCommit) {
+  std::vector<EventRecord> events{event(0), event(1)};
+  events[1].user_agent = "bad\xff\xfe";  // not UTF-8: the server refuses it
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  EXPECT_THROW(run_logout_batch(connection, events, {false, false}), StoreError);
+  connection.execute("ROLLBACK");
+  EXPECT_EQ(connection.run("SELECT count(*) FROM events").integer(0, 0), 0);
+}
+
+}  // namespace
+}  // namespace authd
