@@ -11,7 +11,7 @@
 
 #include "store/postgres/connection.hpp"
 #include "store/postgres/event_batch.hpp"
-#include "store/postgres/session_lookups.hpp"
+#include "store/postgres/shared_sessions.hpp"
 
 namespace authd::postgres {
 namespace {
@@ -73,7 +73,7 @@ class Turns final : public PipelineTurns {
     resuming_.reserve(reads);
   }
   bool one_transaction() const override { return one_transaction_; }
-  SessionLookups& session_lookups() override { return session_lookups_; }
+  SharedSessions& shared_sessions() override { return shared_sessions_; }
   EventBatch& events() override { return events_; }
 
   void wait_for_company() override {
@@ -124,7 +124,7 @@ class Turns final : public PipelineTurns {
   bool one_transaction_;
   std::vector<Read*> company_;   // waiting for company, in the order they came
   std::vector<Read*> resuming_;  // the company being resumed
-  SessionLookups session_lookups_;
+  SharedSessions shared_sessions_;
   EventBatch events_;
 };
 

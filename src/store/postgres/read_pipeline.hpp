@@ -16,7 +16,7 @@
 // that fails fails only its own read.
 //
 // Reads that look up a session's user share one statement instead
-// (session_lookups.hpp): GET /me's lookup is most of a read batch, and
+// (shared_sessions.hpp): GET /me's lookup is most of a read batch, and
 // PostgreSQL serves ten keys in one statement for about the work of two.
 //
 // A batch of logouts runs the same way inside its one transaction
@@ -34,7 +34,7 @@ namespace authd::postgres {
 
 class Connection;
 class EventBatch;
-class SessionLookups;
+class SharedSessions;
 
 // What a connection in a read pipeline does once a statement and its Sync
 // are sent: give the thread to the next read until its answer is due.
@@ -50,7 +50,7 @@ class PipelineTurns {
   // then resumed in the order they came, before any answer is read.
   virtual void wait_for_company() = 0;
   // The batch's session lookups, shared by its reads.
-  virtual SessionLookups& session_lookups() = 0;
+  virtual SharedSessions& shared_sessions() = 0;
   // The audit events of a batch in one transaction, sent as one INSERT
   // once every unit has finished.
   virtual EventBatch& events() = 0;

@@ -2,7 +2,7 @@
 // revoked or, once expired, by the pruner.
 #include "store/postgres/connection.hpp"
 #include "store/postgres/read_pipeline.hpp"
-#include "store/postgres/session_lookups.hpp"
+#include "store/postgres/shared_sessions.hpp"
 #include "store/postgres/transaction.hpp"
 #include "store/session_columns.hpp"
 #include "store/user_columns.hpp"
@@ -18,13 +18,13 @@ void Sessions::insert(const SessionRecord& s) {
 }
 
 // In a batch of reads, the lookup shares one statement with the batch's
-// others (session_lookups.hpp).
+// others (shared_sessions.hpp).
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
   if (!locking_) {
     PipelineTurns* turns = db_.turns();
     if (turns != nullptr && !turns->one_transaction())
-      return turns->session_lookups().user_of(db_, *turns, digest);
-    return SessionLookups::user_of_alone(db_, digest);
+      return turns->shared_sessions().user_of(db_, *turns, digest);
+    return SharedSessions::user_of_alone(db_, digest);
   }
   Params params;
   params.digest(digest);
@@ -45,12 +45,12 @@ bool Sessions::revoke(const Sha256Digest& digest, Millis /*now*/) {
 }
 
 // In a batch of logouts, the DELETE is shared with the batch's others
-// (session_lookups.hpp).
+// (shared_sessions.hpp).
 std::optional<UserRecord> Sessions::revoke_live(const Sha256Digest& digest, Millis now) {
   PipelineTurns* turns = db_.turns();
   if (turns != nullptr && turns->one_transaction())
-    return turns->session_lookups().revoke_live(db_, *turns, digest, now);
-  return SessionLookups::revoke_live_alone(db_, digest, now);
+    return turns->shared_sessions().revoke_live(db_, *turns, digest, now);
+  return SharedSessions::revoke_live_alone(db_, digest, now);
 }
 
 void Sessions::delete_of_user(std::string_view user_id) {

@@ -29,7 +29,7 @@ namespace authd::postgres {
 class Connection;
 class PipelineTurns;
 
-class SessionLookups {
+class SharedSessions {
  public:
   // The session's user and its expiry, as Sessions::user_of: the user of
   // the live (unrevoked) session whose token has `digest`, if any.

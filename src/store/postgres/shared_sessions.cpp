@@ -1,4 +1,4 @@
-#include "store/postgres/session_lookups.hpp"
+#include "store/postgres/shared_sessions.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,7 +25,7 @@ constexpr const char* kSessionUsersSql =
     " JOIN users ON users.id = s.user_id";
 
 // revoke_live_alone's statement for every digest of a batch, each with its
-// own `now`; each digest once (SessionLookups::revoke). The users are read
+// own `now`; each digest once (SharedSessions::revoke). The users are read
 // from the statement's snapshot.
 constexpr const char* kEndSessionsSql =
     "WITH ended AS (DELETE FROM sessions"
@@ -53,7 +53,7 @@ void take_rows(const Result& rows, const std::vector<std::size_t>& units,
 
 }  // namespace
 
-std::optional<SessionUser> SessionLookups::share(std::shared_ptr<Group>& open, PipelineTurns& turns,
+std::optional<SessionUser> SharedSessions::share(std::shared_ptr<Group>& open, PipelineTurns& turns,
                                                  const Sha256Digest& digest, const Millis* now,
                                                  const std::function<void(Group&)>& send) {
   if (!open) open = std::make_shared<Group>();
@@ -83,12 +83,12 @@ std::optional<SessionUser> SessionLookups::share(std::shared_ptr<Group>& open, P
   return std::move(group->found[mine]);
 }
 
-std::optional<SessionUser> SessionLookups::user_of(Connection& db, PipelineTurns& turns,
+std::optional<SessionUser> SharedSessions::user_of(Connection& db, PipelineTurns& turns,
                                                    const Sha256Digest& digest) {
   return share(open_lookups_, turns, digest, nullptr, [&db](Group& group) { look_up(db, group); });
 }
 
-std::optional<UserRecord> SessionLookups::revoke_live(Connection& db, PipelineTurns& turns,
+std::optional<UserRecord> SharedSessions::revoke_live(Connection& db, PipelineTurns& turns,
                                                       const Sha256Digest& digest, Millis now) {
   std::optional<SessionUser> ended =
       share(open_revokes_, turns, digest, &now, [&db](Group& group) { revoke(db, group); });
@@ -96,7 +96,7 @@ std::optional<UserRecord> SessionLookups::revoke_live(Connection& db, PipelineTu
   return std::move(ended->user);
 }
 
-std::optional<SessionUser> SessionLookups::user_of_alone(Connection& db,
+std::optional<SessionUser> SharedSessions::user_of_alone(Connection& db,
                                                          const Sha256Digest& digest) {
   Params params;
   params.digest(digest);
@@ -110,7 +110,7 @@ std::optional<SessionUser> SessionLookups::user_of_alone(Connection& db,
 // session's row is locked: a concurrent logout with the same token waits
 // for it, then finds it gone. The user is read from the statement's
 // snapshot, as the lookup of a separate statement would.
-std::optional<UserRecord> SessionLookups::revoke_live_alone(Connection& db,
+std::optional<UserRecord> SharedSessions::revoke_live_alone(Connection& db,
                                                             const Sha256Digest& digest,
                                                             Millis now) {
   Params params;
@@ -125,7 +125,7 @@ std::optional<UserRecord> SessionLookups::revoke_live_alone(Connection& db,
   return read_user(Row(rows, 0));
 }
 
-void SessionLookups::look_up(Connection& db, Group& group) {
+void SharedSessions::look_up(Connection& db, Group& group) {
   if (group.digests.size() == 1) {
     group.found.front() = user_of_alone(db, group.digests.front());
     return;
@@ -137,7 +137,7 @@ void SessionLookups::look_up(Connection& db, Group& group) {
   take_rows(db.run(kSessionUsersSql, params), units, group.found);
 }
 
-void SessionLookups::revoke(Connection& db, Group& group) {
+void SharedSessions::revoke(Connection& db, Group& group) {
   if (group.digests.size() == 1) {
     std::optional<UserRecord> user =
         revoke_live_alone(db, group.digests.front(), group.nows.front());
@@ -145,12 +145,19 @@ void SessionLookups::revoke(Connection& db, Group& group) {
     return;
   }
   // A token named by two units is sent once, for the first: the second
-  // finds it gone, as it would after the first's own DELETE.
+  // finds it gone, as it would after the first's own DELETE. The tokens go
+  // in byte order, the order their rows are locked in, so that two batches
+  // that end the same sessions lock them in one order.
+  std::vector<std::size_t> order(group.digests.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&group](std::size_t a, std::size_t b) {
+    return group.digests[a] < group.digests[b];
+  });
   std::vector<std::size_t> units;
   std::vector<Sha256Digest> digests;
   std::vector<std::string> nows;
-  for (std::size_t i = 0; i < group.digests.size(); ++i) {
-    if (std::find(digests.begin(), digests.end(), group.digests[i]) != digests.end()) continue;
+  for (std::size_t i : order) {
+    if (!digests.empty() && digests.back() == group.digests[i]) continue;
     units.push_back(i);
     digests.push_back(group.digests[i]);
     nows.push_back(std::to_string(group.nows[i]));

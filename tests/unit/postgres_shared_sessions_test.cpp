@@ -1,6 +1,6 @@
 // store/postgres: the session lookups of a read batch share one statement,
 // and so do the session deletes of a batch of logouts
-// (store/postgres/session_lookups.hpp, docs/performance.md sections 30 and
+// (store/postgres/shared_sessions.hpp, docs/performance.md sections 30 and
 // 31). Each unit must still get its own answer, whatever the other digests
 // of the batch name: unknown, expired, a disabled account, the same session
 // twice. Skipped unless AUTHD_TEST_POSTGRES names a server
@@ -29,7 +29,7 @@ using namespace std::chrono_literals;
 
 constexpr Millis kNow = 5'000'000;
 
-class PostgresSessionLookupsTest : public ::testing::Test {
+class PostgresSharedSessionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!test::postgres_available())
@@ -100,7 +100,7 @@ class PostgresSessionLookupsTest : public ::testing::Test {
 
 // interface.md 4 GET /me: a batch of token checks is one statement and one
 // Sync, and each read still finds only its own session's user.
-TEST_F(PostgresSessionLookupsTest, Interface_4_Me_TheTokenChecksOfABatchShareOneStatement) {
+TEST_F(PostgresSharedSessionsTest, Interface_4_Me_TheTokenChecksOfABatchShareOneStatement) {
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
   const std::vector<int> tokens{0, 1, 6, 2, 4, 3, 0, 5};  // 0 twice
   std::vector<std::optional<UserRecord>> found(tokens.size());
@@ -116,7 +116,7 @@ TEST_F(PostgresSessionLookupsTest, Interface_4_Me_TheTokenChecksOfABatchShareOne
 // A read that sends a statement of its own first comes to its lookup once
 // that answer is read: it gets its own lookup, after the shared one, and
 // its own rows.
-TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ALookupAfterAnotherStatementGetsItsOwnRows) {
+TEST_F(PostgresSharedSessionsTest, Interface_4_Me_ALookupAfterAnotherStatementGetsItsOwnRows) {
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
   const std::vector<int> tokens{3, 0, 6, 1, 2, 4};
   std::vector<std::optional<UserRecord>> found(tokens.size());
@@ -138,7 +138,7 @@ TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ALookupAfterAnotherStatementGe
 
 // Through the store, as GET /me runs: the batch's answers are the same as
 // those of reads run one at a time.
-TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWould) {
+TEST_F(PostgresSharedSessionsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWould) {
   postgres::PostgresStore store(url_, 1, 5s);
   const std::vector<int> tokens{5, 4, 3, 2, 1, 0, 6, 3};
   std::vector<std::optional<UserRecord>> together(tokens.size());
@@ -169,7 +169,7 @@ TEST_F(PostgresSessionLookupsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWo
 // one statement. Each logout gets its own account or nothing; of two with
 // one token the first ends it and the second finds it gone; an expired
 // session and a disabled account's are left as they are.
-TEST_F(PostgresSessionLookupsTest, Interface_8_3_TheLogoutsOfABatchEndTheirSessionsInOneStatement) {
+TEST_F(PostgresSharedSessionsTest, Interface_8_3_TheLogoutsOfABatchEndTheirSessionsInOneStatement) {
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
   const std::vector<int> tokens{2, 6, 0, 5, 4, 2, 1};  // 2 twice
   std::vector<std::optional<UserRecord>> ended(tokens.size());
