@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
@@ -50,13 +51,9 @@ class PostgresEventBatchTest : public ::testing::Test {
       works.emplace_back([&events, &to_webhooks, i](Transaction& tx) {
         tx.events().add(events[i], to_webhooks[i]);
       });
-    std::vector<TransactionUnit> units(works.size());
-    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
     connection.execute("BEGIN READ WRITE");
-    postgres::run_in_one_pipeline(connection, units, true, [&connection](TransactionUnit& unit) {
-      postgres::PostgresTransaction tx(connection, true);
-      (*unit.work)(tx);
-    });
+    for (const TransactionUnit& unit : test::run_as_batch(connection, works, true))
+      EXPECT_EQ(unit.status, StoreStatus::ok);
     connection.execute("COMMIT");
   }
 

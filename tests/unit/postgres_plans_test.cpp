@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
@@ -214,14 +215,9 @@ class PostgresSharedSessionPlansTest : public PostgresPlansTest {
       works.emplace_back([&found, &unit, i](Transaction& tx) {
         found[i] = unit(tx, static_cast<int>(i * 1'000 + 1));
       });
-    std::vector<TransactionUnit> units(works.size());
-    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
     if (one_transaction) authd.execute("BEGIN READ WRITE");
-    postgres::run_in_one_pipeline(authd, units, one_transaction,
-                                  [&authd, one_transaction](TransactionUnit& u) {
-                                    postgres::PostgresTransaction tx(authd, one_transaction);
-                                    (*u.work)(tx);
-                                  });
+    for (const TransactionUnit& done : test::run_as_batch(authd, works, one_transaction))
+      EXPECT_EQ(done.status, StoreStatus::ok);
     if (one_transaction) authd.execute("COMMIT");
     flush();
     for (std::size_t i = 0; i < found.size(); ++i) {
@@ -244,8 +240,7 @@ TEST_F(PostgresSharedSessionPlansTest, Interface_4_Me_TheSharedTokenCheckFindsEa
 }
 
 TEST_F(PostgresSharedSessionPlansTest, Interface_8_3_TheSharedLogoutFindsEachSessionByItsKey) {
-  expect_keyed(true,
-               [](Transaction& tx, int i) { return tx.sessions().revoke_live(token(i), 1); });
+  expect_keyed(true, [](Transaction& tx, int i) { return tx.sessions().revoke_live(token(i), 1); });
 }
 
 // interface.md 6 /login 2, 6 /forgot 2: a statement gets one plan, whatever

@@ -16,6 +16,7 @@
 
 #include "auth/session.hpp"
 #include "crypto/random.hpp"
+#include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
@@ -65,16 +66,9 @@ class PostgresSharedSessionsTest : public ::testing::Test {
   static std::uint64_t run_batch(postgres::Connection& connection,
                                  std::vector<std::function<void(Transaction&)>>& works,
                                  bool one_transaction = false) {
-    std::vector<TransactionUnit> units(works.size());
-    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
     const std::uint64_t before = connection.syncs_sent();
-    postgres::run_in_one_pipeline(connection, units, one_transaction,
-                                  [&connection, one_transaction](TransactionUnit& unit) {
-                                    postgres::PostgresTransaction tx(connection, one_transaction);
-                                    (*unit.work)(tx);
-                                    unit.status = StoreStatus::ok;
-                                  });
-    for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+    for (const TransactionUnit& unit : test::run_as_batch(connection, works, one_transaction))
+      EXPECT_EQ(unit.status, StoreStatus::ok);
     return connection.syncs_sent() - before;
   }
 
