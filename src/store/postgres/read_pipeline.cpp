@@ -67,8 +67,7 @@ struct Read {
 // most once at a time, so a ring of one place per read never allocates.
 class Turns final : public PipelineTurns {
  public:
-  Turns(std::size_t reads, bool one_transaction)
-      : ring_(reads), one_transaction_(one_transaction) {
+  Turns(std::size_t reads, bool one_transaction) : ring_(reads), one_transaction_(one_transaction) {
     company_.reserve(reads);
     resuming_.reserve(reads);
   }
