@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "crypto/random.hpp"
 #include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
@@ -70,10 +71,12 @@ TEST_F(PostgresEventBatchTest, Interface_14_1_TheEventsOfABatchOfLogoutsAreOneIn
   events[0].user_agent = R"(a"b\c,NULL}{ "x")";
   events[0].request_id = "req-0";
   events[0].detail = R"({"quoted":"\"","back":"\\"})";
-  events[2].user_id = "NULL";  // the word, not a missing value
+  events[1].request_id = "";                 // empty, not missing
+  events[1].client_address = " 192.0.2.9 ";  // its spaces kept
+  events[2].user_id = "NULL";                // the word, not a missing value
   events[3].detail = R"({"sessionId":"s"})";
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  run_logout_batch(connection, events, {false, true, false, true});
+  run_logout_batch(connection, events, {false, false, true, true});  // two INSERTs of two
 
   postgres::Result prepared = connection.run(
       "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO events%'"
@@ -105,7 +108,7 @@ TEST_F(PostgresEventBatchTest, Interface_14_1_TheEventsOfABatchOfLogoutsAreOneIn
   postgres::Result deliveries = connection.run(
       "SELECT string_agg(e.id, ',' ORDER BY e.seq) FROM webhook_deliveries d"
       " JOIN events e ON e.seq = d.event_seq");
-  EXPECT_EQ(deliveries.text(0, 0), "event-1,event-3");
+  EXPECT_EQ(deliveries.text(0, 0), "event-2,event-3");
 }
 
 // A failure of the batch's INSERT is reported by its COMMIT, which then
@@ -118,6 +121,30 @@ TEST_F(PostgresEventBatchTest, Interface_8_3_AFailedInsertOfTheBatchsEventsFails
   EXPECT_THROW(run_logout_batch(connection, events, {false, false}), StoreError);
   connection.execute("ROLLBACK");
   EXPECT_EQ(connection.run("SELECT count(*) FROM events").integer(0, 0), 0);
+}
+
+// A batch undone by one unit's failure sends no events: they would fail in
+// the aborted transaction and take its ROLLBACK down with them, leaving the
+// connection inside it. Each unit then runs alone on that same connection:
+// the one that added an event commits it, the failing one fails alone.
+TEST_F(PostgresEventBatchTest, Interface_8_3_AnUndoneBatchSendsNoEventsAndItsUnitsRunAlone) {
+  postgres::PostgresStore store(url_, 1, 5s);
+  std::vector<std::function<void(Transaction&)>> works{
+      [](Transaction& tx) { tx.events().add(event(0), false); },
+      [](Transaction& tx) {  // no such user: the foreign key refuses it
+        tx.sessions().insert({sha256("orphan"), "no-such-user", 1'000, 2'000});
+      }};
+  std::vector<TransactionUnit> units(works.size());
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  store.run_together(units);
+  EXPECT_EQ(units[0].status, StoreStatus::ok);
+  EXPECT_EQ(units[1].status, StoreStatus::failed);
+  std::vector<EventRecord> stored;
+  ASSERT_EQ(store.run(Store::Mode::read,
+                      [&](Transaction& tx) { stored = tx.events().list(EventFilter{}); }),
+            StoreStatus::ok);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].id, "event-0");
 }
 
 }  // namespace

@@ -196,7 +196,7 @@ class PostgresSharedSessionPlansTest : public PostgresPlansTest {
     query("VACUUM ANALYZE");
   }
 
-  // Runs `unit(tx, token)` for tokens 1, 1001, ... 9001 as one batch
+  // Runs `unit(tx, token)` for tokens 1, 1004, ... 9028 as one batch
   // (`one_transaction`: a batch of logouts, inside BEGIN ... COMMIT);
   // expects each to find user i % 2000 and neither table read whole.
   void expect_keyed(bool one_transaction,
@@ -213,7 +213,7 @@ class PostgresSharedSessionPlansTest : public PostgresPlansTest {
     std::vector<std::function<void(Transaction&)>> works;
     for (std::size_t i = 0; i < found.size(); ++i)
       works.emplace_back([&found, &unit, i](Transaction& tx) {
-        found[i] = unit(tx, static_cast<int>(i * 1'000 + 1));
+        found[i] = unit(tx, static_cast<int>(i * 1'003 + 1));
       });
     if (one_transaction) authd.execute("BEGIN READ WRITE");
     for (const TransactionUnit& done : test::run_as_batch(authd, works, one_transaction))
@@ -222,7 +222,7 @@ class PostgresSharedSessionPlansTest : public PostgresPlansTest {
     flush();
     for (std::size_t i = 0; i < found.size(); ++i) {
       ASSERT_TRUE(found[i].has_value()) << i;
-      EXPECT_EQ(found[i]->id, "u" + std::to_string((i * 1'000 + 1) % 2'000));
+      EXPECT_EQ(found[i]->id, "u" + std::to_string((i * 1'003 + 1) % 2'000));
     }
     EXPECT_EQ(seq_scans("sessions") - sessions_before, 0) << "it read every session";
     EXPECT_EQ(seq_scans("users") - users_before, 0) << "it read every user";

@@ -14,7 +14,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "crypto/random.hpp"
@@ -253,35 +252,13 @@ TEST_F(PostgresReadPipelineTest, Interface_6_Forgot_5_ABatchThatCountsRunsItsUni
   EXPECT_EQ(logout_steps({{"forgot:client:192.0.2.1"}}), expected);
 }
 
-// Ends authd's sessions on this database from a connection of the test's
-// own, and waits until they are gone.
-void end_authd_sessions(const std::string& url) {
-  PGconn* raw = PQconnectdb(url.c_str());
-  const char* end =
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-      " WHERE application_name = 'authd' AND datname = current_database()";
-  const char* left =
-      "SELECT count(*) FROM pg_stat_activity"
-      " WHERE application_name = 'authd' AND datname = current_database()";
-  PQclear(PQexec(raw, end));
-  for (int tries = 0; tries < 500; ++tries) {
-    PGresult* result = PQexec(raw, left);
-    bool gone =
-        PQresultStatus(result) == PGRES_TUPLES_OK && std::string(PQgetvalue(result, 0, 0)) == "0";
-    PQclear(result);
-    if (gone) break;
-    std::this_thread::sleep_for(10ms);
-  }
-  PQfinish(raw);
-}
-
 TEST_F(PostgresReadPipelineTest,
        Interface_8_2_ASessionEndedMidBatchMakesItsReadsUnavailableAndTheNextBatchReconnects) {
   std::vector<std::optional<UserRecord>> found;
   auto works = lookups(found);
   // The first read ends the batch's session before it sends its statement.
   works[0] = [this, &found](Transaction& tx) {
-    end_authd_sessions(url_);
+    test::end_authd_sessions(url_);
     found[0] = tx.users().by_id(users_[0].id);
   };
   for (const TransactionUnit& unit : run_reads(works))

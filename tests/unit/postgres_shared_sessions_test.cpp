@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,18 @@ class PostgresSharedSessionsTest : public ::testing::Test {
     }
   }
 
+  // The tokens of the fixture whose sessions are still stored.
+  static std::vector<std::string> sessions_left(postgres::Connection& connection) {
+    std::vector<std::string> left;
+    for (int i = 0; i < 6; ++i) {
+      postgres::Params params;
+      params.digest(token(i));
+      if (connection.run("SELECT 1 FROM sessions WHERE token_digest = $1", params).rows() == 1)
+        left.push_back("token " + std::to_string(i));
+    }
+    return left;
+  }
+
   std::string url_;
   std::vector<UserRecord> users_;
 };
@@ -160,23 +173,29 @@ TEST_F(PostgresSharedSessionsTest, Interface_4_Me_ABatchAnswersAsTheReadsAloneWo
 }
 
 // interface.md 8.3, 4 POST /logout: a batch of logouts ends its sessions in
-// one statement. Each logout gets its own account or nothing; of two with
-// one token the first ends it and the second finds it gone; an expired
-// session and a disabled account's are left as they are.
+// one statement. Each logout gets its own account or nothing, judged at its
+// own time; of two with one token, the first that finds it live ends it and
+// the other finds it gone; an expired session and a disabled account's are
+// left as they are.
 TEST_F(PostgresSharedSessionsTest, Interface_8_3_TheLogoutsOfABatchEndTheirSessionsInOneStatement) {
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  const std::vector<int> tokens{2, 6, 0, 5, 4, 2, 1};  // 2 twice
+  // Token 5's session expired at kNow - 1: live for a logout at kNow - 10.
+  // Token 3's expires at kNow + 60 s: expired for a logout two minutes on,
+  // as token 2's is for its first logout, but not for its second.
+  const std::vector<int> tokens{2, 6, 0, 5, 4, 2, 1, 3, 0};  // 2 and 0 twice
+  const Millis later = kNow + 120'000;
+  const std::vector<Millis> at{later, kNow, kNow, kNow - 10, kNow, kNow, kNow, later, kNow};
   std::vector<std::optional<UserRecord>> ended(tokens.size());
   std::vector<std::function<void(Transaction&)>> works;
   for (std::size_t i = 0; i < tokens.size(); ++i)
-    works.emplace_back([&ended, &tokens, i](Transaction& tx) {
-      ended[i] = tx.sessions().revoke_live(token(tokens[i]), kNow);
+    works.emplace_back([&ended, &tokens, &at, i](Transaction& tx) {
+      ended[i] = tx.sessions().revoke_live(token(tokens[i]), at[i]);
     });
   connection.execute("BEGIN READ WRITE");
   EXPECT_EQ(run_batch(connection, works, /*one_transaction=*/true), 1u);
   connection.execute("COMMIT");
 
-  const std::vector<int> expected_users{2, -1, 0, -1, -1, -1, 1};
+  const std::vector<int> expected_users{-1, -1, 0, 5, -1, 2, 1, -1, -1};
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (expected_users[i] < 0) {
       EXPECT_FALSE(ended[i].has_value()) << "logout " << i;
@@ -185,16 +204,66 @@ TEST_F(PostgresSharedSessionsTest, Interface_8_3_TheLogoutsOfABatchEndTheirSessi
       EXPECT_EQ(ended[i]->id, users_[static_cast<std::size_t>(expected_users[i])].id);
     }
   }
-  // Left: token 3's (not logged out), the disabled account's and the
-  // expired one.
-  std::vector<std::string> left;
-  for (int i = 0; i < 6; ++i) {
-    postgres::Params params;
-    params.digest(token(i));
-    if (connection.run("SELECT 1 FROM sessions WHERE token_digest = $1", params).rows() == 1)
-      left.push_back("token " + std::to_string(i));
-  }
-  EXPECT_EQ(left, (std::vector<std::string>{"token 3", "token 4", "token 5"}));
+  // Left: the disabled account's, and token 3's, expired for its logout.
+  EXPECT_EQ(sessions_left(connection), (std::vector<std::string>{"token 3", "token 4"}));
+}
+
+// A unit refused for running in a catch handler is refused before it joins
+// the batch's DELETE: its session is not ended on its behalf, though the
+// unit goes on and the batch commits.
+TEST_F(PostgresSharedSessionsTest, Interface_8_3_ALogoutRefusedInACatchHandlerEndsNoSession) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  bool refused = false;
+  std::optional<UserRecord> ended;
+  std::vector<std::function<void(Transaction&)>> works{
+      [&refused](Transaction& tx) {
+        try {
+          throw std::runtime_error("handled");
+        } catch (const std::runtime_error&) {
+          try {
+            tx.sessions().revoke_live(token(0), kNow);
+          } catch (const StoreError&) {
+            refused = true;
+          }
+        }
+      },
+      [&ended](Transaction& tx) { ended = tx.sessions().revoke_live(token(1), kNow); }};
+  connection.execute("BEGIN READ WRITE");
+  run_batch(connection, works, /*one_transaction=*/true);
+  connection.execute("COMMIT");
+  EXPECT_TRUE(refused);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->id, users_[1].id);
+  EXPECT_EQ(sessions_left(connection),
+            (std::vector<std::string>{"token 0", "token 2", "token 3", "token 4", "token 5"}));
+}
+
+// interface.md 8.2: a connection that breaks under a batch's shared token
+// check fails every read that shared it with 503, and the next batch
+// reconnects and answers.
+TEST_F(PostgresSharedSessionsTest,
+       Interface_8_2_ASharedTokenCheckOnABrokenConnectionFailsItsReads) {
+  postgres::PostgresStore store(url_, 1, 5s);
+  std::vector<std::optional<UserRecord>> found(4);
+  auto batch = [&](bool end_first) {
+    std::vector<std::function<void(Transaction&)>> works;
+    for (std::size_t i = 0; i < found.size(); ++i)
+      works.emplace_back([this, &found, end_first, i](Transaction& tx) {
+        if (end_first && i == 0) test::end_authd_sessions(url_);
+        found[i] = live_session_user(tx, token(static_cast<int>(i)), kNow);
+      });
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    store.run_reads_together(units);
+    std::vector<StoreStatus> statuses;
+    for (const TransactionUnit& unit : units) statuses.push_back(unit.status);
+    return statuses;
+  };
+  ASSERT_EQ(batch(false), std::vector<StoreStatus>(4, StoreStatus::ok));  // connected
+  EXPECT_EQ(batch(true), std::vector<StoreStatus>(4, StoreStatus::unavailable));
+  found.assign(4, std::nullopt);
+  EXPECT_EQ(batch(false), std::vector<StoreStatus>(4, StoreStatus::ok));
+  expect_found({0, 1, 2, 3}, found);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace authd::test {
 
@@ -34,6 +35,28 @@ inline std::string fresh_postgres_database() {
   PQfinish(admin);
   if (!created) throw std::runtime_error("CREATE DATABASE failed: " + error);
   return server + "/" + name;
+}
+
+// Ends authd's sessions on this database from a connection of the test's
+// own, and waits until they are gone.
+inline void end_authd_sessions(const std::string& url) {
+  PGconn* raw = PQconnectdb(url.c_str());
+  const char* end =
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+      " WHERE application_name = 'authd' AND datname = current_database()";
+  const char* left =
+      "SELECT count(*) FROM pg_stat_activity"
+      " WHERE application_name = 'authd' AND datname = current_database()";
+  PQclear(PQexec(raw, end));
+  for (int tries = 0; tries < 500; ++tries) {
+    PGresult* result = PQexec(raw, left);
+    bool gone =
+        PQresultStatus(result) == PGRES_TUPLES_OK && std::string(PQgetvalue(result, 0, 0)) == "0";
+    PQclear(result);
+    if (gone) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  PQfinish(raw);
 }
 
 }  // namespace authd::test

@@ -4,6 +4,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -178,7 +179,12 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
   }
   // Never leaves a parked fiber behind: each is resumed until it returns.
   turns.run_parked();
-  if (one_transaction) turns.events().send_ahead(connection);
+  // The events go ahead of the COMMIT only: after a unit's failure the
+  // caller rolls back, and a statement that failed in the aborted
+  // transaction would take the ROLLBACK sent with it down too.
+  const bool all_done = std::none_of(units.begin(), units.end(),
+                                     [](const TransactionUnit& unit) { return unit.error; });
+  if (one_transaction && all_done) turns.events().send_ahead(connection);
 }
 
 }  // namespace authd::postgres

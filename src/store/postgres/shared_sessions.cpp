@@ -25,30 +25,33 @@ constexpr const char* kSessionUsersSql =
     " JOIN users ON users.id = s.user_id";
 
 // revoke_live_alone's statement for every digest of a batch, each with its
-// own `now`; each digest once (SharedSessions::revoke). The users are read
-// from the statement's snapshot.
+// `now`; each digest once (SharedSessions::revoke). The users are read from
+// the statement's snapshot, with the ended session's expiry.
 constexpr const char* kEndSessionsSql =
     "WITH ended AS (DELETE FROM sessions"
     " USING unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS d (digest, now, n)"
     " WHERE token_digest = d.digest AND revoked_at IS NULL AND expires_at > d.now"
-    " AND user_id IN (SELECT id FROM users WHERE NOT disabled) RETURNING d.n, user_id)"
-    " SELECT " AUTHD_USER_COLUMNS ", 0, ended.n FROM ended JOIN users ON users.id = ended.user_id";
+    " AND user_id IN (SELECT id FROM users WHERE NOT disabled) RETURNING d.n, user_id, expires_at)"
+    " SELECT " AUTHD_USER_COLUMNS
+    ", ended.expires_at, ended.n FROM ended JOIN users ON users.id = ended.user_id";
 
 constexpr int kPlaceColumn = kSessionExpiresColumn + 1;  // in both statements
 
-// Each row into the unit whose place it names (from 1): `units[place - 1]`.
-// A place out of range would be another unit's answer or none, and fails
-// the group instead.
-void take_rows(const Result& rows, const std::vector<std::size_t>& units,
-               std::vector<std::optional<SessionUser>>& found) {
+// Each row with the place it names in the array sent (from 0). A place out
+// of range would be another unit's answer or none, and fails the group.
+std::vector<std::pair<std::size_t, SessionUser>> rows_by_place(const Result& rows,
+                                                               std::size_t places) {
+  std::vector<std::pair<std::size_t, SessionUser>> found;
+  found.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) {
     Row row(rows, i);
     const std::int64_t place = row.integer(kPlaceColumn);
-    if (place < 1 || static_cast<std::size_t>(place) > units.size())
+    if (place < 1 || static_cast<std::size_t>(place) > places)
       throw StoreError("a shared session statement answered for a digest it was not sent");
-    found.at(units[static_cast<std::size_t>(place - 1)]) =
-        SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};
+    found.emplace_back(static_cast<std::size_t>(place - 1),
+                       SessionUser{read_user(row), row.integer(kSessionExpiresColumn)});
   }
+  return found;
 }
 
 }  // namespace
@@ -56,6 +59,9 @@ void take_rows(const Result& rows, const std::vector<std::size_t>& units,
 std::optional<SessionUser> SharedSessions::share(std::shared_ptr<Group>& open, PipelineTurns& turns,
                                                  const Sha256Digest& digest, const Millis* now,
                                                  const std::function<void(Group&)>& send) {
+  // Refused before it joins: a unit refused after joining would leave its
+  // token in the group, to be ended or counted on its behalf.
+  if (std::current_exception()) throw StoreError("a unit waited in a catch handler");
   if (!open) open = std::make_shared<Group>();
   const std::shared_ptr<Group> group = open;
   const std::size_t mine = group->digests.size();
@@ -130,11 +136,10 @@ void SharedSessions::look_up(Connection& db, Group& group) {
     group.found.front() = user_of_alone(db, group.digests.front());
     return;
   }
-  std::vector<std::size_t> units(group.digests.size());
-  for (std::size_t i = 0; i < units.size(); ++i) units[i] = i;
   Params params;
   params.digest_array(group.digests);
-  take_rows(db.run(kSessionUsersSql, params), units, group.found);
+  for (auto& [place, user] : rows_by_place(db.run(kSessionUsersSql, params), group.digests.size()))
+    group.found[place] = std::move(user);
 }
 
 void SharedSessions::revoke(Connection& db, Group& group) {
@@ -144,27 +149,43 @@ void SharedSessions::revoke(Connection& db, Group& group) {
     if (user) group.found.front() = SessionUser{std::move(*user), 0};
     return;
   }
-  // A token named by two units is sent once, for the first: the second
-  // finds it gone, as it would after the first's own DELETE. The tokens go
-  // in byte order, the order their rows are locked in, so that two batches
-  // that end the same sessions lock them in one order.
+  // A token named by two units is sent once, at the earlier of their
+  // times, and goes to the first unit (in the batch's order) that finds it
+  // live at its own: the one that would have ended it had each run its own
+  // DELETE in turn; the other finds it gone. The tokens go in byte order,
+  // the order their rows are locked in, so that two batches that end the
+  // same sessions lock them in one order.
   std::vector<std::size_t> order(group.digests.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&group](std::size_t a, std::size_t b) {
     return group.digests[a] < group.digests[b];
   });
-  std::vector<std::size_t> units;
+  std::vector<std::vector<std::size_t>> units;  // per token sent, in the batch's order
   std::vector<Sha256Digest> digests;
-  std::vector<std::string> nows;
+  std::vector<Millis> earliest;
   for (std::size_t i : order) {
-    if (!digests.empty() && digests.back() == group.digests[i]) continue;
-    units.push_back(i);
+    if (!digests.empty() && digests.back() == group.digests[i]) {
+      units.back().push_back(i);
+      earliest.back() = std::min(earliest.back(), group.nows[i]);
+      continue;
+    }
+    units.push_back({i});
     digests.push_back(group.digests[i]);
-    nows.push_back(std::to_string(group.nows[i]));
+    earliest.push_back(group.nows[i]);
   }
+  std::vector<std::string> nows;
+  nows.reserve(earliest.size());
+  for (Millis now : earliest) nows.push_back(std::to_string(now));
   Params params;
   params.digest_array(digests).text_array(nows);
-  take_rows(db.run(kEndSessionsSql, params), units, group.found);
+  for (auto& [place, ended] : rows_by_place(db.run(kEndSessionsSql, params), digests.size())) {
+    for (std::size_t unit : units[place]) {
+      if (group.nows[unit] < ended.expires_at) {
+        group.found[unit] = std::move(ended);
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace authd::postgres
