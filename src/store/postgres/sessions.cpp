@@ -20,18 +20,10 @@ void Sessions::insert(const SessionRecord& s) {
 // In a batch of reads, the lookup shares one statement with the batch's
 // others (shared_sessions.hpp).
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
-  if (!locking_) {
-    PipelineTurns* turns = db_.turns();
-    if (turns != nullptr && !turns->one_transaction())
-      return turns->shared_sessions().user_of(db_, *turns, digest);
-    return SharedSessions::user_of_alone(db_, digest);
-  }
-  Params params;
-  params.digest(digest);
-  Result rows = db_.run(AUTHD_SESSION_USER_SQL("$1") " FOR UPDATE OF users", params);
-  if (rows.rows() == 0) return std::nullopt;
-  Row row(rows, 0);
-  return SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};
+  PipelineTurns* turns = db_.turns();
+  if (!locking_ && turns != nullptr && !turns->one_transaction())
+    return turns->shared_sessions().user_of(db_, *turns, digest);
+  return SharedSessions::user_of_alone(db_, digest, locking_);
 }
 
 // A DELETE, not SQLite's mark: during a rolling upgrade an instance of a

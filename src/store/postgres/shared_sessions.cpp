@@ -102,11 +102,12 @@ std::optional<UserRecord> SharedSessions::revoke_live(Connection& db, PipelineTu
   return std::move(ended->user);
 }
 
-std::optional<SessionUser> SharedSessions::user_of_alone(Connection& db,
-                                                         const Sha256Digest& digest) {
+std::optional<SessionUser> SharedSessions::user_of_alone(Connection& db, const Sha256Digest& digest,
+                                                         bool locking) {
   Params params;
   params.digest(digest);
-  Result rows = db.run(AUTHD_SESSION_USER_SQL("$1"), params);
+  Result rows = locking ? db.run(AUTHD_SESSION_USER_SQL("$1") " FOR UPDATE OF users", params)
+                        : db.run(AUTHD_SESSION_USER_SQL("$1"), params);
   if (rows.rows() == 0) return std::nullopt;
   Row row(rows, 0);
   return SessionUser{read_user(row), row.integer(kSessionExpiresColumn)};

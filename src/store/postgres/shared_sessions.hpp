@@ -35,8 +35,10 @@ class SharedSessions {
   // the live (unrevoked) session whose token has `digest`, if any.
   std::optional<SessionUser> user_of(Connection& db, PipelineTurns& turns,
                                      const Sha256Digest& digest);
-  // The same, for a read alone: its own statement, for one digest.
-  static std::optional<SessionUser> user_of_alone(Connection& db, const Sha256Digest& digest);
+  // The same, for a read alone: its own statement, for one digest; with
+  // `locking` (a write), the user's row stays locked until the COMMIT.
+  static std::optional<SessionUser> user_of_alone(Connection& db, const Sha256Digest& digest,
+                                                  bool locking = false);
 
   // Sessions::revoke_live in a batch of logouts (one transaction): deletes
   // the live session whose token has `digest` if its account is enabled,
