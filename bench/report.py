@@ -467,7 +467,7 @@ plot %s, %s
         w("| PostgreSQL | %s, **a default cluster** on the same machine: initdb, then only "
           "`max_connections=300`, `listen_addresses=127.0.0.1` (shared_buffers %s, synchronous_commit %s, "
           "fsync %s, max_wal_size %s); data directory on %s; authd connects over TCP to 127.0.0.1 with its "
-          "defaults (4 threads for writes; two more each for batches of reads and of logouts and /forgot) |" % (
+          "defaults (4 threads for writes, two more for batches of logouts and /forgot; reads in batches on its connection threads) |" % (
               env.get("pg_version", "?"), env.get("pg_shared_buffers", "?"), env.get("pg_synchronous_commit", "?"),
               env.get("pg_fsync", "?"), env.get("pg_max_wal_size", "?"), env.get("pg_fs", "?")))
     sets = []

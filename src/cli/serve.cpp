@@ -320,7 +320,7 @@ int run_serve(const Config& config) {
   add_server_sources(metrics, hashing, outbox);
   add_webhook_source(metrics, webhooks->get());
   ApiContext api{auth, &metrics};
-  IoThreads io_threads(or_cores(config.io_threads));
+  IoThreads io_threads(config.io_thread_count());
   HttpSettings public_settings = http_settings_from(config, descriptors, *tls);
   Server server(io_threads, public_settings, api);
   std::unique_ptr<Server> admin_server;

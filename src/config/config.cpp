@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <regex>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -184,10 +185,17 @@ Config::RelyingParty Config::webauthn_relying_party() const {
 
 StoreOptions Config::store_options() const {
   // The database threads, on PostgreSQL the two that batch logouts and
-  // /forgot and the two that batch reads, and one each for the outbox
-  // worker, the pruner and the /metrics counts.
-  return {database_pool_size != 0 ? database_pool_size : database_thread_count() + 7,
-          database_timeout, sqlite_read_cache_mib * 1024};
+  // /forgot, one for each connection thread's batch of reads, and one each
+  // for the outbox worker, the pruner and the /metrics counts: no thread
+  // waits for a connection another thread of this process could hold.
+  const std::size_t automatic = database_thread_count() + 2 + io_thread_count() + 3;
+  return {database_pool_size != 0 ? database_pool_size : automatic, database_timeout,
+          sqlite_read_cache_mib * 1024};
+}
+
+std::size_t Config::io_thread_count() const {
+  if (io_threads != 0) return io_threads;
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::string Config::default_secret_key_file() const {

@@ -39,8 +39,9 @@ struct Config {
   std::string database = "sqlite:authd.db";
   // 0: automatic, see database_thread_count().
   std::size_t database_threads = 0;
-  // PostgreSQL only: connections per process (0: database threads + 7, see
-  // store_options()) and the deadline of each round trip.
+  // PostgreSQL only: connections per process (0: database threads +
+  // connection threads + 5, see store_options()) and the deadline of each
+  // round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
   // SQLite only: the page cache of each read connection (one per io thread at most), in MiB
@@ -115,6 +116,9 @@ struct Config {
   // writer (store/database.hpp), so the pool only runs the health check. The
   // slow reads of a /metrics refresh run beside it (Database::read_aside).
   std::size_t database_thread_count() const;
+  // The connection threads: --io-threads, or one per core. Each also runs
+  // its requests' reads (store/database.hpp).
+  std::size_t io_thread_count() const;
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;

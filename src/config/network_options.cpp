@@ -87,7 +87,8 @@ void add_connection_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_MAX_CONNECTIONS_PER_CLIENT")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  app.add_option("--io-threads", c.io_threads, "Threads serving connections (0: one per core)")
+  app.add_option("--io-threads", c.io_threads,
+                 "Threads serving connections and running their reads (0: one per core)")
       ->envname("AUTHD_IO_THREADS")
       ->check(CLI::Range(0, 256))
       ->capture_default_str();

@@ -1,23 +1,28 @@
 // The asynchronous face of a Store for the server: writes run off the
 // connection threads, so that an fsync never blocks one.
 //
-// On PostgreSQL, writes run on a small dedicated thread pool, each waiting
-// out its round trips; writes that may share a transaction, and reads, go
-// in batches to threads of their own (write_together, read). A
-// BatchedStore (SQLite) has:
-// - group commit: one writer thread drains the queue of pending writes and
-//   hands them to the store as a batch that shares one durable commit
-//   (TransactionBatcher, BatchedStore::run_writes). A coroutine resumes only after the commit of
-//   its batch has returned, so no answer is sent before its data is durable (interface.md 8.3),
-//   while N concurrent writes cost one fsync instead of N;
-// - group reads: the reads asked for during one turn of a connection
-//   thread's event loop run together on that thread, in one read
-//   transaction begun after all of them were queued (LoopReads,
-//   BatchedStore::run_reads), so each still sees every commit that had returned
-//   before it was asked for. An SQLite read in WAL mode never waits for the
-//   writer and takes microseconds (indexed lookups in a local file): handing
-//   it to a read thread and back cost more than the read itself
-//   (docs/performance.md, section 18).
+// Reads are gathered per turn of a connection thread's event loop: the
+// reads asked for during one turn run together on that thread after it
+// (LoopReads), so each still sees every commit that had returned before it
+// was asked for. Handing them to a thread of their own and back cost more
+// than the reads: on SQLite a read in WAL mode never waits for the writer
+// and takes microseconds (docs/performance.md, section 18); on PostgreSQL
+// the batch shares one connection's round trips and a statement for its
+// token checks (store/postgres/read_pipeline.hpp), and the hand-offs were
+// a third of authd's CPU per GET /me and most of its tail behind a login
+// flood (section 32). The connection thread then waits out the batch's
+// round trip, bounded like any transaction by the store's deadline.
+//
+// Writes:
+// - SQLite (a BatchedStore): group commit. One writer thread drains the
+//   queue of pending writes and hands them to the store as a batch that
+//   shares one durable commit (TransactionBatcher, BatchedStore::run_writes).
+//   A coroutine resumes only after the commit of its batch has returned, so
+//   no answer is sent before its data is durable (interface.md 8.3), while
+//   N concurrent writes cost one fsync instead of N.
+// - PostgreSQL: a small dedicated thread pool, each thread waiting out its
+//   round trips; the writes that may share a transaction (logouts,
+//   /forgot) go in batches to two threads of their own (write_together).
 // Side work (the /metrics counts, the /healthz check) runs on one thread of
 // its own, so that it never holds up the requests' transactions.
 #pragma once
@@ -56,9 +61,9 @@ namespace authd {
 
 class Database {
  public:
-  // `threads` run the requests' transactions on a store that does not batch
-  // (PostgreSQL). A BatchedStore (SQLite) runs reads on the callers' threads
-  // and writes on its writer thread, and needs no pool.
+  // `threads` run the requests' write transactions on a store that does not
+  // batch them (PostgreSQL). A BatchedStore (SQLite) runs them on its writer
+  // thread and needs no pool. Reads run on the callers' threads either way.
   Database(Store& store, std::size_t threads)
       : store_(store), batched_(dynamic_cast<BatchedStore*>(&store)) {
     if (batched_ != nullptr) {
@@ -68,9 +73,6 @@ class Database {
       together_ = std::make_unique<TransactionBatcher>(
           [&store](std::span<TransactionUnit> units) { store.run_together(units); },
           kTogetherThreads, kTogetherMaxBatch);
-      reads_ = std::make_unique<TransactionBatcher>(
-          [&store](std::span<TransactionUnit> units) { store.run_reads_together(units); },
-          kReadThreads, kReadMaxBatch);
     }
     background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
   }
@@ -119,17 +121,13 @@ class Database {
 
   template <class Work>
   boost::asio::awaitable<StoreStatus> read(Work& work) {
-    if (batched_ != nullptr) {
-      StoreStatus status = co_await run_in_loop_batch(work);
-      co_return status;
-    }
-    StoreStatus status = co_await run_batched(*reads_, work);
+    StoreStatus status = co_await run_in_loop_batch(work);
     co_return status;
   }
 
   // A read that visits many rows (the /metrics counts) runs on the side
-  // thread, so that it never holds up the requests' reads, which on SQLite
-  // run on one thread on two cores.
+  // thread, so that it never holds up the requests' reads, which run on the
+  // connection threads.
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_aside(Work& work) {
     StoreStatus status = co_await read_on(aside_, work);
@@ -166,7 +164,6 @@ class Database {
       batches_running_.wait(running);
     if (writer_) writer_->stop();
     if (together_) together_->stop();
-    if (reads_) reads_->stop();
     if (pool_) pool_->join();
     aside_.join();
   }
@@ -234,8 +231,13 @@ class Database {
     ++batches_running_;
     std::vector<TransactionUnit> units;
     run_batch(batch, units, [this](std::span<TransactionUnit> u) {
-      if (!stopped_) return batched_->run_reads(u);
-      for (TransactionUnit& unit : u) unit.status = StoreStatus::unavailable;
+      if (stopped_) {
+        for (TransactionUnit& unit : u) unit.status = StoreStatus::unavailable;
+      } else if (batched_ != nullptr) {
+        batched_->run_reads(u);  // one read transaction
+      } else {
+        store_.run_reads_together(u);  // one connection's pipeline
+      }
     });
     if (--batches_running_ == 0) batches_running_.notify_all();
   }
@@ -261,14 +263,7 @@ class Database {
   static constexpr std::size_t kTogetherThreads = 2;
   static constexpr std::size_t kTogetherMaxBatch = 32;
   std::unique_ptr<TransactionBatcher> together_;  // only without batching
-  // PostgreSQL's reads: what is queued while a thread is busy goes in its
-  // next batch, whose reads share one connection's round trips
-  // (store/postgres/read_pipeline.hpp). Two threads, so that one batch is
-  // sent while the other's answers come back.
-  static constexpr std::size_t kReadThreads = 2;
-  static constexpr std::size_t kReadMaxBatch = 64;
-  std::unique_ptr<TransactionBatcher> reads_;  // only without batching
-  std::atomic<bool> stopped_ = false;          // reads after stop() are unavailable
+  std::atomic<bool> stopped_ = false;             // reads after stop() are unavailable
   std::atomic<int> batches_running_ = 0;
   std::unique_ptr<QueuedWriteStore> background_;
 };

@@ -1,13 +1,21 @@
-// store/database: the threads the server's Database starts. On SQLite the
-// requests' reads run on the connection threads and their writes on the
-// writer, so besides the writer only the side thread (the /metrics counts,
-// the /healthz check) runs; on PostgreSQL a pool of `threads` runs the
-// transactions, beside the same side thread.
+// store/database: the threads the server's Database starts, and where the
+// requests' reads run. On both backends the reads run on the connection
+// threads, those of one turn of a thread's loop together; the writes on
+// SQLite on the writer, so besides the writer only the side thread (the
+// /metrics counts, the /healthz check) runs; on PostgreSQL a pool of
+// `threads` runs the write transactions, beside the same side thread.
 #include "store/database.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 
 #include "batching_fakes.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -24,6 +32,7 @@ std::size_t threads_of_this_process() {
 }
 
 // One store that does not batch (the PostgreSQL case, without a server).
+// It records where and how its read batches ran.
 class PlainStore final : public Store {
  public:
   StoreStatus run(Mode, const std::function<void(Transaction&)>& work) override {
@@ -31,7 +40,27 @@ class PlainStore final : public Store {
     work(tx);
     return StoreStatus::ok;
   }
+  void run_reads_together(std::span<TransactionUnit> units) override {
+    {
+      std::lock_guard lock(mutex_);
+      batches_.push_back({std::this_thread::get_id(), units.size()});
+    }
+    Store::run_reads_together(units);
+  }
   int migrate() override { return 0; }
+
+  struct Batch {
+    std::thread::id thread;
+    std::size_t reads;
+  };
+  std::vector<Batch> batches() {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Batch> batches_;
 };
 
 TEST(Database, OnSqliteTheWriterAndTheSideThreadAreAllItStarts) {
@@ -43,14 +72,46 @@ TEST(Database, OnSqliteTheWriterAndTheSideThreadAreAllItStarts) {
   EXPECT_EQ(threads_of_this_process() - before, 2u);
 }
 
-// PostgreSQL: the pool, the side thread, the two threads that batch the
-// writes that may share a transaction (logouts, /forgot), and the two that
-// batch reads (store/postgres/read_pipeline.hpp).
-TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoEachForWritesTogetherAndReads) {
+// PostgreSQL: the pool, the side thread and the two threads that batch the
+// writes that may share a transaction (logouts, /forgot). No thread for
+// reads: they run on the connection threads (the test below).
+TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoForWritesTogether) {
   PlainStore store;
   std::size_t before = threads_of_this_process();
   Database db(store, 3);
-  EXPECT_EQ(threads_of_this_process() - before, 8u);
+  EXPECT_EQ(threads_of_this_process() - before, 6u);
+}
+
+// The reads asked for during one turn of a connection thread's loop run on
+// that thread, together, after the turn: on PostgreSQL one pipeline, without
+// a hand-off to another thread and back (docs/performance.md, section 32).
+TEST(Database, WithoutBatchingTheReadsOfOneTurnRunTogetherOnTheLoopsThread) {
+  PlainStore store;
+  Database db(store, 1);
+  boost::asio::io_context io;
+  int finished = 0;
+  for (int i = 0; i < 5; ++i) {
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          auto work = [](Transaction&) {};
+          StoreStatus status = co_await db.read(work);
+          EXPECT_EQ(status, StoreStatus::ok);
+          ++finished;
+        },
+        boost::asio::detached);
+  }
+  std::thread::id loop_thread;
+  std::thread loop([&] {
+    loop_thread = std::this_thread::get_id();
+    io.run();
+  });
+  loop.join();
+  EXPECT_EQ(finished, 5);
+  std::vector<PlainStore::Batch> batches = store.batches();
+  ASSERT_EQ(batches.size(), 1u) << "one batch for the turn's five reads";
+  EXPECT_EQ(batches.front().reads, 5u);
+  EXPECT_EQ(batches.front().thread, loop_thread);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // and the SQLite read connections' page cache handed to the store.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "config/config.hpp"
 
 namespace authd {
@@ -19,22 +22,36 @@ TEST(DatabaseThreads, OnSqliteThePoolIsOneThread) {
 }
 
 // On PostgreSQL every transaction waits out a round trip: 4 threads, and a
-// pool of connections seven larger (the two threads that batch logouts and
-// /forgot, the two that batch reads, the outbox worker, the pruner, the
-// /metrics counts).
-TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithSevenSpareConnections) {
+// pool of connections with room for every other thread that takes one: the
+// two that batch logouts and /forgot, each connection thread (its reads,
+// store/database.hpp), the outbox worker, the pruner, the /metrics counts.
+TEST(DatabaseThreads, AutomaticOnPostgresIsFourWithAConnectionForEveryOtherThreadThatTakesOne) {
   Config config;
   config.database = "postgresql://authd@db.internal/authd";
+  config.io_threads = 2;
   EXPECT_EQ(config.database_thread_count(), 4u);
-  EXPECT_EQ(config.store_options().pool_size, 11u);
+  EXPECT_EQ(config.store_options().pool_size, 4u + 2 + 2 + 3);
+  config.io_threads = 8;
+  EXPECT_EQ(config.store_options().pool_size, 4u + 2 + 8 + 3);
 }
 
 TEST(DatabaseThreads, AnExplicitCountWinsOnPostgres) {
   Config config;
   config.database_threads = 3;
+  config.io_threads = 2;
   config.database = "postgres://authd@db.internal/authd";
   EXPECT_EQ(config.database_thread_count(), 3u);
-  EXPECT_EQ(config.store_options().pool_size, 10u);
+  EXPECT_EQ(config.store_options().pool_size, 3u + 2 + 2 + 3);
+  config.database_pool_size = 5;
+  EXPECT_EQ(config.store_options().pool_size, 5u) << "--database-pool-size wins";
+}
+
+// Automatic connection threads are one per core.
+TEST(DatabaseThreads, AutomaticConnectionThreadsAreOnePerCore) {
+  Config config;
+  EXPECT_EQ(config.io_thread_count(), std::max(1u, std::thread::hardware_concurrency()));
+  config.io_threads = 3;
+  EXPECT_EQ(config.io_thread_count(), 3u);
 }
 
 // --sqlite-read-cache-mib reaches the store in KiB; 0 keeps SQLite's default.

@@ -212,7 +212,7 @@ TEST_F(GroupCommit, AReadThatThrowsFailsAloneTheOthersRead) {
 // interface.md 8.3 with group reads: a read asked for after a commit has
 // returned sees it, though reads share transactions. Clients write a user
 // and read it back, round after round, so that read batches and commits
-// interleave; two read threads take turns at the queue.
+// interleave.
 TEST_F(GroupCommit, Interface_8_3_AReadAfterACommitSeesIt) {
   sqlite::SqliteStore store(path_);
   Database db(store, 2);

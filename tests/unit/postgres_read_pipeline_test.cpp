@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -158,6 +159,37 @@ TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchAreAllSentBeforeTheF
       ASSERT_TRUE(by_email[i].has_value()) << i;
       EXPECT_EQ(by_email[i]->id, users_[(i + 1) % kReads].id);
     }
+  }
+}
+
+// A connection thread's turn may gather hundreds of reads (store/database.hpp):
+// they go out in pipelines of 64, each sent whole before its first answer
+// is read, and each read still gets its own row.
+TEST_F(PostgresReadPipelineTest, Interface_8_2_ManyReadsOfOneTurnGoInPipelinesOf64) {
+  constexpr int kMany = 150;
+  std::vector<std::string> steps;
+  std::vector<std::optional<UserRecord>> found(kMany);
+  std::vector<std::function<void(Transaction&)>> works;
+  works.reserve(kMany);
+  for (int i = 0; i < kMany; ++i) {
+    works.emplace_back([this, i, &steps, &found](Transaction& tx) {
+      steps.push_back("sent " + std::to_string(i));
+      found[i] = tx.users().by_id(users_[i % kReads].id);
+      steps.push_back("answered " + std::to_string(i));
+    });
+  }
+  for (const TransactionUnit& unit : run_reads(works)) EXPECT_EQ(unit.status, StoreStatus::ok);
+
+  std::vector<std::string> expected;
+  for (int first = 0; first < kMany; first += 64) {
+    const int end = std::min(first + 64, kMany);
+    for (int i = first; i < end; ++i) expected.push_back("sent " + std::to_string(i));
+    for (int i = first; i < end; ++i) expected.push_back("answered " + std::to_string(i));
+  }
+  EXPECT_EQ(steps, expected);
+  for (int i = 0; i < kMany; ++i) {
+    ASSERT_TRUE(found[i].has_value()) << i;
+    EXPECT_EQ(found[i]->id, users_[i % kReads].id) << i;
   }
 }
 

@@ -189,6 +189,17 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
 }
 
 void PostgresStore::run_reads_together(std::span<TransactionUnit> units) {
+  // A connection thread's turn may gather hundreds of reads behind a flood:
+  // pipelines of a bounded size keep their fibers' stacks in the thread's
+  // cache (read_pipeline.cpp) and each batch's memory small.
+  while (units.size() > kMaxReadsPerPipeline) {
+    run_reads_in_one_pipeline(units.first(kMaxReadsPerPipeline));
+    units = units.subspan(kMaxReadsPerPipeline);
+  }
+  run_reads_in_one_pipeline(units);
+}
+
+void PostgresStore::run_reads_in_one_pipeline(std::span<TransactionUnit> units) {
   if (units.size() == 1) {
     run_alone(units.front(), Mode::read);
     return;

@@ -34,7 +34,9 @@ class PostgresStore final : public Store {
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
   void run_together(std::span<TransactionUnit> units) override;
-  // The reads share one connection and its round trips (read_pipeline.hpp).
+  // The reads share one connection and its round trips (read_pipeline.hpp),
+  // 64 at most to a pipeline; called on the connection thread that gathered
+  // them (Database::read).
   void run_reads_together(std::span<TransactionUnit> units) override;
   int migrate() override;
 
@@ -49,6 +51,8 @@ class PostgresStore final : public Store {
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
   bool run_in_one_transaction(std::span<TransactionUnit> units);
+  void run_reads_in_one_pipeline(std::span<TransactionUnit> units);
+  static constexpr std::size_t kMaxReadsPerPipeline = 64;
   static StoreStatus status_of_failure();
 
   std::string url_;

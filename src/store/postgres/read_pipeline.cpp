@@ -19,7 +19,7 @@ namespace {
 
 namespace ctx = boost::context;
 
-// A read thread's fiber stacks, kept for its next batch: mapping a stack
+// A thread's fiber stacks, kept for its next batch: mapping a stack
 // and its guard page costs more system calls than the read it serves.
 class StackCache {
  public:
