@@ -104,8 +104,9 @@ class Database {
   // then alone), so it may only assign its results. It must lock no row
   // but its own (another instance's batch could hold it while waiting on
   // one of ours), and name in `lock_keys` every throttling key it counts:
-  // a batch locks all of its units' keys first, in one order. Work that
-  // counts nothing may have its statements interleaved with the rest of its
+  // a batch locks all of its units' keys first, in one order, and it may
+  // add events only for those keys. Work whose keys no other unit of its
+  // batch names may have its statements interleaved with the rest of the
   // batch (TransactionUnit::lock_keys).
   template <class Work>
   boost::asio::awaitable<StoreStatus> write_together(Work& work,

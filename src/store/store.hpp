@@ -40,10 +40,12 @@ struct TransactionUnit {
   const std::function<void(Transaction&)>* work = nullptr;
   // The throttling keys `work` counts (ThrottleStore::event_times in a
   // write): a store that shares a transaction between units locks them all
-  // first, in one order, so that two batches cannot deadlock. A batch in
-  // which no unit names a key may interleave its units' statements
-  // (PostgreSQL pipelines them, each unit's in its order): such a unit may
-  // not depend on what another unit of its batch writes (a logout).
+  // first, in one order, so that two batches cannot deadlock. A unit may
+  // add throttling events only for the keys it names. A batch in which no
+  // key is named by two units may interleave its units' statements
+  // (PostgreSQL pipelines them, each unit's in its order): a unit may
+  // depend on what another unit of its batch writes only through a key
+  // both name.
   std::span<const std::string> lock_keys;
   StoreStatus status = StoreStatus::failed;
   std::exception_ptr error;  // an exception other than StoreError, for the caller

@@ -176,6 +176,52 @@ TEST_F(PostgresPlansTest, Interface_6_Forgot_4_AClaimOfSeveralMailsNeverReadsThe
   EXPECT_EQ(seq_scans("outbox") - before, 0) << "a claim read the whole outbox";
 }
 
+// The same for the claim: the bench empties the outbox before each /forgot
+// scenario, as a quiet night's deliveries and pruning would. Planned while
+// the outbox was empty and analysed, the claim's UPDATE found its ids by a
+// sequential scan of the outbox; kept, that plan read every queued mail on
+// every claim as a /forgot load filled the table. Planned again once the
+// plan is older than Connection::kReplanAfter, it finds them by key.
+TEST_F(PostgresPlansTest,
+       Interface_6_Forgot_4_ClaimsReturnToTheKeysOnceReplannedAfterTheOutboxGrew) {
+  query("ALTER TABLE outbox SET (autovacuum_enabled = false)");  // no ANALYZE mid-test
+  query("VACUUM ANALYZE outbox");
+
+  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  postgres::Outbox outbox(authd);
+  authd.set_replan_after(1h);     // a plan made now is kept
+  authd.run("BEGIN READ WRITE");  // authd's sessions default to read-only
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(outbox.claim_due(40'000, 50'000, 32).empty());
+  authd.run("COMMIT");
+
+  query(
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
+      " SELECT 'password_reset', '', 'later' || i || '@example.com', i, 0, 100000 + i"
+      " FROM generate_series(1, 20000) AS i");
+  query(
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
+      " SELECT 'password_reset', '', 'due' || i || '@example.com', i, 0, 30000 + i"
+      " FROM generate_series(1, 100) AS i");
+  // Sequential scans of the outbox during `count` claims of up to 32 mails.
+  auto seq_scans_of = [&](int count) {
+    authd.run("SELECT pg_stat_force_next_flush()");
+    authd.run("SELECT 1");
+    const std::int64_t before = seq_scans("outbox");
+    authd.run("BEGIN READ WRITE");
+    for (int i = 0; i < count; ++i) EXPECT_FALSE(outbox.claim_due(40'000, 50'000, 32).empty());
+    authd.run("COMMIT");
+    authd.run("SELECT pg_stat_force_next_flush()");
+    authd.run("SELECT 1");
+    return seq_scans("outbox") - before;
+  };
+
+  // The plan made for the empty outbox, as kept: every claim reads it whole.
+  EXPECT_GT(seq_scans_of(1), 0);
+
+  authd.set_replan_after(0ms);  // the plan is older than that now
+  EXPECT_EQ(seq_scans_of(2), 0) << "a claim read the whole outbox";
+}
+
 // Issue 28: the token checks of a read batch share one statement, and so do
 // the session deletes of a batch of logouts. Each finds every session by
 // its primary key and every user by theirs: on 20,000 sessions of 2,000

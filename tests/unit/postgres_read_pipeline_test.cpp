@@ -273,15 +273,38 @@ TEST_F(PostgresReadPipelineTest,
 }
 
 // A unit that counts throttling events must see the events of the units
-// before it: a batch with one runs its units one after the other.
-TEST_F(PostgresReadPipelineTest, Interface_6_Forgot_5_ABatchThatCountsRunsItsUnitsInTurn) {
+// before it: a batch in which two units name one key runs its units one
+// after the other.
+TEST_F(PostgresReadPipelineTest, Interface_6_Forgot_5_ABatchWhoseUnitsShareAKeyRunsThemInTurn) {
   std::vector<std::string> expected;
   expected.reserve(std::size_t{2} * kReads);
   for (int i = 0; i < kReads; ++i) {
     expected.push_back("sent " + std::to_string(i));
     expected.push_back("answered " + std::to_string(i));
   }
-  EXPECT_EQ(logout_steps({{"forgot:client:192.0.2.1"}}), expected);
+  EXPECT_EQ(logout_steps({{"forgot:client:192.0.2.1"},
+                          {},
+                          {},
+                          {"mail:reset:a@example.com", "forgot:client:192.0.2.1"}}),
+            expected);
+}
+
+// Units whose keys no other unit of the batch names (/forgot requests of
+// different clients for different addresses) count nothing another writes:
+// their statements go out before the first answer is read, as logouts'.
+TEST_F(PostgresReadPipelineTest,
+       Interface_6_Forgot_5_ABatchWhoseUnitsNameDifferentKeysIsSentBeforeTheFirstAnswer) {
+  std::vector<std::vector<std::string>> keys;
+  keys.reserve(kReads);
+  for (int i = 0; i < kReads; ++i)
+    keys.push_back({"forgot:client:192.0.2." + std::to_string(i),
+                    "mail:reset:" + std::to_string(i) + "@example.com"});
+  keys[2].push_back(keys[2].front());  // a unit that names its key twice
+  std::vector<std::string> expected;
+  expected.reserve(std::size_t{2} * kReads);
+  for (int i = 0; i < kReads; ++i) expected.push_back("sent " + std::to_string(i));
+  for (int i = 0; i < kReads; ++i) expected.push_back("answered " + std::to_string(i));
+  EXPECT_EQ(logout_steps(keys), expected);
 }
 
 TEST_F(PostgresReadPipelineTest,

@@ -710,6 +710,48 @@ TEST_F(PostgresStoreTest, Interface_6_Forgot_5_TheCountIsExactAcrossBatchesOfTwo
   EXPECT_GE(allowed.load(), 10);
 }
 
+// The same with batches whose units each count a key of their own, which
+// are pipelined (PostgresStore::run_in_one_transaction): every key's limit
+// of 2 holds exactly across four batches on two instances, and the locks
+// are all taken before the first count.
+TEST_F(PostgresStoreTest, Interface_6_Forgot_5_CountsOfPipelinedBatchesAreExactAcrossInstances) {
+  constexpr int kUnits = 4;
+  auto key_of = [](int unit) { return "forgot:client:203.0.113." + std::to_string(unit); };
+  std::atomic<int> allowed{0};
+  std::atomic<std::int64_t> fewest_locks_at_a_count{1'000};
+  race(4, [&](Store& store, int batch) {
+    std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(kUnits);
+    for (int i = 0; i < kUnits; ++i) {
+      works.emplace_back([&, batch, i](Transaction& tx) {
+        if (batch == 0 && i == 3) throw std::runtime_error("undoes its batch");
+        const std::size_t counted = tx.throttle().event_times(key_of(i), 0, 100).size();
+        if (batch == 1) {  // its locks, seen from another connection
+          std::int64_t held = advisory_locks_held();
+          std::int64_t fewest = fewest_locks_at_a_count.load();
+          while (held < fewest && !fewest_locks_at_a_count.compare_exchange_weak(fewest, held)) {
+          }
+        }
+        if (counted >= 2) return;
+        tx.throttle().add_event(key_of(i), now_millis());
+        ++allowed;
+      });
+    }
+    std::vector<std::vector<std::string>> keys;
+    keys.reserve(kUnits);
+    for (int i = 0; i < kUnits; ++i) keys.push_back({key_of(i)});
+    run_together(works, keys, &store);
+  });
+  for (int i = 0; i < kUnits; ++i) {
+    std::size_t stored = 0;
+    a_->run(Store::Mode::read,
+            [&](Transaction& tx) { stored = tx.throttle().event_times(key_of(i), 0, 100).size(); });
+    EXPECT_EQ(stored, 2u) << key_of(i);
+  }
+  EXPECT_GE(allowed.load(), 2 * kUnits);
+  EXPECT_GE(fewest_locks_at_a_count.load(), kUnits) << "every key of the batch locked first";
+}
+
 // A unit that fails undoes the shared transaction; then each unit runs
 // alone: the failing one fails, the others commit, each exactly once.
 TEST_F(PostgresStoreTest, Interface_8_3_AFailingUnitLeavesTheOthersOfItsBatchCommittedOnce) {

@@ -51,11 +51,13 @@ std::vector<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_
   // One statement finds, locks and leases them. The ids go through an
   // array so that the update finds its rows by primary key: written as
   // "id IN (subquery)", the generic plan joined the ids to a sequential scan
-  // of the whole outbox (docs/performance.md, section 29).
+  // of the whole outbox (docs/performance.md, section 29). Planned again each
+  // second, as the throttle counts are: a plan made while the outbox was
+  // empty scans it whole for the ids, as a /forgot load fills it (section 33).
   Params params;
   params.integer(now).integer(lease_until).integer(due_by);
   params.integer(static_cast<std::int64_t>(limit));
-  Result rows = db_.run(
+  Result rows = db_.run_replanned(
       "UPDATE outbox SET claimed_until = $2 WHERE id = ANY(ARRAY("
       " SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= $3"
       " AND (claimed_until IS NULL OR claimed_until <= $1)"

@@ -247,6 +247,19 @@ void PostgresStore::run_together(std::span<TransactionUnit> units) {
   }
 }
 
+// True when no throttling key is named by two units of the batch: then no
+// unit counts an event another unit of the batch adds (a unit adds events
+// only for the keys it names, Database::write_together).
+bool PostgresStore::no_key_named_twice(std::span<const TransactionUnit> units) {
+  std::vector<std::pair<std::string_view, std::size_t>> named;  // key, unit
+  for (std::size_t i = 0; i < units.size(); ++i)
+    for (const std::string& key : units[i].lock_keys) named.emplace_back(key, i);
+  std::sort(named.begin(), named.end());
+  return std::adjacent_find(named.begin(), named.end(), [](const auto& a, const auto& b) {
+           return a.first == b.first && a.second != b.second;
+         }) == named.end();
+}
+
 bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
   try {
     Lease connection = begin(Mode::write, Clock::now() + timeout_);
@@ -255,9 +268,12 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
       std::vector<std::string> keys;
       for (const TransactionUnit& unit : units)
         keys.insert(keys.end(), unit.lock_keys.begin(), unit.lock_keys.end());
-      if (keys.empty()) {
-        // No unit counts what another writes (logouts): their statements
-        // share the batch's round trips, in the units' order.
+      // Every key first, in one order; sent ahead of the first statement.
+      tx.lock_throttle_keys(keys);
+      if (no_key_named_twice(units)) {
+        // No unit counts what another writes (logouts; /forgot requests of
+        // different clients and addresses): their statements share the
+        // batch's round trips, in the units' order.
         run_in_one_pipeline(*connection, units, true, [&tx](TransactionUnit& unit) {
           try {
             (*unit.work)(tx);
@@ -271,7 +287,7 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
             failed = error;
         if (failed) std::rethrow_exception(failed);  // undone; then each alone
       } else {
-        tx.lock_throttle_keys(keys);
+        // A unit must count the events of the units before it.
         for (TransactionUnit& unit : units) (*unit.work)(tx);
       }
       connection->execute("COMMIT");
