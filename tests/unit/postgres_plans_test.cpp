@@ -61,6 +61,20 @@ class PostgresPlansTest : public ::testing::Test {
     return std::stoll(
         query("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = '" + table + "'").at(0));
   }
+
+  // 20,000 mails due later, as under a /forgot load (each mail due a few
+  // seconds after its request), and 100 due before 40,000.
+  void queue_mails_as_under_a_forgot_load() {
+    query(
+        "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
+        " SELECT 'password_reset', '', 'later' || i || '@example.com', i, 0, 100000 + i"
+        " FROM generate_series(1, 20000) AS i");
+    query(
+        "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
+        " SELECT 'password_reset', '', 'due' || i || '@example.com', i, 0, 30000 + i"
+        " FROM generate_series(1, 100) AS i");
+  }
+
   std::int64_t throttle_seq_scans() { return seq_scans("throttle_events"); }
   std::int64_t throttle_key_index_scans() {
     return std::stoll(query("SELECT idx_scan FROM pg_stat_user_indexes"
@@ -149,14 +163,7 @@ TEST_F(PostgresPlansTest, ThrottleCountsReturnToTheKeyIndexOnceReplannedAfterThe
 // "id IN (subquery)" was planned as a hash join over a sequential scan of
 // the outbox, 28 ms a claim under the bench's /forgot load.
 TEST_F(PostgresPlansTest, Interface_6_Forgot_4_AClaimOfSeveralMailsNeverReadsTheWholeOutbox) {
-  query(
-      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
-      " SELECT 'password_reset', '', 'later' || i || '@example.com', i, 0, 100000 + i"
-      " FROM generate_series(1, 20000) AS i");
-  query(
-      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
-      " SELECT 'password_reset', '', 'due' || i || '@example.com', i, 0, 30000 + i"
-      " FROM generate_series(1, 100) AS i");
+  queue_mails_as_under_a_forgot_load();
   query("VACUUM ANALYZE outbox");
 
   postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
@@ -194,14 +201,7 @@ TEST_F(PostgresPlansTest,
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(outbox.claim_due(40'000, 50'000, 32).empty());
   authd.run("COMMIT");
 
-  query(
-      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
-      " SELECT 'password_reset', '', 'later' || i || '@example.com', i, 0, 100000 + i"
-      " FROM generate_series(1, 20000) AS i");
-  query(
-      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at)"
-      " SELECT 'password_reset', '', 'due' || i || '@example.com', i, 0, 30000 + i"
-      " FROM generate_series(1, 100) AS i");
+  queue_mails_as_under_a_forgot_load();
   // Sequential scans of the outbox during `count` claims of up to 32 mails.
   auto seq_scans_of = [&](int count) {
     authd.run("SELECT pg_stat_force_next_flush()");
