@@ -155,7 +155,11 @@ class Connection {
   // While set, a statement whose Sync is sent parks its read there until
   // the answers before its own are read (read_pipeline.hpp).
   void set_turns(PipelineTurns* turns) { turns_ = turns; }
-  PipelineTurns* turns() const { return turns_; }
+  // The batch of reads this connection runs (each unit in transactions of
+  // its own), or null.
+  PipelineTurns* read_batch() const;
+  // The batch of writes that share this connection's transaction, or null.
+  PipelineTurns* transaction_batch() const;
 
   // How many Syncs this connection has sent: each one is an implicit
   // transaction of its own outside BEGIN, and a wake-up of the server.

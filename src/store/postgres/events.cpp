@@ -43,9 +43,8 @@ std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
 // No round trip of its own: a logout's event goes with its COMMIT. In a
 // batch of logouts, the batch's events go as one INSERT (event_batch.hpp).
 void Events::add(const EventRecord& e, bool to_webhooks) {
-  PipelineTurns* turns = db_.turns();
-  if (turns != nullptr && turns->one_transaction()) {
-    turns->events().add(e, to_webhooks);
+  if (PipelineTurns* batch = db_.transaction_batch()) {
+    batch->events().add(e, to_webhooks);
     return;
   }
   db_.send_ahead(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e));

@@ -20,9 +20,8 @@ void Sessions::insert(const SessionRecord& s) {
 // In a batch of reads, the lookup shares one statement with the batch's
 // others (shared_sessions.hpp).
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
-  PipelineTurns* turns = db_.turns();
-  if (!locking_ && turns != nullptr && !turns->one_transaction())
-    return turns->shared_sessions().user_of(db_, *turns, digest);
+  PipelineTurns* batch = locking_ ? nullptr : db_.read_batch();
+  if (batch != nullptr) return batch->shared_sessions().user_of(db_, *batch, digest);
   return SharedSessions::user_of_alone(db_, digest, locking_);
 }
 
@@ -39,9 +38,8 @@ bool Sessions::revoke(const Sha256Digest& digest, Millis /*now*/) {
 // In a batch of logouts, the DELETE is shared with the batch's others
 // (shared_sessions.hpp).
 std::optional<UserRecord> Sessions::revoke_live(const Sha256Digest& digest, Millis now) {
-  PipelineTurns* turns = db_.turns();
-  if (turns != nullptr && turns->one_transaction())
-    return turns->shared_sessions().revoke_live(db_, *turns, digest, now);
+  if (PipelineTurns* batch = db_.transaction_batch())
+    return batch->shared_sessions().revoke_live(db_, *batch, digest, now);
   return SharedSessions::revoke_live_alone(db_, digest, now);
 }
 
