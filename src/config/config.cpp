@@ -186,8 +186,8 @@ Config::RelyingParty Config::webauthn_relying_party() const {
 StoreOptions Config::store_options() const {
   // The database threads, on PostgreSQL the two that batch logouts and
   // /forgot, one for each connection thread's batch of reads, and one each
-  // for the outbox worker, the pruner and the /metrics counts: no thread
-  // waits for a connection another thread of this process could hold.
+  // for the outbox worker, the pruner and the /metrics counts, so that a
+  // connection thread seldom waits for one.
   const std::size_t automatic = database_thread_count() + 2 + io_thread_count() + 3;
   return {database_pool_size != 0 ? database_pool_size : automatic, database_timeout,
           sqlite_read_cache_mib * 1024};
@@ -222,7 +222,7 @@ void add_database_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_DATABASE")
       ->capture_default_str();
   app.add_option("--database-pool-size", c.database_pool_size,
-                 "PostgreSQL connections per process (0: database threads + 3)")
+                 "PostgreSQL connections per process (0: database threads + io threads + 5)")
       ->envname("AUTHD_DATABASE_POOL_SIZE")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();

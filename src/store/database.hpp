@@ -126,9 +126,10 @@ class Database {
     co_return status;
   }
 
-  // A read that visits many rows (the /metrics counts) runs on the side
-  // thread, so that it never holds up the requests' reads, which run on the
-  // connection threads.
+  // A read that visits many rows or runs a statement for each (the /metrics
+  // counts, the second factors of an admin page of accounts) runs on the
+  // side thread, so that it never holds up the requests' reads and the
+  // connection threads that run them.
   template <class Work>
   boost::asio::awaitable<StoreStatus> read_aside(Work& work) {
     StoreStatus status = co_await read_on(aside_, work);

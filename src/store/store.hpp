@@ -43,9 +43,10 @@ struct TransactionUnit {
   // first, in one order, so that two batches cannot deadlock. A unit may
   // add throttling events only for the keys it names. A batch in which no
   // key is named by two units may interleave its units' statements
-  // (PostgreSQL pipelines them, each unit's in its order): a unit may
-  // depend on what another unit of its batch writes only through a key
-  // both name.
+  // (PostgreSQL pipelines them, each unit's in its order, the units' in
+  // theirs): a unit may depend on what another unit of its batch writes
+  // only through a key both name, or through statements that reach the
+  // server in the units' order (two logouts of one token).
   std::span<const std::string> lock_keys;
   StoreStatus status = StoreStatus::failed;
   std::exception_ptr error;  // an exception other than StoreError, for the caller

@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"
+#include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
+#include "store/postgres/read_pipeline.hpp"
 
 namespace authd {
 namespace {
@@ -191,6 +194,102 @@ TEST_F(PostgresReadPipelineTest, Interface_8_2_ManyReadsOfOneTurnGoInPipelinesOf
     ASSERT_TRUE(found[i].has_value()) << i;
     EXPECT_EQ(found[i]->id, users_[i % kReads].id) << i;
   }
+}
+
+// A pipelined batch of /forgot requests inside one transaction, whose
+// server stops answering: the unit that waited past the deadline has the
+// TimedOutError, the units parked behind it LostUnderAnotherRead, and a
+// unit earlier in the batch's order may be one of those. The batch must
+// fail with the time-out, which answers every unit unavailable at once,
+// not with a LostUnderAnotherRead, which would run each unit again alone,
+// each waiting out a deadline of its own. Needs no server.
+TEST(ReadPipelineFailure, Interface_8_3_ABatchFailsWithItsCauseNotWithAUnitLostUnderIt) {
+  std::vector<TransactionUnit> units(4);
+  units[0].error = std::make_exception_ptr(postgres::LostUnderAnotherRead());
+  units[2].error = std::make_exception_ptr(postgres::TimedOutError("query: timed out"));
+  units[3].error = std::make_exception_ptr(postgres::LostUnderAnotherRead());
+  std::exception_ptr cause = postgres::take_first_cause(units);
+  EXPECT_THROW(std::rethrow_exception(cause), postgres::TimedOutError);
+  for (const TransactionUnit& unit : units) EXPECT_FALSE(unit.error) << "each error taken";
+
+  units[1].error = std::make_exception_ptr(postgres::LostUnderAnotherRead());
+  EXPECT_THROW(std::rethrow_exception(postgres::take_first_cause(units)),
+               postgres::LostUnderAnotherRead)
+      << "with no other, the first";
+  EXPECT_FALSE(postgres::take_first_cause(units)) << "none failed";
+}
+
+// A turn's reads share one deadline, whatever the number of pipelines they
+// need: when the server stops answering (here the users table locked by a
+// migration's ALTER TABLE, say), the reads of the pipelines that start
+// after the deadline are answered unavailable without being sent, so the
+// connection thread that runs them waits about once, not once for each of
+// its pipelines. (The first pipeline's PREPARE gives up at lock_timeout,
+// a little before the deadline, and its other reads, which run the name it
+// was preparing, fail with it: the second pipeline may start, but not the
+// third.) Every read is unavailable: none is a 500.
+TEST_F(PostgresReadPipelineTest, Interface_8_3_TheReadsOfOneTurnShareOneDeadline) {
+  postgres::PostgresStore store(url_, 2, 300ms);
+  PGconn* locker = PQconnectdb(url_.c_str());
+  PQclear(PQexec(locker, "BEGIN"));
+  PQclear(PQexec(locker, "LOCK TABLE users IN ACCESS EXCLUSIVE MODE"));
+
+  constexpr int kMany = 150;  // three pipelines
+  int started = 0;
+  std::vector<std::function<void(Transaction&)>> works;
+  works.reserve(kMany);
+  for (int i = 0; i < kMany; ++i)
+    works.emplace_back([this, i, &started](Transaction& tx) {
+      ++started;
+      tx.users().by_id(users_[i % kReads].id);
+    });
+  std::vector<TransactionUnit> units(works.size());
+  for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+  store.run_reads_together(units);
+  PQclear(PQexec(locker, "ROLLBACK"));
+  PQfinish(locker);
+
+  for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::unavailable);
+  EXPECT_LE(started, 128) << "the third pipeline was sent after the deadline";
+}
+
+// The statements a connection has prepared on the server (its session's
+// pg_prepared_statements, this count's own statement included).
+std::int64_t statements_prepared(postgres::Connection& connection) {
+  return connection.run("SELECT count(*) FROM pg_prepared_statements").integer(0, 0);
+}
+
+// The reads of a batch that run one statement the connection has not
+// prepared yet prepare it once: the first prepares it in flight and the
+// others use its name, rather than each preparing it under a name of its own
+// that nothing would ever deallocate.
+TEST_F(PostgresReadPipelineTest, Interface_8_2_TheReadsOfABatchPrepareAStatementOnce) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  std::vector<std::optional<UserRecord>> found;
+  auto works = lookups(found);
+  for (const TransactionUnit& unit : test::run_as_batch(connection, works, false))
+    EXPECT_EQ(unit.status, StoreStatus::ok);
+  for (int i = 0; i < kReads; ++i) EXPECT_TRUE(found[i].has_value()) << i;
+  EXPECT_EQ(statements_prepared(connection), 2) << "the lookup's, and the count's";
+}
+
+// The same for a statement planned again each second (the throttle counts,
+// the outbox claim): however many batches replan it, the connection keeps
+// one prepared copy of it on the server.
+TEST_F(PostgresReadPipelineTest, Interface_8_2_AStatementPlannedAgainInABatchLeavesNoCopyBehind) {
+  postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  connection.set_replan_after(0ms);  // every run plans it again
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<std::function<void(Transaction&)>> works;
+    works.reserve(kReads);
+    for (int i = 0; i < kReads; ++i)
+      works.emplace_back([i](Transaction& tx) {
+        EXPECT_TRUE(tx.throttle().event_times("forgot:client:" + std::to_string(i), 0, 10).empty());
+      });
+    for (const TransactionUnit& unit : test::run_as_batch(connection, works, false))
+      EXPECT_EQ(unit.status, StoreStatus::ok);
+  }
+  EXPECT_EQ(statements_prepared(connection), 2) << "the count's, and this one's";
 }
 
 TEST_F(PostgresReadPipelineTest, Interface_8_2_ReadsOfABatchSeeWhatOtherInstancesCommittedBefore) {

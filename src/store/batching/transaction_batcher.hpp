@@ -1,8 +1,7 @@
 // Threads that run queued transactions in batches: the SQLite writer
 // (SQLite has one writer), through BatchedStore::run_writes, one durable
 // commit per batch; on PostgreSQL the writes that may share a transaction
-// (Database::write_together), through Store::run_together, and the reads,
-// through Store::run_reads_together (one connection's pipeline). A thread
+// (Database::write_together), through Store::run_together. A thread
 // takes what is queued when it comes free, up to its batch bound, so N
 // concurrent writes cost one commit instead of N.
 #pragma once

@@ -24,11 +24,15 @@ namespace {
 // (server shutting down or starting), serialization failures and
 // deadlocks, a statement cancelled by statement_timeout, a lock not granted
 // within lock_timeout, a session ended by idle_in_transaction_session_timeout,
-// and a read-only server (a standby after a failover).
+// a read-only server (a standby after a failover), and a prepared statement
+// that does not exist (26000): authd runs only names it prepared, so that is
+// a statement another read of the pipeline prepared ahead of this one, whose
+// PREPARE failed (a lock on its table not granted in time), and that read
+// reports why (Connection::send_prepared).
 bool is_transient(std::string_view state) {
   return state.starts_with("08") || state.starts_with("53") || state.starts_with("57P") ||
          state == "40001" || state == "40P01" || state == "57014" || state == "55P03" ||
-         state == "25P03" || state == "25006";
+         state == "25P03" || state == "25006" || state == "26000";
 }
 
 // The session's server-side limits, in libpq's "options" form. The lock
@@ -271,8 +275,11 @@ Result Connection::finish_pipeline(std::string_view what) {
     // A PREPARE's answer: remembered when it succeeded; one that failed or
     // was skipped is prepared again at the statement's next use.
     if (next_preparing != preparing.end() && next_preparing->command == command) {
+      auto in_flight = in_flight_.find(next_preparing->sql);
+      if (in_flight != in_flight_.end() && in_flight->second == next_preparing->name)
+        in_flight_.erase(in_flight);
       if (status == PGRES_COMMAND_OK)
-        prepared_.emplace(next_preparing->sql, std::move(next_preparing->name));
+        prepared_.insert_or_assign(next_preparing->sql, std::move(next_preparing->name));
       ++next_preparing;
     }
     if (status == PGRES_FATAL_ERROR) {
@@ -316,21 +323,20 @@ void Connection::send_prepared(const char* sql, const Params& params, bool repla
     prepared_.erase(prepared);
     prepared = prepared_.end();
   }
+  auto in_flight = in_flight_.find(sql);
   if (prepared != prepared_.end()) {
     name = &prepared->second;
+  } else if (in_flight != in_flight_.end()) {
+    name = &in_flight->second;  // prepared ahead of this, in the same pipeline
   } else {
-    auto pending = std::find_if(preparing_.begin(), preparing_.end(),
-                                [sql](const Preparing& p) { return p.sql == sql; });
-    if (pending == preparing_.end()) {
-      // Prepared in the same round trip as its first run; remembered once
-      // the server has answered that it has it.
-      preparing_.push_back({sent_, sql, "statement_" + std::to_string(++statements_named_)});
-      pending = std::prev(preparing_.end());
-      if (!PQsendPrepare(conn_, pending->name.c_str(), sql, 0, nullptr)) lost("prepare");
-      ++sent_;
-      if (replan) planned_at_[sql] = Clock::now();
-    }
-    name = &pending->name;
+    // Prepared in the same round trip as its first run; remembered once
+    // the server has answered that it has it.
+    const Preparing& pending = preparing_.emplace_back(
+        Preparing{sent_, sql, "statement_" + std::to_string(++statements_named_)});
+    name = &in_flight_.insert_or_assign(sql, pending.name).first->second;
+    if (!PQsendPrepare(conn_, name->c_str(), sql, 0, nullptr)) lost("prepare");
+    ++sent_;
+    if (replan) planned_at_[sql] = Clock::now();
   }
   std::vector<const char*> values = params.pointers();
   if (!PQsendQueryPrepared(conn_, name->c_str(), params.count(), values.data(), params.lengths(),
@@ -369,8 +375,7 @@ PipelineTurns* Connection::transaction_batch() const {
 }
 
 void Connection::refuse_in_read_pipeline() const {
-  if (read_batch() != nullptr)
-    throw StoreError("a read sent a statement ahead of its answer");
+  if (read_batch() != nullptr) throw StoreError("a read sent a statement ahead of its answer");
 }
 
 void Connection::send_ahead(const char* sql, const Params& params) {

@@ -200,6 +200,10 @@ class Connection {
   };
   int sent_ = 0;  // commands sent in the current pipeline, answers not read yet
   std::vector<Preparing> preparing_;
+  // Every PREPARE sent whose answer has not been read yet, whichever read
+  // of a batch sent it: the reads sent after it use its name instead of
+  // preparing the statement again under one nobody would deallocate.
+  std::unordered_map<const char*, std::string> in_flight_;  // literal -> statement name
   int statements_named_ = 0;
 };
 

@@ -189,24 +189,29 @@ StoreStatus PostgresStore::run(Mode mode, const std::function<void(Transaction&)
 }
 
 void PostgresStore::run_reads_together(std::span<TransactionUnit> units) {
+  // One deadline for the whole turn, as for one transaction: a server that
+  // stops answering holds the connection thread up once, not once for each
+  // of its pipelines.
+  const Clock::time_point deadline = Clock::now() + timeout_;
   // A connection thread's turn may gather hundreds of reads behind a flood:
   // pipelines of a bounded size keep their fibers' stacks in the thread's
   // cache (read_pipeline.cpp) and each batch's memory small.
-  while (units.size() > kMaxReadsPerPipeline) {
-    run_reads_in_one_pipeline(units.first(kMaxReadsPerPipeline));
-    units = units.subspan(kMaxReadsPerPipeline);
+  while (!units.empty()) {
+    std::span<TransactionUnit> pipeline = units.first(std::min(units.size(), kMaxReadsPerPipeline));
+    units = units.subspan(pipeline.size());
+    if (Clock::now() < deadline) {
+      run_reads_in_one_pipeline(pipeline, deadline);
+    } else {
+      log::debug("store_busy", {{"error", "reads: the turn's deadline has passed"}});
+      for (TransactionUnit& unit : pipeline) unit.status = StoreStatus::unavailable;
+    }
   }
-  run_reads_in_one_pipeline(units);
 }
 
-void PostgresStore::run_reads_in_one_pipeline(std::span<TransactionUnit> units) {
-  if (units.size() == 1) {
-    run_alone(units.front(), Mode::read);
-    return;
-  }
+void PostgresStore::run_reads_in_one_pipeline(std::span<TransactionUnit> units,
+                                              Clock::time_point deadline) {
   try {
-    // One deadline for the batch, as for one transaction.
-    Lease connection = begin(Mode::read, Clock::now() + timeout_);
+    Lease connection = begin(Mode::read, deadline);
     run_in_one_pipeline(*connection, units, false, [&connection](TransactionUnit& unit) {
       try {
         PostgresTransaction tx(*connection, false);
@@ -281,11 +286,9 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
             unit.error = std::current_exception();
           }
         });
-        std::exception_ptr failed;
-        for (TransactionUnit& unit : units)
-          if (std::exception_ptr error = std::exchange(unit.error, nullptr); error && !failed)
-            failed = error;
-        if (failed) std::rethrow_exception(failed);  // undone; then each alone
+        // A deadline that passed answers every unit unavailable (below);
+        // any other failure undoes the batch, then each unit runs alone.
+        if (std::exception_ptr failed = take_first_cause(units)) std::rethrow_exception(failed);
       } else {
         // A unit must count the events of the units before it.
         for (TransactionUnit& unit : units) (*unit.work)(tx);

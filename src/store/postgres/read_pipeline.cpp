@@ -187,4 +187,23 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
   if (one_transaction && all_done) turns.events().send_ahead(connection);
 }
 
+std::exception_ptr take_first_cause(std::span<TransactionUnit> units) {
+  std::exception_ptr first;
+  std::exception_ptr cause;
+  for (TransactionUnit& unit : units) {
+    std::exception_ptr error = std::exchange(unit.error, nullptr);
+    if (!error) continue;
+    if (!first) first = error;
+    if (cause) continue;
+    try {
+      std::rethrow_exception(error);
+    } catch (const LostUnderAnotherRead&) {
+      // not the cause: the unit whose wait failed has it
+    } catch (...) {
+      cause = error;
+    }
+  }
+  return cause ? cause : first;
+}
+
 }  // namespace authd::postgres

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <span>
 
@@ -67,6 +68,12 @@ class PipelineTurns {
 void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
                          bool one_transaction,
                          const std::function<void(TransactionUnit&)>& run_unit);
+
+// Takes the units' errors (leaving none set); the one that failed the
+// batch: the first that is a unit's own, not a LostUnderAnotherRead, which
+// only says that another unit's wait failed first (a deadline passed,
+// the server went away), whatever the units' order. Null when none failed.
+std::exception_ptr take_first_cause(std::span<TransactionUnit> units);
 
 // The bound of a fiber's stack: the domain's read closures and libpq need
 // a few KiB; a guard page below it turns an overflow into a crash, never
