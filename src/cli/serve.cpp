@@ -37,11 +37,6 @@
 namespace authd {
 namespace {
 
-std::size_t or_cores(std::size_t configured) {
-  if (configured != 0) return configured;
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Thousands of concurrent clients need thousands of descriptors; the usual
 // soft limit is 1024, so take what the hard limit allows. Returns the limit
 // in force.
@@ -277,7 +272,7 @@ int run_serve(const Config& config) {
   if (!secret_keys.ok) return 2;
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  HashingPool hashing(hasher, or_cores(config.hash_workers), config.hash_queue);
+  HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
   Database db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
   // stored: measured now, before the first login can arrive, and kept up to

@@ -193,10 +193,19 @@ StoreOptions Config::store_options() const {
           sqlite_read_cache_mib * 1024};
 }
 
-std::size_t Config::io_thread_count() const {
-  if (io_threads != 0) return io_threads;
+namespace {
+
+// A configured thread count, or one per core for 0.
+std::size_t or_cores(std::size_t configured) {
+  if (configured != 0) return configured;
   return std::max(1u, std::thread::hardware_concurrency());
 }
+
+}  // namespace
+
+std::size_t Config::io_thread_count() const { return or_cores(io_threads); }
+
+std::size_t Config::hash_worker_count() const { return or_cores(hash_workers); }
 
 std::string Config::default_secret_key_file() const {
   constexpr std::string_view kSqlite = "sqlite:";

@@ -119,6 +119,8 @@ struct Config {
   // The connection threads: --io-threads, or one per core. Each also runs
   // its requests' reads (store/database.hpp).
   std::size_t io_thread_count() const;
+  // The hashing pool's workers: --hash-workers, or one per core.
+  std::size_t hash_worker_count() const;
 
   // "host:port" split; nothing when malformed.
   std::optional<std::pair<std::string, unsigned short>> listen_endpoint() const;

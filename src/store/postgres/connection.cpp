@@ -363,9 +363,6 @@ void Connection::refuse_in_catch_handler() const {
     throw StoreError("a statement was run in a catch handler inside a pipeline");
 }
 
-// A statement sent ahead is answered with the next awaited one: in a read
-// pipeline that would be the next read's answer, so reads may not. Units
-// that share one transaction may: any failure undoes all of them.
 PipelineTurns* Connection::read_batch() const {
   return turns_ != nullptr && !turns_->one_transaction() ? turns_ : nullptr;
 }
@@ -374,6 +371,9 @@ PipelineTurns* Connection::transaction_batch() const {
   return turns_ != nullptr && turns_->one_transaction() ? turns_ : nullptr;
 }
 
+// A statement sent ahead is answered with the next awaited one: in a read
+// pipeline that would be the next read's answer, so reads may not. Units
+// that share one transaction may: any failure undoes all of them.
 void Connection::refuse_in_read_pipeline() const {
   if (read_batch() != nullptr) throw StoreError("a read sent a statement ahead of its answer");
 }
