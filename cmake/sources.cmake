@@ -49,7 +49,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/store/postgres/outbox.cpp ${AUTHD_ROOT}/src/store/postgres/event_batch.cpp
   ${AUTHD_ROOT}/src/store/postgres/postgres_store.cpp ${AUTHD_ROOT}/src/store/postgres/read_pipeline.cpp
   ${AUTHD_ROOT}/src/store/postgres/reset_tokens.cpp ${AUTHD_ROOT}/src/store/postgres/sessions.cpp
-  ${AUTHD_ROOT}/src/store/postgres/shared_sessions.cpp
+  ${AUTHD_ROOT}/src/store/postgres/shared_sessions.cpp ${AUTHD_ROOT}/src/store/postgres/shared_throttle.cpp
+  ${AUTHD_ROOT}/src/store/postgres/mail_batch.cpp
   ${AUTHD_ROOT}/src/store/postgres/signups.cpp ${AUTHD_ROOT}/src/store/postgres/admin_keys.cpp
   ${AUTHD_ROOT}/src/store/postgres/second_factors.cpp ${AUTHD_ROOT}/src/store/postgres/passkeys.cpp
   ${AUTHD_ROOT}/src/store/postgres/events.cpp ${AUTHD_ROOT}/src/store/postgres/webhooks.cpp

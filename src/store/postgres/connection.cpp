@@ -343,6 +343,7 @@ void Connection::send_prepared(const char* sql, const Params& params, bool repla
                            params.formats(), /*resultFormat=*/0))
     lost("query");
   ++sent_;
+  ++statements_sent_;
 }
 
 Result Connection::run(const char* sql, const Params& params) {
@@ -392,6 +393,7 @@ void Connection::send_plain(const char* sql) {
   refuse_in_catch_handler();
   if (!PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) lost("query");
   ++sent_;
+  ++statements_sent_;
 }
 
 void Connection::execute(const char* sql) {

@@ -164,6 +164,10 @@ class Connection {
   // How many Syncs this connection has sent: each one is an implicit
   // transaction of its own outside BEGIN, and a wake-up of the server.
   std::uint64_t syncs_sent() const { return syncs_sent_; }
+  // How many statements this connection has run, each prepared statement
+  // counted once for each time it ran (not for its PREPARE): each is a
+  // parse, a plan or bind, and an executor start on the server.
+  std::uint64_t statements_sent() const { return statements_sent_; }
 
  private:
   // Sends a Sync, then reads the results of every command sent since the
@@ -184,6 +188,7 @@ class Connection {
   bool broken_ = false;
   PipelineTurns* turns_ = nullptr;
   std::uint64_t syncs_sent_ = 0;
+  std::uint64_t statements_sent_ = 0;
   std::unordered_map<const char*, std::string> prepared_;  // literal -> statement name
   // Sends the prepared statement `sql` (preparing it first, in the same
   // pipeline, when this connection has not yet, or when `replan` and its

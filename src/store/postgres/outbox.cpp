@@ -6,6 +6,8 @@
 
 #include "store/outbox_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/mail_batch.hpp"
+#include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -31,8 +33,15 @@ std::int64_t Outbox::enqueue(const OutboxRecord& m) {
   return db_.run(AUTHD_INSERT_MAIL " RETURNING id", mail_params(m)).integer(0, 0);
 }
 
-// No round trip of its own: a /forgot's mail goes with what follows it.
-void Outbox::add(const OutboxRecord& m) { db_.send_ahead(AUTHD_INSERT_MAIL, mail_params(m)); }
+// No round trip of its own: a /forgot's mail goes with what follows it; in
+// a batch, with the batch's others in one INSERT (mail_batch.hpp).
+void Outbox::add(const OutboxRecord& m) {
+  if (PipelineTurns* batch = db_.transaction_batch()) {
+    batch->mails().add(m);
+    return;
+  }
+  db_.send_ahead(AUTHD_INSERT_MAIL, mail_params(m));
+}
 
 std::vector<OutboxRecord> Outbox::claim_due(Millis now, Millis lease_until, std::size_t limit) {
   return claim(now, now, lease_until, limit);

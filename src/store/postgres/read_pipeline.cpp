@@ -12,7 +12,9 @@
 
 #include "store/postgres/connection.hpp"
 #include "store/postgres/event_batch.hpp"
+#include "store/postgres/mail_batch.hpp"
 #include "store/postgres/shared_sessions.hpp"
+#include "store/postgres/shared_throttle.hpp"
 
 namespace authd::postgres {
 namespace {
@@ -61,6 +63,7 @@ struct CachedStack {
 struct Read {
   ctx::fiber fiber;
   ctx::fiber loop;
+  bool behind = false;  // parked by wait_behind
 };
 
 // The reads parked after their Sync, in the order the Syncs went out,
@@ -74,7 +77,9 @@ class Turns final : public PipelineTurns {
   }
   bool one_transaction() const override { return one_transaction_; }
   SharedSessions& shared_sessions() override { return shared_sessions_; }
+  SharedThrottle& throttle() override { return throttle_; }
   EventBatch& events() override { return events_; }
+  MailBatch& mails() override { return mails_; }
 
   void wait_for_company() override {
     if (std::current_exception()) throw StoreError("a read waited in a catch handler");
@@ -93,6 +98,13 @@ class Turns final : public PipelineTurns {
     read.loop = std::move(read.loop).resume();
   }
 
+  // In the ring too, behind the read it waits for: when it comes to the
+  // front, that one has left the ring with the answer.
+  void wait_behind() override {
+    running_->behind = true;
+    wait_for_answer();
+  }
+
   void resume(Read& read) {
     running_ = &read;
     read.fiber = std::move(read.fiber).resume();
@@ -100,10 +112,13 @@ class Turns final : public PipelineTurns {
   }
 
   // Resumes the parked reads in order until every one has finished. The
-  // reads waiting for company go first: nothing else can run meanwhile.
+  // reads waiting for company go first, so that their statement is sent
+  // before the next answer is waited for; but not before the reads whose
+  // shared answer has been read, which may join them.
   void run_parked() {
     while (parked_ > 0 || !company_.empty()) {
-      if (!company_.empty()) {
+      const bool answer_read = parked_ > 0 && ring_[first_]->behind;
+      if (!company_.empty() && !answer_read) {
         std::swap(company_, resuming_);  // a read resumed here may wait again
         for (Read* read : resuming_) resume(*read);
         resuming_.clear();
@@ -112,6 +127,7 @@ class Turns final : public PipelineTurns {
       Read* next = ring_[first_];
       first_ = (first_ + 1) % ring_.size();
       --parked_;
+      next->behind = false;
       resume(*next);
     }
   }
@@ -125,7 +141,9 @@ class Turns final : public PipelineTurns {
   std::vector<Read*> company_;   // waiting for company, in the order they came
   std::vector<Read*> resuming_;  // the company being resumed
   SharedSessions shared_sessions_;
+  SharedThrottle throttle_;
   EventBatch events_;
+  MailBatch mails_;
 };
 
 // The connection parks its reads here for as long as the batch runs.
@@ -179,12 +197,15 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
   }
   // Never leaves a parked fiber behind: each is resumed until it returns.
   turns.run_parked();
-  // The events go ahead of the COMMIT only: after a unit's failure the
-  // caller rolls back, and a statement that failed in the aborted
+  // The rows kept back go ahead of the COMMIT only: after a unit's failure
+  // the caller rolls back, and a statement that failed in the aborted
   // transaction would take the ROLLBACK sent with it down too.
   const bool all_done = std::none_of(units.begin(), units.end(),
                                      [](const TransactionUnit& unit) { return unit.error; });
-  if (one_transaction && all_done) turns.events().send_ahead(connection);
+  if (!one_transaction || !all_done) return;
+  turns.throttle().send_ahead(connection);
+  turns.mails().send_ahead(connection);
+  turns.events().send_ahead(connection);
 }
 
 std::exception_ptr take_first_cause(std::span<TransactionUnit> units) {

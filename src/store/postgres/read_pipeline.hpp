@@ -19,9 +19,12 @@
 // (shared_sessions.hpp): GET /me's lookup is most of a read batch, and
 // PostgreSQL serves ten keys in one statement for about the work of two.
 //
-// A batch of logouts runs the same way inside its one transaction
-// (PostgresStore::run_together): there a Sync does not end the
+// A batch of logouts or /forgot requests runs the same way inside its one
+// transaction (PostgresStore::run_together): there a Sync does not end the
 // transaction, and a statement that fails fails the whole batch anyway.
+// Their throttle counts share statements too (shared_throttle.hpp), and
+// the rows they only add (throttle and audit events, mails) go as one
+// INSERT per table.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +38,9 @@ namespace authd::postgres {
 
 class Connection;
 class EventBatch;
+class MailBatch;
 class SharedSessions;
+class SharedThrottle;
 
 // What a connection in a read pipeline does once a statement and its Sync
 // are sent: give the thread to the next read until its answer is due.
@@ -50,11 +55,18 @@ class PipelineTurns {
   // its statement, finished, or parked here too; the reads parked here are
   // then resumed in the order they came, before any answer is read.
   virtual void wait_for_company() = 0;
+  // Parks the running read behind the one that reads the answer it shares
+  // (shared_statement.hpp). It is resumed once that one has it, before
+  // the reads waiting for company: it may then join their company.
+  virtual void wait_behind() = 0;
   // The batch's session lookups, shared by its reads.
   virtual SharedSessions& shared_sessions() = 0;
-  // The audit events of a batch in one transaction, sent as one INSERT
-  // once every unit has finished.
+  // The batch's throttle counts and events (in one transaction).
+  virtual SharedThrottle& throttle() = 0;
+  // The audit events and the mails of a batch in one transaction, each
+  // sent as one INSERT once every unit has finished.
   virtual EventBatch& events() = 0;
+  virtual MailBatch& mails() = 0;
 
  protected:
   ~PipelineTurns() = default;

@@ -56,48 +56,15 @@ std::vector<std::pair<std::size_t, SessionUser>> rows_by_place(const Result& row
 
 }  // namespace
 
-std::optional<SessionUser> SharedSessions::share(std::shared_ptr<Group>& open, PipelineTurns& turns,
-                                                 const Sha256Digest& digest, const Millis* now,
-                                                 const std::function<void(Group&)>& send) {
-  // Refused before it joins: a unit refused after joining would leave its
-  // token in the group, to be ended or counted on its behalf.
-  if (std::current_exception()) throw StoreError("a unit waited in a catch handler");
-  if (!open) open = std::make_shared<Group>();
-  const std::shared_ptr<Group> group = open;
-  const std::size_t mine = group->digests.size();
-  group->digests.push_back(digest);
-  if (now != nullptr) group->nows.push_back(*now);
-  turns.wait_for_company();
-  if (!group->sent) {
-    // The first resumed: every unit that waited is in the group now, and
-    // one that comes later starts a group of its own.
-    group->sent = true;
-    open.reset();
-    try {
-      group->found.resize(group->digests.size());
-      send(*group);
-    } catch (...) {
-      group->failure = std::current_exception();
-    }
-    group->answered = true;
-  } else if (!group->answered) {
-    turns.wait_for_answer();  // behind the first one, which reads the rows
-  }
-  if (!group->answered)
-    throw StoreError("a shared session statement was resumed before its answer");
-  if (group->failure) std::rethrow_exception(group->failure);
-  return std::move(group->found[mine]);
-}
-
 std::optional<SessionUser> SharedSessions::user_of(Connection& db, PipelineTurns& turns,
                                                    const Sha256Digest& digest) {
-  return share(open_lookups_, turns, digest, nullptr, [&db](Group& group) { look_up(db, group); });
+  return lookups_.share(turns, {digest, 0}, [&db](Shared::Group& group) { look_up(db, group); });
 }
 
 std::optional<UserRecord> SharedSessions::revoke_live(Connection& db, PipelineTurns& turns,
                                                       const Sha256Digest& digest, Millis now) {
   std::optional<SessionUser> ended =
-      share(open_revokes_, turns, digest, &now, [&db](Group& group) { revoke(db, group); });
+      revokes_.share(turns, {digest, now}, [&db](Shared::Group& group) { revoke(db, group); });
   if (!ended) return std::nullopt;
   return std::move(ended->user);
 }
@@ -132,22 +99,25 @@ std::optional<UserRecord> SharedSessions::revoke_live_alone(Connection& db,
   return read_user(Row(rows, 0));
 }
 
-void SharedSessions::look_up(Connection& db, Group& group) {
-  if (group.digests.size() == 1) {
-    group.found.front() = user_of_alone(db, group.digests.front());
+void SharedSessions::look_up(Connection& db, Shared::Group& group) {
+  if (group.asks.size() == 1) {
+    group.answers.front() = user_of_alone(db, group.asks.front().digest);
     return;
   }
+  std::vector<Sha256Digest> digests;
+  digests.reserve(group.asks.size());
+  for (const Ask& ask : group.asks) digests.push_back(ask.digest);
   Params params;
-  params.digest_array(group.digests);
-  for (auto& [place, user] : rows_by_place(db.run(kSessionUsersSql, params), group.digests.size()))
-    group.found[place] = std::move(user);
+  params.digest_array(digests);
+  for (auto& [place, user] : rows_by_place(db.run(kSessionUsersSql, params), digests.size()))
+    group.answers[place] = std::move(user);
 }
 
-void SharedSessions::revoke(Connection& db, Group& group) {
-  if (group.digests.size() == 1) {
-    std::optional<UserRecord> user =
-        revoke_live_alone(db, group.digests.front(), group.nows.front());
-    if (user) group.found.front() = SessionUser{std::move(*user), 0};
+void SharedSessions::revoke(Connection& db, Shared::Group& group) {
+  const std::vector<Ask>& asks = group.asks;
+  if (asks.size() == 1) {
+    std::optional<UserRecord> user = revoke_live_alone(db, asks.front().digest, asks.front().now);
+    if (user) group.answers.front() = SessionUser{std::move(*user), 0};
     return;
   }
   // A token named by two units is sent once, at the earlier of their
@@ -156,23 +126,23 @@ void SharedSessions::revoke(Connection& db, Group& group) {
   // DELETE in turn; the other finds it gone. The tokens go in byte order,
   // the order their rows are locked in, so that two batches that end the
   // same sessions lock them in one order.
-  std::vector<std::size_t> order(group.digests.size());
+  std::vector<std::size_t> order(asks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&group](std::size_t a, std::size_t b) {
-    return group.digests[a] < group.digests[b];
+  std::stable_sort(order.begin(), order.end(), [&asks](std::size_t a, std::size_t b) {
+    return asks[a].digest < asks[b].digest;
   });
   std::vector<std::vector<std::size_t>> units;  // per token sent, in the batch's order
   std::vector<Sha256Digest> digests;
   std::vector<Millis> earliest;
   for (std::size_t i : order) {
-    if (!digests.empty() && digests.back() == group.digests[i]) {
+    if (!digests.empty() && digests.back() == asks[i].digest) {
       units.back().push_back(i);
-      earliest.back() = std::min(earliest.back(), group.nows[i]);
+      earliest.back() = std::min(earliest.back(), asks[i].now);
       continue;
     }
     units.push_back({i});
-    digests.push_back(group.digests[i]);
-    earliest.push_back(group.nows[i]);
+    digests.push_back(asks[i].digest);
+    earliest.push_back(asks[i].now);
   }
   std::vector<std::string> nows;
   nows.reserve(earliest.size());
@@ -181,8 +151,8 @@ void SharedSessions::revoke(Connection& db, Group& group) {
   params.digest_array(digests).text_array(nows);
   for (auto& [place, ended] : rows_by_place(db.run(kEndSessionsSql, params), digests.size())) {
     for (std::size_t unit : units[place]) {
-      if (group.nows[unit] < ended.expires_at) {
-        group.found[unit] = std::move(ended);
+      if (asks[unit].now < ended.expires_at) {
+        group.answers[unit] = std::move(ended);
         break;
       }
     }

@@ -1,34 +1,26 @@
 // How PostgreSQL stores throttling events: one row per counted attempt,
 // read through the (key, at) index, the key locked before counting in a
-// write transaction.
+// write transaction. In a batch of /forgot requests the counts and the
+// events are shared by the batch's units (shared_throttle.hpp).
 #include <algorithm>
 
 #include "store/postgres/connection.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/shared_throttle.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
 
 std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis after, int most) {
-  Params params;
-  params.text(key);
   // A separate statement: a READ COMMITTED statement sees what was
   // committed when it started, so the count must start after the lock.
   // Sent ahead, in the same round trip as the count: the pipeline runs
   // them in order, and a lock that fails fails the count and the
   // transaction with it.
   if (locking_) lock(key);
-  params.integer(after).integer(most);
-  // Plan: Index Only Scan Backward using throttle_events_by_key, stopped
-  // by the LIMIT: no sort, `most` rows at most. Planned again each second:
-  // the table can grow from nothing faster than ANALYZE follows, and a plan
-  // made while it was nearly empty would read all of it.
-  Result rows = db_.run_replanned(
-      "SELECT at FROM throttle_events WHERE key = $1 AND at > $2 ORDER BY at DESC LIMIT $3",
-      params);
-  std::vector<Millis> times(static_cast<std::size_t>(rows.rows()));
-  for (int i = 0; i < rows.rows(); ++i)  // newest first: fill from the back
-    times[times.size() - 1 - static_cast<std::size_t>(i)] = rows.integer(i, 0);
-  return times;
+  if (PipelineTurns* batch = db_.transaction_batch())
+    return batch->throttle().event_times(db_, *batch, key, after, most);
+  return SharedThrottle::event_times_alone(db_, key, after, most);
 }
 
 void ThrottleEvents::lock(std::string_view key) {
@@ -39,39 +31,66 @@ void ThrottleEvents::lock(std::string_view key) {
   locked_.emplace_back(key);
 }
 
+// One statement for all of them: the function runs once per element, in
+// the array's order (a function scan of unnest, no sort or join).
 void ThrottleEvents::lock_in_order(std::span<const std::string> keys) {
-  std::vector<std::string_view> ordered(keys.begin(), keys.end());
+  std::vector<std::string> ordered;
+  for (const std::string& key : keys)
+    if (std::find(locked_.begin(), locked_.end(), key) == locked_.end()) ordered.push_back(key);
   std::sort(ordered.begin(), ordered.end());
-  for (std::string_view key : ordered) lock(key);  // lock() skips a repeated key
+  ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+  if (ordered.size() == 1) lock(ordered.front());
+  if (ordered.size() <= 1) return;
+  Params params;
+  params.text_array(ordered);
+  db_.send_ahead(
+      "SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) FROM unnest($1::text[]) AS key",
+      params);
+  locked_.insert(locked_.end(), ordered.begin(), ordered.end());
+}
+
+// The statements below run after the events a batch has kept back, as they
+// would had each gone ahead on its own.
+void ThrottleEvents::send_kept_events() {
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().send_ahead(db_);
 }
 
 std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {
+  send_kept_events();
   Params params;
   params.text(key).integer(at);
   return db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
       .integer(0, 0);
 }
 
-// No round trip of its own (a counted request's event).
+// No round trip of its own (a counted request's event); in a batch, one
+// INSERT for the batch's events (shared_throttle.hpp).
 void ThrottleEvents::add_event(std::string_view key, Millis at) {
+  if (PipelineTurns* batch = db_.transaction_batch()) {
+    batch->throttle().add_event(key, at);
+    return;
+  }
   Params params;
   params.text(key).integer(at);
   db_.send_ahead("INSERT INTO throttle_events (key, at) VALUES ($1, $2)", params);
 }
 
 void ThrottleEvents::delete_event(std::int64_t event_id) {
+  send_kept_events();
   Params params;
   params.integer(event_id);
   db_.run("DELETE FROM throttle_events WHERE id = $1", params);
 }
 
 void ThrottleEvents::delete_events(std::string_view key) {
+  send_kept_events();
   Params params;
   params.text(key);
   db_.run("DELETE FROM throttle_events WHERE key = $1", params);
 }
 
 std::int64_t ThrottleEvents::prune(Millis horizon) {
+  send_kept_events();
   Params params;
   params.integer(horizon);
   return db_.run("DELETE FROM throttle_events WHERE at <= $1", params).affected();

@@ -95,6 +95,7 @@ class ThrottleEvents final : public ThrottleStore {
 
  private:
   void lock(std::string_view key);
+  void send_kept_events();
 
   Connection& db_;
   bool locking_;

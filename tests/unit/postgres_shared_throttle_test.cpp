@@ -1,0 +1,198 @@
+// store/postgres: a batch of /forgot requests in one transaction shares its
+// throttling statements (store/postgres/shared_throttle.hpp, mail_batch.hpp,
+// docs/performance.md section 34): the keys' locks in one statement, each
+// step's counts in one, and the rows the units only add (throttle events,
+// mails) in one INSERT per table. Every count must still be exact: a unit
+// counts the events stored before it, its own included, and every mail is
+// stored as it was given. Skipped unless AUTHD_TEST_POSTGRES names a server
+// (scripts/with-postgres.sh; scripts/test.sh runs them there).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "auth/mail_request.hpp"
+#include "postgres_test_database.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr Millis kBatchNow = 1'000'000;
+
+// A /forgot request's limits, as request_password_reset builds them: the
+// client's counter and the address's two mail limits.
+MailRequestLimits batch_forgot_limits(int i) {
+  return MailRequestLimits{
+      {ThrottleCounter{"forgot:client:192.0.2." + std::to_string(i), RateLimit{2, 60'000ms}}},
+      "mail:reset:user" + std::to_string(i) + "@example.com",
+      RateLimit{3, 60'000ms},
+      RateLimit{10, 3'600'000ms}};
+}
+
+OutboxRecord forgot_mail(int i) {
+  OutboxRecord mail;
+  mail.kind = "password_reset";
+  mail.email = "user" + std::to_string(i) + "@example.com";
+  return mail;
+}
+
+class PostgresSharedThrottleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::postgres_available())
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    url_ = test::fresh_postgres_database();
+    postgres::PostgresStore(url_, 1, 5s).migrate();
+    connection_.emplace(url_, 5s, std::chrono::steady_clock::now() + 5s);
+  }
+
+  // Runs `works` as PostgresStore::run_together runs a batch whose units
+  // name different keys: one transaction, every key locked first, the
+  // units as fibers of one pipeline. The statements it sent.
+  std::uint64_t run_batch(std::vector<std::function<void(Transaction&)>>& works,
+                          const std::vector<std::string>& keys) {
+    postgres::Connection& db = *connection_;
+    const std::uint64_t before = db.statements_sent();
+    std::vector<TransactionUnit> units(works.size());
+    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    db.send_ahead("BEGIN READ WRITE");
+    postgres::PostgresTransaction tx(db, true);
+    tx.lock_throttle_keys(keys);
+    postgres::run_in_one_pipeline(db, units, true, [&tx](TransactionUnit& unit) {
+      (*unit.work)(tx);
+      unit.status = StoreStatus::ok;
+    });
+    for (const TransactionUnit& unit : units) EXPECT_EQ(unit.status, StoreStatus::ok);
+    db.execute("COMMIT");
+    return db.statements_sent() - before;
+  }
+
+  // A batch of `count` /forgot requests, from client first, first + 1, ...
+  std::uint64_t run_forgot_batch(int first, int count, std::vector<ThrottleVerdict>& verdicts) {
+    verdicts.assign(static_cast<std::size_t>(count), ThrottleVerdict{});
+    std::vector<std::function<void(Transaction&)>> works;
+    std::vector<std::string> keys;
+    for (int i = 0; i < count; ++i) {
+      MailRequestLimits limits = batch_forgot_limits(first + i);
+      for (const std::string& key : limits.keys()) keys.push_back(key);
+      works.emplace_back([limits, &verdicts, first, i](Transaction& tx) {
+        verdicts[static_cast<std::size_t>(i)] =
+            count_and_queue_mail(tx, limits, forgot_mail(first + i), kBatchNow, 0ms);
+      });
+    }
+    return run_batch(works, keys);
+  }
+
+  std::int64_t number(const char* sql) { return connection_->run(sql).integer(0, 0); }
+
+  std::string url_;
+  std::optional<postgres::Connection> connection_;
+};
+
+// interface.md 6 /forgot 5 and 8.3: what a batch of requests costs the
+// server does not grow with the batch: each statement serves every unit.
+TEST_F(PostgresSharedThrottleTest,
+       Interface_6_Forgot_5_ABatchOfEightRequestsSendsNoMoreStatementsThanABatchOfTwo) {
+  std::vector<ThrottleVerdict> verdicts;
+  const std::uint64_t two = run_forgot_batch(0, 2, verdicts);
+  const std::uint64_t eight = run_forgot_batch(10, 8, verdicts);
+  EXPECT_EQ(eight, two);
+  for (const ThrottleVerdict& verdict : verdicts) EXPECT_TRUE(verdict.allowed);
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 2 * (2 + 8));
+  EXPECT_EQ(number("SELECT count(*) FROM outbox"), 2 + 8);
+}
+
+// interface.md 6 /forgot 5: each unit's counts see what was stored before
+// the batch, and no unit's limit is charged for another's request.
+TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_5_EachRequestOfABatchIsCountedOnItsOwnKeys) {
+  std::vector<ThrottleVerdict> verdicts;
+  run_forgot_batch(0, 4, verdicts);  // one event on each client's key
+  run_forgot_batch(1, 1, verdicts);  // client 1's second: at its limit of 2
+  run_forgot_batch(0, 4, verdicts);
+  ASSERT_EQ(verdicts.size(), 4U);
+  EXPECT_TRUE(verdicts[0].allowed);
+  EXPECT_FALSE(verdicts[1].allowed) << "client 1 had used its 2 requests";
+  EXPECT_TRUE(verdicts[2].allowed);
+  EXPECT_TRUE(verdicts[3].allowed);
+  // Refused: nothing counted or queued for it.
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key = 'forgot:client:192.0.2.1'"),
+            2);
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key = 'forgot:client:192.0.2.0'"),
+            2);
+  // Address 0's mails: two, both under its short limit of 3.
+  EXPECT_EQ(number("SELECT count(*) FROM outbox WHERE email = 'user0@example.com'"), 2);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox WHERE email = 'user1@example.com'"), 2);
+}
+
+// The events a unit adds are kept back for one INSERT, but a later count of
+// its own key sees them, as when each went ahead on its own.
+TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_5_AUnitCountsTheEventsItAddedEarlier) {
+  std::vector<std::size_t> seen(3);
+  std::vector<std::function<void(Transaction&)>> works;
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    const std::string key = "forgot:client:198.51.100." + std::to_string(i);
+    keys.push_back(key);
+    works.emplace_back([key, &seen, i](Transaction& tx) {
+      tx.throttle().event_times(key, 0, 10);  // a first count, shared
+      tx.throttle().add_event(key, kBatchNow);
+      tx.throttle().add_event(key, kBatchNow + 1);
+      seen[i] = tx.throttle().event_times(key, 0, 10).size();
+    });
+  }
+  run_batch(works, keys);
+  EXPECT_EQ(seen, (std::vector<std::size_t>{2, 2, 2}));
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 6);
+}
+
+// interface.md 11.4 and 6 /forgot 4: the mails of a batch are stored as
+// given, a sign-up's hash and name and a reset's missing ones alike, in
+// the order their units queued them.
+TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_4_TheMailsOfABatchAreStoredAsGivenInOrder) {
+  std::vector<OutboxRecord> mails;
+  for (int i = 0; i < 3; ++i) {
+    OutboxRecord mail = forgot_mail(i);
+    mail.created_at = kBatchNow + i;
+    mail.next_attempt_at = kBatchNow + 100 - i;
+    mail.attempts = i;
+    mails.push_back(mail);
+  }
+  mails[1].kind = "signup";
+  mails[1].password_hash = R"($argon2id$v=19$m=19456,t=2,p=1$c2FsdA$"quoted",NULL{})";
+  mails[1].display_name = "NULL";  // the word, not a missing value
+  mails[2].user_id = "user-2";
+  mails[2].display_name = "";  // empty, not missing
+  std::vector<std::function<void(Transaction&)>> works;
+  works.reserve(mails.size());
+  for (const OutboxRecord& mail : mails)
+    works.emplace_back([&mail](Transaction& tx) { tx.outbox().add(mail); });
+  run_batch(works, {});
+
+  postgres::Result rows = connection_->run(
+      "SELECT kind, user_id, email, created_at, attempts, next_attempt_at, password_hash,"
+      " display_name FROM outbox ORDER BY id");
+  ASSERT_EQ(rows.rows(), 3);
+  for (int i = 0; i < 3; ++i) {
+    const OutboxRecord& want = mails[static_cast<std::size_t>(i)];
+    EXPECT_EQ(rows.text(i, 0), want.kind) << i;
+    EXPECT_EQ(rows.text(i, 1), want.user_id) << i;
+    EXPECT_EQ(rows.text(i, 2), want.email) << i;
+    EXPECT_EQ(rows.integer(i, 3), want.created_at) << i;
+    EXPECT_EQ(rows.integer(i, 4), want.attempts) << i;
+    EXPECT_EQ(rows.integer(i, 5), want.next_attempt_at) << i;
+    EXPECT_EQ(rows.optional_text(i, 6), want.password_hash) << i;
+    EXPECT_EQ(rows.optional_text(i, 7), want.display_name) << i;
+  }
+}
+
+}  // namespace
+}  // namespace authd
