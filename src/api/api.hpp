@@ -3,6 +3,8 @@
 // with the headers every response carries.
 #pragma once
 
+#include <chrono>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +76,9 @@ struct ApiResponse {
   // A header or the body holds a secret (login's token): the http layer
   // wipes the response and its wire bytes once they are sent.
   bool holds_secret = false;
+  // Written only once this has passed (a busy 503's pacing,
+  // api/hashing_busy.cpp); the request's own state is freed meanwhile.
+  std::chrono::milliseconds hold{0};
 };
 
 class Metrics;

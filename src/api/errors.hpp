@@ -20,8 +20,9 @@ ApiResponse service_unavailable(std::chrono::seconds retry_after);
 ApiResponse json_response(int status, std::string body);
 ApiResponse no_content();  // 204: no body, no Content-Type
 
-// 503 for a request the hashing pool had no room for, answered about the
-// second its Retry-After names later (api/hashing_busy.cpp says why).
-boost::asio::awaitable<ApiResponse> hashing_busy();
+// 503 for a request the hashing pool had no room for, held to be written
+// about the second its Retry-After names later (api/hashing_busy.cpp says
+// why).
+ApiResponse hashing_busy();
 
 }  // namespace authd

@@ -54,10 +54,8 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
       co_return error_response(403);
     case LoginOutcome::Kind::throttled:
       co_return too_many_requests(outcome.retry_after);
-    case LoginOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case LoginOutcome::Kind::busy:
+      co_return hashing_busy();
     case LoginOutcome::Kind::unavailable:
       break;
   }

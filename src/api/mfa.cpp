@@ -47,10 +47,8 @@ boost::asio::awaitable<ApiResponse> refusal(FactorOutcome& outcome) {
       co_return error_response(403);
     case FactorOutcome::Kind::conflict:
       co_return error_response(409);
-    case FactorOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case FactorOutcome::Kind::busy:
+      co_return hashing_busy();
     case FactorOutcome::Kind::unavailable:
       break;
   }

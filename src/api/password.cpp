@@ -47,10 +47,8 @@ boost::asio::awaitable<ApiResponse> handle_change_password(ApiContext& ctx, ApiR
       co_return too_many_requests(outcome.retry_after);
     case PasswordChangeOutcome::Kind::wrong_password:
       co_return error_response(403);
-    case PasswordChangeOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case PasswordChangeOutcome::Kind::busy:
+      co_return hashing_busy();
     case PasswordChangeOutcome::Kind::unavailable:
       break;
   }

@@ -35,10 +35,8 @@ boost::asio::awaitable<ApiResponse> handle_reset(ApiContext& ctx, ApiRequest& re
       co_return error_response(401);
     case ResetOutcome::Kind::bad_password:
       co_return bad_request(outcome.problem);
-    case ResetOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case ResetOutcome::Kind::busy:
+      co_return hashing_busy();
     case ResetOutcome::Kind::unavailable:
       break;
   }

@@ -45,10 +45,8 @@ boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& r
       co_return json_response(200, dump_json({{"email", canonical}}));
     case SignupOutcome::Kind::throttled:
       co_return too_many_requests(outcome.retry_after);
-    case SignupOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case SignupOutcome::Kind::busy:
+      co_return hashing_busy();
     case SignupOutcome::Kind::unavailable:
       break;
   }

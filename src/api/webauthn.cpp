@@ -59,10 +59,8 @@ boost::asio::awaitable<ApiResponse> refusal(const PasskeyOutcome& outcome) {
       co_return bad_request(std::string("credential: failed the ") +
                             webauthn::check_name(outcome.failed.value_or(webauthn::Check::shape)) +
                             " check");
-    case PasskeyOutcome::Kind::busy: {
-      ApiResponse busy = co_await hashing_busy();
-      co_return busy;
-    }
+    case PasskeyOutcome::Kind::busy:
+      co_return hashing_busy();
     case PasskeyOutcome::Kind::ok:
     case PasskeyOutcome::Kind::unavailable:
       break;

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
@@ -333,7 +335,8 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
                                      ExchangeContext context) {
   const HttpSettings& settings = context.settings;
   auto started = std::chrono::steady_clock::now();
-  Parser parser;
+  std::optional<Parser> parsed(std::in_place);
+  Parser& parser = *parsed;
   Reading head = co_await read_head(stream, buffer, parser, settings, header_deadline_set);
   if (head.gone) co_return After::close;
   std::optional<Rejection> rejection = head.rejection;
@@ -344,6 +347,14 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
     rejection = body.rejection;
   }
   Answer answer = co_await answer_request(parser, rejection, client, context);
+  if (answer.response.hold.count() > 0) {
+    // A busy answer's second (api/hashing_busy.cpp): the request's headers
+    // and body are freed first. A cancelled wait answers at once.
+    parsed.reset();
+    asio::steady_timer wait(co_await asio::this_coro::executor, answer.response.hold);
+    error_code cancelled;
+    co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+  }
   error_code ec =
       co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);
   log_request(answer, client, started, context.api.metrics);
