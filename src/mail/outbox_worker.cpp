@@ -164,9 +164,16 @@ void OutboxWorker::note_delivery_time(std::chrono::microseconds took) {
 // anyway.
 // Left behind only when the worker stops, or another claim took the mail:
 // then it is (or has been) delivered again, and only the newer link works.
-bool OutboxWorker::mark_sent(PeriodicThread& thread, const std::vector<const OutboxRecord*>& mails,
+bool OutboxWorker::mark_sent(PeriodicThread& thread, std::vector<const OutboxRecord*> mails,
                              Millis lease_until) {
   if (mails.empty()) return true;
+  // In id order, not the claim's (due time): another worker's marks go in
+  // that order too, and a statement that deletes several rows (an
+  // erasure's) meets them in about their order of insertion. Two writers
+  // that take several rows in one order cannot wait on each other in a
+  // cycle (a claim never waits: SKIP LOCKED).
+  std::sort(mails.begin(), mails.end(),
+            [](const OutboxRecord* a, const OutboxRecord* b) { return a->id < b->id; });
   Duration wait = kFirstMarkRetry;
   for (int attempt = 1;; ++attempt) {
     std::vector<const OutboxRecord*> taken_over;

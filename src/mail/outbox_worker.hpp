@@ -107,7 +107,7 @@ class OutboxWorker {
   void note_delivery_time(std::chrono::microseconds took);
   std::string send(Claimed& claimed, Millis now, bool& permanent);
   void release(std::span<Claimed> untried, Millis lease_until);
-  bool mark_sent(PeriodicThread& thread, const std::vector<const OutboxRecord*>& mails,
+  bool mark_sent(PeriodicThread& thread, std::vector<const OutboxRecord*> mails,
                  Millis lease_until);
 
   Store& store_;
