@@ -335,25 +335,30 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
                                      ExchangeContext context) {
   const HttpSettings& settings = context.settings;
   auto started = std::chrono::steady_clock::now();
-  std::optional<Parser> parsed(std::in_place);
-  Parser& parser = *parsed;
-  Reading head = co_await read_head(stream, buffer, parser, settings, header_deadline_set);
+  std::optional<Parser> parser(std::in_place);
+  Reading head = co_await read_head(stream, buffer, *parser, settings, header_deadline_set);
   if (head.gone) co_return After::close;
   std::optional<Rejection> rejection = head.rejection;
-  const std::string client = client_of(parser, peer, rejection.has_value(), settings);
+  const std::string client = client_of(*parser, peer, rejection.has_value(), settings);
   if (!rejection) {
-    Reading body = co_await read_body(stream, buffer, parser, settings, client);
+    Reading body = co_await read_body(stream, buffer, *parser, settings, client);
     if (body.gone) co_return After::close;
     rejection = body.rejection;
   }
-  Answer answer = co_await answer_request(parser, rejection, client, context);
+  Answer answer = co_await answer_request(*parser, rejection, client, context);
   if (answer.response.hold.count() > 0) {
-    // A busy answer's second (api/hashing_busy.cpp): the request's headers
-    // and body are freed first. A cancelled wait answers at once.
-    parsed.reset();
+    // A busy answer's second (api/hashing_busy.cpp), with the request's
+    // headers and body freed, and its bytes wiped from the connection's
+    // buffer when nothing of a next request follows them there. Nothing
+    // cancels the wait: a drain that starts meanwhile waits for it.
+    parser.reset();
+    if (buffer.size() == 0) buffer.shrink_to_fit();
     asio::steady_timer wait(co_await asio::this_coro::executor, answer.response.hold);
-    error_code cancelled;
-    co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    error_code ignored;
+    co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    // A drain that started during the wait closes the connection after
+    // this answer: the answer says so, as it did when the handler waited.
+    answer.keep_alive = answer.keep_alive && !context.draining;
   }
   error_code ec =
       co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);

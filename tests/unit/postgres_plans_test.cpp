@@ -317,6 +317,21 @@ TEST_F(PostgresPlansTest, Interface_6_Forgot_5_TheSharedThrottleCountFindsEachKe
   authd.execute("COMMIT");
   flush();
   EXPECT_EQ(throttle_seq_scans() - before, 0) << "a count read the whole table";
+  // The generic plan authd's sessions use (plan_cache_mode), of the
+  // statement as SharedThrottle sends it: per key, the newest events by a
+  // backward scan of the key's index under the LIMIT, no sort.
+  query("SET plan_cache_mode = force_generic_plan");
+  query(
+      "PREPARE shared_count (text[], bigint[], bigint[]) AS SELECT d.n, t.at FROM unnest($1,"
+      " $2, $3) WITH ORDINALITY AS d (key, after, most, n) CROSS JOIN LATERAL (SELECT at FROM"
+      " throttle_events WHERE key = d.key AND at > d.after ORDER BY at DESC LIMIT d.most) AS t");
+  std::string plan;
+  for (const std::string& line : query(
+           "EXPLAIN EXECUTE shared_count ('{forgot:client:1,forgot:client:8}', '{0,0}', '{3,3}')"))
+    plan += line + "\n";
+  EXPECT_NE(plan.find("Scan Backward using throttle_events_by_key"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Sort"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Seq Scan on throttle_events"), std::string::npos) << plan;
   for (std::size_t i = 0; i < found.size(); ++i) {
     const Millis key = static_cast<Millis>(i * 7 + 1);  // its events: key + 5,000 j
     EXPECT_EQ(found[i], (std::vector<Millis>{key + 5'000, key + 10'000, key + 15'000})) << i;

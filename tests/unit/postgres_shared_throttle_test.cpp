@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "auth/mail_request.hpp"
+#include "crypto/random.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/postgres_store.hpp"
@@ -109,6 +110,36 @@ TEST_F(PostgresSharedThrottleTest,
   for (const ThrottleVerdict& verdict : verdicts) EXPECT_TRUE(verdict.allowed);
   EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 2 * (2 + 8));
   EXPECT_EQ(number("SELECT count(*) FROM outbox"), 2 + 8);
+}
+
+// A batch of writes may hold logouts and /forgot requests together. A
+// /forgot's second count (its address's) waits for the units behind the
+// logouts too, and goes as one statement for the batch, whatever order
+// their first statements were answered in.
+TEST_F(PostgresSharedThrottleTest,
+       Interface_6_Forgot_5_ALogoutInTheBatchDoesNotSplitTheSecondCount) {
+  auto forgot_works = [](int first, int count, bool with_logout,
+                         std::vector<std::function<void(Transaction&)>>& works,
+                         std::vector<std::string>& keys) {
+    for (int i = 0; i < count; ++i) {
+      MailRequestLimits limits = batch_forgot_limits(first + i);
+      for (const std::string& key : limits.keys()) keys.push_back(key);
+      works.emplace_back([limits, first, i](Transaction& tx) {
+        count_and_queue_mail(tx, limits, forgot_mail(first + i), kBatchNow, 0ms);
+      });
+      if (i == 0 && with_logout)  // second in the batch, behind the first /forgot
+        works.emplace_back(
+            [](Transaction& tx) { tx.sessions().revoke_live(sha256("no such token"), kBatchNow); });
+    }
+  };
+  std::vector<std::function<void(Transaction&)>> alone;
+  std::vector<std::string> alone_keys;
+  forgot_works(0, 3, false, alone, alone_keys);
+  std::vector<std::function<void(Transaction&)>> mixed;
+  std::vector<std::string> mixed_keys;
+  forgot_works(10, 3, true, mixed, mixed_keys);
+  const std::uint64_t forgot_only = run_batch(alone, alone_keys);
+  EXPECT_EQ(run_batch(mixed, mixed_keys), forgot_only + 1) << "one statement for the logout";
 }
 
 // interface.md 6 /forgot 5: each unit's counts see what was stored before

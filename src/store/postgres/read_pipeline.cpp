@@ -101,9 +101,12 @@ class Turns final : public PipelineTurns {
   // In the ring too, behind the read it waits for: when it comes to the
   // front, that one has left the ring with the answer.
   void wait_behind() override {
+    if (std::current_exception()) throw StoreError("a read waited in a catch handler");
     running_->behind = true;
     wait_for_answer();
   }
+
+  void answer_read(std::size_t waiting_behind) override { ready_behind_ += waiting_behind; }
 
   void resume(Read& read) {
     running_ = &read;
@@ -117,8 +120,7 @@ class Turns final : public PipelineTurns {
   // shared answer has been read, which may join them.
   void run_parked() {
     while (parked_ > 0 || !company_.empty()) {
-      const bool answer_read = parked_ > 0 && ring_[first_]->behind;
-      if (!company_.empty() && !answer_read) {
+      if (!company_.empty() && (ready_behind_ == 0 || parked_ == 0)) {
         std::swap(company_, resuming_);  // a read resumed here may wait again
         for (Read* read : resuming_) resume(*read);
         resuming_.clear();
@@ -127,6 +129,7 @@ class Turns final : public PipelineTurns {
       Read* next = ring_[first_];
       first_ = (first_ + 1) % ring_.size();
       --parked_;
+      if (next->behind) --ready_behind_;
       next->behind = false;
       resume(*next);
     }
@@ -136,6 +139,7 @@ class Turns final : public PipelineTurns {
   std::vector<Read*> ring_;
   std::size_t first_ = 0;
   std::size_t parked_ = 0;
+  std::size_t ready_behind_ = 0;  // parked by wait_behind, their answer read
   Read* running_ = nullptr;
   bool one_transaction_;
   std::vector<Read*> company_;   // waiting for company, in the order they came

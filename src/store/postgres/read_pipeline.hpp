@@ -59,6 +59,9 @@ class PipelineTurns {
   // (shared_statement.hpp). It is resumed once that one has it, before
   // the reads waiting for company: it may then join their company.
   virtual void wait_behind() = 0;
+  // Called by the read that read a shared answer: `waiting_behind` reads
+  // parked by wait_behind can go on with it.
+  virtual void answer_read(std::size_t waiting_behind) = 0;
   // The batch's session lookups, shared by its reads.
   virtual SharedSessions& shared_sessions() = 0;
   // The batch's throttle counts and events (in one transaction).

@@ -59,7 +59,9 @@ class SharedStatement {
         group->failure = std::current_exception();
       }
       group->answered = true;
+      turns.answer_read(group->behind);
     } else if (!group->answered) {
+      ++group->behind;
       turns.wait_behind();  // the first one reads the rows
     }
     if (!group->answered) throw StoreError("a shared statement was resumed before its answer");
@@ -70,6 +72,7 @@ class SharedStatement {
  private:
   struct Shared : Group {
     std::exception_ptr failure;
+    std::size_t behind = 0;  // the units parked behind the first one
     bool sent = false;
     bool answered = false;
   };

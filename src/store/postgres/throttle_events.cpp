@@ -31,8 +31,9 @@ void ThrottleEvents::lock(std::string_view key) {
   locked_.emplace_back(key);
 }
 
-// One statement for all of them: the function runs once per element, in
-// the array's order (a function scan of unnest, no sort or join).
+// One statement for all of them, the function run once per element in the
+// array's order (a volatile function in the target list runs after the
+// ORDER BY's sort).
 void ThrottleEvents::lock_in_order(std::span<const std::string> keys) {
   std::vector<std::string> ordered;
   for (const std::string& key : keys)
@@ -44,7 +45,8 @@ void ThrottleEvents::lock_in_order(std::span<const std::string> keys) {
   Params params;
   params.text_array(ordered);
   db_.send_ahead(
-      "SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) FROM unnest($1::text[]) AS key",
+      "SELECT pg_advisory_xact_lock(hashtextextended(k.key, 0))"
+      " FROM unnest($1::text[]) WITH ORDINALITY AS k (key, n) ORDER BY k.n",
       params);
   locked_.insert(locked_.end(), ordered.begin(), ordered.end());
 }
