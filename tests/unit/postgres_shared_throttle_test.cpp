@@ -185,6 +185,40 @@ TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_5_AUnitCountsTheEventsItAd
   EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 6);
 }
 
+// interface.md 8.3: a batch whose unit fails is undone whole, and each
+// request then runs alone: the throttling events and mails the batch kept
+// back are never sent, so each request that succeeds alone is counted and
+// queued once, and the failed one not at all (PostgresStore::run_together).
+TEST_F(PostgresSharedThrottleTest, Interface_8_3_AnUndoneBatchKeepsNothingBackAndItsUnitsRunAlone) {
+  postgres::PostgresStore store(url_, 1, 5s);
+  std::vector<std::function<void(Transaction&)>> works;
+  std::vector<TransactionUnit> units(3);
+  works.reserve(units.size());
+  for (int i = 0; i < 3; ++i)
+    works.emplace_back([i](Transaction& tx) {
+      count_and_queue_mail(tx, batch_forgot_limits(i), forgot_mail(i), kBatchNow, 0ms);
+      if (i == 1)  // after its counts and its mail: no such user, the foreign key refuses it
+        tx.sessions().insert({sha256("orphan"), "no-such-user", 1'000, 2'000});
+    });
+  std::vector<std::vector<std::string>> keys;  // the units' spans point here
+  for (std::size_t i = 0; i < units.size(); ++i)
+    keys.push_back(batch_forgot_limits(static_cast<int>(i)).keys());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    units[i].work = &works[i];
+    units[i].lock_keys = keys[i];
+  }
+  store.run_together(units);
+  EXPECT_EQ(units[0].status, StoreStatus::ok);
+  EXPECT_EQ(units[1].status, StoreStatus::failed);
+  EXPECT_EQ(units[2].status, StoreStatus::ok);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox"), 2);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox WHERE email = 'user1@example.com'"), 0);
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 2 * 2);
+  EXPECT_EQ(
+      number("SELECT count(*) FROM throttle_events WHERE key LIKE '%.1' OR key LIKE '%user1@%'"),
+      0);
+}
+
 // interface.md 11.4 and 6 /forgot 4: the mails of a batch are stored as
 // given, a sign-up's hash and name and a reset's missing ones alike, in
 // the order their units queued them.
