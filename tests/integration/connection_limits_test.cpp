@@ -111,14 +111,6 @@ std::unique_ptr<AuthdProcess> server_with(const std::string& total, const std::s
   return std::make_unique<AuthdProcess>(args);
 }
 
-// A counter or gauge from the management listener's /metrics.
-double metric(const AuthdProcess& authd, const std::string& name) {
-  std::string body = "\n" + send_request(authd.admin_port(), "GET", "/metrics").body;
-  auto at = body.find("\n" + name + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(body.substr(at + name.size() + 2));
-}
-
 // Per client: with every connection of 127.0.0.2 busy, its next one is
 // closed at once and unanswered; another client is served meanwhile.
 TEST(ConnectionLimits, PerClientCapClosesNewConnectionsWhenNoneIsIdle) {

@@ -413,6 +413,14 @@ void AuthdProcess::wait_until_ready() {
 
 std::string AuthdProcess::log_text() const { return read_file(directory_ + "/authd.log"); }
 
+double metric(const AuthdProcess& authd, const std::string& name) {
+  std::istringstream lines(send_request(authd.admin_port(), "GET", "/metrics").body);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
+  return -1;
+}
+
 std::vector<nlohmann::json> log_lines(const AuthdProcess& authd) {
   std::vector<nlohmann::json> lines;
   std::string text = authd.log_text();

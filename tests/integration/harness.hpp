@@ -244,6 +244,10 @@ class ReservedPort {
   unsigned short port_ = 0;
 };
 
+// The value of an unlabelled sample (a counter or gauge) of the management
+// listener's /metrics; -1 when absent.
+double metric(const AuthdProcess& authd, const std::string& name);
+
 // Every complete line of a server's log, parsed (each must be JSON). A last
 // line still being written (no newline yet) is left for the next read.
 std::vector<nlohmann::json> log_lines(const AuthdProcess& authd);

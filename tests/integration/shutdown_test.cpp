@@ -105,15 +105,6 @@ TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
             std::to_string(kLogins));
 }
 
-// A counter of GET /metrics on the management listener (0 when absent).
-double metric(const AuthdProcess& authd, const std::string& name) {
-  std::istringstream in(send_request(authd.admin_port(), "GET", "/metrics").body);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
-  return 0;
-}
-
 // 9.3 and 4.3: the 503 of a full hashing pool is written about a second
 // after it is decided (api/hashing_busy.cpp), the http layer holding it.
 // A drain that starts during that second closes the connection after it,

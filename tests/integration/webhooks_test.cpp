@@ -51,17 +51,6 @@ std::vector<std::string> webhook_args(const WebhookReceiver& receiver, const std
   return args;
 }
 
-// The value of an unlabelled sample of /metrics; -1 when absent.
-double metric(const AuthdProcess& authd, const std::string& name) {
-  HttpResponse res = send_request(authd.admin_port(), "GET", "/metrics");
-  std::istringstream lines(res.body);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
-  }
-  return -1;
-}
-
 // Polls /metrics (its store readings are up to 5 s old) until `name` is `value`.
 bool metric_reaches(const AuthdProcess& authd, const std::string& name, double value) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

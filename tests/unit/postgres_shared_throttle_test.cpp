@@ -77,19 +77,30 @@ class PostgresSharedThrottleTest : public ::testing::Test {
     return db.statements_sent() - before;
   }
 
-  // A batch of `count` /forgot requests, from client first, first + 1, ...
-  std::uint64_t run_forgot_batch(int first, int count, std::vector<ThrottleVerdict>& verdicts) {
-    verdicts.assign(static_cast<std::size_t>(count), ThrottleVerdict{});
-    std::vector<std::function<void(Transaction&)>> works;
-    std::vector<std::string> keys;
+  // Adds `count` /forgot requests, from client first, first + 1, ..., to
+  // `works` and their keys to `keys`; each sets its verdict in `verdicts`.
+  static void add_forgot_requests(int first, int count,
+                                  std::vector<std::function<void(Transaction&)>>& works,
+                                  std::vector<std::string>& keys,
+                                  std::vector<ThrottleVerdict>& verdicts) {
+    const std::size_t place = verdicts.size();
+    verdicts.resize(place + static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       MailRequestLimits limits = batch_forgot_limits(first + i);
       for (const std::string& key : limits.keys()) keys.push_back(key);
-      works.emplace_back([limits, &verdicts, first, i](Transaction& tx) {
-        verdicts[static_cast<std::size_t>(i)] =
+      works.emplace_back([limits, &verdicts, place, first, i](Transaction& tx) {
+        verdicts[place + static_cast<std::size_t>(i)] =
             count_and_queue_mail(tx, limits, forgot_mail(first + i), kBatchNow, 0ms);
       });
     }
+  }
+
+  // A batch of `count` /forgot requests, from client first, first + 1, ...
+  std::uint64_t run_forgot_batch(int first, int count, std::vector<ThrottleVerdict>& verdicts) {
+    verdicts.clear();
+    std::vector<std::function<void(Transaction&)>> works;
+    std::vector<std::string> keys;
+    add_forgot_requests(first, count, works, keys, verdicts);
     return run_batch(works, keys);
   }
 
@@ -118,27 +129,15 @@ TEST_F(PostgresSharedThrottleTest,
 // their first statements were answered in.
 TEST_F(PostgresSharedThrottleTest,
        Interface_6_Forgot_5_ALogoutInTheBatchDoesNotSplitTheSecondCount) {
-  auto forgot_works = [](int first, int count, bool with_logout,
-                         std::vector<std::function<void(Transaction&)>>& works,
-                         std::vector<std::string>& keys) {
-    for (int i = 0; i < count; ++i) {
-      MailRequestLimits limits = batch_forgot_limits(first + i);
-      for (const std::string& key : limits.keys()) keys.push_back(key);
-      works.emplace_back([limits, first, i](Transaction& tx) {
-        count_and_queue_mail(tx, limits, forgot_mail(first + i), kBatchNow, 0ms);
-      });
-      if (i == 0 && with_logout)  // second in the batch, behind the first /forgot
-        works.emplace_back(
-            [](Transaction& tx) { tx.sessions().revoke_live(sha256("no such token"), kBatchNow); });
-    }
-  };
-  std::vector<std::function<void(Transaction&)>> alone;
-  std::vector<std::string> alone_keys;
-  forgot_works(0, 3, false, alone, alone_keys);
+  std::vector<ThrottleVerdict> verdicts;
+  const std::uint64_t forgot_only = run_forgot_batch(0, 3, verdicts);
   std::vector<std::function<void(Transaction&)>> mixed;
   std::vector<std::string> mixed_keys;
-  forgot_works(10, 3, true, mixed, mixed_keys);
-  const std::uint64_t forgot_only = run_batch(alone, alone_keys);
+  add_forgot_requests(10, 1, mixed, mixed_keys, verdicts);
+  // Second in the batch, behind the first /forgot.
+  mixed.emplace_back(
+      [](Transaction& tx) { tx.sessions().revoke_live(sha256("no such token"), kBatchNow); });
+  add_forgot_requests(11, 2, mixed, mixed_keys, verdicts);
   EXPECT_EQ(run_batch(mixed, mixed_keys), forgot_only + 1) << "one statement for the logout";
 }
 

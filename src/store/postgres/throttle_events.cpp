@@ -40,8 +40,11 @@ void ThrottleEvents::lock_in_order(std::span<const std::string> keys) {
     if (std::find(locked_.begin(), locked_.end(), key) == locked_.end()) ordered.push_back(key);
   std::sort(ordered.begin(), ordered.end());
   ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
-  if (ordered.size() == 1) lock(ordered.front());
-  if (ordered.size() <= 1) return;
+  if (ordered.empty()) return;
+  if (ordered.size() == 1) {
+    lock(ordered.front());
+    return;
+  }
   Params params;
   params.text_array(ordered);
   db_.send_ahead(
