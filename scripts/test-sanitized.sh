@@ -22,4 +22,7 @@ cmake --build build-asan
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_init_order=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
-ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600
+# The statistical timing tests alone, after the rest (scripts/test.sh).
+ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600 \
+  -E '^integration\.Timing\.'
+ctest --test-dir build-asan --output-on-failure --timeout 600 -R '^integration\.Timing\.'

@@ -9,7 +9,11 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 # playwright-core (exact version from package-lock.json) drives Debian's Chromium.
 npm ci --no-audit --no-fund --loglevel=error
-ctest --test-dir build --output-on-failure --parallel 2
+# The statistical timing tests (tests/integration/timing_test.cpp) run
+# alone, after the rest: a neighbour starting beside them (Chromium, a
+# cluster) moves one side of a comparison and not the other.
+ctest --test-dir build --output-on-failure --parallel 2 -E '^integration\.Timing\.'
+ctest --test-dir build --output-on-failure -R '^integration\.Timing\.'
 # The integration tests again, each server on a fresh database of a
 # throw-away PostgreSQL 15 cluster (scripts/with-postgres.sh), with the
 # multi-instance tests, the PostgreSQL store's own unit tests (every
@@ -17,12 +21,13 @@ ctest --test-dir build --output-on-failure --parallel 2
 # (tests/unit/store_conformance_test.cpp) and the outbox worker's claims
 # (tests/unit/outbox_worker_test.cpp) on PostgreSQL, and the passkeys
 # page in Chromium (interface.md 16.8). The restart tests
-# stop and start their cluster, so they get one of their own and run alone.
+# stop and start their cluster, so they get one of their own and run alone;
+# the timing tests join that run, one test at a time, as above.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
   -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|browser\.passkeys_page$)' \
-  -E '^integration\.ScaleOutRestart\.'
+  -E '^integration\.(ScaleOutRestart|Timing)\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
-  -R '^integration\.ScaleOutRestart\.'
+  -R '^integration\.(ScaleOutRestart|Timing)\.'
 # The .deb: built with CPack, installed with apt, a login served from the
 # installed paths, then removed.
 bash scripts/test-package.sh
