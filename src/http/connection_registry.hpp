@@ -38,6 +38,9 @@ class ConnectionRegistry {
     // Asks the connection to close if it is still idle when its own thread
     // gets to it (it may have started a request meanwhile). Never blocks.
     virtual void close_if_idle() = 0;
+    // Asks the connection, as a drain begins, to close once nothing of it
+    // is in flight: at once if idle. Never blocks.
+    virtual void drain() { close_if_idle(); }
 
    private:
     std::string client_key_;

@@ -346,20 +346,24 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
     rejection = body.rejection;
   }
   Answer answer = co_await answer_request(*parser, rejection, client, context);
-  if (answer.response.hold.count() > 0) {
+  if (answer.response.hold.count() > 0 && !context.draining) {
     // A busy answer's second (api/hashing_busy.cpp), with the request's
     // headers and body freed, and its bytes wiped from the connection's
-    // buffer when nothing of a next request follows them there. Nothing
-    // cancels the wait: a drain that starts meanwhile waits for it.
+    // buffer when nothing of a next request follows them there. A drain
+    // ends the wait (the connection cancels the timer it is given here):
+    // the answer then goes at once, saying that the connection closes, and
+    // the client retries elsewhere instead of holding up the drain.
     parser.reset();
     if (buffer.size() == 0) buffer.shrink_to_fit();
     asio::steady_timer wait(co_await asio::this_coro::executor, answer.response.hold);
+    context.held_answer = &wait;
     error_code ignored;
     co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-    // A drain that started during the wait closes the connection after
-    // this answer: the answer says so, as it did when the handler waited.
-    answer.keep_alive = answer.keep_alive && !context.draining;
+    context.held_answer = nullptr;
   }
+  // An answer written once the drain has begun closes its connection, and
+  // says so.
+  answer.keep_alive = answer.keep_alive && !context.draining;
   error_code ec =
       co_await write_response(stream, answer, settings.header_timeout, settings.tls != nullptr);
   log_request(answer, client, started, context.api.metrics);

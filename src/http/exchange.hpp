@@ -13,6 +13,7 @@
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "api/api.hpp"
 #include "http/http_stream.hpp"
@@ -22,11 +23,14 @@
 namespace authd {
 
 // What every request of one listener reads: its settings, the API behind
-// it, and whether the server is draining (Server::State owns all three).
+// it, and whether the server is draining (Server::State owns all three);
+// and where the request's connection keeps the timer of a held answer
+// while it waits, so that a drain can end the wait (http/server.cpp).
 struct ExchangeContext {
   const HttpSettings& settings;
   ApiContext& api;
   const std::atomic<bool>& draining;
+  boost::asio::steady_timer*& held_answer;
 };
 
 // What a request leaves its connection to do next.

@@ -38,19 +38,30 @@ constexpr std::size_t kFirstRead = 1024;
 
 // Shared by the listener and every connection; connections hold it alive.
 struct Server::State : std::enable_shared_from_this<Server::State> {
-  // A live connection. Only its own thread touches its stream; others ask
-  // it to close through close_if_idle().
+  // A live connection. Only its own thread touches its stream and its held
+  // answer's timer; others ask it to close through close_if_idle() and
+  // drain().
   struct Connection : ConnectionRegistry::Tracked, std::enable_shared_from_this<Connection> {
     Connection(tcp::socket socket, std::string address)
         : Tracked(client_network(address)), stream(std::move(socket)), peer(std::move(address)) {}
     HttpStream stream;
     std::string peer;     // the TCP peer's address
     bool waiting = true;  // its own thread's view: waiting for a request's first byte
+    asio::steady_timer* held_answer = nullptr;  // a busy 503's wait (http/exchange.cpp)
 
     void close_if_idle() override {
       asio::post(stream.get_executor(), [self = shared_from_this()] {
         error_code ignored;
         if (self->waiting) self->stream.tcp().socket().cancel(ignored);
+      });
+    }
+    // As close_if_idle(), and a held answer goes now instead of at the end
+    // of its wait.
+    void drain() override {
+      asio::post(stream.get_executor(), [self = shared_from_this()] {
+        error_code ignored;
+        if (self->waiting) self->stream.tcp().socket().cancel(ignored);
+        if (self->held_answer != nullptr) self->held_answer->cancel();
       });
     }
   };
@@ -241,7 +252,7 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
     first_request = false;
     // 2.: the request itself (http/exchange.hpp).
     After after = co_await serve_request(stream, connection->peer, buffer, header_deadline_set,
-                                         {settings, api, draining});
+                                         {settings, api, draining, connection->held_answer});
     if (after == After::close_lingering) request_unread = true;
     if (after != After::next_request) break;
     connection->waiting = true;
@@ -302,8 +313,9 @@ void Server::State::drain() {
   std::lock_guard lock(mutex);
   if (registry.open() == 0) return;
   // Idle connections are closed now; busy ones finish their request and
-  // then close. Past the deadline, whatever is left is closed too.
-  registry.for_each([](const auto& connection) { connection->close_if_idle(); });
+  // then close, a held 503 at once. Past the deadline, whatever is left is
+  // closed too.
+  registry.for_each([](const auto& connection) { connection->drain(); });
   drain_timer.expires_after(settings.drain_timeout);
   drain_timer.async_wait([self = shared_from_this()](const error_code& ec) {
     if (ec) return;  // cancelled: every connection finished in time
