@@ -15,7 +15,8 @@
 #   pg_ceilings     PostgreSQL's own ceilings with pgbench, before authd runs:
 #                   select-only (pg_select_ceiling) and single-row INSERTs,
 #                   one commit each (pg_write_ceiling), into the ceilings file
-#   pg_run_backend  seed a database per data set, run authd's scenarios on it
+#   pg_run_backend  seed a database per data set, run authd's scenarios on it,
+#                   then logout again on the cluster restarted cold
 #   pg_stop         stop and delete the cluster (run.sh's EXIT trap calls it)
 
 PG_BIN=/usr/lib/postgresql/15/bin
@@ -176,5 +177,32 @@ pg_run_backend() {
     start_authd "$PG_URL/authd_bench_$users" "$dir" "pg_$users"
     run_scenarios "$users" "$dir"
     stop_authd
+    if [ "$users" = 1000 ]; then
+      pg_make_cold "$dir"
+      start_authd "$PG_URL/authd_bench_$users" "$dir" "pg_${users}_cold"
+      scenario logout_cold "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/cold_tokens.txt"
+      stop_authd
+    fi
   done
+}
+
+# A cold cluster (issue 28: logout's p99 "also on a cold cluster"): the
+# cluster restarted, so that its shared buffers are empty, and the kernel's
+# page cache dropped when this process may (root), so that the first
+# logouts read their sessions' pages from the disk. Records which. The cold
+# logouts use the second half of the logout tokens, which the warm logout
+# scenario (at most half the seed's rate) does not reach.
+pg_make_cold() { # dir
+  local n
+  n=$(wc -l <"$1/logout_tokens.txt")
+  tail -n +$((n / 2 + 1)) "$1/logout_tokens.txt" >"$1/cold_tokens.txt"
+  log "PostgreSQL: restarting the cluster cold"
+  pg_ctl_ restart -m fast >/dev/null || { cat "$PG_DIR/server.log" >&2; exit 1; }
+  sync
+  if echo 3 2>/dev/null >/proc/sys/vm/drop_caches; then
+    echo "pg_cold_page_cache=dropped" >>"$CEIL"
+  else
+    echo "pg_cold_page_cache=kept" >>"$CEIL"
+  fi
+  tail -n1 "$CEIL" >&2
 }
