@@ -8,9 +8,11 @@
 // those are still being served.
 #include <signal.h>
 
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "contract_support.hpp"
 #include "harness.hpp"
@@ -105,6 +107,34 @@ TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
             std::to_string(kLogins));
 }
 
+// A login holding the one hashing worker of a server started with
+// kOneSlowWorker, and a second login it refused with a 503 that it now holds
+// (4.3): where both tests of a held 503 below start from.
+const std::vector<std::string> kOneSlowWorker = {"--hash-workers", "1", "--hash-queue", "0",
+                                                 "--argon2-memory-kib", "65536",
+                                                 "--argon2-iterations", "40"};
+
+struct HeldBusyAnswer {
+  std::unique_ptr<HttpConnection> hashing;
+  std::unique_ptr<HttpConnection> refused;
+};
+
+void hold_a_busy_answer(AuthdProcess& authd, HeldBusyAnswer& held) {
+  ASSERT_NE(authd.admin_port(), 0);
+  authd.add_user(kEmail, kPassword);
+  const std::string body = login_body(kEmail, kPassword);
+  const std::string request =
+      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  held.hashing = std::make_unique<HttpConnection>(authd.port());
+  held.hashing->send_raw(request);
+  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_busy_workers") == 1; }));
+  held.refused = std::make_unique<HttpConnection>(authd.port());
+  held.refused->send_raw(request);
+  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_rejected_total") == 1; }));
+}
+
 // 9.3 and 4.3: the 503 of a full hashing pool is written about a second
 // after it is decided (api/hashing_busy.cpp), the http layer holding it.
 // A drain that starts during that second closes the connection after it,
@@ -113,21 +143,11 @@ TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
 // connection being closed. (The hold is 0.5 s at least; the signal follows
 // the 503's decision, seen in /metrics, by a poll's interval.)
 TEST(Shutdown, Interface_9_3_ABusy503HeldWhenTheDrainStartsSaysConnectionClose) {
-  AuthdProcess authd({"--hash-workers", "1", "--hash-queue", "0", "--argon2-memory-kib", "65536",
-                      "--argon2-iterations", "40"});
-  ASSERT_NE(authd.admin_port(), 0);
-  authd.add_user(kEmail, kPassword);
-  const std::string body = login_body(kEmail, kPassword);
-  const std::string request =
-      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-      "Content-Length: " +
-      std::to_string(body.size()) + "\r\n\r\n" + body;
-  HttpConnection hashing(authd.port());
-  hashing.send_raw(request);
-  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_busy_workers") == 1; }));
-  HttpConnection refused(authd.port());
-  refused.send_raw(request);
-  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_rejected_total") == 1; }));
+  AuthdProcess authd(kOneSlowWorker);
+  HeldBusyAnswer held;
+  ASSERT_NO_FATAL_FAILURE(hold_a_busy_answer(authd, held));
+  HttpConnection& hashing = *held.hashing;
+  HttpConnection& refused = *held.refused;
 
   authd.signal(SIGTERM);
   HttpResponse busy = refused.read_response();
@@ -145,21 +165,12 @@ TEST(Shutdown, Interface_9_3_ABusy503HeldWhenTheDrainStartsSaysConnectionClose) 
 // running would outlast it, and the connection would be cut without an
 // answer. The login that holds the one worker is what the time-out drops.
 TEST(Shutdown, Interface_9_3_ADrainSendsAHeldBusy503AtOnce) {
-  AuthdProcess authd({"--hash-workers", "1", "--hash-queue", "0", "--argon2-memory-kib", "65536",
-                      "--argon2-iterations", "40", "--drain-timeout", "300ms"});
-  ASSERT_NE(authd.admin_port(), 0);
-  authd.add_user(kEmail, kPassword);
-  const std::string body = login_body(kEmail, kPassword);
-  const std::string request =
-      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-      "Content-Length: " +
-      std::to_string(body.size()) + "\r\n\r\n" + body;
-  HttpConnection hashing(authd.port());
-  hashing.send_raw(request);
-  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_busy_workers") == 1; }));
-  HttpConnection refused(authd.port());
-  refused.send_raw(request);
-  ASSERT_TRUE(eventually([&] { return metric(authd, "authd_hashing_rejected_total") == 1; }));
+  std::vector<std::string> args = kOneSlowWorker;
+  args.insert(args.end(), {"--drain-timeout", "300ms"});
+  AuthdProcess authd(args);
+  HeldBusyAnswer held;
+  ASSERT_NO_FATAL_FAILURE(hold_a_busy_answer(authd, held));
+  HttpConnection& refused = *held.refused;
 
   authd.signal(SIGTERM);
   HttpResponse busy = refused.read_response();
