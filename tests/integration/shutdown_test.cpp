@@ -110,9 +110,9 @@ TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
 // A login holding the one hashing worker of a server started with
 // kOneSlowWorker, and a second login it refused with a 503 that it now holds
 // (4.3): where both tests of a held 503 below start from.
-const std::vector<std::string> kOneSlowWorker = {"--hash-workers", "1", "--hash-queue", "0",
-                                                 "--argon2-memory-kib", "65536",
-                                                 "--argon2-iterations", "40"};
+const std::vector<std::string> kOneSlowWorker = {
+    "--hash-workers",      "1",     "--hash-queue",        "0",
+    "--argon2-memory-kib", "65536", "--argon2-iterations", "40"};
 
 struct HeldBusyAnswer {
   std::unique_ptr<HttpConnection> hashing;
