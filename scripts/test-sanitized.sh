@@ -22,7 +22,10 @@ cmake --build build-asan
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_init_order=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
-# The statistical timing tests alone, after the rest (scripts/test.sh).
+# Not the statistical timing tests: under the sanitizers they time the
+# instrumentation, whose cost depends on the data (13-17 us between two
+# /forgot addresses that differ by 0.8 us in the release build,
+# docs/security.md). They hold in the release build, on both databases
+# (scripts/test.sh); the paths they drive run here in the other tests.
 ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600 \
   -E '^integration\.Timing\.'
-ctest --test-dir build-asan --output-on-failure --timeout 600 -R '^integration\.Timing\.'
