@@ -107,9 +107,7 @@ TEST(Shutdown, Interface_9_3_SigtermLetsAllInFlightLoginsFinishAndRefusesNewConn
             std::to_string(kLogins));
 }
 
-// A login holding the one hashing worker of a server started with
-// kOneSlowWorker, and a second login it refused with a 503 that it now holds
-// (4.3): where both tests of a held 503 below start from.
+// One hashing worker, no queue, and hashes slow enough to keep it busy.
 const std::vector<std::string> kOneSlowWorker = {
     "--hash-workers",      "1",     "--hash-queue",        "0",
     "--argon2-memory-kib", "65536", "--argon2-iterations", "40"};
@@ -119,6 +117,9 @@ struct HeldBusyAnswer {
   std::unique_ptr<HttpConnection> refused;
 };
 
+// A login holding the one hashing worker of a server started with
+// kOneSlowWorker, and a second login it refused with a 503 that it now holds
+// (4.3): where both tests of a held 503 below start from.
 void hold_a_busy_answer(AuthdProcess& authd, HeldBusyAnswer& held) {
   ASSERT_NE(authd.admin_port(), 0);
   authd.add_user(kEmail, kPassword);
