@@ -228,17 +228,17 @@ unsent_mails() { # dir: mails queued and not sent yet (or dropped)
   fi
 }
 
-# A /forgot scenario, and what the outbox worker did meanwhile: a request
-# is answered before its mail goes, so a rate of answers means little
-# unless the mail keeps up. Records the mails written to the mail directory
-# during the scenario and those still unsent at its end (for unknown
-# addresses, none is written: each is dropped).
-forgot_scenario() { # name users dir [VAR=value]
-  local name=$1 users=$2 dir=$3 before
-  shift 3
+# A /forgot or /signup scenario, and what the outbox worker did meanwhile:
+# a request is answered before its mail goes, so a rate of answers means
+# little unless the mail keeps up. Records the mails written to the mail
+# directory during the scenario and those still unsent at its end (for
+# /forgot's unknown addresses, none is written: each is dropped).
+mail_scenario() { # name users dir conns script [VAR=value]
+  local name=$1 users=$2 dir=$3 conns=$4 script=$5 before
+  shift 5
   empty_outbox "$dir"
   before=$(find "$dir/mail" -name '*.eml' | wc -l)
-  scenario "$name" "$users" 64 200 bench/lua/forgot.lua "$@"
+  scenario "$name" "$users" "$conns" 200 "$script" "$@"
   echo "mail_sent_${BACKEND}_${users}_${name}=$(($(find "$dir/mail" -name '*.eml' | wc -l) - before))" >>"$CEIL"
   echo "mail_unsent_${BACKEND}_${users}_${name}=$(unsent_mails "$dir")" >>"$CEIL"
 }
@@ -257,6 +257,8 @@ start_authd() { # database-url dir key (the ceilings get startup_ms_KEY)
     --login-email-limit 1000000/1m --login-client-limit 1000000/1m \
     --forgot-client-limit 1000000/1m --reset-mail-limit-short 1000000/1m \
     --reset-mail-limit-long 1000000/1m --mail-dir "$dir/mail" \
+    --signup open --signup-client-limit 1000000/1m --signup-mail-limit-short 1000000/1m \
+    --signup-mail-limit-long 1000000/1m \
     --admin-listen 127.0.0.1:0 --max-connections-per-client 100000 \
     --trusted-proxies 127.0.0.1 --public-url "http://127.0.0.1:$PORT" >"$dir/authd.log" 2>&1 &
   AUTHD_PID=$!
@@ -307,8 +309,13 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   # Each /forgot scenario starts with an empty outbox, so that neither
   # pays for the other's queued mails (the worker delivers or drops them
   # during the scenario, as it would in service).
-  forgot_scenario forgot_unknown "$users" "$dir" BENCH_UNKNOWN=1
-  forgot_scenario forgot_existing "$users" "$dir"
+  mail_scenario forgot_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1
+  mail_scenario forgot_existing "$users" "$dir" 64 bench/lua/forgot.lua
+  # /signup hashes the password whether or not the address has an account
+  # (interface.md 11.4), so it is bound by the hashing pool: as many
+  # connections as login_ok.
+  mail_scenario signup_new "$users" "$dir" 32 bench/lua/signup.lua
+  mail_scenario signup_existing "$users" "$dir" 32 bench/lua/signup.lua BENCH_EXISTING=1
 }
 
 if has_backend sqlite; then
