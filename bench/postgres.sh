@@ -2,7 +2,7 @@
 # The PostgreSQL part of bench/run.sh, which sources this file (it only
 # defines functions; they use run.sh's variables and functions: WORK, CEIL,
 # DURATION, PY, AUTHD_BIN, PHC, SESSIONS, BACKEND, log, split_tokens,
-# start_authd, run_scenarios, stop_authd).
+# start_authd, run_scenarios, stop_authd, empty_outbox).
 #
 # The cluster is a throw-away PostgreSQL 15 (Debian's postgresql-15) made as
 # scripts/with-postgres.sh makes its own: initdb in a temporary directory (as
@@ -178,6 +178,9 @@ pg_run_backend() {
     run_scenarios "$users" "$dir"
     stop_authd
     if [ "$users" = 1000 ]; then
+      # From an empty outbox, so that the cold logouts do not share the
+      # cores with the delivery of a backlog the last scenario left.
+      empty_outbox "$dir"
       pg_make_cold "$dir"
       start_authd "$PG_URL/authd_bench_$users" "$dir" "pg_${users}_cold"
       scenario logout_cold "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/cold_tokens.txt"

@@ -264,31 +264,33 @@ def performance_section(rows, env, c, png, work):
                 check("%s: /forgot known and unknown addresses at the same rate (within 10%%)"
                       % BACKEND_NAMES[backend], 0.9 <= same <= 1.1,
                       "%.1f / %.1f = %.2f" % (known["good_rps"], unknown["good_rps"], same))
-        # /signup (issue 28, Deliver 4): measured against the same factor 2
-        # of logout, although it hashes the password by contract (11.4), so
-        # its rate is bound by the hashing pool like login's; and a new
-        # address at the rate of an existing one.
+        # /signup (issue 28, Deliver 4): within a factor 2 of logout, as
+        # asked, although a sign-up hashes its password by contract (11.4,
+        # both kinds of address), so that its rate is the hashing pool's like
+        # login's (performance.md, section 37); set against login_ok too, and
+        # a new address at the rate of an existing one.
         new, taken = one("signup_new"), one("signup_existing")
-        if out and new and taken and out["good_rps"]:
-            for r in (new, taken):
-                share_check(r, "%s: %s >= half of logout's rate" % (BACKEND_NAMES[backend], r["scenario"]),
-                            0.5, out["good_rps"])
-            login = one("login_ok")
-            if login and login["good_rps"]:  # one hash each, as a sign-up
-                checks.append("| (no target) %s: /signup against login_ok, one password hash each | - | "
-                              "%.1f / %.1f = %.2f (new), %.2f (existing) |"
-                              % (BACKEND_NAMES[backend], new["good_rps"], login["good_rps"],
-                                 new["good_rps"] / login["good_rps"], taken["good_rps"] / login["good_rps"]))
-            if new["good_rps"]:
-                same = taken["good_rps"] / new["good_rps"]
-                check("%s: /signup new and existing addresses at the same rate (within 10%%)"
-                      % BACKEND_NAMES[backend], 0.9 <= same <= 1.1,
-                      "%.1f / %.1f = %.2f" % (taken["good_rps"], new["good_rps"], same))
+        if out and out["good_rps"]:
+            for r in (x for x in (new, taken) if x):
+                share_check(r, "%s: %s >= half of logout's rate (not while a sign-up hashes: section 37)"
+                            % (BACKEND_NAMES[backend], r["scenario"]), 0.5, out["good_rps"])
+        login = one("login_ok")
+        if new and taken and login and login["good_rps"]:  # one hash each, as a sign-up
+            checks.append("| (no target) %s: /signup against login_ok, one password hash each | - | "
+                          "%.1f / %.1f = %.2f (new), %.2f (existing) |"
+                          % (BACKEND_NAMES[backend], new["good_rps"], login["good_rps"],
+                             new["good_rps"] / login["good_rps"], taken["good_rps"] / login["good_rps"]))
+        if new and taken and new["good_rps"]:
+            same = taken["good_rps"] / new["good_rps"]
+            check("%s: /signup new and existing addresses at the same rate (within 10%%)"
+                  % BACKEND_NAMES[backend], 0.9 <= same <= 1.1,
+                  "%.1f / %.1f = %.2f" % (taken["good_rps"], new["good_rps"], same))
         # What the outbox worker did meanwhile: each answer queued a mail,
         # handled after the answer (bench/run.sh, mail_scenario): written
-        # to the mail directory for a known address, dropped for an unknown
-        # one. A rate of answers means little if the mail falls behind. Each
-        # mail falls due up to 2 s after its request (--reset-mail-delay), so
+        # to the mail directory, but for /forgot's unknown addresses, which
+        # are dropped (a sign-up mails both kinds). A rate of answers means
+        # little if the mail falls behind. Each mail falls due up to 2 s
+        # after its request (--reset-mail-delay), so
         # the last seconds' mails are unsent at the end however fast it goes.
         for r in (unknown, known, new, taken):
             if not r:
