@@ -308,7 +308,7 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
 
   scenario flood_5000 "$users" 5000 200,503 bench/lua/login.lua
   # Each /forgot and /signup scenario starts with an empty outbox, so that none
-  # pays for the other's queued mails (the worker delivers or drops them
+  # pays for the others' queued mails (the worker delivers or drops them
   # during the scenario, as it would in service).
   mail_scenario forgot_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1
   mail_scenario forgot_existing "$users" "$dir" 64 bench/lua/forgot.lua
