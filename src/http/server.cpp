@@ -49,19 +49,16 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
     bool waiting = true;  // its own thread's view: waiting for a request's first byte
     asio::steady_timer* held_answer = nullptr;  // a busy 503's wait (http/exchange.cpp)
 
-    void close_if_idle() override {
-      asio::post(stream.get_executor(), [self = shared_from_this()] {
-        error_code ignored;
-        if (self->waiting) self->stream.tcp().socket().cancel(ignored);
-      });
-    }
+    void close_if_idle() override { close_on_own_thread(false); }
     // As close_if_idle(), and a held answer goes now instead of at the end
     // of its wait.
-    void drain() override {
-      asio::post(stream.get_executor(), [self = shared_from_this()] {
+    void drain() override { close_on_own_thread(true); }
+
+    void close_on_own_thread(bool end_held_answer) {
+      asio::post(stream.get_executor(), [self = shared_from_this(), end_held_answer] {
         error_code ignored;
         if (self->waiting) self->stream.tcp().socket().cancel(ignored);
-        if (self->held_answer != nullptr) self->held_answer->cancel();
+        if (end_held_answer && self->held_answer != nullptr) self->held_answer->cancel();
       });
     }
   };
