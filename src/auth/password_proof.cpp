@@ -12,8 +12,14 @@ namespace authd {
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const UserRecord& user,
                                                             const std::string& client_address) {
+  co_return co_await reserve_proof_attempt(ctx, user.email, client_address);
+}
+
+boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
+                                                            const std::string& canonical_email,
+                                                            const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
-  const std::string email_key = login_email_key(user.email);
+  const std::string email_key = login_email_key(canonical_email);
   const std::vector<ThrottleCounter> per_client =
       client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
                       policy.ipv6_aggregates);
@@ -35,6 +41,14 @@ boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
 boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx, const UserRecord& user,
                                                      std::string& password,
                                                      const std::string& client_address) {
+  co_return co_await prove_password(ctx, user.email, user.password_hash, password, client_address);
+}
+
+boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx,
+                                                     const std::string& canonical_email,
+                                                     const std::optional<std::string>& phc,
+                                                     std::string& password,
+                                                     const std::string& client_address) {
   WipeOnExit wipe_password(password);
   std::optional<HashingPool::Place> place = ctx.hashing.reserve();
   if (!place) {
@@ -42,9 +56,9 @@ boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx, const Use
     busy.kind = PasswordProof::Kind::busy;
     co_return busy;
   }
-  PasswordProof proof = co_await reserve_proof_attempt(ctx, user, client_address);
+  PasswordProof proof = co_await reserve_proof_attempt(ctx, canonical_email, client_address);
   if (proof.kind != PasswordProof::Kind::right) co_return proof;
-  VerifyResult verified = co_await ctx.hashing.verify(*place, password, user.password_hash);
+  VerifyResult verified = co_await ctx.hashing.verify(*place, password, phc);
   if (!verified.matches) proof.kind = PasswordProof::Kind::wrong;  // stays counted
   co_return proof;
 }

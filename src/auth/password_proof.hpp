@@ -37,10 +37,21 @@ boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx, const Use
                                                      std::string& password,
                                                      const std::string& client_address);
 
+// The same for a password that is not an account's yet: a pending
+// sign-up's (interface.md 11.5), counted as a login of its address.
+boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx,
+                                                     const std::string& canonical_email,
+                                                     const std::optional<std::string>& phc,
+                                                     std::string& password,
+                                                     const std::string& client_address);
+
 // The reservation alone, for a proof that is not a password (a TOTP code
 // or a recovery code: 12.1.2-12.1.4): kind right when it may go on.
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const UserRecord& user,
+                                                            const std::string& client_address);
+boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
+                                                            const std::string& canonical_email,
                                                             const std::string& client_address);
 
 // What a flow answers when the proof does not let it go on: its outcome's

@@ -1,6 +1,7 @@
 #include "auth/signup.hpp"
 
 #include "auth/mail_request.hpp"
+#include "auth/password_proof.hpp"
 #include "auth/session.hpp"
 #include "auth/throttle.hpp"
 #include "core/wipe.hpp"
@@ -9,6 +10,20 @@
 #include "store/database.hpp"
 
 namespace authd {
+namespace {
+
+// A sign-up past its address's mail limit is never dropped (interface.md
+// 11.5): the unsent mail and the pending sign-up take its password, so
+// that whoever opens the address's mail completes the newest sign-up, not
+// an earlier one made by somebody else with a password of their own. The
+// outbox first, then the sign-up: the worker's delivery locks them in that
+// order on PostgreSQL.
+void renew_pending_signup(Transaction& tx, const OutboxRecord& newer) {
+  tx.outbox().renew_unsent_signups(newer);
+  tx.signups().renew(newer.email, *newer.password_hash, newer.display_name);
+}
+
+}  // namespace
 
 boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std::string& email,
                                                      std::string& password,
@@ -46,10 +61,12 @@ boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std
   mail.email = email;
   mail.password_hash = *phc;
   mail.display_name = display_name;
+  mail.client_address = client_address;  // the mail says who asked (11.5)
   WipeOnExit wipe_queued_hash(mail.password_hash);
   auto work = [&](Transaction& tx) {
     Millis now = now_millis();
-    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
+    verdict =
+        count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter, renew_pending_signup);
     // Its event names no account: a lookup would show (auth/events.hpp).
     if (verdict.allowed) record_event_for_address(tx, source, "signup.requested", email, {}, now);
   };
@@ -75,47 +92,81 @@ SignupMail prepare_signup_mail(Transaction& tx, const OutboxRecord& mail, Millis
   return prepared;
 }
 
+namespace {
+
+// The pending sign-up of `digest`, if it is live at `now`.
+std::optional<PendingSignupRecord> live_signup(Transaction& tx, const Sha256Digest& digest,
+                                               Millis now) {
+  std::optional<PendingSignupRecord> pending = tx.signups().by_digest(digest);
+  if (pending && pending->expires_at <= now) pending.reset();
+  return pending;
+}
+
+UserRecord account_of(const PendingSignupRecord& pending, Millis now) {
+  UserRecord user;
+  user.id = new_account_id(now);
+  user.email = pending.email;
+  user.password_hash = pending.password_hash;
+  user.display_name = pending.display_name;
+  user.email_verified_at = now;  // the link proved control of the address
+  user.created_at = user.updated_at = now;
+  user.last_login_at = now;  // the verification opens the first session
+  return user;
+}
+
+}  // namespace
+
 boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
+                                                    std::string& password,
                                                     const SessionOrigin& origin,
                                                     const EventSource& source) {
+  WipeOnExit wipe_password(password);
   const Sha256Digest digest = sha256(token);
   VerifyOutcome outcome;
 
-  // 1. Unknown and expired tokens stop at a read: only a live one costs a
-  //    write transaction.
-  bool live = false;
-  auto find = [&](Transaction& tx) {
-    auto pending = tx.signups().by_digest(digest);
-    live = pending && pending->expires_at > now_millis();
-  };
+  // 1. Unknown and expired tokens stop at a read: they cost no hash.
+  std::optional<PendingSignupRecord> pending;
+  auto find = [&](Transaction& tx) { pending = live_signup(tx, digest, now_millis()); };
   if (co_await ctx.db.read(find) != StoreStatus::ok) co_return outcome;
-  if (!live) {
+  if (!pending) {
     outcome.kind = VerifyOutcome::Kind::invalid_token;
     co_return outcome;
   }
+  std::optional<std::string> chosen_hash = std::move(pending->password_hash);
+  WipeOnExit wipe_hash(chosen_hash);
 
-  // 2. Again under the write lock (on PostgreSQL the row's lock: of two
+  // 2. The password chosen at that sign-up, proved and counted as a login
+  //    of the address (6 /login 4): whoever opens the mail cannot complete
+  //    somebody else's sign-up. A wrong one leaves the token as it was.
+  PasswordProof proof =
+      co_await prove_password(ctx, pending->email, chosen_hash, password, source.client_address);
+  if (stopped_by(proof, outcome)) co_return outcome;
+
+  // 3. Again under the write lock (on PostgreSQL the row's lock: of two
   //    uses of one token, one wins): the sign-up becomes an account, the
-  //    token goes, and the account's first session opens.
+  //    token goes, and the account's first session opens. A sign-up
+  //    renewed since step 1 holds another password: the proof was not
+  //    for it.
   std::optional<UserRecord> created;
   IssuedSession session;
   auto create = [&](Transaction& tx) {
     created.reset();
     Millis now = now_millis();
-    auto pending = tx.signups().by_digest(digest);
-    if (!pending || pending->expires_at <= now) return;
+    std::optional<PendingSignupRecord> current = live_signup(tx, digest, now);
+    if (!current || current->password_hash != *chosen_hash) {
+      proof.reserved.release(tx);  // no wrong guess: the 401 says to try again
+      return;
+    }
     tx.signups().remove(digest);  // used, whatever the outcome
-    UserRecord user;
-    user.id = new_account_id(now);
-    user.email = pending->email;
-    user.password_hash = pending->password_hash;
-    user.display_name = pending->display_name;
-    user.email_verified_at = now;  // the link proved control of the address
-    user.created_at = user.updated_at = now;
-    user.last_login_at = now;  // the verification opens the first session
+    UserRecord user = account_of(*current, now);
+    wipe(current->password_hash);
     // False when the address got an account meanwhile (an operator, or
     // another instance): the sign-up is void.
-    if (!tx.users().insert(user)) return;
+    if (!tx.users().insert(user)) {
+      proof.reserved.release(tx);
+      return;
+    }
+    proof.reserved.clear_on_success(tx, login_email_key(user.email));
     session = new_session(user.id, now, ctx.policy.session_lifetime, origin);
     tx.sessions().insert(session.record);
     record_event(tx, source, "signup.verified", user.id, {{"sessionId", session.record.public_id}},

@@ -55,16 +55,23 @@ struct VerifyOutcome {
   enum class Kind {
     created,
     invalid_token,  // unknown, used, expired, or the address has an account now
+    wrong_proof,    // not the password chosen at the sign-up: counted, the token stays
+    throttled,      // the address's or the client's login failures: 429
+    busy,           // the hashing pool is saturated: 503
     unavailable,
   } kind = Kind::unavailable;
-  UserRecord user;    // created
-  std::string token;  // created: the new session's bearer token
+  std::chrono::seconds retry_after{0};  // throttled
+  UserRecord user;                      // created
+  std::string token;                    // created: the new session's bearer token
 };
 
-// POST /verify: in one transaction, takes the pending sign-up of `token`,
+// POST /verify (interface.md 11.5): `password` must be the one chosen at
+// the sign-up of `token`, proved on the hashing pool and counted as a login
+// of its address. Then, in one transaction, takes the pending sign-up,
 // creates its account (e-mail verified), and opens a session that records
-// `origin` as a login's does (interface.md 11.2).
+// `origin` as a login's does (interface.md 11.2). `password` is wiped.
 boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
+                                                    std::string& password,
                                                     const SessionOrigin& origin,
                                                     const EventSource& source);
 

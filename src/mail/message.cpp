@@ -198,6 +198,16 @@ std::string utc_time(Millis at) {
                      tm.tm_mday, tm.tm_hour, tm.tm_min);
 }
 
+// A sign-up mail's data: the common data, when it was asked for and, if
+// recorded, from which client address (interface.md 11.5).
+kainjow::mustache::data requested_data(std::string_view to, std::string_view public_url,
+                                       const MailRequester& requester) {
+  kainjow::mustache::data data = common_data(to, public_url);
+  data.set("requested_at", utc_time(requester.at));
+  if (!requester.client_address.empty()) data.set("client_address", requester.client_address);
+  return data;
+}
+
 }  // namespace
 
 MailMessage password_reset_mail(std::string_view from, std::string_view to,
@@ -213,8 +223,8 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
 
 MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
                         std::string_view token, Duration lifetime, Millis now,
-                        const MailTemplates& templates) {
-  kainjow::mustache::data data = common_data(to, public_url);
+                        const MailRequester& requester, const MailTemplates& templates) {
+  kainjow::mustache::data data = requested_data(to, public_url, requester);
   data.set("lifetime", in_words(lifetime));
   return with_token_link(templates, "signup", std::move(data), verify_link(public_url, token), from,
                          to, public_url, now);
@@ -222,9 +232,9 @@ MailMessage signup_mail(std::string_view from, std::string_view to, std::string_
 
 MailMessage account_exists_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, Millis now,
-                                const MailTemplates& templates) {
-  return from_templates(templates, "account_exists", common_data(to, public_url), from, to,
-                        public_url, now);
+                                const MailRequester& requester, const MailTemplates& templates) {
+  return from_templates(templates, "account_exists", requested_data(to, public_url, requester),
+                        from, to, public_url, now);
 }
 
 MailMessage notice_mail(std::string_view from, const NoticeFacts& facts,

@@ -40,14 +40,24 @@ MailMessage password_reset_mail(std::string_view from, std::string_view to,
 // The sign-up link is {public_url}/verify#token=<token> (interface.md 11.4).
 std::string verify_link(std::string_view public_url, std::string_view token);
 
+// Who asked for a sign-up mail, and when: each sign-up mail says it
+// (interface.md 11.5), so that the owner of an address can tell a request
+// of their own from somebody else's.
+struct MailRequester {
+  Millis at = 0;
+  std::string client_address;  // empty: not recorded (a mail queued before it was)
+};
+
 MailMessage signup_mail(std::string_view from, std::string_view to, std::string_view public_url,
                         std::string_view token, Duration lifetime, Millis now,
+                        const MailRequester& requester,
                         const MailTemplates& templates = MailTemplates::built_in());
 
 // A sign-up for an address that has an account (interface.md 11.4): says
 // so, carries no token, and tells the owner how to reset the password.
 MailMessage account_exists_mail(std::string_view from, std::string_view to,
                                 std::string_view public_url, Millis now,
+                                const MailRequester& requester,
                                 const MailTemplates& templates = MailTemplates::built_in());
 
 // What a notification (interface.md 14.3) says: what changed and who

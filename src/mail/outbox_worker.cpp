@@ -61,12 +61,14 @@ MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis n
                     const OutboxSettings& settings) {
   const MailTemplates& templates =
       settings.templates ? *settings.templates : MailTemplates::built_in();
+  const MailRequester requester{mail.created_at, mail.client_address.value_or("")};
   switch (resolved.kind) {
     case Resolved::Kind::signup:
       return signup_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                         settings.signup_token_lifetime, now, templates);
+                         settings.signup_token_lifetime, now, requester, templates);
     case Resolved::Kind::account_exists:
-      return account_exists_mail(settings.from, mail.email, settings.public_url, now, templates);
+      return account_exists_mail(settings.from, mail.email, settings.public_url, now, requester,
+                                 templates);
     case Resolved::Kind::notice:
       return notice_mail(settings.from,
                          {*resolved.notice, mail.email, resolved.display_name, mail.created_at},

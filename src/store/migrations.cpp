@@ -414,6 +414,21 @@ CREATE TABLE webauthn_challenges (
 );
 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 )sql"},
+    // Sign-up pre-hijacking (interface.md 11.5): a sign-up mail says from
+    // which client address it was asked for, and a newer sign-up of the
+    // address over its mail limit renews the unsent one in place, found by
+    // a partial index that holds only unsent sign-up mails (reset mails,
+    // the bulk of the outbox, are not in it). A nullable column: no table
+    // rewrite; instances of the previous release ignore it.
+    {10, "outbox.client_address, unsent sign-up mails by address: sign-up pre-hijacking",
+     R"sql(
+ALTER TABLE outbox ADD COLUMN client_address TEXT;
+CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND sent_at IS NULL;
+)sql",
+     R"sql(
+ALTER TABLE outbox ADD COLUMN client_address TEXT;
+CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND sent_at IS NULL;
+)sql"},
 };
 
 }  // namespace

@@ -4,8 +4,9 @@
 
 #include "store/records.hpp"
 
-#define AUTHD_OUTBOX_COLUMNS \
-  "id, kind, user_id, email, created_at, attempts, next_attempt_at, password_hash, display_name"
+#define AUTHD_OUTBOX_COLUMNS                                                                       \
+  "id, kind, user_id, email, created_at, attempts, next_attempt_at, password_hash, display_name, " \
+  "client_address"
 
 namespace authd {
 
@@ -21,6 +22,7 @@ OutboxRecord read_outbox_record(const Row& row) {
   mail.next_attempt_at = row.integer(6);
   mail.password_hash = row.optional_text(7);
   mail.display_name = row.optional_text(8);
+  mail.client_address = row.optional_text(9);
   return mail;
 }
 

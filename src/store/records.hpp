@@ -64,6 +64,9 @@ struct OutboxRecord {
   // pending sign-up, SignupStore).
   std::optional<std::string> password_hash;
   std::optional<std::string> display_name;
+  // Who asked for a sign-up mail (the client address of interface.md
+  // 13.1): the mail says it, with `created_at` as the time (11.5).
+  std::optional<std::string> client_address;
 };
 
 struct ResetTokenRecord {

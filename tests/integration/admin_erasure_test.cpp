@@ -287,7 +287,8 @@ TEST(AdminErasure, Interface_10_4_13_ASignUpOfADeletedAddressProceedsAsForANewOn
   static const std::regex link(R"(http://authd\.test/verify#token=([A-Za-z0-9_-]+))");
   ASSERT_TRUE(std::regex_search(mails[1], found, link)) << mails[1];
   HttpResponse verified =
-      post_json(authd.port(), "/verify", nlohmann::json{{"token", found[1].str()}}.dump());
+      post_json(authd.port(), "/verify",
+                nlohmann::json{{"token", found[1].str()}, {"password", kNewPassword}}.dump());
   ASSERT_EQ(verified.status, 201) << verified.body;
   EXPECT_NE(verified.json()["id"], user["id"]);
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kNewPassword)).status, 200);

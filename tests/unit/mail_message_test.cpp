@@ -139,7 +139,7 @@ TEST(MailMessage, MessageIdHostComesFromPublicUrl) {
 // with the lifetime in words, in both parts.
 TEST(MailMessage, Interface_11_4_SignupMailHasTheVerifyLinkAndTheLifetime) {
   MailMessage m = signup_mail("authd <no-reply@example.com>", "new@example.com",
-                              "https://example.com/auth/", kToken, 24h, kAt);
+                              "https://example.com/auth/", kToken, 24h, kAt, {});
   EXPECT_EQ(verify_link("https://example.com/auth/", "t0k"),
             "https://example.com/auth/verify#token=t0k");
   std::string link = "https://example.com/auth/verify#token=" + kToken;
@@ -148,18 +148,19 @@ TEST(MailMessage, Interface_11_4_SignupMailHasTheVerifyLinkAndTheLifetime) {
   EXPECT_NE(m.text_body.find("within 24 hours"), std::string::npos) << m.text_body;
   EXPECT_NE(m.text_body.find("no account will be created"), std::string::npos);
   EXPECT_EQ(m.to, "new@example.com");
-  EXPECT_NE(
-      signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 90min, kAt).text_body.find("90 minutes"),
-      std::string::npos);
-  EXPECT_NE(signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 1h, kAt).text_body.find("1 hour:"),
+  EXPECT_NE(signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 90min, kAt, {})
+                .text_body.find("90 minutes"),
             std::string::npos);
+  EXPECT_NE(
+      signup_mail("f@x.y", "a@b.c", "https://x.y", "t", 1h, kAt, {}).text_body.find("1 hour:"),
+      std::string::npos);
 }
 
 // interface.md 11.4: for an address with an account, the mail says so,
 // carries no token, and says how to reset the password.
 TEST(MailMessage, Interface_11_4_AccountExistsMailHasNoTokenAndSaysHowToReset) {
   MailMessage m = account_exists_mail("authd <no-reply@example.com>", "o'brien@example.com",
-                                      "https://auth.example.com/", kAt);
+                                      "https://auth.example.com/", kAt, {});
   std::string text = render_rfc5322(m);
   EXPECT_EQ(text.find("#token="), std::string::npos);
   EXPECT_EQ(text.find("/verify"), std::string::npos);
@@ -167,6 +168,24 @@ TEST(MailMessage, Interface_11_4_AccountExistsMailHasNoTokenAndSaysHowToReset) {
   EXPECT_NE(m.text_body.find("https://auth.example.com/forgot"), std::string::npos) << m.text_body;
   EXPECT_NE(m.html_body.find("o&#39;brien@example.com"), std::string::npos) << m.html_body;
   EXPECT_EQ(header_value(text, "Subject"), "You already have an account");
+}
+
+// interface.md 11.5: each sign-up mail, with a link or without, says when
+// and from which client address it was asked for, so that the owner can
+// tell a request of their own from somebody else's.
+TEST(MailMessage, Interface_11_5_SignupMailsSayWhenAndFromWhichAddress) {
+  const MailRequester requester{kAt, "2001:db8::7"};
+  for (const MailMessage& m :
+       {signup_mail("f@x.y", "a@b.c", "https://x.y", kToken, 24h, kAt, requester),
+        account_exists_mail("f@x.y", "a@b.c", "https://x.y", kAt, requester)}) {
+    for (const std::string& body : {m.text_body, m.html_body}) {
+      EXPECT_NE(body.find("on 2026-11-21 09:30 UTC"), std::string::npos) << body;
+      EXPECT_NE(body.find("from the address 2001:db8::7"), std::string::npos) << body;
+    }
+  }
+  // A mail queued without the address (before it was recorded) says the time alone.
+  MailMessage bare = signup_mail("f@x.y", "a@b.c", "https://x.y", kToken, 24h, kAt, {kAt, ""});
+  EXPECT_EQ(bare.text_body.find("from the address"), std::string::npos) << bare.text_body;
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ TEST(MailTemplates, SubjectIsOneLine) {
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
-  MailMessage m = account_exists_mail("f@x.y", "a@b.c", "https://x.y", kChangedAt, *templates);
+  MailMessage m = account_exists_mail("f@x.y", "a@b.c", "https://x.y", kChangedAt, {}, *templates);
   EXPECT_EQ(m.subject, "Hi  Bcc: a@b.c");
 }
 
@@ -178,8 +178,8 @@ TEST(MailTemplates, LinkIsPutInEveryPlaceTheTemplateShowsIt) {
   std::string error;
   std::optional<MailTemplates> templates = MailTemplates::load(dir.path().string(), error);
   ASSERT_TRUE(templates) << error;
-  MailMessage m =
-      signup_mail("f@x.y", "a@b.c", "https://x.y/?a=1&b=2", "sgn_t", 24h, kChangedAt, *templates);
+  MailMessage m = signup_mail("f@x.y", "a@b.c", "https://x.y/?a=1&b=2", "sgn_t", 24h, kChangedAt,
+                              {}, *templates);
   EXPECT_EQ(m.html_body,
             "<a href=\"https://x.y/?a=1&amp;b=2/verify#token=sgn_t\">"
             "https://x.y/?a=1&amp;b=2/verify#token=sgn_t</a>");

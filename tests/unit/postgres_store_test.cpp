@@ -496,14 +496,13 @@ TEST_F(PostgresStoreTest, Interface_7_2_OneWinnerAmongConcurrentUsesOfAResetToke
 TEST_F(PostgresStoreTest, Interface_8_2_ConcurrentWorkersClaimEachMailOnce) {
   UserRecord u = add_user("grace@example.com");
   constexpr int kMails = 60;
-  ASSERT_EQ(
-      a_->run(
-          Store::Mode::write,
-          [&](Transaction& tx) {
-            for (int i = 0; i < kMails; ++i)
-              tx.outbox().enqueue({0, "password_reset", u.id, u.email, 1'000, 0, 1'000, {}, {}});
-          }),
-      StoreStatus::ok);
+  ASSERT_EQ(a_->run(Store::Mode::write,
+                    [&](Transaction& tx) {
+                      for (int i = 0; i < kMails; ++i)
+                        tx.outbox().enqueue(
+                            {0, "password_reset", u.id, u.email, 1'000, 0, 1'000, {}, {}, {}});
+                    }),
+            StoreStatus::ok);
   std::mutex mutex;
   std::multiset<std::int64_t> claimed;
   race(6, [&](Store& store, int) {

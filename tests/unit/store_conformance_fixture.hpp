@@ -73,13 +73,20 @@ class StoreConformanceFixture : public ::testing::Test {
   }
 
   static OutboxRecord mail(const std::string& email, Millis next_attempt_at) {
-    return OutboxRecord{0, "password_reset", "", email, 1'000, 0, next_attempt_at, {}, {}};
+    return OutboxRecord{0, "password_reset", "", email, 1'000, 0, next_attempt_at, {}, {}, {}};
   }
 
   static OutboxRecord signup_mail(const std::string& email, Millis next_attempt_at) {
-    return OutboxRecord{
-        0,    "signup", "", email, 1'000, 0, next_attempt_at, "$argon2id$v=19$m=64,t=1,p=1$c2$aA",
-        "Ann"};
+    return OutboxRecord{0,
+                        "signup",
+                        "",
+                        email,
+                        1'000,
+                        0,
+                        next_attempt_at,
+                        "$argon2id$v=19$m=64,t=1,p=1$c2$aA",
+                        "Ann",
+                        "192.0.2.7"};
   }
 
   // The oldest due mail alone, as a claim of one.

@@ -648,6 +648,49 @@ TYPED_TEST(StoreConformance, Interface_11_4_ASignupMailCarriesItsHashUntilSent) 
   // SQL, by the integration tests (signup_test.cpp).
 }
 
+// interface.md 11.5: a sign-up over the address's mail limit renews the
+// address's unsent sign-up mails in place (hash, display name, client
+// address, time), and leaves a sent one, another address's and a reset
+// mail alone; a sign-up mail keeps the client address it was queued with.
+TYPED_TEST(StoreConformance, Interface_11_5_ASignupOverTheMailLimitRenewsTheUnsentMail) {
+  std::int64_t sent = 0, unsent = 0;
+  this->write([&](Transaction& tx) {
+    sent = tx.outbox().enqueue(this->signup_mail("a@example.com", 1'000));
+    tx.outbox().enqueue(this->mail("a@example.com", 2'000));
+    tx.outbox().enqueue(this->signup_mail("b@example.com", 3'000));
+  });
+  this->write([&](Transaction& tx) {
+    auto claimed = this->claim_one_due(tx, 1'000, 9'000);
+    ASSERT_TRUE(claimed);
+    EXPECT_EQ(claimed->client_address, std::optional<std::string>("192.0.2.7"));
+    EXPECT_TRUE(tx.outbox().mark_sent(sent, 1'500, 9'000));
+    unsent = tx.outbox().enqueue(this->signup_mail("a@example.com", 4'000));
+  });
+  OutboxRecord newer = this->signup_mail("a@example.com", 0);
+  newer.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2$bB";
+  newer.display_name = std::nullopt;
+  newer.client_address = "2001:db8::9";
+  newer.created_at = 5'000;
+  this->write([&](Transaction& tx) { tx.outbox().renew_unsent_signups(newer); });
+  this->write([&](Transaction& tx) {
+    std::vector<OutboxRecord> due = tx.outbox().claim_due(10'000, 19'000, 10);
+    ASSERT_EQ(due.size(), 3u);
+    for (const OutboxRecord& mail : due) {
+      if (mail.id == unsent) {
+        EXPECT_EQ(mail.password_hash, newer.password_hash);
+        EXPECT_FALSE(mail.display_name);
+        EXPECT_EQ(mail.client_address, newer.client_address);
+        EXPECT_EQ(mail.created_at, 5'000);
+      } else if (mail.kind == "signup") {
+        EXPECT_EQ(mail.email, "b@example.com");
+        EXPECT_EQ(mail.password_hash, this->signup_mail("", 0).password_hash);
+      } else {
+        EXPECT_FALSE(mail.password_hash) << "a reset mail of the address is not a sign-up";
+      }
+    }
+  });
+}
+
 // ---- pending sign-ups -----------------------------------------------------
 
 // interface.md 11.4-11.5: a pending sign-up is found by its token's digest
@@ -686,6 +729,31 @@ TYPED_TEST(StoreConformance, Interface_11_4_ANewSignupOfAnAddressVoidsTheOlderOn
 
 // interface.md 11.5: a used token's sign-up is removed; expired ones are
 // pruned, live ones stay.
+// interface.md 11.5: renewing the pending sign-up of an address keeps its
+// token and expiry and takes the newer hash and display name; other
+// addresses are untouched, and an address with nothing pending gets nothing.
+TYPED_TEST(StoreConformance, Interface_11_5_RenewingAPendingSignupKeepsItsToken) {
+  this->write([&](Transaction& tx) {
+    tx.signups().replace(this->signup("a", "a@example.com", 90'000, "Ann"));
+    tx.signups().replace(this->signup("b", "b@example.com", 90'000, "Bea"));
+  });
+  this->write([&](Transaction& tx) {
+    tx.signups().renew("a@example.com", "$argon2id$v=19$m=64,t=1,p=1$c2$bB", std::nullopt);
+    tx.signups().renew("nobody@example.com", "$argon2id$v=19$m=64,t=1,p=1$c2$cC", "Cy");
+  });
+  this->read([&](Transaction& tx) {
+    auto renewed = tx.signups().by_digest(sha256("a"));
+    ASSERT_TRUE(renewed);
+    EXPECT_EQ(renewed->password_hash, "$argon2id$v=19$m=64,t=1,p=1$c2$bB");
+    EXPECT_FALSE(renewed->display_name);
+    EXPECT_EQ(renewed->expires_at, 90'000);
+    auto other = tx.signups().by_digest(sha256("b"));
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->display_name, std::optional<std::string>("Bea"));
+    EXPECT_EQ(other->password_hash, this->signup("b", "", 0).password_hash);
+  });
+}
+
 TYPED_TEST(StoreConformance, Interface_11_5_SignupsGoWhenUsedOrExpired) {
   this->write([&](Transaction& tx) {
     tx.signups().replace(this->signup("a", "a@example.com", 90'000));

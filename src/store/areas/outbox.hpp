@@ -38,6 +38,11 @@ class OutboxStore {
   virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                           std::string_view last_error) = 0;
   virtual void remove(std::int64_t mail_id) = 0;
+  // A newer sign-up of `newer.email` over the address's mail limit
+  // (interface.md 11.5): its unsent sign-up mails take `newer`'s password
+  // hash, display name, client address and time, so that the mail, once
+  // sent, belongs to the newest request.
+  virtual void renew_unsent_signups(const OutboxRecord& newer) = 0;
   // Every mail, sent or not, for the account `user_id` or addressed to
   // `email` (erasure, and an e-mail change voiding pending reset mails).
   virtual void remove_for(std::string_view user_id, std::string_view email) = 0;

@@ -15,7 +15,7 @@ namespace authd::postgres {
 // One statement for both ways of queueing a mail, with or without its id.
 #define AUTHD_INSERT_MAIL                                                             \
   "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, " \
-  "password_hash, display_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+  "password_hash, display_name, client_address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 
 namespace {
 
@@ -23,7 +23,7 @@ Params mail_params(const OutboxRecord& m) {
   Params params;
   params.text(m.kind).text(m.user_id).text(m.email).integer(m.created_at);
   params.integer(static_cast<std::int64_t>(m.attempts)).integer(m.next_attempt_at);
-  params.text(m.password_hash).text(m.display_name);
+  params.text(m.password_hash).text(m.display_name).text(m.client_address);
   return params;
 }
 
@@ -123,6 +123,16 @@ void Outbox::remove_links_for(std::string_view user_id, std::string_view email) 
   db_.run(
       "DELETE FROM outbox WHERE (user_id = $1 OR email = $2) "
       "AND kind IN ('password_reset', 'signup')",
+      params);
+}
+
+void Outbox::renew_unsent_signups(const OutboxRecord& newer) {
+  Params params;
+  params.text(newer.email).text(newer.password_hash).text(newer.display_name);
+  params.text(newer.client_address).integer(newer.created_at);
+  db_.run(
+      "UPDATE outbox SET password_hash = $2, display_name = $3, client_address = $4, "
+      "created_at = $5 WHERE email = $1 AND kind = 'signup' AND sent_at IS NULL",
       params);
 }
 

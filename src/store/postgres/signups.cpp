@@ -43,6 +43,13 @@ std::optional<PendingSignupRecord> Signups::by_digest(const Sha256Digest& digest
                              rows.optional_text(0, 3), rows.integer(0, 4), rows.integer(0, 5)};
 }
 
+void Signups::renew(std::string_view email, std::string_view password_hash,
+                    const std::optional<std::string>& display_name) {
+  Params params;
+  params.text(email).text(password_hash).text(display_name);
+  db_.run("UPDATE signups SET password_hash = $2, display_name = $3 WHERE email = $1", params);
+}
+
 void Signups::remove(const Sha256Digest& digest) {
   Params params;
   params.digest(digest);

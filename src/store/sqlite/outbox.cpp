@@ -11,10 +11,10 @@ namespace authd::sqlite {
 std::int64_t Outbox::enqueue(const OutboxRecord& m) {
   auto st = db_.prepare(
       "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
-      "password_hash, display_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+      "password_hash, display_name, client_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   st.bind(1, m.kind).bind(2, m.user_id).bind(3, m.email).bind(4, m.created_at);
   st.bind(5, static_cast<std::int64_t>(m.attempts)).bind(6, m.next_attempt_at);
-  st.bind(7, m.password_hash).bind(8, m.display_name);
+  st.bind(7, m.password_hash).bind(8, m.display_name).bind(9, m.client_address);
   st.run();
   return db_.last_insert_id();
 }
@@ -93,6 +93,15 @@ void Outbox::remove_links_for(std::string_view user_id, std::string_view email) 
       "DELETE FROM outbox WHERE (user_id = ?1 OR email = ?2) "
       "AND kind IN ('password_reset', 'signup')");
   st.bind(1, user_id).bind(2, email);
+  st.run();
+}
+
+void Outbox::renew_unsent_signups(const OutboxRecord& newer) {
+  auto st = db_.prepare(
+      "UPDATE outbox SET password_hash = ?2, display_name = ?3, client_address = ?4, "
+      "created_at = ?5 WHERE email = ?1 AND kind = 'signup' AND sent_at IS NULL");
+  st.bind(1, newer.email).bind(2, newer.password_hash).bind(3, newer.display_name);
+  st.bind(4, newer.client_address).bind(5, newer.created_at);
   st.run();
 }
 

@@ -29,6 +29,14 @@ std::optional<PendingSignupRecord> Signups::by_digest(const Sha256Digest& digest
                              st.optional_text(3), st.integer(4), st.integer(5)};
 }
 
+void Signups::renew(std::string_view email, std::string_view password_hash,
+                    const std::optional<std::string>& display_name) {
+  auto st =
+      db_.prepare("UPDATE signups SET password_hash = ?2, display_name = ?3 WHERE email = ?1");
+  st.bind(1, email).bind(2, password_hash).bind(3, display_name);
+  st.run();
+}
+
 void Signups::remove(const Sha256Digest& digest) {
   auto st = db_.prepare("DELETE FROM signups WHERE token_digest = ?1");
   st.bind(1, digest);
