@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package authd needs to build, run and test.
-# Idempotent and quick when everything is present; run as root (or with sudo).
+# Installs the Debian 12 packages authd needs: with --serve, only what
+# building and serving take (scripts/start.sh); without, everything the
+# tests need too. Idempotent and quick when everything is present; run as
+# root (or with sudo).
 set -euo pipefail
 
-packages=(
+serve_only=0
+[ "${1:-}" = "--serve" ] && serve_only=1
+
+# What building and serving authd need (scripts/start.sh): a compiler and
+# the libraries it links.
+serve_packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config
   # a cache of compiled objects, shared by clones (cmake/ccache.cmake)
@@ -26,9 +33,16 @@ packages=(
   # passkeys (interface.md 16): libfido2 verifies COSE keys and assertion
   # signatures, libcbor decodes the attestation object
   libfido2-dev libcbor-dev
+  # the CA certificates that libcurl checks an SMTP relay's TLS against
+  ca-certificates
+)
+
+# What the tests, the sanitized build, the fuzzers and the lint add
+# (scripts/test.sh and the scripts CI runs).
+test_packages=(
   # tests: the SMTP receiver, the browser, certificates for STARTTLS, the
   # Prometheus text-format parser
-  libgtest-dev libgmock-dev googletest sqlite3 curl ca-certificates
+  libgtest-dev libgmock-dev googletest sqlite3 curl
   python3 python3-aiosmtpd chromium openssl python3-prometheus-client
   # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp),
   # and the gateway in front of another service (gateway_test.cpp)
@@ -58,10 +72,14 @@ packages=(
   clang-format clang-tidy
 )
 
-# Node.js runs the browser test (playwright-core from npm). Machines that
-# already have a node (e.g. from NodeSource) keep it; Debian's otherwise.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  packages+=(nodejs npm)
+packages=("${serve_packages[@]}")
+if [ $serve_only -eq 0 ]; then
+  packages+=("${test_packages[@]}")
+  # Node.js runs the browser test (playwright-core from npm). Machines that
+  # already have a node (e.g. from NodeSource) keep it; Debian's otherwise.
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    packages+=(nodejs npm)
+  fi
 fi
 
 missing=()

@@ -52,6 +52,12 @@ bash -eu -o pipefail admin.sh > admin.out 2>&1 || { cat admin.out; exit 1; }
 touch mfa.out
 
 fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out mfa.out; echo "--- authd log"; cat authd.log; exit 1; }
+# The default public URL (http://localhost:8080) names a host, so a first
+# start has passkeys (interface.md 16.1): no passkeys_unavailable, and the
+# sign-in options answer 200.
+! grep -q passkeys_unavailable authd.log || fail "passkeys are off with the default public URL"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/webauthn/login/options" -H 'Content-Type: application/json' -d '{}')" = 200 ] ||
+  fail "the passkey sign-in options did not answer 200 with the default public URL"
 grep -q '^HTTP/1.1 200 OK' walkthrough.out || fail "login did not answer 200"
 grep -q '^Authorization: Bearer authd_' walkthrough.out || fail "no token header on login"
 [ "$(grep -o '"email":"alice@example.com"' walkthrough.out | wc -l)" -ge 3 ] || fail "login, /me and /logout should each show the User"

@@ -25,7 +25,9 @@ struct Config {
   // come from `listen`.
   std::string listen = "127.0.0.1:8080";
   HttpSettings http;
-  std::string public_url = "http://127.0.0.1:8080";
+  // localhost, not 127.0.0.1: a host name can be a WebAuthn RP ID, so a first
+  // start has passkeys (interface.md 16.1); listening stays on 127.0.0.1.
+  std::string public_url = "http://localhost:8080";
   std::string port_file;  // written with the bound port once listening
   // The management listener (interface.md 10.1): "HOST:PORT" or "off".
   std::string admin_listen = "127.0.0.1:8081";
