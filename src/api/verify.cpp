@@ -8,6 +8,7 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
+#include "auth/password_rules.hpp"
 #include "auth/signup.hpp"
 #include "core/wipe.hpp"
 
@@ -23,6 +24,10 @@ boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& r
   WipeOnExit wipe_password(password);  // on every path out, 400s included
   if (!token || !password) co_return bad_request(problem);
   if (token->empty()) co_return bad_request("token: must not be empty");
+  // A login's password rule (3.2): nothing is hashed or counted for a
+  // password no sign-up could have chosen.
+  if (!is_valid_login_password(*password))
+    co_return bad_request("password: must be 1 to 255 characters");
 
   // Named, not a temporary in the co_await (GCC 12 destroys such a
   // temporary too early: core/offload.hpp).

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include "core/wipe.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
@@ -23,19 +24,18 @@ std::vector<std::string> MailRequestLimits::keys() const {
 
 ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
                                      OutboxRecord mail, Millis now, Duration jitter,
-                                     PastMailLimit past_limit) {
+                                     CountedRequest counted) {
+  WipeOnExit wipe_hash(mail.password_hash);
   ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);
   if (!verdict.allowed) return verdict;
   for (const ThrottleCounter& counter : limits.per_client)
     tx.throttle().add_event(counter.key, now);
 
   mail.created_at = now;
+  if (counted) counted(tx, mail);
   auto [short_term, long_term] =
       check_throttles(tx, limits.mail_key, now, limits.mails_short, limits.mails_long);
-  if (!short_term.allowed || !long_term.allowed) {  // nothing enqueued
-    if (past_limit) past_limit(tx, mail);
-    return verdict;
-  }
+  if (!short_term.allowed || !long_term.allowed) return verdict;  // nothing enqueued
   tx.throttle().add_event(limits.mail_key, now);
   mail.next_attempt_at = now + random_delay(jitter);
   tx.outbox().add(mail);

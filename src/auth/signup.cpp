@@ -12,12 +12,13 @@
 namespace authd {
 namespace {
 
-// A sign-up past its address's mail limit is never dropped (interface.md
-// 11.5): the unsent mail and the pending sign-up take its password, so
-// that whoever opens the address's mail completes the newest sign-up, not
-// an earlier one made by somebody else with a password of their own. The
-// outbox first, then the sign-up: the worker's delivery locks them in that
-// order on PostgreSQL.
+// The newest sign-up of an address is the one a link completes
+// (interface.md 11.5), within the mail limits or past them: the unsent
+// mails and the pending sign-up take its password, whatever order the
+// mails are delivered in, so that whoever opens the address's mail
+// completes the newest sign-up, not an earlier one made by somebody else
+// with a password of their own. The outbox first, then the sign-up: the
+// worker's delivery locks them in that order on PostgreSQL.
 void renew_pending_signup(Transaction& tx, const OutboxRecord& newer) {
   tx.outbox().renew_unsent_signups(newer);
   tx.signups().renew(newer.email, *newer.password_hash, newer.display_name);
@@ -153,13 +154,15 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
     created.reset();
     Millis now = now_millis();
     std::optional<PendingSignupRecord> current = live_signup(tx, digest, now);
+    std::optional<WipeOnExit> wipe_current;  // after `current`: wipes before it goes
+    if (current) wipe_current.emplace(current->password_hash);
     if (!current || current->password_hash != *chosen_hash) {
       proof.reserved.release(tx);  // no wrong guess: the 401 says to try again
       return;
     }
     tx.signups().remove(digest);  // used, whatever the outcome
     UserRecord user = account_of(*current, now);
-    wipe(current->password_hash);
+    WipeOnExit wipe_user_hash(user.password_hash);  // stored: the answer needs none
     // False when the address got an account meanwhile (an operator, or
     // another instance): the sign-up is void.
     if (!tx.users().insert(user)) {
@@ -171,6 +174,8 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
     tx.sessions().insert(session.record);
     record_event(tx, source, "signup.verified", user.id, {{"sessionId", session.record.public_id}},
                  now);
+    wipe(*user.password_hash);
+    user.password_hash.reset();
     created = std::move(user);
   };
   if (co_await ctx.db.write(create) != StoreStatus::ok) co_return outcome;

@@ -25,6 +25,11 @@ TEST(SignupPrehijack, Interface_11_5_VerifyNeedsThePasswordChosenAtTheSignup) {
   ASSERT_FALSE(token.empty());
   HttpResponse bare = post_json(authd.port(), "/verify", nlohmann::json{{"token", token}}.dump());
   EXPECT_EQ(bare.status, 400) << bare.body;
+  // A login's password rule (3.2): nothing is hashed or counted for these.
+  for (const std::string& impossible : {std::string(), std::string(256, 'p')})
+    EXPECT_EQ(verify(authd.port(), token, impossible).status, 400) << impossible.size();
+  EXPECT_EQ(rows(authd, "select count(*) from throttle_events where key like 'login:%'"),
+            std::vector<std::string>{"0"});
   HttpResponse wrong = verify(authd.port(), token, "not the chosen passphrase");
   EXPECT_EQ(wrong.status, 401);
   EXPECT_EQ(wrong.body, unauthorized_body());
@@ -67,6 +72,9 @@ TEST(SignupPrehijack, Interface_11_5_AnAttackersSignupCannotBeCompletedByTheVict
   ASSERT_EQ(signup(authd, kNewcomer, kVictimPassword).status, 200);
   wait_for_outbox(authd);
   ASSERT_EQ(authd.mails().size(), 1u) << "the victim's sign-up is over the mail limit";
+  // The mail already sent is not rewritten: it holds no hash any more.
+  EXPECT_EQ(rows(authd, "select count(*) from outbox where password_hash is not null"),
+            std::vector<std::string>{"0"});
 
   EXPECT_EQ(verify(authd.port(), token, kAttackerPassword).status, 401);
   HttpResponse hers = verify(authd.port(), token, kVictimPassword);
@@ -93,6 +101,27 @@ TEST(SignupPrehijack, Interface_11_5_ASignupOverTheMailLimitRenewsTheQueuedMail)
   HttpResponse created = verify(authd.port(), token, kVictimPassword);
   ASSERT_EQ(created.status, 201) << created.body;
   EXPECT_EQ(created.json()["displayName"], "Alice");
+}
+
+// interface.md 11.5: within the mail limits too, the newest sign-up is the
+// one a link completes, whatever order the mails go out in: an older mail
+// delivered after a newer one (a retry, a relay outage, a long delay) does
+// not bring back the older password.
+TEST(SignupPrehijack, Interface_11_5_TheNewestSignupWinsWhateverOrderTheMailsGoOutIn) {
+  AuthdProcess authd(
+      signup_args({"--signup-mail-limit-short", "100/1m", "--reset-mail-delay", "1h"}));
+  ASSERT_EQ(signup(authd, kNewcomer, kAttackerPassword).status, 200);
+  ASSERT_EQ(signup(authd, kNewcomer, kVictimPassword).status, 200);
+  ASSERT_EQ(rows(authd, "select count(*) from outbox"), std::vector<std::string>{"2"});
+  // The newer mail first, then the older one.
+  authd.sql("update outbox set next_attempt_at = 0 where id = (select max(id) from outbox)");
+  ASSERT_EQ(authd.wait_for_mails(1).size(), 1u);
+  authd.sql("update outbox set next_attempt_at = 0");
+  std::vector<std::string> mails = authd.wait_for_mails(2);
+  ASSERT_EQ(mails.size(), 2u);
+  std::string last = verify_token_in(mails[1]);  // the only live link: the last one minted
+  EXPECT_EQ(verify(authd.port(), last, kAttackerPassword).status, 401);
+  EXPECT_EQ(verify(authd.port(), last, kVictimPassword).status, 201);
 }
 
 // interface.md 11.5: each sign-up mail, with a link or saying that the

@@ -727,8 +727,6 @@ TYPED_TEST(StoreConformance, Interface_11_4_ANewSignupOfAnAddressVoidsTheOlderOn
   });
 }
 
-// interface.md 11.5: a used token's sign-up is removed; expired ones are
-// pruned, live ones stay.
 // interface.md 11.5: renewing the pending sign-up of an address keeps its
 // token and expiry and takes the newer hash and display name; other
 // addresses are untouched, and an address with nothing pending gets nothing.
@@ -754,6 +752,8 @@ TYPED_TEST(StoreConformance, Interface_11_5_RenewingAPendingSignupKeepsItsToken)
   });
 }
 
+// interface.md 11.5: a used token's sign-up is removed; expired ones are
+// pruned, live ones stay.
 TYPED_TEST(StoreConformance, Interface_11_5_SignupsGoWhenUsedOrExpired) {
   this->write([&](Transaction& tx) {
     tx.signups().replace(this->signup("a", "a@example.com", 90'000));
