@@ -31,7 +31,7 @@ namespace {
 
 constexpr std::size_t kBatchSize = 1000;
 // interface.md 10.6.2: a longer line is invalid, and never read whole.
-constexpr std::size_t kMaxLine = 1024 * 1024;
+constexpr std::size_t kMaxLine = std::size_t{1024} * 1024;
 
 struct ImportCounts {
   std::int64_t created = 0;
