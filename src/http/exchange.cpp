@@ -357,6 +357,8 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
     if (body.gone) co_return After::close;
     rejection = body.rejection;
   }
+  // Read only where it is used: X-Original-* (interface.md 13.4.2) matter
+  // only with cookie sessions on.
   const bool from_trusted_proxy = settings.session_cookie.on() &&
                                   !settings.trusted_proxies.empty() &&
                                   is_trusted_proxy(peer, settings.trusted_proxies);
