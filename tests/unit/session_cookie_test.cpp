@@ -38,8 +38,8 @@ TEST(SessionCookieUnit, Interface_13_3_SecureWheneverTheListenersSpeakHttps) {
 }
 
 // 13.5: a `__Host-` or `__Secure-` name keeps Secure even for loopback
-// http: browsers refuse such a cookie without it (and keep a Secure one
-// from a loopback http page, which they count as secure).
+// http: browsers refuse such a cookie without it (and Chromium keeps a
+// Secure one from a loopback http page, which it counts as secure).
 TEST(SessionCookieUnit, Interface_13_5_APrefixedNameKeepsSecure) {
   Config c = with_public_url("http://127.0.0.1:8080");
   c.http.session_cookie.name = "authd_session";
