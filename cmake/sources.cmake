@@ -92,6 +92,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
   ${AUTHD_ROOT}/src/cli/event_commands.cpp ${AUTHD_ROOT}/src/cli/housekeeping.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
+  ${AUTHD_ROOT}/src/cli/bounded_lines.cpp
   ${AUTHD_ROOT}/src/cli/webhook_commands.cpp
   # webhooks/
   ${AUTHD_ROOT}/src/webhooks/http_post.cpp ${AUTHD_ROOT}/src/webhooks/signature.cpp

@@ -50,6 +50,12 @@ struct ApiRequest {
   const SessionCookie* session_cookie = nullptr;
   std::vector<std::string_view> session_cookies;
   bool trusted_origin = false;
+  // interface.md 13.4, when cookie sessions are on and the peer is a
+  // trusted proxy (empty otherwise): every X-Original-Method value of a
+  // gateway's subrequest, the method of the request it checks, and whether
+  // its one X-Original-Origin is trusted as `trusted_origin` is.
+  std::vector<std::string_view> original_methods;
+  bool original_trusted_origin = false;
 };
 
 // A response's Content-Type. Only a constant (a string literal, or a

@@ -38,6 +38,14 @@ bool changes_state(std::string_view method) {
   return method != "GET" && method != "HEAD" && method != "OPTIONS";
 }
 
+// interface.md 13.4: a gateway's subrequest stands for a state-changing
+// request when its one X-Original-Method says so; several values cannot be
+// told apart, so they count as one that changes state.
+bool original_changes_state(const ApiRequest& request) {
+  const auto& methods = request.original_methods;
+  return !methods.empty() && (methods.size() != 1 || changes_state(methods.front()));
+}
+
 std::string cookie_attributes(const SessionCookie& cookie) {
   return std::string("; HttpOnly") + (cookie.secure ? "; Secure" : "") + "; SameSite=Lax; Path=/";
 }
@@ -76,6 +84,8 @@ std::optional<ApiResponse> read_credentials(const ApiRequest& request,
     return response;
   }
   if (changes_state(request.method) && !request.trusted_origin) return error_response(403);
+  if (original_changes_state(request) && !request.original_trusted_origin)
+    return error_response(403);
   return std::nullopt;
 }
 

@@ -30,7 +30,10 @@ ApiResponse invalid_token();
 // method but GET, HEAD and OPTIONS) authenticated by the cookie whose
 // Origin is neither authd's public origin nor an allowed CORS origin: what
 // a page of another origin can make a browser send, it must not be able to
-// make authd do.
+// make authd do. The same 403 for a trusted proxy's subrequest (13.4) whose
+// X-Original-Method changes state and whose X-Original-Origin is not one of
+// those: what it must not make authd do, it must not make the services
+// behind a gateway do either.
 std::optional<ApiResponse> read_credentials(const ApiRequest& request,
                                             BearerCredentials& credentials);
 

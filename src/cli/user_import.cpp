@@ -5,16 +5,20 @@
 // account whose e-mail exists is left alone (or, with --update, updated)
 // and counted as existing either way. So a run cut off (even by kill -9)
 // and started again on the same file creates the rest and no duplicate.
+// A line over 1 MiB is invalid and skipped without being read whole.
 // Prints, on standard output, "line N: reason" for each invalid line (never
 // a password or a hash) and then "created N, existing M, invalid K"; exit
 // status 1 when a line was invalid.
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <utility>
 
 #include "api/admin_user_body.hpp"
 #include "auth/account_events.hpp"
+#include "cli/bounded_lines.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/wipe.hpp"
@@ -26,6 +30,8 @@ namespace authd {
 namespace {
 
 constexpr std::size_t kBatchSize = 1000;
+// interface.md 10.6.2: a longer line is invalid, and never read whole.
+constexpr std::size_t kMaxLine = std::size_t{1024} * 1024;
 
 struct ImportCounts {
   std::int64_t created = 0;
@@ -73,8 +79,7 @@ class UserImport {
     if (auto object = parse_json_object(text, problem))
       body = read_admin_user_body(*object, AdminBody::create, problem);
     if (!body) {
-      ++counts_.invalid;
-      std::cout << "line " << number << ": " << problem << "\n";
+      add_invalid(number, problem);
       return true;
     }
     ImportedUser user{std::move(body->fields), std::move(body->password.hash)};
@@ -84,6 +89,11 @@ class UserImport {
     }
     batch_.push_back(std::move(user));
     return batch_.size() < kBatchSize || flush();
+  }
+
+  void add_invalid(std::int64_t number, std::string_view reason) {
+    ++counts_.invalid;
+    std::cout << "line " << number << ": " << reason << "\n";
   }
 
   bool flush() {
@@ -132,27 +142,57 @@ class UserImport {
   ImportCounts counts_;
 };
 
-int run_import(const Config& config, const std::string& path, bool update) {
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path);
-    if (!file) {
-      std::cerr << "error: cannot read " << path << "\n";
-      return 2;
-    }
+// The file to read: standard input for "-"; -1 when it cannot be opened.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path)
+      : fd_(path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
+        owned_(path != "-") {}
+  ~InputFile() {
+    if (owned_ && fd_ >= 0) ::close(fd_);
   }
-  std::istream& in = path == "-" ? std::cin : file;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+  bool owned_;
+};
+
+// Every line of `in` into `import`, until the end, a read error or a
+// database failure. A line over kMaxLine is reported and skipped without
+// being held (cli/bounded_lines.hpp).
+BoundedLines::Next import_lines(BoundedLines& in, UserImport& import, std::int64_t& number,
+                                bool& stored) {
+  const std::string* line = nullptr;
+  while (stored) {
+    BoundedLines::Next next = in.next(line);
+    if (next == BoundedLines::Next::end || next == BoundedLines::Next::failed) return next;
+    ++number;
+    if (next == BoundedLines::Next::too_long) {
+      import.add_invalid(number, "longer than 1 MiB (1048576 bytes)");
+      continue;
+    }
+    stored = import.add_line(number, *line);
+  }
+  return BoundedLines::Next::end;
+}
+
+int run_import(const Config& config, const std::string& path, bool update) {
+  InputFile file(path);
+  if (file.fd() < 0) {
+    std::cerr << "error: cannot read " << path << "\n";
+    return 2;
+  }
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
   UserImport import(*store, hasher, update, cli_event_source(config));
-  std::string line;
+  BoundedLines in(file.fd(), kMaxLine);
   std::int64_t number = 0;
   bool stored = true;
-  while (stored && std::getline(in, line)) {
-    stored = import.add_line(++number, line);
-    wipe(line);  // a line may hold a password
-  }
+  bool read = import_lines(in, import, number, stored) != BoundedLines::Next::failed;
   stored = stored && import.flush();
   const ImportCounts& counts = import.counts();
   std::cout << "created " << counts.created << ", existing " << counts.existing << ", invalid "
@@ -162,27 +202,29 @@ int run_import(const Config& config, const std::string& path, bool update) {
               << " were not imported (run the import again: it resumes)\n";
     return 1;
   }
+  if (!read) {
+    std::cerr << "error: cannot read " << path << " after line " << number << "\n";
+    return 2;
+  }
   return counts.invalid == 0 ? 0 : 1;
 }
 
 }  // namespace
 
 void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* import = user.add_subcommand(
+  auto* command = user.add_subcommand(
       "import", "Create accounts from JSON Lines (FILE, or - for stdin), committed in batches");
   Config& config = configs.emplace_back();
-  add_database_options(*import, config);
-  add_password_options(*import, config);
+  add_database_options(*command, config);
+  add_password_options(*command, config);
   auto path = std::make_shared<std::string>();
   auto update = std::make_shared<bool>(false);
-  import->add_option("file", *path, "JSON Lines file, or - for standard input")->required();
-  import->add_flag("--update", *update, "Update accounts whose e-mail exists instead of skipping");
-  import->callback([&chosen, &config, import, path, update] {
-    chosen = {&config, import,
-              [path, update](const Config& c) { return run_import(c, *path, *update);
-}
-};  // namespace authd
-});
+  command->add_option("file", *path, "JSON Lines file, or - for standard input")->required();
+  command->add_flag("--update", *update, "Update accounts whose e-mail exists instead of skipping");
+  command->callback([&chosen, &config, command, path, update] {
+    chosen = {&config, command,
+              [path, update](const Config& c) { return run_import(c, *path, *update); }};
+  });
 }
 
 }  // namespace authd

@@ -98,6 +98,11 @@ std::optional<std::string> Config::public_origin() const {
   return origin;
 }
 
+bool Config::session_cookie_prefixed() const {
+  const std::string& name = http.session_cookie.name;
+  return name.rfind("__Host-", 0) == 0 || name.rfind("__Secure-", 0) == 0;
+}
+
 bool Config::public_url_is_loopback_http() const {
   auto parts = url_parts(public_url);
   if (!parts || parts->scheme != "http") return false;

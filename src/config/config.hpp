@@ -152,9 +152,15 @@ struct Config {
   RelyingParty webauthn_relying_party() const;
   // --tls-cert and --tls-key are given: the listeners speak HTTPS only.
   bool tls_on() const { return !tls_cert.empty() || !tls_key.empty(); }
-  // The session cookie's Secure attribute: always over HTTPS (13.3),
+  // The session cookie's name has a prefix that browsers accept only with
+  // Secure (`__Host-`, `__Secure-`; RFC 6265bis 4.1.3).
+  bool session_cookie_prefixed() const;
+  // The session cookie's Secure attribute: always over HTTPS (13.3) and
+  // for a prefixed name (13.5: without it no browser keeps the cookie),
   // otherwise unless the public URL is loopback http (13.5).
-  bool session_cookie_secure() const { return tls_on() || !public_url_is_loopback_http(); }
+  bool session_cookie_secure() const {
+    return tls_on() || session_cookie_prefixed() || !public_url_is_loopback_http();
+  }
 };
 
 // "HOST:PORT" or "[V6]:PORT" split; nothing when malformed.

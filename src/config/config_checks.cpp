@@ -115,6 +115,18 @@ std::vector<ConfigFinding> check_config(const Config& c) {
         bad_configuration("--public-url",
                           "--session-cookie needs a public URL such as https://auth.example.com "
                           "(its origin is the one allowed to send the cookie)"));
+  // interface.md 13.5: a cookie without the `__Host-` prefix can be
+  // overwritten by a sibling host of the public URL's (cookie tossing).
+  auto origin = c.public_origin();
+  if (c.http.session_cookie.on() && origin && origin->rfind("https://", 0) == 0 &&
+      c.http.session_cookie.name.rfind("__Host-", 0) != 0)
+    findings.push_back({Severity::warning,
+                        "session_cookie_without_host_prefix",
+                        {{"session_cookie", c.http.session_cookie.name},
+                         {"reason",
+                          "a page on another host of the same site can set a cookie of this "
+                          "name for authd's host (cookie tossing); name it __Host-" +
+                              c.http.session_cookie.name}}});
   if (c.argon2_memory_kib < 19456 || c.argon2_iterations < 2) {
     findings.push_back({Severity::warning,
                         "weak_password_hashing",

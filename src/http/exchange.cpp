@@ -215,10 +215,26 @@ bool is_trusted_origin(const std::vector<std::string_view>& origins, const HttpS
   return allowed_origin(settings.cors_origins, origins).has_value();
 }
 
+// interface.md 13.5 and, from a trusted proxy, 13.4: the session cookie,
+// whether the request's Origin is trusted, and what a gateway's
+// subrequest says of the original request it checks. From any other peer
+// X-Original-* are ignored: a client could write them.
+void read_cookie_context(ApiRequest& request, const Request& req, bool from_trusted_proxy,
+                         const HttpSettings& settings) {
+  request.session_cookie = &settings.session_cookie;
+  request.session_cookies =
+      cookie_values(field_values(req, http::field::cookie), settings.session_cookie.name);
+  request.trusted_origin = is_trusted_origin(field_values(req, "Origin"), settings);
+  if (!from_trusted_proxy) return;
+  request.original_methods = field_values(req, "X-Original-Method");
+  request.original_trusted_origin =
+      is_trusted_origin(field_values(req, "X-Original-Origin"), settings);
+}
+
 // What the router sees of a request read whole; the views point into `req`
 // and `method`.
 ApiRequest api_request(const Request& req, std::string_view method, const std::string& client,
-                       const HttpSettings& settings) {
+                       bool from_trusted_proxy, const HttpSettings& settings) {
   ApiRequest request;
   request.listener = settings.listener;
   request.method = method;
@@ -230,12 +246,7 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   request.client_address = client;
   if (auto agent = req.find(http::field::user_agent); agent != req.end())
     request.user_agent = as_std_view(agent->value());
-  if (settings.session_cookie.on()) {
-    request.session_cookie = &settings.session_cookie;
-    request.session_cookies =
-        cookie_values(field_values(req, http::field::cookie), settings.session_cookie.name);
-    request.trusted_origin = is_trusted_origin(field_values(req, "Origin"), settings);
-  }
+  if (settings.session_cookie.on()) read_cookie_context(request, req, from_trusted_proxy, settings);
   return request;
 }
 
@@ -257,7 +268,8 @@ asio::awaitable<ApiResponse> handle(ApiContext& api, ApiRequest& request,
 // server is not draining, may keep its connection open.
 asio::awaitable<Answer> answer_request(const Parser& parser,
                                        const std::optional<Rejection>& rejection,
-                                       const std::string& client, ExchangeContext context) {
+                                       const std::string& client, bool from_trusted_proxy,
+                                       ExchangeContext context) {
   const HttpSettings& settings = context.settings;
   const Request& req = parser.get();
   Answer answer;
@@ -271,7 +283,7 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
     log::debug("request_rejected",
                {{"reason", rejection->reason}, {"request_id", answer.request_id}});
   } else {
-    ApiRequest request = api_request(req, answer.method, client, settings);
+    ApiRequest request = api_request(req, answer.method, client, from_trusted_proxy, settings);
     request.request_id = answer.request_id;
     preflight = answer_preflight(
         {answer.method, request.path, req.count("Access-Control-Request-Method") > 0,
@@ -345,7 +357,12 @@ asio::awaitable<After> serve_request(HttpStream& stream, const std::string& peer
     if (body.gone) co_return After::close;
     rejection = body.rejection;
   }
-  Answer answer = co_await answer_request(*parser, rejection, client, context);
+  // Read only where it is used: X-Original-* (interface.md 13.4.2) matter
+  // only with cookie sessions on.
+  const bool from_trusted_proxy = settings.session_cookie.on() &&
+                                  !settings.trusted_proxies.empty() &&
+                                  is_trusted_proxy(peer, settings.trusted_proxies);
+  Answer answer = co_await answer_request(*parser, rejection, client, from_trusted_proxy, context);
   if (answer.response.hold.count() > 0 && !context.draining) {
     // A busy answer's second (api/hashing_busy.cpp), with the request's
     // headers and body freed, and its bytes wiped from the connection's

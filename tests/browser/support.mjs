@@ -51,7 +51,7 @@ export async function waitFor(what, probe, timeoutMs = 20_000) {
 
 // Starts a long-running process with its output in <workDir>/<name>.log;
 // it is stopped (SIGTERM, then SIGKILL) when the test ends.
-function startProcess(name, command, args) {
+export function startProcess(name, command, args) {
   const logPath = path.join(workDir, `${name}.log`);
   const out = fs.openSync(logPath, 'a');
   const child = spawn(command, args, { stdio: ['ignore', out, out], cwd: workDir });
@@ -89,7 +89,7 @@ export function logOf(handle) {
 }
 
 // Waits for a port file ("<port>\n", written when the process listens).
-async function portFrom(handle, portFile) {
+export async function portFrom(handle, portFile) {
   return waitFor(`${handle.name}'s port file`, () => {
     if (handle.exited) throw new Error(`${handle.name} exited (${handle.code}):\n${logOf(handle)}`);
     try {
@@ -103,7 +103,7 @@ async function portFrom(handle, portFile) {
 
 // A port nobody listens on right now: authd's public URL (the links of its
 // mails) must be known before it starts.
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.on('error', reject);
@@ -241,14 +241,18 @@ export async function startAuthd(authdPath, extraArgs = []) {
 // ---------------------------------------------------------------------------
 // The browser.
 
-export async function launchBrowser() {
+// `extraArgs` are added to Chromium's command line, `options` to
+// playwright's (e.g. ignoreHTTPSErrors for a test's own certificate).
+export async function launchBrowser(extraArgs = [], options = {}) {
   const userDataDir = fs.mkdtempSync(path.join(workDir, 'chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1024, height: 720 }
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extraArgs],
+    viewport: { width: 1024, height: 720 },
+    ...options
   });
   cleanups.push(() => context.close());
   return context;

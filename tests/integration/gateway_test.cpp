@@ -2,6 +2,9 @@
 // the account in Authd-User-Id; nginx (Debian's) runs the auth_request
 // configuration of docs/deployment.md, read from that file, in front of a
 // small service (tests/support/identity_echo.py) that echoes what it gets.
+// With cookie sessions, the Origin rule of 13.5 is applied to the original
+// request that a trusted gateway names in X-Original-Method and
+// X-Original-Origin, so the service gets authd's CSRF protection.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,6 +205,112 @@ TEST(Gateway, Interface_13_4_RevokedTokenIsRefusedAtTheGatewayAtOnce) {
   EXPECT_EQ(revoked.body.find("identity-echo"), std::string::npos);
   // The user's other session is still let through.
   EXPECT_EQ(client.request("GET", "/", bearer(other)).status, 200);
+}
+
+const std::string kCookieName = "__Host-authd_session";
+const std::string kAppOrigin = "https://app.example.com";
+const std::string kForeignOrigin = "https://evil.example.net";
+
+// Cookie sessions behind a gateway on this host: nginx is a trusted proxy,
+// and the service's origin is an allowed one.
+std::vector<std::string> gateway_with_cookies(const std::string& trusted_proxies) {
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--session-cookie", kCookieName, "--cors-origins", kAppOrigin,
+                           "--trusted-proxies", trusted_proxies});
+  return args;
+}
+
+Headers cookie(const std::string& token, Headers more = {}) {
+  more.push_back({"Cookie", kCookieName + "=" + token});
+  return more;
+}
+
+// 13.4: the subrequest of a trusted proxy stands for the request it checks.
+// A state-changing one authenticated by the cookie needs a trusted
+// X-Original-Origin (403 otherwise, with no identity); a safe one, or one
+// with a bearer token, needs none; several X-Original-Method values count
+// as state-changing.
+TEST(Gateway, Interface_13_4_OriginalMethodAndOriginFromTrustedProxyMeetTheOriginRule) {
+  AuthdProcess authd(gateway_with_cookies("127.0.0.1/32"));
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  auto me = [&](Headers headers) { return send_request(authd.port(), "GET", "/me", headers); };
+
+  HttpResponse foreign =
+      me(cookie(token, {{"X-Original-Method", "POST"}, {"X-Original-Origin", kForeignOrigin}}));
+  EXPECT_EQ(foreign.status, 403) << foreign.body;
+  EXPECT_EQ(foreign.header_count("authd-user-id"), 0u);
+  EXPECT_EQ(me(cookie(token, {{"X-Original-Method", "DELETE"}})).status, 403) << "no origin";
+  EXPECT_EQ(me(cookie(token, {{"X-Original-Method", "POST"},
+                              {"X-Original-Origin", kForeignOrigin},
+                              {"Origin", kAppOrigin}}))
+                .status,
+            403)
+      << "the subrequest's own Origin does not stand for the original's";
+  EXPECT_EQ(me(cookie(token, {{"X-Original-Method", "GET"},
+                              {"X-Original-Method", "GET"},
+                              {"X-Original-Origin", kForeignOrigin}}))
+                .status,
+            403);
+
+  HttpResponse allowed =
+      me(cookie(token, {{"X-Original-Method", "POST"}, {"X-Original-Origin", kAppOrigin}}));
+  EXPECT_EQ(allowed.status, 200) << allowed.body;
+  EXPECT_EQ(allowed.header_count("authd-user-id"), 1u);
+  EXPECT_EQ(me(cookie(token, {{"X-Original-Method", "GET"}, {"X-Original-Origin", kForeignOrigin}}))
+                .status,
+            200);
+  Headers by_bearer = bearer(token);
+  by_bearer.push_back({"X-Original-Method", "POST"});
+  by_bearer.push_back({"X-Original-Origin", kForeignOrigin});
+  EXPECT_EQ(me(by_bearer).status, 200) << "a page cannot make a browser send a bearer token";
+}
+
+// 13.4: from a peer that is not a trusted proxy, X-Original-Method and
+// X-Original-Origin are ignored: GET /me is a GET.
+TEST(Gateway, Interface_13_4_OriginalHeadersFromOtherPeersAreIgnored) {
+  AuthdProcess authd(gateway_with_cookies("10.0.0.0/8"));
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  HttpResponse me = send_request(
+      authd.port(), "GET", "/me",
+      cookie(token, {{"X-Original-Method", "POST"}, {"X-Original-Origin", kForeignOrigin}}));
+  EXPECT_EQ(me.status, 200) << me.body;
+}
+
+// 13.4, end to end: behind the documented nginx gateway, a browser's
+// cookie-authenticated POST or DELETE from a foreign page (or with no
+// Origin, or a forged X-Original-Origin) is refused at the gateway and
+// never reaches the service; from the service's own origin, and any GET,
+// it passes with the identity; a bearer token needs no Origin.
+TEST(Gateway, Interface_13_4_NginxGatewayRefusesCrossOriginCookieRequests) {
+  AuthdProcess authd(gateway_with_cookies("127.0.0.1/32"));
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  std::string id = get_with_token(authd.port(), "/me", token).json()["id"];
+  IdentityEcho service;
+  NginxProxy gateway(gateway_site(authd, service));
+  HttpConnection client(gateway.port());
+  auto refused = [&](const std::string& method, Headers headers) {
+    HttpResponse response = client.request(method, "/reports", headers, R"({"a":1})");
+    EXPECT_EQ(response.status, 403) << method << " " << response.body;
+    EXPECT_EQ(response.body.find("identity-echo"), std::string::npos);
+  };
+  refused("POST", cookie(token, {{"Origin", kForeignOrigin}}));
+  refused("DELETE", cookie(token, {{"Origin", kForeignOrigin}}));
+  refused("POST", cookie(token));
+  refused("POST", cookie(token, {{"X-Original-Origin", kAppOrigin}}));
+
+  HttpResponse post =
+      client.request("POST", "/reports", cookie(token, {{"Origin", kAppOrigin}}), R"({"a":1})");
+  ASSERT_EQ(post.status, 200) << post.body << "\n" << gateway.error_log();
+  EXPECT_EQ(post.json()["method"], "POST");
+  EXPECT_EQ(post.json()["authdUserId"], nlohmann::json::array({id}));
+  HttpResponse get = client.request("GET", "/reports", cookie(token, {{"Origin", kForeignOrigin}}));
+  EXPECT_EQ(get.status, 200) << get.body;
+  Headers by_bearer = bearer(token);
+  by_bearer.push_back({"Origin", kForeignOrigin});
+  EXPECT_EQ(client.request("POST", "/reports", by_bearer, R"({"a":1})").status, 200);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 // - interface.md 9.1: a secret given as a flag (argv is readable by every
 //   local user) is warned about, never logged itself;
 // - interface.md 13.1: a trusted-proxy network holding every address is
-//   warned about.
+//   warned about;
+// - interface.md 13.5: a session cookie without the `__Host-` prefix on an
+//   https:// public URL is warned about.
 #include <filesystem>
 #include <fstream>
 
@@ -205,6 +207,20 @@ TEST_F(StartupChecks, Interface_13_1_TrustingEveryAddressIsWarnedAbout) {
   CommandResult some = serve({"--trusted-proxies", "127.0.0.1/32,10.0.0.0/8"});
   EXPECT_EQ(some.exit_code, 0) << some.output;
   EXPECT_FALSE(logged_event(some.output, "trusted_proxies_include_everyone")) << some.output;
+}
+
+// 13.5: cookie sessions on an https:// public URL with a name that lacks
+// `__Host-` start, with a warning naming the cookie; with the prefix, none.
+TEST_F(StartupChecks, Interface_13_5_CookieWithoutHostPrefixOverHttpsIsWarnedAbout) {
+  CommandResult plain =
+      serve({"--session-cookie", "authd_session", "--public-url", "https://auth.example.com"});
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_TRUE(logged_event(plain.output, "session_cookie_without_host_prefix")) << plain.output;
+  CommandResult prefixed = serve(
+      {"--session-cookie", "__Host-authd_session", "--public-url", "https://auth.example.com"});
+  EXPECT_EQ(prefixed.exit_code, 0) << prefixed.output;
+  EXPECT_FALSE(logged_event(prefixed.output, "session_cookie_without_host_prefix"))
+      << prefixed.output;
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 """A service behind an authd gateway, for authd's tests (interface.md 13.4).
 
 Listens on 127.0.0.1 (a free port), writes the port to --port-file once it
-accepts connections, and answers every GET and POST with 200 and a JSON
+accepts connections, and answers every GET, POST and DELETE with 200 and a JSON
 object naming what the gateway passed on: the method, the path, every
 Authd-User-Id field and every Authorization field. It does no checking of
 its own: it trusts the gateway, which is the point of the deployment it
@@ -22,6 +22,9 @@ class Echo(BaseHTTPRequestHandler):
         self.answer()
 
     def do_POST(self):
+        self.answer()
+
+    def do_DELETE(self):
         self.answer()
 
     def answer(self):

@@ -195,6 +195,28 @@ TEST(ConfigChecks, Interface_13_3_AnHttpPublicUrlWithTlsIsWarnedAbout) {
   EXPECT_EQ(warnings(c).front().event, "public_url_not_https");
 }
 
+// 13.5: over an https:// public URL, a session cookie whose name lacks
+// the `__Host-` prefix is warned about (a sibling host could toss one of
+// that name); with the prefix, over http://, or with no cookie, nothing.
+TEST(ConfigChecks, Interface_13_5_ACookieWithoutTheHostPrefixIsWarnedAboutOverHttps) {
+  Config c;
+  c.public_url = "https://auth.example.com";
+  c.http.session_cookie.name = "authd_session";
+  ASSERT_EQ(warnings(c).size(), 1u);
+  EXPECT_EQ(warnings(c).front().event, "session_cookie_without_host_prefix");
+  EXPECT_EQ(warnings(c).front().fields["session_cookie"], "authd_session");
+  c.http.session_cookie.name = "__Secure-authd_session";
+  EXPECT_EQ(warnings(c).size(), 1u) << "__Secure- does not stop a sibling host";
+  c.http.session_cookie.name = "__Host-authd_session";
+  EXPECT_TRUE(warnings(c).empty());
+  c.http.session_cookie.name = "authd_session";
+  c.public_url = "http://auth.example.com";
+  EXPECT_TRUE(warnings(c).empty());
+  c.public_url = "https://auth.example.com";
+  c.http.session_cookie.name.clear();
+  EXPECT_TRUE(warnings(c).empty());
+}
+
 // 13.1: a trusted proxy network that holds every address lets any client
 // name itself in X-Forwarded-For or Forwarded.
 TEST(ConfigChecks, Interface_13_1_TrustingEveryAddressIsWarnedAbout) {

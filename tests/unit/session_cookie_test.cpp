@@ -37,6 +37,19 @@ TEST(SessionCookieUnit, Interface_13_3_SecureWheneverTheListenersSpeakHttps) {
   EXPECT_TRUE(with_public_url("http://auth.example.com").session_cookie_secure());
 }
 
+// 13.5: a `__Host-` or `__Secure-` name keeps Secure even for loopback
+// http: browsers refuse such a cookie without it (and Chromium keeps a
+// Secure one from a loopback http page, which it counts as secure).
+TEST(SessionCookieUnit, Interface_13_5_APrefixedNameKeepsSecure) {
+  Config c = with_public_url("http://127.0.0.1:8080");
+  c.http.session_cookie.name = "authd_session";
+  EXPECT_FALSE(c.session_cookie_secure());
+  for (const char* name : {"__Host-authd_session", "__Secure-authd_session"}) {
+    c.http.session_cookie.name = name;
+    EXPECT_TRUE(c.session_cookie_secure()) << name;
+  }
+}
+
 TEST(SessionCookieUnit, Interface_13_5_PublicOriginIsAsBrowsersSendIt) {
   EXPECT_EQ(with_public_url("https://Auth.Example.com/auth").public_origin(),
             "https://auth.example.com");
