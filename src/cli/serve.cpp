@@ -275,10 +275,11 @@ int run_serve(const Config& config) {
   HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
   Database db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
-  // stored: measured now, before the first login can arrive, and kept up to
-  // date in the background (auth/hash_kinds_watch.hpp).
+  // stored: from the stored costs now, before the first login can arrive,
+  // and measured and kept up to date in the background
+  // (auth/hash_kinds_watch.hpp).
   HashKindsWatch hash_kinds(db.for_background_threads(), hashing, hasher);
-  hash_kinds.measure_all();
+  hash_kinds.start_with_stored_costs();
 
   auto transport = mail_transport_from(config);
   // Background threads write through the group writer's queue (QueuedWriteStore).

@@ -414,6 +414,22 @@ CREATE TABLE webauthn_challenges (
 );
 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 )sql"},
+    // Each kind of stored hash keeps its last measured cost (interface.md
+    // 10.5): its cost relative to the server's own argon2id, in thousandths
+    // (an integer on both backends), and that own
+    // kind (the basis: a cost measured against other parameters is measured
+    // again). A start then begins with the stored costs instead of waiting
+    // for measurements. Nullable columns: no table rewrite, and instances
+    // of the previous release, which insert only the kind, stay correct.
+    {11, "password_hash_kinds.relative_cost_milli, cost_basis: the last measured cost of each kind",
+     R"sql(
+ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli INTEGER;
+ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
+)sql",
+     R"sql(
+ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli BIGINT;
+ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
+)sql"},
 };
 
 }  // namespace
