@@ -298,6 +298,7 @@ int run_serve(const Config& config) {
   if (!webhooks) return 2;
   AuthPolicy policy = config.policy;
   policy.webhooks_on = !config.webhook_url.empty();
+  policy.allow_costly_hashes = config.allow_costly_hashes;
   Config::RelyingParty party = config.webauthn_relying_party();  // checked: no problem left
   policy.webauthn = {party.id, party.origins};
   if (party.id.empty())
