@@ -74,7 +74,7 @@ void HashKindsWatch::say_floor(const char* event, std::size_t kinds, std::size_t
 }
 
 void HashKindsWatch::refresh() {
-  if (readings_++ % kReconcileEvery == 0) reconcile();
+  bool dropped = readings_++ % kReconcileEvery == 0 && reconcile();
   std::vector<HashKindCost> kinds;
   if (store_.run(Store::Mode::read,
                  [&](Transaction& tx) { kinds = tx.users().hash_kind_costs(); }) != StoreStatus::ok)
@@ -86,19 +86,22 @@ void HashKindsWatch::refresh() {
     measure(kind);
     measured = true;
   }
-  if (measured) say_floor("login_floor", kinds.size(), hashing_.floor().unmeasured(missing).size());
+  // The floor as it stands now, when it moved.
+  if (measured || dropped)
+    say_floor("login_floor", kinds.size(), hashing_.floor().unmeasured(missing).size());
 }
 
-void HashKindsWatch::reconcile() {
+bool HashKindsWatch::reconcile() {
   std::vector<std::string> dropped;
   if (store_.run(Store::Mode::write, [&](Transaction& tx) {
         dropped = tx.users().reconcile_hash_kinds();  // a transaction may run again: all anew
       }) != StoreStatus::ok)
-    return;
+    return false;
   for (const std::string& kind : dropped) {
     hashing_.floor().drop(kind);
     log::info("hash_kind_dropped", {{"kind", kind}});  // an algorithm and its parameters
   }
+  return !dropped.empty();
 }
 
 bool HashKindsWatch::measure_own() {

@@ -57,7 +57,7 @@ class HashKindsWatch {
 
  private:
   void refresh();
-  void reconcile();
+  bool reconcile();  // true when it dropped a kind
   bool measure_own();
   void measure(const std::string& kind);
   // Takes the stored costs measured against the own kind; returns the
