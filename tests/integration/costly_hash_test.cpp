@@ -142,6 +142,43 @@ TEST(CostlyHash, Interface_10_5_AKindOverTwentyTimesTheOwnIsRefusedByTheAdminApi
   EXPECT_EQ(call(allowed, key, "PUT", target, {{"passwordHash", costly}}).status, 200);
 }
 
+// New kinds are capped: one import run brings at most 8 kinds not stored
+// before (the 9th line's kind is refused, and a later run may bring it),
+// and no request brings a new kind once 32 are stored.
+TEST(CostlyHash, Interface_10_5_NewKindsAreCappedPerImportAndInAll) {
+  AuthdProcess authd(fast_hashing());
+  std::string nine;
+  for (int i = 0; i < 9; ++i)
+    nine += costly::line_of("k" + std::to_string(i) + "@example.com",
+                            argon2id_hash(kPassword, 1, 65 + static_cast<std::size_t>(i)));
+  std::string output;
+  EXPECT_EQ(authd.cli({"user", "import", "-"}, nine, &output), 1);
+  EXPECT_NE(output.find("line 9: passwordHash: this import has brought 8 kinds of hash not "
+                        "stored before, the most one run may"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("created 8, existing 0, invalid 1"), std::string::npos) << output;
+  EXPECT_EQ(authd.cli({"user", "import", "-"}, nine, &output), 0) << output;
+  EXPECT_NE(output.find("created 1, existing 8, invalid 0"), std::string::npos) << output;
+
+  for (int i = 0; i < 23; ++i)  // 9 + 23 = 32 kinds
+    authd.sql("INSERT INTO password_hash_kinds (kind) VALUES ('$2b$" + std::to_string(10 + i) +
+              "x')");
+  const std::string key = create_key(authd, "ops", "write");
+  HttpResponse res =
+      call(authd, key, "POST", "/admin/users",
+           {{"email", "new@example.com"}, {"passwordHash", argon2id_hash(kPassword, 1, 100)}});
+  ASSERT_EQ(res.status, 400) << res.body;
+  EXPECT_EQ(res.json().value("detail", ""),
+            "passwordHash: 32 kinds of hash are stored already, the most there may be; a hash "
+            "of a kind not stored yet is refused");
+  // A kind stored already is taken.
+  EXPECT_EQ(call(authd, key, "POST", "/admin/users",
+                 {{"email", "new@example.com"}, {"passwordHash", argon2id_hash(kPassword, 1, 65)}})
+                .status,
+            201);
+}
+
 // A floor over one second is said at start, from the costs stored with the
 // kinds (here one as if measured at 100,000 times the own kind): the start
 // measures no kind, and does not wait for any.
