@@ -1,6 +1,7 @@
 #include "auth/hash_admission.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -112,8 +113,8 @@ double ImportedKinds::cost_of(const std::string& kind, const std::string& phc) {
   if (own_ns_ <= 0) {
     // The own kind's cost, once: the median of three.
     std::string own = hasher_.hash(new_secret_token("measure_"));
-    std::vector<double> costs;
-    for (int i = 0; i < 3; ++i) costs.push_back(verification_ns(hasher_, own));
+    std::array<double, 3> costs{};
+    for (double& cost : costs) cost = verification_ns(hasher_, own);
     std::sort(costs.begin(), costs.end());
     own_ns_ = std::max(costs[1], 1.0);
   }
