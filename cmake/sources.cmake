@@ -23,7 +23,8 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/admin_keys.cpp ${AUTHD_ROOT}/src/auth/admin_users.cpp
   ${AUTHD_ROOT}/src/auth/account_events.cpp ${AUTHD_ROOT}/src/auth/erasure.cpp
   ${AUTHD_ROOT}/src/auth/event_log.cpp ${AUTHD_ROOT}/src/auth/events.cpp
-  ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp ${AUTHD_ROOT}/src/auth/login.cpp
+  ${AUTHD_ROOT}/src/auth/hash_admission.cpp ${AUTHD_ROOT}/src/auth/hash_kinds_watch.cpp
+  ${AUTHD_ROOT}/src/auth/login.cpp
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/notices.cpp
   ${AUTHD_ROOT}/src/auth/password_change.cpp ${AUTHD_ROOT}/src/auth/password_proof.cpp
   ${AUTHD_ROOT}/src/auth/passkeys.cpp ${AUTHD_ROOT}/src/auth/passkey_factor.cpp

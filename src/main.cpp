@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     init_crypto();
     if (serve->parsed()) {
       // Before the hashing pool's threads start (--argon2-warm-memory).
-      if (config.argon2_warm_memory) install_warm_argon2_memory();
+      if (config.argon2_warm_memory) install_warm_argon2_memory(config.argon2_memory_kib);
       status = run_serve(config);
     } else if (migrate->parsed()) {
       status = run_migrate(config);

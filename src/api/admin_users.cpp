@@ -73,6 +73,8 @@ boost::asio::awaitable<ApiResponse> outcome_response(ApiContext& ctx,
       co_return error_response(409);
     case AdminUserOutcome::Kind::bad_password:
       co_return bad_request("password: must not be the account's e-mail");
+    case AdminUserOutcome::Kind::bad_hash:
+      co_return bad_request(outcome.problem);
     case AdminUserOutcome::Kind::busy:
       co_return hashing_busy();
     case AdminUserOutcome::Kind::unavailable:

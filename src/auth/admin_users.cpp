@@ -4,6 +4,7 @@
 
 #include "auth/account_events.hpp"
 #include "auth/erasure.hpp"
+#include "auth/hash_admission.hpp"
 #include "auth/notices.hpp"
 #include "auth/password_rules.hpp"
 #include "auth/second_factor.hpp"
@@ -42,8 +43,12 @@ bool set_verified(std::optional<Millis>& at, std::optional<bool> verified, Milli
 // The stored hash an operator's password becomes: the given hash as it is,
 // or the password hashed on the pool. Nothing (busy) when the pool is full;
 // an empty optional inside when the account is to have no password.
+// A given hash is checked first (auth/hash_admission.hpp): `refused`
+// holds why it is not taken.
 struct HashedPassword {
   bool busy = false;
+  bool unavailable = false;
+  std::string refused;
   std::optional<std::string> phc;
 };
 
@@ -51,7 +56,11 @@ boost::asio::awaitable<HashedPassword> hash_admin_password(AuthContext& ctx,
                                                            AdminPassword& password) {
   HashedPassword hashed;
   if (password.hash) {
-    hashed.phc = std::move(*password.hash);
+    HashAdmission admission = co_await admit_stored_hash(ctx, *password.hash);
+    hashed.busy = admission.kind == HashAdmission::Kind::busy;
+    hashed.unavailable = admission.kind == HashAdmission::Kind::unavailable;
+    hashed.refused = std::move(admission.problem);
+    if (admission.kind == HashAdmission::Kind::admitted) hashed.phc = std::move(*password.hash);
   } else if (password.password) {
     std::optional<std::string> phc = co_await ctx.hashing.hash(*password.password);
     wipe(*password.password);
@@ -59,6 +68,16 @@ boost::asio::awaitable<HashedPassword> hash_admin_password(AuthContext& ctx,
     hashed.phc = std::move(phc);
   }
   co_return hashed;
+}
+
+// The outcome of a password that could not be hashed or taken, if so.
+std::optional<AdminUserOutcome> hashing_failure(const HashedPassword& hashed) {
+  if (hashed.busy) return outcome_of(Kind::busy);
+  if (hashed.unavailable) return outcome_of(Kind::unavailable);
+  if (hashed.refused.empty()) return std::nullopt;
+  AdminUserOutcome refused = outcome_of(Kind::bad_hash);
+  refused.problem = hashed.refused;
+  return refused;
 }
 
 // Every change moves updatedAt forward, even within the millisecond of the
@@ -106,7 +125,7 @@ boost::asio::awaitable<AdminUserOutcome> create_admin_user(AuthContext& ctx,
     }
   }
   HashedPassword hashed = co_await hash_admin_password(ctx, password);
-  if (hashed.busy) co_return outcome_of(Kind::busy);
+  if (std::optional<AdminUserOutcome> failed = hashing_failure(hashed)) co_return *failed;
 
   Millis now = now_millis();
   UserRecord user;
@@ -211,7 +230,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
 
   const char* stored = hashed_kind(password);
   HashedPassword hashed = co_await hash_admin_password(ctx, password);
-  if (hashed.busy) co_return outcome_of(Kind::busy);
+  if (std::optional<AdminUserOutcome> failed = hashing_failure(hashed)) co_return *failed;
   Kind kind = Kind::ok;
   std::optional<UserRecord> user;
   auto set = [&](Transaction& tx) {

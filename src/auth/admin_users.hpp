@@ -54,10 +54,12 @@ struct AdminUserOutcome {
     not_found,
     exists,        // the e-mail has an account: 409
     bad_password,  // the password equals the account's e-mail: 400
+    bad_hash,      // a passwordHash of a kind refused (interface.md 10.5): 400, `problem`
     busy,          // the hashing pool is saturated: 503
     unavailable,
   } kind = Kind::unavailable;
   UserRecord user;
+  std::string problem;  // bad_hash: the 400's detail
 };
 
 // Applies `fields` to `user` as of `now`; true when anything changed. The

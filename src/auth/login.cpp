@@ -73,9 +73,18 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   std::optional<UserRecord> user;
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
+    bool read = false;  // a transaction may run again: all anew
+    // The account is read once the throttles' keys are locked (the order
+    // every attempt takes them in), and a failure at its hash counts as
+    // many failures as the hash costs (interface.md 10.5).
+    auto charge = [&] {
+      user = tx.users().by_email(email);
+      read = true;
+      return ctx.hashing.failure_charge(user ? user->password_hash : std::nullopt);
+    };
     reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
-                                     started);  // a transaction may run again: all anew
-    user = tx.users().by_email(email);
+                                     started, charge);
+    if (!read) user = tx.users().by_email(email);
     if (!reserved.verdict.allowed) {
       record_failed_login(tx, source, user, email, "throttled", started);
       spend_passkey_challenge(tx, second.passkey, started);

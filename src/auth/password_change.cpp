@@ -58,8 +58,9 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
                       policy.ipv6_aggregates);
   ReservedFailure reserved;
   auto reserve = [&](Transaction& tx) {
-    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
-                                     now_millis());
+    reserved = reserve_login_failure(
+        tx, email_key, policy.login_failures_per_email, per_client, now_millis(),
+        [&] { return ctx.hashing.failure_charge(user->password_hash); });
   };
   StoreStatus counted = co_await ctx.db.write(reserve);
   if (counted != StoreStatus::ok) co_return outcome;

@@ -25,8 +25,9 @@ boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                       policy.ipv6_aggregates);
   PasswordProof proof;
   auto reserve = [&](Transaction& tx) {
-    proof.reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email,
-                                           per_client, now_millis());
+    proof.reserved = reserve_login_failure(
+        tx, email_key, policy.login_failures_per_email, per_client, now_millis(),
+        [&] { return ctx.hashing.failure_charge(user.password_hash); });
   };
   if (co_await ctx.db.write(reserve) != StoreStatus::ok) co_return proof;  // unavailable
   if (!proof.reserved.verdict.allowed) {

@@ -28,6 +28,9 @@ struct NoticeSettings {
 };
 
 struct AuthPolicy {
+  // Stored hashes of kinds dearer than 20 times the own are taken in
+  // (--allow-costly-hashes, interface.md 10.5).
+  bool allow_costly_hashes = false;
   Duration session_lifetime = std::chrono::hours(24);
   Duration reset_token_lifetime = std::chrono::minutes(30);
   // A reset mail becomes due after a random delay up to this, so that the

@@ -136,21 +136,34 @@ ReservedFailure reserve_client_failure(Transaction& tx,
   return reserved;
 }
 
+namespace {
+
+// `charge` events of `key`, at most `limit.count` of them.
+void insert_charged(Transaction& tx, std::string_view key, RateLimit limit, int charge, Millis now,
+                    std::vector<std::int64_t>& events) {
+  int count = std::clamp(charge, 1, std::max(limit.count, 1));
+  for (int i = 0; i < count; ++i) events.push_back(tx.throttle().insert_event(key, now));
+}
+
+}  // namespace
+
 ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
                                       RateLimit per_email,
-                                      const std::vector<ThrottleCounter>& per_client, Millis now) {
+                                      const std::vector<ThrottleCounter>& per_client, Millis now,
+                                      const std::function<int()>& charge) {
   ReservedFailure reserved;
   ThrottleVerdict by_email = check_throttle(tx, email_key, now, per_email);
   reserved.verdict = combine(by_email, check_throttles(tx, per_client, now));
   if (!reserved.verdict.allowed) return reserved;
-  reserved.email_event = tx.throttle().insert_event(email_key, now);
+  const int failures = charge ? charge() : 1;
+  insert_charged(tx, email_key, per_email, failures, now, reserved.email_events);
   for (const ThrottleCounter& counter : per_client)
-    reserved.client_events.push_back(tx.throttle().insert_event(counter.key, now));
+    insert_charged(tx, counter.key, counter.limit, failures, now, reserved.client_events);
   return reserved;
 }
 
 void ReservedFailure::release(Transaction& tx) const {
-  if (email_event != 0) tx.throttle().delete_event(email_event);  // 0: no e-mail counted
+  for (std::int64_t event : email_events) tx.throttle().delete_event(event);
   for (std::int64_t event : client_events) tx.throttle().delete_event(event);
 }
 

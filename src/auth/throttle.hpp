@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -91,9 +92,15 @@ ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter
 // check locks its key, and every attempt takes them in this order) and,
 // when all allow, an event is inserted in each. Reserving before hashing
 // keeps the limit exact under many guesses at once; a success releases it.
+// An attempt at a stored hash dearer than the server's own counts as
+// `charge()` failures (interface.md 10.5: VerificationFloor::charge), as
+// many events in each counter, but never more than the counter's limit
+// (more would change no verdict). `charge` is called once the counters are
+// checked (and locked), only when they allow; empty: 1. Allowed when each
+// counter is below its limit, so each lets one attempt through a window.
 struct ReservedFailure {
   ThrottleVerdict verdict;
-  std::int64_t email_event = 0;
+  std::vector<std::int64_t> email_events;
   std::vector<std::int64_t> client_events;
 
   // Un-counts this attempt (not a failed guess, e.g. a 403 or a 503).
@@ -104,7 +111,8 @@ struct ReservedFailure {
 };
 ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_key,
                                       RateLimit per_email,
-                                      const std::vector<ThrottleCounter>& per_client, Millis now);
+                                      const std::vector<ThrottleCounter>& per_client, Millis now,
+                                      const std::function<int()>& charge = {});
 
 // The same for an attempt that guesses at no e-mail's password (a passkey
 // sign-in, interface.md 16.3.2): the client's counters only.

@@ -275,10 +275,11 @@ int run_serve(const Config& config) {
   HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
   Database db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
-  // stored: measured now, before the first login can arrive, and kept up to
-  // date in the background (auth/hash_kinds_watch.hpp).
+  // stored: from the stored costs now, before the first login can arrive,
+  // and measured and kept up to date in the background
+  // (auth/hash_kinds_watch.hpp).
   HashKindsWatch hash_kinds(db.for_background_threads(), hashing, hasher);
-  hash_kinds.measure_all();
+  hash_kinds.start_with_stored_costs();
 
   auto transport = mail_transport_from(config);
   // Background threads write through the group writer's queue (QueuedWriteStore).
@@ -297,6 +298,7 @@ int run_serve(const Config& config) {
   if (!webhooks) return 2;
   AuthPolicy policy = config.policy;
   policy.webhooks_on = !config.webhook_url.empty();
+  policy.allow_costly_hashes = config.allow_costly_hashes;
   Config::RelyingParty party = config.webauthn_relying_party();  // checked: no problem left
   policy.webauthn = {party.id, party.origins};
   if (party.id.empty())

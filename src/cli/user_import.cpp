@@ -18,6 +18,7 @@
 
 #include "api/admin_user_body.hpp"
 #include "auth/account_events.hpp"
+#include "auth/hash_admission.hpp"
 #include "cli/bounded_lines.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
@@ -68,8 +69,13 @@ void update_existing(Transaction& tx, const EventSource& source, UserRecord user
 
 class UserImport {
  public:
-  UserImport(Store& store, const PasswordHasher& hasher, bool update, EventSource source)
-      : store_(store), hasher_(hasher), update_(update), source_(std::move(source)) {}
+  UserImport(Store& store, const PasswordHasher& hasher, bool update, EventSource source,
+             bool allow_costly_hashes)
+      : store_(store),
+        hasher_(hasher),
+        update_(update),
+        source_(std::move(source)),
+        kinds_(store, hasher, allow_costly_hashes) {}
 
   // False when the database failed: the batch is not committed.
   bool add_line(std::int64_t number, std::string_view text) {
@@ -78,6 +84,16 @@ class UserImport {
     std::optional<AdminUserBody> body;
     if (auto object = parse_json_object(text, problem))
       body = read_admin_user_body(*object, AdminBody::create, problem);
+    bool store_failed = false;
+    if (body && body->password.hash) {
+      // A kind too costly, or one too many (interface.md 10.5).
+      if (auto refused = kinds_.problem(*body->password.hash, store_failed)) {
+        problem = std::move(*refused);
+        wipe(*body->password.hash);
+        body.reset();
+      }
+    }
+    if (store_failed) return false;
     if (!body) {
       add_invalid(number, problem);
       return true;
@@ -138,6 +154,7 @@ class UserImport {
   const PasswordHasher& hasher_;
   bool update_;
   EventSource source_;
+  ImportedKinds kinds_;
   std::vector<ImportedUser> batch_;
   ImportCounts counts_;
 };
@@ -188,7 +205,7 @@ int run_import(const Config& config, const std::string& path, bool update) {
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  UserImport import(*store, hasher, update, cli_event_source(config));
+  UserImport import(*store, hasher, update, cli_event_source(config), config.allow_costly_hashes);
   BoundedLines in(file.fd(), kMaxLine);
   std::int64_t number = 0;
   bool stored = true;

@@ -265,6 +265,10 @@ void add_password_options(CLI::App& app, Config& c) {
       ->envname("AUTHD_ARGON2_ITERATIONS")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  app.add_flag("--allow-costly-hashes", c.allow_costly_hashes,
+               "Accept stored password hashes (passwordHash, import) whose kind costs more than "
+               "20 times the own argon2id to verify")
+      ->envname("AUTHD_ALLOW_COSTLY_HASHES");
 }
 
 void add_serve_options(CLI::App& app, Config& c) {

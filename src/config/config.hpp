@@ -59,6 +59,10 @@ struct Config {
   // The hashing workers keep their argon2 memory mapped between hashes
   // (crypto/warm_argon2_memory.hpp); off: libsodium maps it for each hash.
   bool argon2_warm_memory = true;
+  // Stored hashes whose kind costs more than 20 times the own kind to
+  // verify are refused as new hashes (admin API, import) unless this is set
+  // (interface.md 10.5).
+  bool allow_costly_hashes = false;
 
   // Sessions, reset tokens and throttling: the domain's rules.
   AuthPolicy policy;

@@ -28,8 +28,11 @@ namespace asio = boost::asio;
 // GCC 12 destroys some temporaries of a co_await full-expression twice, so
 // in this project a co_await expression holds only named objects or
 // trivially destructible temporaries (see docs/architecture.md).
-template <class Fn, class Result = std::invoke_result_t<Fn&>>
-asio::awaitable<Result> run_on(asio::thread_pool& pool, Fn fn) {
+//
+// `Pool` is a thread pool, or an executor that runs on one (a strand of a
+// pool's executor: its jobs run one at a time).
+template <class Pool, class Fn, class Result = std::invoke_result_t<Fn&>>
+asio::awaitable<Result> run_on(Pool& pool, Fn fn) {
   // Tracked: while the job runs elsewhere, the caller's io_context still has
   // outstanding work, so a draining server does not stop under a request.
   auto current = co_await asio::this_coro::executor;

@@ -53,17 +53,27 @@ std::optional<Argon2Kind> take_argon2_kind(std::string_view& text) {
 }  // namespace
 
 std::optional<std::string> password_hash_kind(std::string_view phc) {
-  std::string_view rest = phc;
   if (!phc.starts_with("$argon2")) {
     // The formats of interface.md 10.5, which must be well-formed throughout.
     HashReading reading = read_password_hash(phc);
     if (!reading.parsed) return std::nullopt;
     return std::move(reading.parsed->kind);
   }
-  if (!take_argon2_kind(rest)) return std::nullopt;
+  std::optional<Argon2Kind> parsed = parse_argon2_hash(phc);
+  if (!parsed) return std::nullopt;
+  // Lanes change nothing of the cost (a worker verifies every lane on its
+  // own thread): hashes that differ only in them are one kind.
+  return "$" + parsed->algorithm + "$v=" + std::to_string(parsed->version) +
+         "$m=" + std::to_string(parsed->memory_kib) + ",t=" + std::to_string(parsed->iterations) +
+         ",p=1";
+}
+
+std::optional<Argon2Kind> parse_argon2_hash(std::string_view phc) {
+  std::string_view rest = phc;
+  std::optional<Argon2Kind> parsed = take_argon2_kind(rest);
   // The salt and digest follow; a string that ends here is no hash.
-  if (rest.empty() || rest.front() != '$') return std::nullopt;
-  return std::string(phc.substr(0, phc.size() - rest.size()));
+  if (!parsed || rest.empty() || rest.front() != '$') return std::nullopt;
+  return parsed;
 }
 
 std::optional<Argon2Kind> parse_argon2_kind(std::string_view kind) {

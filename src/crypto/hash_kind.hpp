@@ -15,7 +15,10 @@ namespace authd {
 // The kind of `phc`, or nothing when it is not a hash whose kind authd can
 // read: an argon2id, argon2i or argon2d PHC string
 // "$argon2X$v=N$m=N,t=N,p=N$...", digits only in the numbers (the result
-// stops before the salt: it holds no secret), or a well-formed hash of the
+// stops before the salt: it holds no secret; its lanes are written p=1
+// whatever the hash's, since they change nothing of what verifying it
+// costs: "$argon2id$v=19$m=65536,t=3,p=1" also for a hash with p=4), or a
+// well-formed hash of the
 // other formats of interface.md 10.5 (crypto/legacy_hash.hpp), whose kind is
 // its algorithm and cost alone: "$2b$12", "$6$rounds=5000" (also for a hash
 // without "rounds="), "$7$" and its 11 characters of N, r and p,
@@ -31,5 +34,8 @@ struct Argon2Kind {
   unsigned long lanes = 0;
 };
 std::optional<Argon2Kind> parse_argon2_kind(std::string_view kind);
+// The numbers of a whole argon2 PHC string (salt and digest after them), its
+// lanes as written; nothing for any other text.
+std::optional<Argon2Kind> parse_argon2_hash(std::string_view phc);
 
 }  // namespace authd

@@ -51,7 +51,8 @@ HashingPool::HashingPool(const PasswordHasher& hasher, std::size_t workers,
       floor_(hasher.own_kind()),
       workers_(workers),
       capacity_(workers + queue_capacity),
-      pool_(workers) {}
+      pool_(workers),
+      one_at_a_time_(boost::asio::make_strand(pool_.get_executor())) {}
 
 HashingPool::~HashingPool() { stop(); }
 
@@ -69,6 +70,10 @@ std::size_t HashingPool::queue_depth() const {
   return pending > busy ? pending - busy : 0;
 }
 
+int HashingPool::failure_charge(const std::optional<std::string>& phc) const {
+  return phc ? floor_.charge(password_hash_kind(*phc).value_or("")) : 1;
+}
+
 std::optional<HashingPool::Place> HashingPool::reserve() {
   std::size_t current = pending_.load();
   do {
@@ -82,7 +87,8 @@ std::optional<HashingPool::Place> HashingPool::reserve() {
 
 boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::string& password,
                                                          const std::optional<std::string>& phc) {
-  auto job = [this, &place, &password, &phc]() {
+  const std::string kind = phc ? password_hash_kind(*phc).value_or("") : hasher_.own_kind();
+  auto job = [this, &place, &password, &phc, &kind]() {
     Running running{busy_, place};
     VerifyResult result;
     if (skip_abandoned()) return result;  // nobody waits for it: never a match
@@ -99,23 +105,43 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
     auto elapsed = std::chrono::steady_clock::now() - started;
     result.failure_not_before = started + floor;
     // A match that was re-hashed took two hashes: no measure of one.
-    if (result.upgraded_hash.empty())
-      floor_.observe(phc ? password_hash_kind(*phc).value_or("") : hasher_.own_kind(), elapsed,
-                     floor);
+    if (result.upgraded_hash.empty()) floor_.observe(kind, elapsed, floor);
     return result;
   };
   // The caller's `place`, `password` and `phc` outlive this suspended
   // coroutine, so the job may borrow them.
   WipeOnExit wipe_password(password);  // also when the job throws
-  VerifyResult result = co_await run_on(pool_, job);
+  VerifyResult result;
+  if (floor_.one_at_a_time(kind)) {
+    result = co_await run_on(one_at_a_time_, job);
+  } else {
+    result = co_await run_on(pool_, job);
+  }
   co_return result;
+}
+
+boost::asio::awaitable<std::optional<VerificationFloor::Nanos>> HashingPool::timed_verification(
+    const std::string& phc) {
+  std::optional<Place> place = reserve();
+  if (!place) co_return std::nullopt;
+  auto job = [this, &place, &phc]() {
+    Running running{busy_, *place};
+    prepare_worker_thread();
+    std::string wrong = new_secret_token("measure_");
+    auto started = std::chrono::steady_clock::now();
+    [[maybe_unused]] VerifyResult ignored = hasher_.verify(wrong, phc);
+    return std::optional<VerificationFloor::Nanos>(std::chrono::steady_clock::now() - started);
+  };
+  // A kind being checked is not known yet: one at a time, like its logins.
+  std::optional<VerificationFloor::Nanos> took = co_await run_on(one_at_a_time_, job);
+  co_return took;
 }
 
 std::optional<VerificationFloor::Nanos> HashingPool::time_verification(const std::string& phc) {
   std::optional<Place> place = reserve();
   if (!place) return std::nullopt;
   std::promise<VerificationFloor::Nanos> timed;
-  boost::asio::post(pool_, [this, &place, &phc, &timed] {
+  auto measure = [this, &place, &phc, &timed] {
     try {
       VerificationFloor::Nanos took{};
       {
@@ -131,7 +157,12 @@ std::optional<VerificationFloor::Nanos> HashingPool::time_verification(const std
     } catch (...) {
       timed.set_exception(std::current_exception());
     }
-  });
+  };
+  if (floor_.one_at_a_time(password_hash_kind(phc).value_or(""))) {
+    boost::asio::post(one_at_a_time_, measure);
+  } else {
+    boost::asio::post(pool_, measure);
+  }
   return timed.get_future().get();
 }
 

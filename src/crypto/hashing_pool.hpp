@@ -4,6 +4,8 @@
 // every verification it runs, for the verification floor (a failed check
 // is answered no sooner than the floor after its verification started:
 // crypto/verification_floor.hpp), and measures kinds of hashes for it.
+// Kinds of hash much dearer than the server's own verify on one worker at a
+// time, so that they never take the whole pool.
 #pragma once
 
 #include <atomic>
@@ -14,6 +16,7 @@
 #include <utility>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include "crypto/password_hasher.hpp"
@@ -59,6 +62,13 @@ class HashingPool {
   // verification of a wrong password against `phc` takes on a worker, as a
   // login's would; nothing when the pool is saturated.
   std::optional<VerificationFloor::Nanos> time_verification(const std::string& phc);
+  // The same for a coroutine (a new hash checked before it is stored).
+  boost::asio::awaitable<std::optional<VerificationFloor::Nanos>> timed_verification(
+      const std::string& phc);
+
+  // The failures a failed verification of `phc` counts in the throttles
+  // (VerificationFloor::charge; a null `phc`, the dummy hash: 1).
+  int failure_charge(const std::optional<std::string>& phc) const;
 
   VerificationFloor& floor() { return floor_; }
   const VerificationFloor& floor() const { return floor_; }
@@ -97,6 +107,11 @@ class HashingPool {
   std::atomic<bool> abandoned_{false};
   std::atomic<std::uint64_t> skipped_{0};
   boost::asio::thread_pool pool_;
+  // Verifications of the costly kinds (VerificationFloor::one_at_a_time):
+  // one at a time, on whichever worker is free, the others waiting in
+  // this strand's queue without holding a worker (interface.md 10.5).
+  using Strand = boost::asio::strand<boost::asio::thread_pool::executor_type>;
+  Strand one_at_a_time_;
 };
 
 }  // namespace authd

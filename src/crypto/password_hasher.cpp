@@ -35,8 +35,7 @@ std::size_t phc_memory_kib(std::string_view phc) {
 // lane); every other hash goes to crypto/legacy_hash.hpp.
 bool verified_by_libsodium(std::string_view phc) {
   if (!phc.starts_with("$argon2")) return false;
-  std::optional<std::string> kind = password_hash_kind(phc);
-  std::optional<Argon2Kind> parsed = kind ? parse_argon2_kind(*kind) : std::nullopt;
+  std::optional<Argon2Kind> parsed = parse_argon2_hash(phc);
   return parsed && libsodium_argon2(*parsed);
 }
 

@@ -1,6 +1,7 @@
 #include "crypto/verification_floor.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace authd {
 
@@ -17,6 +18,58 @@ void VerificationFloor::set_relative_cost(const std::string& kind, double relati
   if (kind == own_kind_ || !(relative > 0)) return;
   std::lock_guard lock(mutex_);
   kinds_[kind] = Cost{relative, true};
+}
+
+void VerificationFloor::learn_relative_cost(const std::string& kind, double relative) {
+  if (kind == own_kind_ || !(relative > 0)) return;
+  std::lock_guard lock(mutex_);
+  Cost& cost = kinds_[kind];
+  if (!cost.measured) cost.relative = relative;
+}
+
+void VerificationFloor::drop(const std::string& kind) {
+  if (kind == own_kind_) return;
+  std::lock_guard lock(mutex_);
+  kinds_.erase(kind);
+}
+
+void VerificationFloor::retain(const std::vector<std::string>& kinds) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(kinds_, [&](const auto& entry) {
+    return entry.first != own_kind_ &&
+           std::find(kinds.begin(), kinds.end(), entry.first) == kinds.end();
+  });
+}
+
+std::optional<double> VerificationFloor::relative_cost(const std::string& kind) const {
+  std::lock_guard lock(mutex_);
+  auto found = kinds_.find(kind);
+  if (found == kinds_.end()) return std::nullopt;
+  return found->second.relative;
+}
+
+int VerificationFloor::charge(const std::string& kind) const {
+  std::optional<double> relative = relative_cost(kind);
+  if (!relative) return 1;
+  double counted = std::ceil(*relative - kChargeTolerance);
+  // Beyond any throttle's limit, more changes nothing.
+  return static_cast<int>(std::clamp(counted, 1.0, 1e6));
+}
+
+bool VerificationFloor::one_at_a_time(const std::string& kind) const {
+  if (kind.empty()) return false;  // never computed (crypto/legacy_hash.hpp)
+  std::optional<double> relative = relative_cost(kind);
+  return !relative || *relative > kOneWorkerAbove;
+}
+
+double VerificationFloor::slowest() const {
+  std::lock_guard lock(mutex_);
+  return slowest_locked();
+}
+
+VerificationFloor::Nanos VerificationFloor::own_cost() const {
+  std::lock_guard lock(mutex_);
+  return Nanos(static_cast<Nanos::rep>(own_cost_ns_));
 }
 
 std::vector<std::string> VerificationFloor::unmeasured(

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,17 @@ class VerificationFloor {
   static constexpr double kWeight = 0.2;
   static constexpr double kLargestStep = 4.0;
 
+  // The rules of costly kinds (interface.md 10.5). A failed verification
+  // counts as many failures in the throttles as it costs verifications of
+  // the own kind (charge()), less kChargeTolerance for the spread of a
+  // measurement: a kind within 10% of the own counts one. Kinds dearer
+  // than kOneWorkerAbove run on one hashing worker at a time; kinds dearer
+  // than kRefusedAbove are refused as new hashes unless the operator allows
+  // them (--allow-costly-hashes).
+  static constexpr double kChargeTolerance = 0.1;
+  static constexpr double kOneWorkerAbove = 10.0;
+  static constexpr double kRefusedAbove = 20.0;
+
   explicit VerificationFloor(std::string own_kind);
 
   const std::string& own_kind() const { return own_kind_; }
@@ -57,8 +69,31 @@ class VerificationFloor {
   void set_own_cost(Nanos cost);
   // A kind's cost relative to the server's own (1.0: the same), measured.
   void set_relative_cost(const std::string& kind, double relative);
+  // A kind's cost measured once, outside the watch (a new hash checked
+  // before it is stored): taken like a learnt one, until measured.
+  void learn_relative_cost(const std::string& kind, double relative);
+  // Forgets a kind that no stored hash has any more: the floor falls.
+  void drop(const std::string& kind);
+  // Forgets every kind but the own and those of `kinds` (the stored set).
+  void retain(const std::vector<std::string>& kinds);
   // The kinds among `kinds` that have no measured relative cost yet.
   std::vector<std::string> unmeasured(const std::vector<std::string>& kinds) const;
+
+  // What `kind` costs relative to the own kind, measured or learnt (1 for
+  // the own kind); nothing for a kind not known yet.
+  std::optional<double> relative_cost(const std::string& kind) const;
+  // The failures a failed verification of `kind` counts in the throttles:
+  // ceil(relative cost - kChargeTolerance), at least 1 (1 for a kind not
+  // known yet: its verification teaches its cost).
+  int charge(const std::string& kind) const;
+  // True when verifications of `kind` run on one worker at a time: dearer
+  // than kOneWorkerAbove, or readable and not known yet.
+  bool one_at_a_time(const std::string& kind) const;
+  // The largest relative cost of the kinds known (at least 1).
+  double slowest() const;
+  // The current cost of one verification of the own kind (0 before the
+  // first measurement).
+  Nanos own_cost() const;
 
   // The floor now: what a failed verification that starts now must last.
   Nanos current() const;

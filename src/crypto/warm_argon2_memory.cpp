@@ -47,6 +47,8 @@ constinit thread_local WarmMemory t_warm{};
 
 // Mappings handed back to libsodium again (authd_argon2_memory_reused_total).
 constinit std::atomic<std::uint64_t> g_reused{0};
+// The largest mapping a thread keeps, in bytes.
+constinit std::atomic<std::size_t> g_keep_bytes{kKeepAnyArgon2Memory * 1024};
 
 [[maybe_unused]] void* kernel_mmap(void* addr, std::size_t len, int prot, int flags, int fd,
                                    off_t offset) {
@@ -84,8 +86,15 @@ std::uint64_t reused_total() noexcept { return g_reused.load(std::memory_order_r
 
 }  // namespace
 
-void install_warm_argon2_memory() {
+void keep_warm_argon2_memory_up_to(std::size_t kib) {
+  g_keep_bytes.store(kib * 1024, std::memory_order_relaxed);
+}
+
+std::size_t warm_argon2_memory_kept_on_this_thread() { return t_warm.size; }
+
+void install_warm_argon2_memory(std::size_t keep_at_most_kib) {
   if (!kWarmArgon2MemoryBuilt) return;
+  keep_warm_argon2_memory_up_to(keep_at_most_kib);
   install_argon2_memory_hooks({.reuse_on_this_thread = reuse_on_this_thread,
                                .call_begins = call_begins,
                                .call_ends = call_ends,
@@ -101,7 +110,10 @@ extern "C" void* mmap(void* addr, std::size_t len, int prot, int flags, int fd,
   bool argon2_memory = warm.expected_len != 0 && len == warm.expected_len && addr == nullptr &&
                        fd == -1 && (flags & MAP_ANONYMOUS) != 0 && (flags & MAP_PRIVATE) != 0 &&
                        (flags & MAP_POPULATE) != 0;
-  if (!argon2_memory) return authd::kernel_mmap(addr, len, prot, flags, fd, offset);
+  // Dearer than the server's own kind: the kernel's, given back by the
+  // munmap at its end (which then does not match the kept mapping).
+  bool kept = argon2_memory && len <= authd::g_keep_bytes.load(std::memory_order_relaxed);
+  if (!kept) return authd::kernel_mmap(addr, len, prot, flags, fd, offset);
   if (warm.base != nullptr && warm.size != len) {  // other parameters: remap
     authd::kernel_munmap(warm.base, warm.size);
     warm.base = nullptr;

@@ -25,16 +25,29 @@
 #define AUTHD_WARM_ARGON2 1
 #endif
 
+#include <cstddef>
+
 namespace authd {
 
 // False in builds that cannot reuse the memory (the sanitizers').
 inline constexpr bool kWarmArgon2MemoryBuilt = AUTHD_WARM_ARGON2 != 0;
+inline constexpr std::size_t kKeepAnyArgon2Memory = std::size_t{1} << 40;  // KiB
 
 // Installs the hooks of crypto/argon2_memory.hpp that keep the memory warm
 // on the threads that ask for it; before any hashing thread starts. Not
 // called (`--argon2-warm-memory off`), the interposed mmap and munmap pass
 // every call straight to the kernel: libsodium's own behaviour. Does nothing
 // where !kWarmArgon2MemoryBuilt.
-void install_warm_argon2_memory();
+//
+// Memory of more than `keep_at_most_kib` (the server's own argon2 memory)
+// is never kept: a verification of a dearer stored kind (interface.md 10.5)
+// maps its memory from the kernel and gives it back when it ends, and the
+// worker keeps its own-sized mapping meanwhile. Settable again at any time
+// (the tests do).
+void install_warm_argon2_memory(std::size_t keep_at_most_kib = kKeepAnyArgon2Memory);
+void keep_warm_argon2_memory_up_to(std::size_t kib);
+
+// The size of the calling thread's kept mapping, in bytes (0: none).
+std::size_t warm_argon2_memory_kept_on_this_thread();
 
 }  // namespace authd

@@ -416,10 +416,10 @@ CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 )sql"},
     // Sign-up pre-hijacking (interface.md 11.5): a sign-up mail says from
     // which client address it was asked for, and a newer sign-up of the
-    // address over its mail limit renews the unsent one in place, found by
-    // a partial index that holds only unsent sign-up mails (reset mails,
-    // the bulk of the outbox, are not in it). A nullable column: no table
-    // rewrite; instances of the previous release ignore it.
+    // address renews its unsent ones in place, found by a partial index
+    // that holds only unsent sign-up mails (reset mails, the bulk of the
+    // outbox, are not in it). A nullable column: no table rewrite;
+    // instances of the previous release ignore it.
     {10, "outbox.client_address, unsent sign-up mails by address: sign-up pre-hijacking",
      R"sql(
 ALTER TABLE outbox ADD COLUMN client_address TEXT;
@@ -428,6 +428,22 @@ CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND se
      R"sql(
 ALTER TABLE outbox ADD COLUMN client_address TEXT;
 CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND sent_at IS NULL;
+)sql"},
+    // Each kind of stored hash keeps its last measured cost (interface.md
+    // 10.5): its cost relative to the server's own argon2id, in thousandths
+    // (an integer on both backends), and that own
+    // kind (the basis: a cost measured against other parameters is measured
+    // again). A start then begins with the stored costs instead of waiting
+    // for measurements. Nullable columns: no table rewrite, and instances
+    // of the previous release, which insert only the kind, stay correct.
+    {11, "password_hash_kinds.relative_cost_milli, cost_basis: the last measured cost of each kind",
+     R"sql(
+ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli INTEGER;
+ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
+)sql",
+     R"sql(
+ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli BIGINT;
+ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
 )sql"},
 };
 

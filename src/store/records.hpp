@@ -2,6 +2,8 @@
 // domain (auth/) decides what they mean. No type here knows SQL or HTTP.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -9,6 +11,18 @@
 #include "crypto/random.hpp"
 
 namespace authd {
+
+// A kind of stored password hash (crypto/hash_kind.hpp) and its last
+// measured cost relative to the own kind `cost_basis` (interface.md 10.5);
+// no cost when it was never measured against any.
+struct HashKindCost {
+  std::string kind;
+  std::optional<double> relative_cost;
+  std::string cost_basis;
+};
+
+// A relative cost as the store keeps it: in thousandths.
+inline std::int64_t cost_milli(double relative_cost) { return std::llround(relative_cost * 1000); }
 
 struct UserRecord {
   std::string id;                            // UUIDv7

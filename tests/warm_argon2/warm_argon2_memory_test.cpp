@@ -183,6 +183,33 @@ TEST(WarmArgon2Memory, AHashingWorkerFaultsInNoFreshPagesAfterItsFirstHash) {
   });
 }
 
+// interface.md 10.5: memory dearer than the server's own is never kept: a
+// verification of a stored hash of a larger m maps its memory from the
+// kernel and gives it back when it ends, while the worker keeps its own
+// mapping, so an imported 256 MiB kind does not stay resident in every
+// worker. (authd serve keeps up to its --argon2-memory-kib.)
+TEST(WarmArgon2Memory, Interface_10_5_MemoryLargerThanTheOwnIsGivenBackAfterUse) {
+  if (!kWarmArgon2MemoryBuilt) GTEST_SKIP() << "sanitizer build: libsodium maps its memory";
+  PasswordHasher own(Argon2Params{1024, 2});
+  PasswordHasher dearer(Argon2Params{8192, 1});
+  std::string stored_dearer = dearer.hash("correct horse battery staple");
+  keep_warm_argon2_memory_up_to(1024);
+  std::uint64_t before = 0;
+  on_hashing_worker([&] {
+    own.hash("warm-up");
+    EXPECT_EQ(warm_argon2_memory_kept_on_this_thread(), 1024u * 1024);
+    before = argon2_memory_reused_total();
+    EXPECT_FALSE(own.verify("a wrong guess", stored_dearer).matches);
+    EXPECT_FALSE(own.verify("another wrong guess", stored_dearer).matches);
+    EXPECT_EQ(warm_argon2_memory_kept_on_this_thread(), 1024u * 1024)
+        << "the 8 MiB mapping was kept instead of the own";
+    EXPECT_EQ(argon2_memory_reused_total(), before) << "the dearer verifications reused nothing";
+    own.hash("the own mapping is still warm");
+    EXPECT_EQ(argon2_memory_reused_total(), before + 1);
+  });
+  keep_warm_argon2_memory_up_to(kKeepAnyArgon2Memory);
+}
+
 // authd_argon2_memory_reused_total: a worker's first hash maps its memory,
 // every later one is handed the kept mapping and counted.
 TEST(WarmArgon2Memory, EveryHashAfterAWorkersFirstIsCountedAsReused) {

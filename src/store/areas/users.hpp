@@ -36,9 +36,21 @@ class UserStore {
   // The kinds of the password hashes stored (crypto/hash_kind.hpp: algorithm
   // and parameters, never a salt or digest). The three writes above add the
   // kind of the hash they store, in their transaction; a kind stays listed
-  // after its last hash is gone (the floor it raises is then only higher
-  // than it needs to be).
+  // after its last hash is gone, until reconcile_hash_kinds() drops it.
   virtual std::vector<std::string> password_hash_kinds() = 0;
+  // The same kinds with their last measured cost (interface.md 10.5), by kind.
+  virtual std::vector<HashKindCost> hash_kind_costs() = 0;
+  // Stores a kind's measured cost relative to the own kind `basis`; nothing
+  // when the kind is not listed (no hash of it is stored any more).
+  virtual void set_hash_kind_cost(std::string_view kind, std::string_view basis,
+                                  double relative_cost) = 0;
+  // Makes the set of kinds that of the hashes stored: lists the kinds in
+  // use that are missing, and drops the kinds that no stored hash has any
+  // more (their costs with them); returns the kinds dropped. Reads every
+  // stored hash, so it runs seldom, in a write transaction: on PostgreSQL
+  // it locks the set first, so that a hash written meanwhile (which lists
+  // its kind) either is read or waits for the commit.
+  virtual std::vector<std::string> reconcile_hash_kinds() = 0;
 
   // The admin API (interface.md 10.4).
   // Up to `limit` users with an id greater than `after` (empty: from the

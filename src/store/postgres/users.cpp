@@ -1,5 +1,6 @@
 // How PostgreSQL stores users and the kinds of their password hashes.
 #include <algorithm>
+#include <set>
 
 #include "crypto/hash_kind.hpp"
 #include "store/postgres/connection.hpp"
@@ -110,6 +111,54 @@ std::vector<std::string> Users::password_hash_kinds() {
   kinds.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) kinds.push_back(rows.text(i, 0));
   return kinds;
+}
+
+std::vector<HashKindCost> Users::hash_kind_costs() {
+  Result rows = db_.run(
+      "SELECT kind, relative_cost_milli, cost_basis FROM password_hash_kinds ORDER BY kind");
+  std::vector<HashKindCost> kinds;
+  for (int i = 0; i < rows.rows(); ++i) {
+    HashKindCost kind{rows.text(i, 0), std::nullopt, rows.optional_text(i, 2).value_or("")};
+    if (auto milli = rows.optional_integer(i, 1))
+      kind.relative_cost = static_cast<double>(*milli) / 1000;
+    kinds.push_back(std::move(kind));
+  }
+  return kinds;
+}
+
+void Users::set_hash_kind_cost(std::string_view kind, std::string_view basis,
+                               double relative_cost) {
+  Params params;
+  params.text(kind).integer(cost_milli(relative_cost)).text(basis);
+  db_.run(
+      "UPDATE password_hash_kinds SET relative_cost_milli = $2, cost_basis = $3 WHERE kind = $1",
+      params);
+}
+
+// Every hash write lists its kind (an INSERT into password_hash_kinds), so
+// this lock waits for the writes in flight to commit, and holds back new
+// ones until this transaction commits: the read below misses none.
+std::vector<std::string> Users::reconcile_hash_kinds() {
+  db_.execute("LOCK TABLE password_hash_kinds IN SHARE ROW EXCLUSIVE MODE");
+  std::set<std::string> in_use;
+  Result hashes = db_.run("SELECT password_hash FROM users WHERE password_hash IS NOT NULL");
+  for (int i = 0; i < hashes.rows(); ++i)
+    if (auto kind = password_hash_kind(hashes.text(i, 0))) in_use.insert(std::move(*kind));
+  std::vector<std::string> dropped;
+  for (const std::string& listed : password_hash_kinds()) {
+    if (in_use.erase(listed) != 0) continue;
+    Params params;
+    params.text(listed);
+    db_.run("DELETE FROM password_hash_kinds WHERE kind = $1", params);
+    dropped.push_back(listed);
+  }
+  for (const std::string& missing : in_use) {
+    Params params;
+    params.text(missing);
+    db_.run("INSERT INTO password_hash_kinds (kind) VALUES ($1) ON CONFLICT (kind) DO NOTHING",
+            params);
+  }
+  return dropped;
 }
 
 // Ids compare byte by byte ("C" collation, whatever the database's), the

@@ -24,6 +24,10 @@ class Users final : public UserStore {
   bool update_unless_email_taken(const UserRecord& user) override;
   void replace_password_hash(std::string_view user_id, std::string_view phc) override;
   std::vector<std::string> password_hash_kinds() override;
+  std::vector<HashKindCost> hash_kind_costs() override;
+  void set_hash_kind_cost(std::string_view kind, std::string_view basis,
+                          double relative_cost) override;
+  std::vector<std::string> reconcile_hash_kinds() override;
   std::vector<UserRecord> page_after(std::string_view after, int limit) override;
   void record_login(std::string_view user_id, Millis at) override;
   bool remove(std::string_view user_id) override;

@@ -1,6 +1,8 @@
 // How SQLite stores users and the kinds of their password hashes.
 #include <algorithm>
 
+#include <set>
+
 #include "crypto/hash_kind.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
@@ -88,6 +90,50 @@ std::vector<std::string> Users::password_hash_kinds() {
   std::vector<std::string> kinds;
   while (st.step()) kinds.push_back(st.text(0));
   return kinds;
+}
+
+std::vector<HashKindCost> Users::hash_kind_costs() {
+  auto st = db_.prepare(
+      "SELECT kind, relative_cost_milli, cost_basis FROM password_hash_kinds ORDER BY kind");
+  std::vector<HashKindCost> kinds;
+  while (st.step()) {
+    HashKindCost kind{st.text(0), std::nullopt, st.optional_text(2).value_or("")};
+    if (auto milli = st.optional_integer(1))
+      kind.relative_cost = static_cast<double>(*milli) / 1000;
+    kinds.push_back(std::move(kind));
+  }
+  return kinds;
+}
+
+void Users::set_hash_kind_cost(std::string_view kind, std::string_view basis,
+                               double relative_cost) {
+  auto st = db_.prepare(
+      "UPDATE password_hash_kinds SET relative_cost_milli = ?2, cost_basis = ?3 WHERE kind = ?1");
+  st.bind(1, kind).bind(2, cost_milli(relative_cost)).bind(3, basis);
+  st.run();
+}
+
+// SQLite's single writer: nothing else writes while this transaction reads.
+std::vector<std::string> Users::reconcile_hash_kinds() {
+  std::set<std::string> in_use;
+  auto hashes = db_.prepare("SELECT password_hash FROM users WHERE password_hash IS NOT NULL");
+  while (hashes.step())
+    if (auto kind = password_hash_kind(hashes.text(0))) in_use.insert(std::move(*kind));
+  std::vector<std::string> dropped;
+  for (const std::string& listed : password_hash_kinds()) {
+    if (in_use.erase(listed) != 0) continue;
+    auto drop = db_.prepare("DELETE FROM password_hash_kinds WHERE kind = ?1");
+    drop.bind(1, listed);
+    drop.run();
+    dropped.push_back(listed);
+  }
+  for (const std::string& missing : in_use) {
+    auto add = db_.prepare(
+        "INSERT INTO password_hash_kinds (kind) VALUES (?1) ON CONFLICT (kind) DO NOTHING");
+    add.bind(1, missing);
+    add.run();
+  }
+  return dropped;
 }
 
 std::vector<UserRecord> Users::page_after(std::string_view after, int limit) {

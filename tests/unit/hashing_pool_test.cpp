@@ -1,0 +1,61 @@
+// crypto/hashing_pool: verifications of a costly kind of stored hash
+// (interface.md 10.5.5: dearer than 10 times the server's own) run on one
+// worker at a time, whatever the pool's size, while the own kind's use
+// every worker. Counts, not times: the most workers seen busy at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "crypto/hash_kind.hpp"
+#include "crypto/hashing_pool.hpp"
+
+namespace authd {
+namespace {
+
+// Runs `count` verifications of `stored` at once on `pool` (two workers)
+// and returns the most workers seen busy together meanwhile.
+std::size_t most_busy_while_verifying(HashingPool& pool, const std::string& stored, int count) {
+  boost::asio::io_context io;
+  std::atomic<int> done{0};
+  auto verify_one = [&]() -> boost::asio::awaitable<void> {
+    std::optional<HashingPool::Place> place = pool.reserve();
+    if (!place) co_return;
+    std::string guess = "a wrong guess";
+    const std::optional<std::string> phc = stored;
+    co_await pool.verify(*place, guess, phc);
+    ++done;
+  };
+  for (int i = 0; i < count; ++i) boost::asio::co_spawn(io, verify_one(), boost::asio::detached);
+  std::thread runner([&] { io.run(); });
+  std::size_t most = 0;
+  while (done.load() < count) most = std::max(most, pool.busy_workers());
+  runner.join();
+  return most;
+}
+
+TEST(HashingPool, Interface_10_5_ACostlyKindVerifiesOnOneWorkerAtATime) {
+  PasswordHasher own({64, 1});
+  HashingPool pool(own, 2, 16);
+  PasswordHasher dearer({4096, 3});
+  const std::string stored = dearer.hash("correct horse battery staple");
+  const std::string kind = password_hash_kind(stored).value_or("");
+  pool.floor().set_own_cost(std::chrono::microseconds(100));
+  pool.floor().set_relative_cost(kind, 50.0);
+  EXPECT_EQ(most_busy_while_verifying(pool, stored, 16), 1u);
+
+  // Measured at 5 times the own kind instead: every worker may take it.
+  pool.floor().set_relative_cost(kind, 5.0);
+  EXPECT_FALSE(pool.floor().one_at_a_time(kind));
+  pool.stop();
+}
+
+}  // namespace
+}  // namespace authd
