@@ -12,11 +12,12 @@ namespace authd {
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const UserRecord& user,
                                                             const std::string& client_address) {
-  co_return co_await reserve_proof_attempt(ctx, user.email, client_address);
+  co_return co_await reserve_proof_attempt(ctx, user.email, user.password_hash, client_address);
 }
 
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const std::string& canonical_email,
+                                                            const std::optional<std::string>& phc,
                                                             const std::string& client_address) {
   const AuthPolicy& policy = ctx.policy;
   const std::string email_key = login_email_key(canonical_email);
@@ -25,9 +26,9 @@ boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                       policy.ipv6_aggregates);
   PasswordProof proof;
   auto reserve = [&](Transaction& tx) {
-    proof.reserved = reserve_login_failure(
-        tx, email_key, policy.login_failures_per_email, per_client, now_millis(),
-        [&] { return ctx.hashing.failure_charge(user.password_hash); });
+    proof.reserved =
+        reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
+                              now_millis(), [&] { return ctx.hashing.failure_charge(phc); });
   };
   if (co_await ctx.db.write(reserve) != StoreStatus::ok) co_return proof;  // unavailable
   if (!proof.reserved.verdict.allowed) {
@@ -57,7 +58,7 @@ boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx,
     busy.kind = PasswordProof::Kind::busy;
     co_return busy;
   }
-  PasswordProof proof = co_await reserve_proof_attempt(ctx, canonical_email, client_address);
+  PasswordProof proof = co_await reserve_proof_attempt(ctx, canonical_email, phc, client_address);
   if (proof.kind != PasswordProof::Kind::right) co_return proof;
   VerifyResult verified = co_await ctx.hashing.verify(*place, password, phc);
   if (!verified.matches) proof.kind = PasswordProof::Kind::wrong;  // stays counted

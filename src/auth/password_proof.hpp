@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
@@ -50,8 +51,11 @@ boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx,
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const UserRecord& user,
                                                             const std::string& client_address);
+// The same for the password hash `phc` of `canonical_email` (a failure is
+// charged by its kind's cost: interface.md 10.5).
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const std::string& canonical_email,
+                                                            const std::optional<std::string>& phc,
                                                             const std::string& client_address);
 
 // What a flow answers when the proof does not let it go on: its outcome's
