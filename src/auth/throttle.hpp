@@ -93,6 +93,9 @@ ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter
 // keeps the limit exact under many guesses at once; a success releases it.
 struct ReservedFailure {
   ThrottleVerdict verdict;
+  // When refused: the counter that refused (the e-mail's before the
+  // client's), whose key and window the 429's event counts in (14.1).
+  ThrottleCounter refused_by;
   std::int64_t email_event = 0;
   std::vector<std::int64_t> client_events;
 

@@ -48,8 +48,10 @@ class WebhookWorkerTest : public ::testing::Test {
     event.type = "user.created";
     event.actor = "cli";
     event.detail = R"({"email":"a***@example.com"})";
-    store_.run(Store::Mode::write,
-               [&](Transaction& tx) { event.seq = tx.events().append(event, true); });
+    store_.run(Store::Mode::write, [&](Transaction& tx) {
+      tx.webhooks().set_delivering(true);
+      event.seq = tx.events().append(event);
+    });
     return event;
   }
 
