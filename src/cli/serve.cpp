@@ -267,8 +267,7 @@ int run_serve(const Config& config) {
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
-  // interface.md 14.4: whoever writes an event (the CLI too) queues its
-  // delivery while the database says so; this instance's flag says it.
+  // interface.md 14.4: every writer of an event queues its delivery while this says so.
   store->run(Store::Mode::write,
              [&](Transaction& tx) { tx.webhooks().set_delivering(!config.webhook_url.empty()); });
   // After the store: beside a new SQLite database, its key file is created

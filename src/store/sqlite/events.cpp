@@ -173,13 +173,16 @@ std::int64_t Events::prune(Millis horizon) {
       first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;
   if (!found) return 0;  // no event at all
   std::int64_t keep_from = *found;
-  // Their index entries first, each found by its key; the deliveries go
-  // with their events (ON DELETE CASCADE).
+  // Their index entries first, each found by its key, and any open
+  // repeated event among them (an emptied table reuses seqs: a count must
+  // never land on another event); the deliveries go with their events
+  // (ON DELETE CASCADE).
   for (const char* sql :
        {"DELETE FROM events_by_user WHERE (user_id, seq) IN "
         "(SELECT user_id, seq FROM events WHERE seq < ?1 AND user_id IS NOT NULL)",
         "DELETE FROM events_by_type WHERE (type, seq) IN "
-        "(SELECT type, seq FROM events WHERE seq < ?1)"}) {
+        "(SELECT type, seq FROM events WHERE seq < ?1)",
+        "DELETE FROM event_repeats WHERE event_seq < ?1"}) {
     auto entries = db_.prepare(sql);
     entries.bind(1, keep_from);
     entries.run();
