@@ -107,6 +107,26 @@ TEST(TrailFlood, Interface_14_1_TheThrottledLoginsOfAKeyAndWindowAreOneEventWith
       << metric(authd, "authd_events_written_total");
 }
 
+// interface.md 14.1 on several instances: the 429s of one e-mail sent to
+// two instances at once are still one event with their exact count.
+TEST(TrailFlood, Interface_14_1_TwoInstancesCountOneKeysRefusalsInOneEvent) {
+  AUTHD_POSTGRES_ONLY();
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--login-email-limit", "2/15m"});
+  AuthdProcess first(args);
+  AuthdProcess second(args, first.database_url());
+  const std::string key = admin::create_key(first, "ops", "read");
+  ASSERT_EQ(flood(first, kEmail, 2, 401), 2);
+  std::atomic<int> refused{0};
+  std::thread other([&] { refused += flood(second, kEmail, 20, 429); });
+  refused += flood(first, kEmail, 20, 429);
+  other.join();
+  ASSERT_EQ(refused.load(), 40);
+  std::vector<nlohmann::json> events = throttled(failed_logins(first, key));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["detail"]["count"], 40);
+}
+
 // interface.md 14.1: once a client is throttled, its 429s for any address
 // count in one event of the client, which names no account.
 TEST(TrailFlood, Interface_14_1_AThrottledClientsRefusalsAreOneEventOfTheClient) {
