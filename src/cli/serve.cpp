@@ -267,9 +267,7 @@ int run_serve(const Config& config) {
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
-  // interface.md 14.4: every writer of an event queues its delivery while this says so.
-  store->run(Store::Mode::write,
-             [&](Transaction& tx) { tx.webhooks().set_delivering(!config.webhook_url.empty()); });
+  if (!record_webhooks_state(*store, !config.webhook_url.empty())) return 1;
   // After the store: beside a new SQLite database, its key file is created
   // now (interface.md 12.2).
   SecretKeys secret_keys = open_secret_keys(config);

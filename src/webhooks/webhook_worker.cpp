@@ -8,6 +8,22 @@
 
 namespace authd {
 
+bool record_webhooks_state(Store& store, bool on) {
+  bool was = false;
+  if (store.run(Store::Mode::write, [&](Transaction& tx) {
+        was = tx.webhooks().set_delivering(on);
+      }) != StoreStatus::ok) {
+    log::error("webhooks_state_not_recorded", {{"reason", "the store failed"}});
+    return false;
+  }
+  if (was && !on)
+    log::warn("webhooks_turned_off",
+              {{"reason",
+                "this instance has no --webhook-url: no event is queued for webhooks "
+                "from now on, by any instance or command"}});
+  return true;
+}
+
 WebhookWorker::WebhookWorker(Store& store, WebhookKey key, WebhookSettings settings,
                              WebhookPoster poster)
     : store_(store),

@@ -51,6 +51,12 @@ struct WebhookSettings {
 using WebhookPoster = std::function<HttpPostOutcome(const std::string& url, const HttpHeaderList&,
                                                     const std::string& body, Duration timeout)>;
 
+// interface.md 14.4.3: records in the database whether webhooks are on
+// (`on`: this instance has --webhook-url), which every writer of an event
+// reads; warns when this turns them off for every instance. False when
+// the store failed.
+bool record_webhooks_state(Store& store, bool on);
+
 class WebhookWorker {
  public:
   WebhookWorker(Store& store, WebhookKey key, WebhookSettings settings,

@@ -274,7 +274,8 @@ TEST_F(TrailFloodWebhooks, Interface_14_4_PastTheQueueMaxTheOldestLoginFailedAre
 // interface.md 14.4: every event reaches the webhook whichever process
 // wrote it: `authd user add` without --webhook-url while the server runs,
 // and while no server runs (delivered once one starts). An event written
-// before any server delivered webhooks is not sent to a new receiver.
+// before any server delivered webhooks is not sent to a new receiver; a
+// server started without --webhook-url turns them off, with a warning.
 TEST_F(TrailFloodWebhooks, Interface_14_4_AnEventOfTheCliReachesTheWebhookWhateverItsFlags) {
   AuthdProcess before(fast_hashing());
   before.add_user("before@example.com", kPassword);
@@ -299,6 +300,14 @@ TEST_F(TrailFloodWebhooks, Interface_14_4_AnEventOfTheCliReachesTheWebhookWhatev
   }
   EXPECT_EQ(one_value(authd, "select count(*) from webhook_deliveries"), "2")
       << "the event written before webhooks was queued";
+
+  // An instance without --webhook-url turns them off for every writer, and
+  // says so.
+  ASSERT_EQ(authd.stop(), 0);
+  AuthdProcess without(fast_hashing(), before.database_url());
+  EXPECT_NE(without.log_text().find("webhooks_turned_off"), std::string::npos);
+  without.add_user("after@example.com", kPassword);
+  EXPECT_EQ(one_value(authd, "select count(*) from webhook_deliveries"), "2");
 }
 
 }  // namespace

@@ -187,6 +187,10 @@ TYPED_TEST(StoreConformanceWebhooks, Interface_14_4_TheDatabaseSaysWhetherAnEven
   ASSERT_TRUE(claimed);
   EXPECT_EQ(claimed->event.seq, after.seq);
   EXPECT_FALSE(this->claim(10'000, 20'000)) << "event " << before.seq << " was queued";
+  this->write([&](Transaction& tx) {
+    EXPECT_TRUE(tx.webhooks().set_delivering(false)) << "it was on";
+    EXPECT_FALSE(tx.webhooks().set_delivering(false)) << "it was off";
+  });
 }
 
 // interface.md 14.4: past the bound, the oldest pending login.failed

@@ -36,8 +36,8 @@ class WebhookStore {
                          std::string_view last_error) = 0;
   // Whether events appended from now on queue their delivery: `authd
   // serve` sets it from its --webhook-url at start. Events written while
-  // it is off are never queued later.
-  virtual void set_delivering(bool on) = 0;
+  // it is off are never queued later. Returns whether it was on.
+  virtual bool set_delivering(bool on) = 0;
   // Bounds the queue (--webhook-queue-max): when more than `most`
   // deliveries are pending, drops the oldest pending login.failed ones
   // that no worker holds at `now`, at most as many as are over; never

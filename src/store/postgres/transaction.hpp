@@ -242,7 +242,7 @@ class Webhooks final : public WebhookStore {
   std::int64_t dead_count() override;
   std::vector<WebhookDeliveryRecord> dead(int limit) override;
   std::int64_t retry_dead(Millis now) override;
-  void set_delivering(bool on) override;
+  bool set_delivering(bool on) override;
   std::int64_t drop_over(std::int64_t most, Millis now) override;
 
  private:

@@ -96,10 +96,16 @@ std::int64_t Webhooks::retry_dead(Millis now) {
       .affected();
 }
 
-void Webhooks::set_delivering(bool on) {
+// The row's lock orders two instances starting at once: each reads what
+// the other wrote.
+bool Webhooks::set_delivering(bool on) {
   Params params;
   params.boolean(on);
-  db_.run("UPDATE webhook_config SET delivering = $1 WHERE id = 1", params);
+  return db_.run(
+                "UPDATE webhook_config SET delivering = $1 FROM (SELECT delivering AS was "
+                "FROM webhook_config WHERE id = 1 FOR UPDATE) old WHERE id = 1 RETURNING old.was",
+                params)
+             .text(0, 0) == "t";
 }
 
 // Only when over: the count is the cheap part (the due index holds only

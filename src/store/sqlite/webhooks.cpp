@@ -88,10 +88,16 @@ std::int64_t Webhooks::retry_dead(Millis now) {
   return db_.changes();
 }
 
-void Webhooks::set_delivering(bool on) {
+bool Webhooks::set_delivering(bool on) {
+  bool was = false;
+  {
+    auto st = db_.prepare("SELECT delivering FROM webhook_config WHERE id = 1");
+    was = st.step() && st.integer(0) != 0;
+  }
   auto st = db_.prepare("UPDATE webhook_config SET delivering = ?1 WHERE id = 1");
   st.bind(1, static_cast<std::int64_t>(on ? 1 : 0));
   st.run();
+  return was;
 }
 
 // Only when over: the count is the cheap part (the due index holds only
