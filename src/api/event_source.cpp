@@ -5,14 +5,13 @@
 
 namespace authd {
 
-EventSource event_source(const ApiContext& ctx, const ApiRequest& request, std::string actor) {
+EventSource event_source(const ApiContext& /*ctx*/, const ApiRequest& request, std::string actor) {
   EventSource source;
   source.actor = std::move(actor);
   source.client_address = request.client_address;
   // As much of it as a session keeps (auth/session.hpp).
   if (request.user_agent) source.user_agent = utf8_prefix(*request.user_agent, kMaxUserAgentBytes);
   source.request_id = std::string(request.request_id);
-  source.to_webhooks = ctx.auth.policy.webhooks_on;
   return source;
 }
 

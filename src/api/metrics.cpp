@@ -47,11 +47,13 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
       std::int64_t live_sessions = 0;
       std::int64_t pending_webhooks = 0;
       std::int64_t dead_webhooks = 0;
+      std::int64_t events_written = 0;
       auto count = [&](Transaction& tx) {
         pending_mails = tx.outbox().pending_count();
         live_sessions = tx.sessions().live_count(now_millis());
         pending_webhooks = tx.webhooks().pending_count();
         dead_webhooks = tx.webhooks().dead_count();
+        events_written = tx.events().last_seq();
       };
       StoreStatus status = co_await ctx.auth.db.read_aside(count);
       store.up = status == StoreStatus::ok;
@@ -59,6 +61,7 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
       store.live_sessions = live_sessions;
       store.pending_webhooks = pending_webhooks;
       store.dead_webhooks = dead_webhooks;
+      store.events_written = events_written;
       cache.complete(store);
       guard.completed = true;
       break;
@@ -91,6 +94,10 @@ boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& 
                         "Webhook deliveries that used up --webhook-max-attempts (see `authd "
                         "webhooks dead`).",
                         "gauge", static_cast<double>(store.dead_webhooks)});
+    readings.push_back({"authd_events_written_total",
+                        "Events written to the audit trail, by every instance and command (the "
+                        "newest event's sequence number): rate() is events per second.",
+                        "counter", static_cast<double>(store.events_written)});
   }
   ApiResponse response;
   response.status = 200;

@@ -35,13 +35,27 @@ EventRecord new_event(const EventSource& source, std::string_view type,
 void record_event(Transaction& tx, const EventSource& source, std::string_view type,
                   const std::optional<std::string>& user_id, const nlohmann::json& detail,
                   Millis at) {
-  tx.events().add(new_event(source, type, user_id, detail, at), source.to_webhooks);
+  tx.events().add(new_event(source, type, user_id, detail, at));
 }
 
 void record_event_for_address(Transaction& tx, const EventSource& source, std::string_view type,
                               std::string_view canonical_email, nlohmann::json detail, Millis at) {
   detail["email"] = mask_email(canonical_email);
-  tx.events().add(new_event(source, type, std::nullopt, detail, at), source.to_webhooks);
+  tx.events().add(new_event(source, type, std::nullopt, detail, at));
+}
+
+bool count_throttled(Transaction& tx, std::string_view key, Millis at) {
+  return tx.events().count_repeat(key, at);
+}
+
+void record_throttled(Transaction& tx, const EventSource& source, std::string_view key,
+                      Duration window, const std::optional<std::string>& user_id,
+                      nlohmann::json detail, Millis at) {
+  detail["reason"] = "throttled";
+  detail["count"] = 1;
+  Millis until = at + window.count();
+  tx.events().append_repeated(new_event(source, "login.failed", user_id, detail, at), key, until,
+                              until + kThrottledDeliveryGrace.count());
 }
 
 nlohmann::json event_json(const EventRecord& event) {

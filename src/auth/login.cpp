@@ -41,6 +41,27 @@ void record_failed_login(Transaction& tx, const EventSource& source,
                now);
 }
 
+// A 429 (interface.md 14.1): counted in its key's open event, or the first
+// of its key's window. An e-mail's event names the account (or the address
+// masked); a client's names none, since it counts the refusals of every
+// address that client tried. A refusal that counts looks no account up.
+void record_throttled_login(Transaction& tx, const EventSource& source,
+                            const ThrottleCounter& refused_by, const std::string& email,
+                            Millis now) {
+  if (count_throttled(tx, refused_by.key, now)) return;
+  std::optional<std::string> user_id;
+  nlohmann::json detail = {{"throttle", "client"}};
+  if (refused_by.key == login_email_key(email)) {
+    detail["throttle"] = "email";
+    if (std::optional<UserRecord> user = tx.users().by_email(email)) {
+      user_id = user->id;
+    } else {
+      detail["email"] = mask_email(email);
+    }
+  }
+  record_throttled(tx, source, refused_by.key, refused_by.limit.window, user_id, detail, now);
+}
+
 }  // namespace
 
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
@@ -73,22 +94,20 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   std::optional<UserRecord> user;
   Millis started = now_millis();
   auto reserve = [&](Transaction& tx) {
-    bool read = false;  // a transaction may run again: all anew
+    user.reset();  // a transaction may run again: all anew
     // The account is read once the throttles' keys are locked (the order
-    // every attempt takes them in), and a failure at its hash counts as
-    // many failures as the hash costs (interface.md 10.5).
+    // every attempt takes them in) and they allow the attempt: a failure
+    // at its hash counts as many failures as the hash costs (interface.md
+    // 10.5), and a 429 looks no account up (14.1).
     auto charge = [&] {
       user = tx.users().by_email(email);
-      read = true;
       return ctx.hashing.failure_charge(user ? user->password_hash : std::nullopt);
     };
     reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
                                      started, charge);
-    if (!read) user = tx.users().by_email(email);
-    if (!reserved.verdict.allowed) {
-      record_failed_login(tx, source, user, email, "throttled", started);
-      spend_passkey_challenge(tx, second.passkey, started);
-    }
+    if (reserved.verdict.allowed) return;
+    spend_passkey_challenge(tx, second.passkey, started);
+    record_throttled_login(tx, source, reserved.refused_by, email, started);
   };
   StoreStatus status = co_await ctx.db.write(reserve);
   if (status != StoreStatus::ok) co_return outcome;

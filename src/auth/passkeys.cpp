@@ -266,7 +266,9 @@ boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
     if (!reserved.verdict.allowed) {
       outcome.kind = PasskeyOutcome::Kind::throttled;
       outcome.retry_after = reserved.verdict.retry_after;
-      record_event(tx, source, "login.failed", std::nullopt, {{"reason", "throttled"}}, now);
+      if (!count_throttled(tx, reserved.refused_by.key, now))
+        record_throttled(tx, source, reserved.refused_by.key, reserved.refused_by.limit.window,
+                         std::nullopt, {{"throttle", "client"}}, now);
       return;
     }
     PasskeyUse use = use_passkey(tx, policy.webauthn, response, nullptr, now);

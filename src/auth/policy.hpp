@@ -62,9 +62,6 @@ struct AuthPolicy {
   // An empty RP ID: passkeys are unavailable (16.1.2).
   webauthn::RelyingParty webauthn;
 
-  // Webhooks are on (--webhook-url, interface.md 14.4): every event queues
-  // its delivery in its own transaction.
-  bool webhooks_on = false;
   // Notification mails (interface.md 14.3): all on unless --notify says.
   NoticeSettings notify;
 

@@ -126,10 +126,26 @@ ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter
   return verdict;
 }
 
+namespace {
+
+// As check_throttles, noting the first counter that refuses.
+ThrottleVerdict check_noting_refusal(Transaction& tx, const std::vector<ThrottleCounter>& counters,
+                                     Millis now, ReservedFailure& reserved) {
+  ThrottleVerdict verdict;
+  for (const ThrottleCounter& counter : counters) {
+    ThrottleVerdict one = check_throttle(tx, counter.key, now, counter.limit);
+    if (!one.allowed && reserved.refused_by.key.empty()) reserved.refused_by = counter;
+    verdict = combine(verdict, one);
+  }
+  return verdict;
+}
+
+}  // namespace
+
 ReservedFailure reserve_client_failure(Transaction& tx,
                                        const std::vector<ThrottleCounter>& per_client, Millis now) {
   ReservedFailure reserved;
-  reserved.verdict = check_throttles(tx, per_client, now);
+  reserved.verdict = check_noting_refusal(tx, per_client, now, reserved);
   if (!reserved.verdict.allowed) return reserved;
   for (const ThrottleCounter& counter : per_client)
     reserved.client_events.push_back(tx.throttle().insert_event(counter.key, now));
@@ -153,7 +169,8 @@ ReservedFailure reserve_login_failure(Transaction& tx, std::string_view email_ke
                                       const std::function<int()>& charge) {
   ReservedFailure reserved;
   ThrottleVerdict by_email = check_throttle(tx, email_key, now, per_email);
-  reserved.verdict = combine(by_email, check_throttles(tx, per_client, now));
+  if (!by_email.allowed) reserved.refused_by = {std::string(email_key), per_email};
+  reserved.verdict = combine(by_email, check_noting_refusal(tx, per_client, now, reserved));
   if (!reserved.verdict.allowed) return reserved;
   const int failures = charge ? charge() : 1;
   insert_charged(tx, email_key, per_email, failures, now, reserved.email_events);

@@ -100,6 +100,9 @@ ThrottleVerdict count_request(Transaction& tx, const std::vector<ThrottleCounter
 // counter is below its limit, so each lets one attempt through a window.
 struct ReservedFailure {
   ThrottleVerdict verdict;
+  // When refused: the counter that refused (the e-mail's before the
+  // client's), whose key and window the 429's event counts in (14.1).
+  ThrottleCounter refused_by;
   std::vector<std::int64_t> email_events;
   std::vector<std::int64_t> client_events;
 

@@ -32,7 +32,8 @@ enum class UserAction {
 int run_user_command(const Config& config, UserAction action, const NewAccount& account);
 
 // The source of the CLI's events (interface.md 14.1): actor "cli", no
-// client; queued for webhooks when --webhook-url is set.
+// client. Whether they are queued for webhooks is the database's to say
+// (14.4), not the command's flags.
 EventSource cli_event_source(const Config& config);
 
 }  // namespace authd

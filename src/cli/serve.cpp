@@ -233,6 +233,7 @@ std::optional<std::unique_ptr<WebhookWorker>> webhook_worker_from(const Config& 
                                                          .timeout = c.webhook_timeout,
                                                          .lease = c.webhook_claim_lease,
                                                          .first_retry = c.webhook_first_retry,
+                                                         .queue_max = c.webhook_queue_max,
                                                          .user_agent = "authd/" AUTHD_VERSION});
 }
 
@@ -266,6 +267,7 @@ int run_serve(const Config& config) {
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
+  if (!record_webhooks_state(*store, !config.webhook_url.empty())) return 1;
   // After the store: beside a new SQLite database, its key file is created
   // now (interface.md 12.2).
   SecretKeys secret_keys = open_secret_keys(config);
@@ -297,7 +299,6 @@ int run_serve(const Config& config) {
       webhook_worker_from(config, background_store);
   if (!webhooks) return 2;
   AuthPolicy policy = config.policy;
-  policy.webhooks_on = !config.webhook_url.empty();
   policy.allow_costly_hashes = config.allow_costly_hashes;
   Config::RelyingParty party = config.webauthn_relying_party();  // checked: no problem left
   policy.webauthn = {party.id, party.origins};

@@ -33,10 +33,9 @@ int report(const AccountResult& result) {
 
 }  // namespace
 
-EventSource cli_event_source(const Config& config) {
+EventSource cli_event_source(const Config& /*config*/) {
   EventSource source;
   source.actor = std::string(kActorCli);
-  source.to_webhooks = !config.webhook_url.empty();
   return source;
 }
 

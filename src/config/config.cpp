@@ -242,11 +242,11 @@ void add_database_options(CLI::App& app, Config& c) {
       ->capture_default_str();
   add_duration(app, "--database-timeout", c.database_timeout, "AUTHD_DATABASE_TIMEOUT",
                "PostgreSQL: longest wait for a connect or a round trip before answering 503");
-  // Read by the CLI's commands too: their events are queued for webhooks
-  // when webhooks are on (interface.md 14.4).
+  // Accepted by every command, so that one configuration file serves them
+  // all; only `serve` uses it (interface.md 14.4).
   app.add_option("--webhook-url", c.webhook_url,
-                 "Where every event is POSTed, signed (Standard Webhooks); empty: no webhooks. "
-                 "The CLI's commands read it too, so that their events are delivered as well")
+                 "Where `authd serve` POSTs every event, signed (Standard Webhooks), whichever "
+                 "process wrote it; empty: no webhooks. The other commands accept and ignore it")
       ->envname("AUTHD_WEBHOOK_URL");
   app.add_option("--log-level", c.log_level, "Log level: debug, info, warn or error")
       ->envname("AUTHD_LOG_LEVEL")

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,8 +72,8 @@ struct Config {
   // (empty: DATABASE.key beside a SQLite database, none on PostgreSQL), and
   // the previous key during a rotation.
   // The audit trail and webhooks (interface.md 14): how long events are
-  // kept; where they are POSTed (empty: no webhooks; the CLI reads it too,
-  // so that its events are queued as well), the file of the signing
+  // kept; where `authd serve` POSTs them (empty: no webhooks; the
+  // database then says so to every writer, 14.4), the file of the signing
   // secret, and how many attempts a delivery gets before it is dead.
   Duration event_retention = std::chrono::hours(24 * 90);
   std::string webhook_url;
@@ -84,6 +85,8 @@ struct Config {
   Duration webhook_timeout = std::chrono::seconds(10);
   Duration webhook_claim_lease = std::chrono::minutes(1);
   Duration webhook_first_retry = std::chrono::seconds(5);
+  // Pending deliveries past which the oldest login.failed are dropped.
+  std::int64_t webhook_queue_max = 10'000;
 
   std::string secret_key_file;
   std::string previous_secret_key_file;

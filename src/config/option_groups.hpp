@@ -48,8 +48,8 @@ void add_signup_options(CLI::App& app, Config& c);
 // with, the previous one during a rotation, and the issuer apps show.
 void add_second_factor_options(CLI::App& app, Config& c);
 // The audit trail and webhooks (interface.md 14): retention, and the
-// webhooks' secret and attempts (--webhook-url is a database option: the
-// CLI reads it too).
+// webhooks' secret, attempts and queue bound (--webhook-url is a database
+// option, accepted by every command so that one file serves them all).
 void add_event_options(CLI::App& app, Config& c);
 // How mail leaves: the transport, and the SMTP relay's settings.
 void add_smtp_options(CLI::App& app, Config& c);

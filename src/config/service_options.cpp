@@ -150,6 +150,12 @@ void add_event_options(CLI::App& app, Config& c) {
   add_duration(app, "--webhook-first-retry", c.webhook_first_retry, "AUTHD_WEBHOOK_FIRST_RETRY",
                "Delay before a failed webhook delivery's first retry (doubled for each next one, "
                "up to an hour)");
+  app.add_option("--webhook-queue-max", c.webhook_queue_max,
+                 "Pending webhook deliveries past which the oldest login.failed ones are "
+                 "dropped (counted in /metrics, logged); other events are never dropped")
+      ->envname("AUTHD_WEBHOOK_QUEUE_MAX")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}))
+      ->capture_default_str();
 }
 
 void add_smtp_options(CLI::App& app, Config& c) {

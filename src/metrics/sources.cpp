@@ -63,6 +63,10 @@ void add_webhook_source(Metrics& metrics, const WebhookWorker* webhooks) {
                    "Webhook delivery attempts of this process that failed (another status, no "
                    "connection, a time-out); each is retried until --webhook-max-attempts.",
                    "counter", count(&WebhookWorker::failed)});
+    out.push_back({"authd_webhook_dropped_total",
+                   "Pending login.failed webhook deliveries this process dropped, the oldest "
+                   "first, to keep the queue within --webhook-queue-max.",
+                   "counter", count(&WebhookWorker::dropped)});
   });
 }
 

@@ -1,5 +1,5 @@
 // The store's readings for GET /metrics (outbox backlog, live sessions,
-// the webhook queue),
+// the webhook queue, the events written),
 // cached for a few seconds with a single flight: /metrics needs no
 // authentication, and each reading is a count(*) on a database thread shared
 // with logins, so a flood of scrapes must not turn into a flood of queries.
@@ -25,6 +25,7 @@ struct StoreReadings {
   std::int64_t live_sessions = 0;
   std::int64_t pending_webhooks = 0;  // neither delivered nor dead
   std::int64_t dead_webhooks = 0;
+  std::int64_t events_written = 0;  // the trail's newest seq
 };
 
 class StoreReadingsCache {

@@ -445,6 +445,37 @@ ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
 ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli BIGINT;
 ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
 )sql"},
+    // Webhooks decided by the database, and throttled events counted
+    // (interface.md 14.1, 14.4): `webhook_config.delivering`, one row, set
+    // by `authd serve` from its --webhook-url and read by every writer of
+    // an event (the CLI's too), says whether an event queues its delivery;
+    // `event_repeats` names each throttle key's open login.failed event
+    // until its window closes, so that later 429s count in it.
+    {12, "webhook_config, event_repeats: webhooks for every writer, throttled events counted",
+     R"sql(
+CREATE TABLE webhook_config (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  delivering INTEGER NOT NULL
+);
+INSERT INTO webhook_config (id, delivering) VALUES (1, 0);
+CREATE TABLE event_repeats (
+  key       TEXT PRIMARY KEY,
+  event_seq INTEGER NOT NULL,
+  until     INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
+     R"sql(
+CREATE TABLE webhook_config (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  delivering BOOLEAN NOT NULL
+);
+INSERT INTO webhook_config (id, delivering) VALUES (1, false);
+CREATE TABLE event_repeats (
+  key       TEXT PRIMARY KEY,
+  event_seq BIGINT NOT NULL,
+  until     BIGINT NOT NULL
+);
+)sql"},
 };
 
 }  // namespace

@@ -48,7 +48,8 @@ class Transaction {
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + signups().prune(now) +
            passkeys().prune(now) + throttle().prune(event_horizon) +
-           outbox().prune(sent_mail_horizon) + events().prune(audit_horizon);
+           outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
+           events().prune_repeats(now);
   }
 };
 

@@ -8,12 +8,29 @@
 
 namespace authd {
 
+bool record_webhooks_state(Store& store, bool on) {
+  bool was = false;
+  if (store.run(Store::Mode::write, [&](Transaction& tx) {
+        was = tx.webhooks().set_delivering(on);
+      }) != StoreStatus::ok) {
+    log::error("webhooks_state_not_recorded", {{"reason", "the store failed"}});
+    return false;
+  }
+  if (was && !on)
+    log::warn("webhooks_turned_off",
+              {{"reason",
+                "this instance has no --webhook-url: no event is queued for webhooks "
+                "from now on, by any instance or command"}});
+  return true;
+}
+
 WebhookWorker::WebhookWorker(Store& store, WebhookKey key, WebhookSettings settings,
                              WebhookPoster poster)
     : store_(store),
       key_(std::move(key)),
       settings_(std::move(settings)),
-      poster_(std::move(poster)) {
+      poster_(std::move(poster)),
+      trimmer_(settings_.poll_interval, [this] { trim_queue(); }) {
   // Complete before start(): each thread finds itself in threads_.
   for (std::size_t i = 0; i < std::max<std::size_t>(settings_.concurrency, 1); ++i) {
     threads_.push_back(std::make_unique<PeriodicThread>(settings_.poll_interval,
@@ -23,10 +40,41 @@ WebhookWorker::WebhookWorker(Store& store, WebhookKey key, WebhookSettings setti
 
 void WebhookWorker::start() {
   for (auto& thread : threads_) thread->start();
+  trimmer_.start();
 }
 
 void WebhookWorker::stop() {
+  trimmer_.stop();
   for (auto& thread : threads_) thread->stop();
+}
+
+// Counting the queue is a read; only a queue over the bound costs a write.
+std::int64_t WebhookWorker::trim_queue() {
+  std::int64_t pending = 0;
+  if (store_.run(Store::Mode::read,
+                 [&](Transaction& tx) { pending = tx.webhooks().pending_count(); }) !=
+          StoreStatus::ok ||
+      pending <= settings_.queue_max) {
+    over_max_logged_ = false;
+    return 0;
+  }
+  std::int64_t dropped = 0;
+  if (store_.run(Store::Mode::write, [&](Transaction& tx) {
+        dropped = tx.webhooks().drop_over(settings_.queue_max, now_millis());
+      }) != StoreStatus::ok)
+    return 0;
+  nlohmann::json fields = {{"pending", pending}, {"queue_max", settings_.queue_max}};
+  if (dropped > 0) {
+    dropped_.fetch_add(static_cast<std::uint64_t>(dropped), std::memory_order_relaxed);
+    fields["dropped"] = dropped;
+    fields["type"] = "login.failed";
+    log::warn("webhook_deliveries_dropped", fields);
+  }
+  if (pending - dropped > settings_.queue_max && !over_max_logged_) {
+    over_max_logged_ = true;  // nothing more may be dropped: other types are kept
+    log::warn("webhook_queue_over_max", fields);
+  }
+  return dropped;
 }
 
 void WebhookWorker::deliver_due(PeriodicThread& thread) {

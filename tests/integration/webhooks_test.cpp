@@ -117,13 +117,14 @@ TEST_F(Webhooks, Interface_14_4_AnEventIsPostedSignedAndVerifiedIndependently) {
   EXPECT_EQ(authd.log_text().find(key.substr(6, 20)), std::string::npos);
 }
 
-// 14.4 with the flows' own events (14.1.1): a CLI command and a login each
+// 14.4 with the flows' own events (14.1.1): a CLI command (given no
+// webhook setting: the database says webhooks are on) and a login each
 // queue their event in their own transaction; each arrives verified, and
 // its body is the event as GET /admin/events shows it.
 TEST_F(Webhooks, Interface_14_4_AndFlowEventsOfTheCliAndALoginArriveVerified) {
   WebhookReceiver receiver(secret_);
   AuthdProcess authd(webhook_args(receiver, secret_));
-  authd.add_user(kEmail, kPassword, {"--webhook-url", receiver.url()});
+  authd.add_user(kEmail, kPassword);
   ASSERT_FALSE(authd.login(kEmail, kPassword).empty());
   std::vector<nlohmann::json> got = receiver.wait_for(2);
   ASSERT_EQ(got.size(), 2u) << authd.log_text();

@@ -44,15 +44,16 @@ class PostgresEventBatchTest : public ::testing::Test {
   }
 
   // Runs one unit per event, as a batch of logouts: each adds its event
-  // (to webhooks when `to_webhooks[i]`), inside BEGIN ... COMMIT.
+  // (queued for webhooks when the database is `delivering`), inside
+  // BEGIN ... COMMIT.
   void run_logout_batch(postgres::Connection& connection, const std::vector<EventRecord>& events,
-                        const std::vector<bool>& to_webhooks) {
+                        bool delivering) {
     std::vector<std::function<void(Transaction&)>> works;
     for (std::size_t i = 0; i < events.size(); ++i)
-      works.emplace_back([&events, &to_webhooks, i](Transaction& tx) {
-        tx.events().add(events[i], to_webhooks[i]);
-      });
+      works.emplace_back([&events, i](Transaction& tx) { tx.events().add(events[i]); });
     connection.execute("BEGIN READ WRITE");
+    connection.execute(delivering ? "UPDATE webhook_config SET delivering = true"
+                                  : "UPDATE webhook_config SET delivering = false");
     for (const TransactionUnit& unit : test::run_as_batch(connection, works, true))
       EXPECT_EQ(unit.status, StoreStatus::ok);
     connection.execute("COMMIT");
@@ -76,11 +77,11 @@ TEST_F(PostgresEventBatchTest, Interface_14_1_TheEventsOfABatchOfLogoutsAreOneIn
   events[2].user_id = "NULL";                // the word, not a missing value
   events[3].detail = R"({"sessionId":"s"})";
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  run_logout_batch(connection, events, {false, false, true, true});  // two INSERTs of two
+  run_logout_batch(connection, events, true);
 
   postgres::Result prepared = connection.run(
-      "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO events%'"
-      " AND statement LIKE '%VALUES%'");
+      "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO events%'"
+      " AND statement LIKE '%VALUES%' AND statement NOT LIKE '%pg_prepared_statements%'");
   EXPECT_EQ(prepared.integer(0, 0), 0) << "an event was inserted by a statement of its own";
 
   EventFilter all;
@@ -108,7 +109,7 @@ TEST_F(PostgresEventBatchTest, Interface_14_1_TheEventsOfABatchOfLogoutsAreOneIn
   postgres::Result deliveries = connection.run(
       "SELECT string_agg(e.id, ',' ORDER BY e.seq) FROM webhook_deliveries d"
       " JOIN events e ON e.seq = d.event_seq");
-  EXPECT_EQ(deliveries.text(0, 0), "event-2,event-3");
+  EXPECT_EQ(deliveries.text(0, 0), "event-0,event-1,event-2,event-3");
 }
 
 // A failure of the batch's INSERT is reported by its COMMIT, which then
@@ -118,7 +119,7 @@ TEST_F(PostgresEventBatchTest, Interface_8_3_AFailedInsertOfTheBatchsEventsFails
   std::vector<EventRecord> events{event(0), event(1)};
   events[1].user_agent = "bad\xff\xfe";  // not UTF-8: the server refuses it
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  EXPECT_THROW(run_logout_batch(connection, events, {false, false}), StoreError);
+  EXPECT_THROW(run_logout_batch(connection, events, false), StoreError);
   connection.execute("ROLLBACK");
   EXPECT_EQ(connection.run("SELECT count(*) FROM events").integer(0, 0), 0);
 }
@@ -130,7 +131,7 @@ TEST_F(PostgresEventBatchTest, Interface_8_3_AFailedInsertOfTheBatchsEventsFails
 TEST_F(PostgresEventBatchTest, Interface_8_3_AnUndoneBatchSendsNoEventsAndItsUnitsRunAlone) {
   postgres::PostgresStore store(url_, 1, 5s);
   std::vector<std::function<void(Transaction&)>> works{
-      [](Transaction& tx) { tx.events().add(event(0), false); },
+      [](Transaction& tx) { tx.events().add(event(0)); },
       [](Transaction& tx) {  // no such user: the foreign key refuses it
         tx.sessions().insert({sha256("orphan"), "no-such-user", 1'000, 2'000});
       }};

@@ -622,7 +622,7 @@ TEST_F(PostgresStoreTest, Interface_8_3_AnEventSentAheadThatFailsFailsItsTransac
   EXPECT_EQ(a_->run(Store::Mode::write,
                     [&](Transaction& tx) {
                       tx.sessions().insert({sha256("ahead"), u.id, 1'000, now_millis() + 60'000});
-                      tx.events().add(bad, false);
+                      tx.events().add(bad);
                     }),
             StoreStatus::failed);
   bool kept = true;

@@ -27,7 +27,7 @@ class StoreConformanceEvents : public StoreConformanceFixture<Backend> {
     event.actor = "self";
     event.detail = "{}";
     std::int64_t seq = 0;
-    this->write([&](Transaction& tx) { seq = tx.events().append(event, false); });
+    this->write([&](Transaction& tx) { seq = tx.events().append(event); });
     return seq;
   }
 

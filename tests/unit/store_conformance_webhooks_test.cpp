@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "store_conformance_fixture.hpp"
 
 namespace authd {
@@ -15,7 +17,8 @@ namespace {
 template <class Backend>
 class StoreConformanceWebhooks : public StoreConformanceFixture<Backend> {
  protected:
-  // Appends an event at `at`, with its delivery queued when `to_webhooks`.
+  // Appends an event at `at`, the database first told to queue deliveries
+  // (`to_webhooks`) or not.
   EventRecord append(const std::string& type, Millis at, bool to_webhooks = true) {
     EventRecord event;
     event.id = new_uuid_v7(at);
@@ -24,7 +27,10 @@ class StoreConformanceWebhooks : public StoreConformanceFixture<Backend> {
     event.user_id = new_uuid_v7(at);
     event.actor = "cli";
     event.detail = R"({"reason":"test"})";
-    this->write([&](Transaction& tx) { event.seq = tx.events().append(event, to_webhooks); });
+    this->write([&](Transaction& tx) {
+      tx.webhooks().set_delivering(to_webhooks);
+      event.seq = tx.events().append(event);
+    });
     return event;
   }
 
@@ -169,6 +175,79 @@ TYPED_TEST(StoreConformanceWebhooks, Interface_14_4_PruningAnEventRemovesItsDeli
   auto claimed = this->claim(10'000, 20'000);
   ASSERT_TRUE(claimed);
   EXPECT_EQ(claimed->event.seq, kept.seq);
+}
+
+// interface.md 14.4: the database, not the writer, says whether an event
+// is queued; one written while it said no is not queued when it says yes.
+TYPED_TEST(StoreConformanceWebhooks, Interface_14_4_TheDatabaseSaysWhetherAnEventIsQueued) {
+  EventRecord before = this->append("user.created", 1'000, /*to_webhooks=*/false);
+  EventRecord after = this->append("user.created", 2'000, /*to_webhooks=*/true);
+  EXPECT_EQ(this->pending_and_dead(), std::make_pair(std::int64_t{1}, std::int64_t{0}));
+  auto claimed = this->claim(10'000, 20'000);
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->event.seq, after.seq);
+  EXPECT_FALSE(this->claim(10'000, 20'000)) << "event " << before.seq << " was queued";
+  this->write([&](Transaction& tx) {
+    EXPECT_TRUE(tx.webhooks().set_delivering(false)) << "it was on";
+    EXPECT_FALSE(tx.webhooks().set_delivering(false)) << "it was off";
+  });
+}
+
+// interface.md 14.4: past the bound, the oldest pending login.failed
+// deliveries go, as many as are over, never one held by a worker nor
+// another type; with none of them left, nothing more goes.
+TYPED_TEST(StoreConformanceWebhooks, Interface_14_4_PastTheBoundTheOldestLoginFailedAreDropped) {
+  EventRecord held = this->append("login.failed", 1'000);
+  EventRecord oldest = this->append("login.failed", 1'100);
+  EventRecord deleted = this->append("user.deleted", 1'200);
+  EventRecord older = this->append("login.failed", 1'300);
+  EventRecord newest = this->append("login.failed", 1'400);
+  EventRecord created = this->append("user.created", 1'500);
+  ASSERT_EQ(this->claim(2'000, 60'000)->event.seq, held.seq);  // under way until 60'000
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.webhooks().drop_over(4, 2'000), 2); });
+  EXPECT_EQ(this->pending_and_dead().first, 4);
+  std::vector<std::int64_t> left;
+  while (auto claimed = this->claim(3'000, 60'000)) left.push_back(claimed->event.seq);
+  EXPECT_EQ(left, (std::vector<std::int64_t>{deleted.seq, newest.seq, created.seq}))
+      << "dropped: " << oldest.seq << ", " << older.seq;
+  // Every login.failed left is held: nothing more can go.
+  this->write([&](Transaction& tx) { EXPECT_EQ(tx.webhooks().drop_over(1, 3'000), 0); });
+  EXPECT_EQ(this->pending_and_dead().first, 4);
+}
+
+// interface.md 14.1: a throttle key's refusals count in its one open
+// event, exactly, until its window closes; its delivery is due after that,
+// and carries the final count.
+TYPED_TEST(StoreConformanceWebhooks, Interface_14_1_RepeatedRefusalsCountInOneEvent) {
+  this->write([&](Transaction& tx) { tx.webhooks().set_delivering(true); });
+  EventRecord event;
+  event.id = new_uuid_v7(1'000);
+  event.at = 1'000;
+  event.type = "login.failed";
+  event.actor = "self";
+  event.detail = R"({"reason":"throttled","count":1})";
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.events().count_repeat("login:email:a@example.com", 1'000));
+    tx.events().append_repeated(event, "login:email:a@example.com", 2'000, 2'500);
+  });
+  for (Millis at : {1'200, 1'999})
+    this->write([&](Transaction& tx) {
+      EXPECT_TRUE(tx.events().count_repeat("login:email:a@example.com", at)) << at;
+    });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(tx.events().count_repeat("login:email:a@example.com", 2'000)) << "closed";
+    EXPECT_FALSE(tx.events().count_repeat("login:email:b@example.com", 1'500)) << "another key";
+  });
+  EXPECT_FALSE(this->claim(2'499, 60'000)) << "due once the window has closed";
+  auto claimed = this->claim(2'500, 60'000);
+  ASSERT_TRUE(claimed);
+  nlohmann::json detail = nlohmann::json::parse(claimed->event.detail);
+  EXPECT_EQ(detail, (nlohmann::json{{"reason", "throttled"}, {"count", 3}}));
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(tx.events().prune_repeats(1'999), 0);
+    EXPECT_EQ(tx.events().prune_repeats(2'000), 1);
+    EXPECT_EQ(tx.events().last_seq(), claimed->event.seq);
+  });
 }
 
 }  // namespace

@@ -27,12 +27,15 @@ class WebhookWorkerTest : public ::testing::Test {
  protected:
   WebhookWorkerTest() : store_(dir_.file("authd.db")) { store_.migrate(); }
 
-  WebhookWorker worker(int max_attempts) {
+  WebhookWorker worker(int max_attempts, std::int64_t queue_max = 10'000) {
     std::string problem;
     auto key = parse_webhook_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", problem);
     return WebhookWorker(
         store_, std::move(*key),
-        {.url = "http://127.0.0.1:9/hook", .max_attempts = max_attempts, .first_retry = 0ms},
+        {.url = "http://127.0.0.1:9/hook",
+         .max_attempts = max_attempts,
+         .first_retry = 0ms,
+         .queue_max = queue_max},
         [this](const std::string&, const HttpHeaderList& headers, const std::string& body,
                Duration) {
           posts_.push_back({headers, body});
@@ -40,16 +43,18 @@ class WebhookWorkerTest : public ::testing::Test {
         });
   }
 
-  EventRecord append() {
+  EventRecord append(const std::string& type = "user.created") {
     EventRecord event;
     Millis now = now_millis();
     event.id = new_uuid_v7(now);
     event.at = now;
-    event.type = "user.created";
+    event.type = type;
     event.actor = "cli";
     event.detail = R"({"email":"a***@example.com"})";
-    store_.run(Store::Mode::write,
-               [&](Transaction& tx) { event.seq = tx.events().append(event, true); });
+    store_.run(Store::Mode::write, [&](Transaction& tx) {
+      tx.webhooks().set_delivering(true);
+      event.seq = tx.events().append(event);
+    });
     return event;
   }
 
@@ -115,6 +120,26 @@ TEST_F(WebhookWorkerTest, Interface_14_4_FailedAttemptsAreRetriedThenDead) {
     EXPECT_EQ(dead[0].attempts, 3);
     EXPECT_EQ(dead[0].last_error, "Couldn't connect to server");
   });
+}
+
+// interface.md 14.4.5: a pass of the bound drops the oldest pending
+// login.failed deliveries past --webhook-queue-max and counts them; the
+// other types stay, and a queue within the bound is left alone.
+TEST_F(WebhookWorkerTest, Interface_14_4_5_APassOfTheBoundDropsAndCountsTheOldestLoginFailed) {
+  WebhookWorker sender = worker(3, /*queue_max=*/2);
+  EventRecord oldest = append("login.failed");
+  EventRecord deleted = append("user.deleted");
+  EventRecord older = append("login.failed");
+  EventRecord newest = append("login.failed");
+  EXPECT_EQ(sender.trim_queue(), 2);
+  EXPECT_EQ(sender.trim_queue(), 0);
+  EXPECT_EQ(sender.dropped(), 2u);
+  ASSERT_TRUE(sender.deliver_one());
+  ASSERT_TRUE(sender.deliver_one());
+  EXPECT_FALSE(sender.deliver_one());
+  ASSERT_EQ(posts_.size(), 2u);
+  EXPECT_EQ(posts_[0].body, event_json(deleted).dump());
+  EXPECT_EQ(posts_[1].body, event_json(newest).dump()) << oldest.id << older.id;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The webhooks area (interface.md 14.4): the durable queue of deliveries,
 // one per event, written by EventStore::append in the event's transaction
-// and drained by the webhook worker (webhooks/). A delivery is claimed
+// while the database says webhooks are on (set by `authd serve`, read by
+// every writer, the CLI's commands too), and drained by the webhook worker
+// (webhooks/). A delivery is claimed
 // under a lease (FOR UPDATE SKIP LOCKED on PostgreSQL), so that one
 // instance of several sends it at a time; one whose lease ran out (its
 // instance died) is claimed again: at least once.
@@ -32,6 +34,15 @@ class WebhookStore {
   // After the last attempt allowed: kept, never tried again unless retried.
   virtual bool mark_dead(std::int64_t event_seq, Millis claimed_until, int attempts, Millis at,
                          std::string_view last_error) = 0;
+  // Whether events appended from now on queue their delivery: `authd
+  // serve` sets it from its --webhook-url at start. Events written while
+  // it is off are never queued later. Returns whether it was on.
+  virtual bool set_delivering(bool on) = 0;
+  // Bounds the queue (--webhook-queue-max): when more than `most`
+  // deliveries are pending, drops the oldest pending login.failed ones
+  // that no worker holds at `now`, at most as many as are over; never
+  // another type. Returns how many were dropped.
+  virtual std::int64_t drop_over(std::int64_t most, Millis now) = 0;
   virtual std::int64_t pending_count() = 0;  // neither delivered nor dead
   virtual std::int64_t dead_count() = 0;
   // The dead deliveries, oldest first, at most `limit` (the CLI).

@@ -16,11 +16,11 @@ namespace {
   "$6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e (id, at, type, "          \
   "user_id, actor, client_address, user_agent, request_id, detail, n) ORDER BY n"
 
-constexpr const char* kInsertEvents = AUTHD_INSERT_EVENTS;
-constexpr const char* kInsertEventsForWebhooks =
+// The deliveries queued while the database says webhooks are on.
+constexpr const char* kInsertEvents =
     "WITH event AS (" AUTHD_INSERT_EVENTS
     " RETURNING seq, at) INSERT INTO webhook_deliveries (event_seq, next_attempt_at)"
-    " SELECT seq, at FROM event";
+    " SELECT seq, at FROM event WHERE (SELECT delivering FROM webhook_config WHERE id = 1)";
 
 #undef AUTHD_INSERT_EVENTS
 
@@ -48,16 +48,12 @@ Params event_arrays(const std::vector<EventRecord>& events) {
 
 }  // namespace
 
-void EventBatch::add(const EventRecord& event, bool to_webhooks) {
-  if (runs_.empty() || runs_.back().to_webhooks != to_webhooks) runs_.push_back({to_webhooks, {}});
-  runs_.back().events.push_back(event);
-}
+void EventBatch::add(const EventRecord& event) { events_.push_back(event); }
 
 void EventBatch::send_ahead(Connection& db) {
-  for (const Run& run : runs_)
-    db.send_ahead(run.to_webhooks ? kInsertEventsForWebhooks : kInsertEvents,
-                  event_arrays(run.events));
-  runs_.clear();
+  if (events_.empty()) return;
+  db.send_ahead(kInsertEvents, event_arrays(events_));
+  events_.clear();
 }
 
 }  // namespace authd::postgres

@@ -17,20 +17,15 @@ class Connection;
 
 class EventBatch {
  public:
-  // As Events::add: the event, and its webhook delivery when `to_webhooks`.
-  void add(const EventRecord& event, bool to_webhooks);
+  // As Events::add: the event, and its webhook delivery while webhooks are on.
+  void add(const EventRecord& event);
   // Sends what was added, to travel with the next awaited statement: one
-  // INSERT per run of events that go to webhooks alike (one in all, as
-  // long as webhooks are not switched on or off meanwhile), so that their
-  // `seq`s follow the order they were added in. Nothing when nothing was.
+  // INSERT of them all, so that their `seq`s follow the order they were
+  // added in. Nothing when nothing was.
   void send_ahead(Connection& db);
 
  private:
-  struct Run {
-    bool to_webhooks;
-    std::vector<EventRecord> events;
-  };
-  std::vector<Run> runs_;
+  std::vector<EventRecord> events_;
 };
 
 }  // namespace authd::postgres

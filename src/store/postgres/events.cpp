@@ -1,6 +1,7 @@
 // How PostgreSQL stores the audit trail: one row per event, ordered by an
 // identity column (`seq`); a webhook delivery row beside it while webhooks
-// are on, written by the same statement.
+// are on (webhook_config), written by the same statement; the open
+// repeated events by key (event_repeats).
 #include <limits>
 
 #include "store/event_columns.hpp"
@@ -24,30 +25,71 @@ Params event_params(const EventRecord& e) {
 
 // The statements' text, shared by append and add, so that each is prepared
 // once per connection (statements are cached by the literal's address).
+// One round trip for both rows: the delivery is queued while the database
+// says webhooks are on (webhook_config), whichever process writes.
 constexpr const char* kInsertEvent =
-    "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
-    "request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq";
-// One round trip for both rows.
-constexpr const char* kInsertEventForWebhooks =
     "WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
     "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-    "RETURNING seq, at) "
-    "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
-    "SELECT seq, at FROM event RETURNING event_seq";
+    "RETURNING seq, at), "
+    "queued AS (INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+    "SELECT seq, at FROM event WHERE (SELECT delivering FROM webhook_config WHERE id = 1)) "
+    "SELECT seq FROM event";
+// The first of a repeated event: its delivery due at $12, its key open
+// until $11.
+constexpr const char* kInsertRepeatedEvent =
+    "WITH event AS (INSERT INTO events (id, at, type, user_id, actor, client_address, "
+    "user_agent, request_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+    "RETURNING seq), "
+    "queued AS (INSERT INTO webhook_deliveries (event_seq, next_attempt_at) "
+    "SELECT seq, $12::bigint FROM event WHERE (SELECT delivering FROM webhook_config WHERE id = "
+    "1)), "
+    "noted AS (INSERT INTO event_repeats (key, event_seq, until) SELECT $10::text, seq, "
+    "$11::bigint FROM event "
+    "ON CONFLICT (key) DO UPDATE SET event_seq = excluded.event_seq, until = excluded.until) "
+    "SELECT seq FROM event";
 
-std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
-  return db_.run(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e))
-      .integer(0, 0);
+std::int64_t Events::append(const EventRecord& e) {
+  return db_.run(kInsertEvent, event_params(e)).integer(0, 0);
 }
 
 // No round trip of its own: a logout's event goes with its COMMIT. In a
 // batch of logouts, the batch's events go as one INSERT (event_batch.hpp).
-void Events::add(const EventRecord& e, bool to_webhooks) {
+void Events::add(const EventRecord& e) {
   if (PipelineTurns* batch = db_.transaction_batch()) {
-    batch->events().add(e, to_webhooks);
+    batch->events().add(e);
     return;
   }
-  db_.send_ahead(to_webhooks ? kInsertEventForWebhooks : kInsertEvent, event_params(e));
+  db_.send_ahead(kInsertEvent, event_params(e));
+}
+
+void Events::append_repeated(const EventRecord& e, std::string_view key, Millis until,
+                             Millis deliver_at) {
+  Params params = event_params(e);
+  params.text(key).integer(until).integer(deliver_at);
+  db_.run(kInsertRepeatedEvent, params);
+}
+
+// The key is locked by the throttle's count in this transaction
+// (throttle_events.cpp), so two 429s of one key never both open an event.
+bool Events::count_repeat(std::string_view key, Millis now) {
+  Params params;
+  params.text(key).integer(now);
+  return db_.run(
+                "UPDATE events SET detail = jsonb_set(detail::jsonb, '{count}', "
+                "to_jsonb(coalesce((detail::jsonb ->> 'count')::bigint, 0) + 1))::text "
+                "WHERE seq = (SELECT event_seq FROM event_repeats WHERE key = $1 AND until > $2)",
+                params)
+             .affected() == 1;
+}
+
+std::int64_t Events::last_seq() {
+  return db_.run("SELECT coalesce(max(seq), 0) FROM events").integer(0, 0);
+}
+
+std::int64_t Events::prune_repeats(Millis now) {
+  Params params;
+  params.integer(now);
+  return db_.run("DELETE FROM event_repeats WHERE until <= $1", params).affected();
 }
 
 std::vector<EventRecord> Events::list(const EventFilter& filter) {

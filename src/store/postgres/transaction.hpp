@@ -220,8 +220,13 @@ class Passkeys final : public PasskeyStore {
 class Events final : public EventStore {
  public:
   explicit Events(Connection& db) : db_(db) {}
-  std::int64_t append(const EventRecord& event, bool to_webhooks) override;
-  void add(const EventRecord& event, bool to_webhooks) override;
+  std::int64_t append(const EventRecord& event) override;
+  void add(const EventRecord& event) override;
+  void append_repeated(const EventRecord& event, std::string_view key, Millis until,
+                       Millis deliver_at) override;
+  bool count_repeat(std::string_view key, Millis now) override;
+  std::int64_t prune_repeats(Millis now) override;
+  std::int64_t last_seq() override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
   // PostgreSQL keeps its indexes row by row: nothing is left to index.
@@ -244,6 +249,8 @@ class Webhooks final : public WebhookStore {
   std::int64_t dead_count() override;
   std::vector<WebhookDeliveryRecord> dead(int limit) override;
   std::int64_t retry_dead(Millis now) override;
+  bool set_delivering(bool on) override;
+  std::int64_t drop_over(std::int64_t most, Millis now) override;
 
  private:
   Connection& db_;

@@ -96,4 +96,35 @@ std::int64_t Webhooks::retry_dead(Millis now) {
       .affected();
 }
 
+// The row's lock orders two instances starting at once: each reads what
+// the other wrote.
+bool Webhooks::set_delivering(bool on) {
+  Params params;
+  params.boolean(on);
+  return db_.run(
+                "UPDATE webhook_config SET delivering = $1 FROM (SELECT delivering AS was "
+                "FROM webhook_config WHERE id = 1 FOR UPDATE) old WHERE id = 1 RETURNING old.was",
+                params)
+             .text(0, 0) == "t";
+}
+
+// Only when over: the count is the cheap part (the due index holds only
+// pending rows); the oldest pending login.failed go first, skipping the
+// rows another instance's trim or claim holds.
+std::int64_t Webhooks::drop_over(std::int64_t most, Millis now) {
+  std::int64_t over = pending_count() - most;
+  if (over <= 0) return 0;
+  Params params;
+  params.integer(now).integer(over);
+  return db_
+      .run(
+          "DELETE FROM webhook_deliveries WHERE event_seq IN (SELECT d.event_seq "
+          "FROM webhook_deliveries d JOIN events ON seq = d.event_seq "
+          "WHERE d.delivered_at IS NULL AND d.dead_at IS NULL AND type = 'login.failed' "
+          "AND (d.claimed_until IS NULL OR d.claimed_until <= $1) ORDER BY d.event_seq "
+          "LIMIT $2 FOR UPDATE OF d SKIP LOCKED)",
+          params)
+      .affected();
+}
+
 }  // namespace authd::postgres

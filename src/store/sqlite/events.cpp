@@ -1,5 +1,6 @@
 // How SQLite stores the audit trail: one row per event, ordered by its
-// rowid (`seq`); a webhook delivery row beside it while webhooks are on.
+// rowid (`seq`); a webhook delivery row beside it while webhooks are on
+// (webhook_config); the open repeated events by key (event_repeats).
 #include <algorithm>
 #include <limits>
 
@@ -18,25 +19,61 @@ void bind_event(Statement& st, const EventRecord& e) {
 
 }  // namespace
 
-std::int64_t Events::append(const EventRecord& e, bool to_webhooks) {
+std::int64_t Events::append(const EventRecord& e) {
+  std::int64_t seq = insert(e);
+  queue_delivery(seq, e.at);
+  return seq;
+}
+
+std::int64_t Events::insert(const EventRecord& e) {
   auto st = db_.prepare(
       "INSERT INTO events (id, at, type, user_id, actor, client_address, user_agent, "
       "request_id, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   bind_event(st, e);
   st.run();
-  return queue_delivery(to_webhooks, e.at);
+  return db_.last_insert_id();
 }
 
-// The seq of the event just inserted, its delivery queued with it.
-std::int64_t Events::queue_delivery(bool to_webhooks, Millis at) {
-  std::int64_t seq = db_.last_insert_id();
-  if (to_webhooks) {
-    auto queued =
-        db_.prepare("INSERT INTO webhook_deliveries (event_seq, next_attempt_at) VALUES (?1, ?2)");
-    queued.bind(1, seq).bind(2, at);
-    queued.run();
-  }
-  return seq;
+// The database, not the writer, says whether webhooks are on.
+void Events::queue_delivery(std::int64_t seq, Millis due) {
+  auto queued = db_.prepare(
+      "INSERT INTO webhook_deliveries (event_seq, next_attempt_at) SELECT ?1, ?2 "
+      "WHERE (SELECT delivering FROM webhook_config WHERE id = 1)");
+  queued.bind(1, seq).bind(2, due);
+  queued.run();
+}
+
+void Events::append_repeated(const EventRecord& e, std::string_view key, Millis until,
+                             Millis deliver_at) {
+  std::int64_t seq = insert(e);
+  queue_delivery(seq, deliver_at);
+  auto noted = db_.prepare(
+      "INSERT INTO event_repeats (key, event_seq, until) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (key) DO UPDATE SET event_seq = excluded.event_seq, until = excluded.until");
+  noted.bind(1, key).bind(2, seq).bind(3, until);
+  noted.run();
+}
+
+bool Events::count_repeat(std::string_view key, Millis now) {
+  auto st = db_.prepare(
+      "UPDATE events SET detail = json_set(detail, '$.count', "
+      "coalesce(json_extract(detail, '$.count'), 0) + 1) "
+      "WHERE seq = (SELECT event_seq FROM event_repeats WHERE key = ?1 AND until > ?2)");
+  st.bind(1, key).bind(2, now);
+  st.run();
+  return db_.changes() == 1;
+}
+
+std::int64_t Events::last_seq() {
+  auto st = db_.prepare("SELECT coalesce(max(seq), 0) FROM events");
+  return st.step() ? st.integer(0) : 0;
+}
+
+std::int64_t Events::prune_repeats(Millis now) {
+  auto st = db_.prepare("DELETE FROM event_repeats WHERE until <= ?1");
+  st.bind(1, now);
+  st.run();
+  return db_.changes();
 }
 
 // Every event with seq <= through is in events_by_user (when it names an
@@ -136,13 +173,16 @@ std::int64_t Events::prune(Millis horizon) {
       first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;
   if (!found) return 0;  // no event at all
   std::int64_t keep_from = *found;
-  // Their index entries first, each found by its key; the deliveries go
-  // with their events (ON DELETE CASCADE).
+  // Their index entries first, each found by its key, and any open
+  // repeated event among them (an emptied table reuses seqs: a count must
+  // never land on another event); the deliveries go with their events
+  // (ON DELETE CASCADE).
   for (const char* sql :
        {"DELETE FROM events_by_user WHERE (user_id, seq) IN "
         "(SELECT user_id, seq FROM events WHERE seq < ?1 AND user_id IS NOT NULL)",
         "DELETE FROM events_by_type WHERE (type, seq) IN "
-        "(SELECT type, seq FROM events WHERE seq < ?1)"}) {
+        "(SELECT type, seq FROM events WHERE seq < ?1)",
+        "DELETE FROM event_repeats WHERE event_seq < ?1"}) {
     auto entries = db_.prepare(sql);
     entries.bind(1, keep_from);
     entries.run();

@@ -186,7 +186,12 @@ class Passkeys final : public PasskeyStore {
 class Events final : public EventStore {
  public:
   explicit Events(Connection& db) : db_(db) {}
-  std::int64_t append(const EventRecord& event, bool to_webhooks) override;
+  std::int64_t append(const EventRecord& event) override;
+  void append_repeated(const EventRecord& event, std::string_view key, Millis until,
+                       Millis deliver_at) override;
+  bool count_repeat(std::string_view key, Millis now) override;
+  std::int64_t prune_repeats(Millis now) override;
+  std::int64_t last_seq() override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
   std::int64_t index_appended(std::int64_t at_most) override;
@@ -201,7 +206,8 @@ class Events final : public EventStore {
     std::int64_t after;
     std::int64_t before;
   };
-  std::int64_t queue_delivery(bool to_webhooks, Millis at);
+  std::int64_t insert(const EventRecord& event);
+  void queue_delivery(std::int64_t seq, Millis due);
   std::int64_t indexed_through();
   void read_into(std::vector<EventRecord>& events, const char* sql, const EventFilter& filter,
                  SeqRange range, std::int64_t limit);
@@ -221,6 +227,8 @@ class Webhooks final : public WebhookStore {
   std::int64_t dead_count() override;
   std::vector<WebhookDeliveryRecord> dead(int limit) override;
   std::int64_t retry_dead(Millis now) override;
+  bool set_delivering(bool on) override;
+  std::int64_t drop_over(std::int64_t most, Millis now) override;
 
  private:
   Connection& db_;

@@ -88,4 +88,31 @@ std::int64_t Webhooks::retry_dead(Millis now) {
   return db_.changes();
 }
 
+bool Webhooks::set_delivering(bool on) {
+  bool was = false;
+  {
+    auto st = db_.prepare("SELECT delivering FROM webhook_config WHERE id = 1");
+    was = st.step() && st.integer(0) != 0;
+  }
+  auto st = db_.prepare("UPDATE webhook_config SET delivering = ?1 WHERE id = 1");
+  st.bind(1, static_cast<std::int64_t>(on ? 1 : 0));
+  st.run();
+  return was;
+}
+
+// Only when over: the count is the cheap part (the due index holds only
+// pending rows); the oldest pending login.failed go first.
+std::int64_t Webhooks::drop_over(std::int64_t most, Millis now) {
+  std::int64_t over = pending_count() - most;
+  if (over <= 0) return 0;
+  auto st = db_.prepare(
+      "DELETE FROM webhook_deliveries WHERE event_seq IN (SELECT d.event_seq "
+      "FROM webhook_deliveries d JOIN events ON seq = d.event_seq "
+      "WHERE d.delivered_at IS NULL AND d.dead_at IS NULL AND type = 'login.failed' "
+      "AND (d.claimed_until IS NULL OR d.claimed_until <= ?1) ORDER BY d.event_seq LIMIT ?2)");
+  st.bind(1, now).bind(2, over);
+  st.run();
+  return db_.changes();
+}
+
 }  // namespace authd::sqlite
