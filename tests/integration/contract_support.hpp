@@ -27,6 +27,18 @@ const std::string kPassword = "correct horse battery staple";
 // A password set by a reset.
 const std::string kNewPassword = "a brand new passphrase";
 
+// `authd user add` with kPassword, hashed at the given argon2id cost, so
+// that the account's hash is a kind of its own (interface.md 10.5).
+inline void add_user_hashed_at(const AuthdProcess& authd, const std::string& email,
+                               const std::string& memory_kib, const std::string& iterations) {
+  std::string output;
+  ASSERT_EQ(authd.cli({"user", "add", "--email", email, "--argon2-memory-kib", memory_kib,
+                       "--argon2-iterations", iterations},
+                      kPassword, &output),
+            0)
+      << output;
+}
+
 inline std::string forgot_body(const std::string& email) {
   return nlohmann::json{{"email", email}}.dump();
 }

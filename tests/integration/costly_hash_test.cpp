@@ -63,12 +63,7 @@ std::string salt_and_digest(const std::string& phc) {
 // the server's own kind counts one.
 TEST(CostlyHash, Interface_10_5_AFailedLoginAtACostlyKindCountsItsCostInTheThrottles) {
   AuthdProcess authd(fast_hashing());
-  std::string output;
-  ASSERT_EQ(authd.cli({"user", "add", "--email", "costly@example.com", "--argon2-memory-kib",
-                       "8192", "--argon2-iterations", "4"},
-                      kPassword, &output),
-            0)
-      << output;
+  add_user_hashed_at(authd, "costly@example.com", "8192", "4");
   authd.add_user(kEmail, kPassword);
   nlohmann::json measured =
       costly::wait_for_kind_line(authd, "hash_kind_measured", costly::kCostlyKind);
@@ -184,12 +179,7 @@ TEST(CostlyHash, Interface_10_5_NewKindsAreCappedPerImportAndInAll) {
 // measures no kind, and does not wait for any.
 TEST(CostlyHash, Interface_10_5_AFloorOverOneSecondIsWarnedOfAtStartFromTheStoredCosts) {
   AuthdProcess before(fast_hashing());
-  std::string output;
-  ASSERT_EQ(before.cli({"user", "add", "--email", kEmail, "--argon2-memory-kib", "128",
-                        "--argon2-iterations", "1"},
-                       kPassword, &output),
-            0)
-      << output;
+  add_user_hashed_at(before, kEmail, "128", "1");
   before.stop();
   before.sql("UPDATE password_hash_kinds SET relative_cost_milli = 100000000, cost_basis = '" +
              costly::kOwnKind + "'");

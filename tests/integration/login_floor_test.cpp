@@ -33,12 +33,7 @@ std::size_t position_of(const AuthdProcess& authd, const std::string& event) {
 // against the server's own kind, and the next start takes it from there.
 TEST(LoginFloor, Interface_10_5_StartingNeverWaitsForAKindToBeMeasured) {
   AuthdProcess before(fast_hashing());
-  std::string output;
-  ASSERT_EQ(before.cli({"user", "add", "--email", kEmail, "--argon2-memory-kib", "256",
-                        "--argon2-iterations", "2"},
-                       kPassword, &output),
-            0)
-      << output;
+  add_user_hashed_at(before, kEmail, "256", "2");
   before.stop();
 
   AuthdProcess authd(fast_hashing(), before.database_url());
@@ -72,12 +67,7 @@ TEST(LoginFloor, Interface_10_5_StartingNeverWaitsForAKindToBeMeasured) {
 // from the set, and from the floor, by the watch's first reading.
 TEST(LoginFloor, Interface_10_5_AKindNoStoredHashHasIsDropped) {
   AuthdProcess before(fast_hashing());
-  std::string output;
-  ASSERT_EQ(before.cli({"user", "add", "--email", kEmail, "--argon2-memory-kib", "256",
-                        "--argon2-iterations", "2"},
-                       kPassword, &output),
-            0)
-      << output;
+  add_user_hashed_at(before, kEmail, "256", "2");
   before.stop();
   before.sql("DELETE FROM users");
   EXPECT_EQ(lines(before.sql("SELECT kind FROM password_hash_kinds")),
@@ -93,12 +83,7 @@ TEST(LoginFloor, Interface_10_5_AKindStoredWhileTheServerRunsIsMeasuredSoonAfter
   AuthdProcess authd(fast_hashing());
   // Another kind, written beside the running server (as another instance or
   // the CLI with other parameters would).
-  std::string output;
-  ASSERT_EQ(authd.cli({"user", "add", "--email", kEmail, "--argon2-memory-kib", "128",
-                       "--argon2-iterations", "3"},
-                      kPassword, &output),
-            0)
-      << output;
+  add_user_hashed_at(authd, kEmail, "128", "3");
   EXPECT_EQ(lines(authd.sql("select kind from password_hash_kinds")),
             std::vector<std::string>{"$argon2id$v=19$m=128,t=3,p=1"});
   // Measured at the watch's next reading of the set (every 10 s).
