@@ -5,7 +5,7 @@
 # is added here, once. AUTHD_ROOT is the repository's root.
 set(AUTHD_CORE_SOURCES
   # core/
-  ${AUTHD_ROOT}/src/core/duration.cpp ${AUTHD_ROOT}/src/core/json_text.cpp
+  ${AUTHD_ROOT}/src/core/client_network.cpp ${AUTHD_ROOT}/src/core/duration.cpp ${AUTHD_ROOT}/src/core/json_text.cpp
   ${AUTHD_ROOT}/src/core/log.cpp ${AUTHD_ROOT}/src/core/log_sink.cpp
   ${AUTHD_ROOT}/src/core/scheduling.cpp ${AUTHD_ROOT}/src/core/time.cpp
   ${AUTHD_ROOT}/src/core/utf8.cpp ${AUTHD_ROOT}/src/core/qr_svg.cpp
@@ -83,13 +83,14 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/http/response_wire.cpp ${AUTHD_ROOT}/src/http/server.cpp
   ${AUTHD_ROOT}/src/http/proxy_protocol.cpp ${AUTHD_ROOT}/src/http/tls.cpp
   # metrics/
-  ${AUTHD_ROOT}/src/metrics/metrics.cpp ${AUTHD_ROOT}/src/metrics/sources.cpp
+  ${AUTHD_ROOT}/src/metrics/metrics.cpp
   # config/
   ${AUTHD_ROOT}/src/config/config.cpp ${AUTHD_ROOT}/src/config/config_checks.cpp
   ${AUTHD_ROOT}/src/config/config_file.cpp ${AUTHD_ROOT}/src/config/network_options.cpp
   ${AUTHD_ROOT}/src/config/service_options.cpp
   # cli/
   ${AUTHD_ROOT}/src/cli/backup.cpp ${AUTHD_ROOT}/src/cli/password_input.cpp
+  ${AUTHD_ROOT}/src/cli/metric_sources.cpp
   ${AUTHD_ROOT}/src/cli/serve.cpp ${AUTHD_ROOT}/src/cli/secret_keys.cpp ${AUTHD_ROOT}/src/cli/mfa_commands.cpp ${AUTHD_ROOT}/src/cli/user_commands.cpp
   ${AUTHD_ROOT}/src/cli/event_commands.cpp ${AUTHD_ROOT}/src/cli/housekeeping.cpp
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp

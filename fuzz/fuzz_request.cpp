@@ -32,7 +32,6 @@
 #include "crypto/password_hasher.hpp"
 #include "http/server.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
 

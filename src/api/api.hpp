@@ -108,6 +108,9 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
 // documentation tests: "METHOD /path".
 std::vector<std::string> route_list();
 
+// The route labels of the metrics ("/login", ...), each path once.
+std::vector<std::string> route_labels();
+
 // The methods served on `path` ("GET, POST"), for CORS preflights; empty
 // when no route has that path (the sign-up routes count only when
 // `signup_open`). `route` is set to the route's label.

@@ -8,6 +8,7 @@
 // pattern, not the path sent, labels the request in logs and metrics.
 // The sign-up routes (interface.md 11.4-11.5) exist only with --signup
 // open: closed, their paths are unknown (404), the page's included.
+#include <algorithm>
 #include <array>
 
 #include "api/errors.hpp"
@@ -131,6 +132,15 @@ std::vector<std::string> route_list() {
     list.push_back(std::string(route.method) + " " + std::string(route.path));
   }
   return list;
+}
+
+std::vector<std::string> route_labels() {
+  std::vector<std::string> labels;
+  for (const Route& route : kRoutes) {
+    std::string path(route.path);
+    if (std::find(labels.begin(), labels.end(), path) == labels.end()) labels.push_back(path);
+  }
+  return labels;
 }
 
 std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route) {

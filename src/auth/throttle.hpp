@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "auth/policy.hpp"
+#include "core/client_network.hpp"  // client_network(), which the client keys use
 #include "core/duration.hpp"
 #include "core/time.hpp"
 
@@ -45,11 +46,6 @@ ThrottleVerdict check_throttle(Transaction& tx, std::string_view key, Millis now
 std::pair<ThrottleVerdict, ThrottleVerdict> check_throttles(Transaction& tx, std::string_view key,
                                                             Millis now, RateLimit first,
                                                             RateLimit second);
-
-// The part of a client address that per-client limits count: the whole
-// IPv4 address, but an IPv6 address's /64 network, since one subscriber
-// usually holds a whole /64 and could otherwise rotate through it.
-std::string client_network(std::string_view address);
 
 // Event keys, one namespace per counter. Client keys use client_network().
 std::string login_email_key(std::string_view canonical_email);

@@ -29,7 +29,7 @@
 #include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
 #include "mail/templates.hpp"
-#include "metrics/sources.hpp"
+#include "cli/metric_sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
 #include "webhooks/webhook_worker.hpp"

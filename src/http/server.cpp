@@ -15,7 +15,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 
-#include "auth/throttle.hpp"
+#include "core/client_network.hpp"
 #include "core/log.hpp"
 #include "http/client_address.hpp"
 #include "http/exchange.hpp"

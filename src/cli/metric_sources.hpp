@@ -1,4 +1,6 @@
-// The readings that the server's long-lived parts offer to GET /metrics.
+// The readings that the server's long-lived parts offer to GET /metrics,
+// wired here, in the composition root: metrics/ collects readings and knows
+// none of the parts that offer them.
 #pragma once
 
 #include "metrics/metrics.hpp"
@@ -16,8 +18,5 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
 // The webhook worker's attempts (interface.md 14.4); zeros when `webhooks`
 // is null (no --webhook-url). It must outlive `metrics`' last scrape.
 void add_webhook_source(Metrics& metrics, const WebhookWorker* webhooks);
-
-// The route labels of the route table ("/login", ...), each once.
-std::vector<std::string> route_labels();
 
 }  // namespace authd

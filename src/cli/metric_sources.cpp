@@ -1,8 +1,5 @@
-#include "metrics/sources.hpp"
+#include "cli/metric_sources.hpp"
 
-#include <algorithm>
-
-#include "api/api.hpp"
 #include "crypto/argon2_memory.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "mail/outbox_worker.hpp"
@@ -68,15 +65,6 @@ void add_webhook_source(Metrics& metrics, const WebhookWorker* webhooks) {
                    "first, to keep the queue within --webhook-queue-max.",
                    "counter", count(&WebhookWorker::dropped)});
   });
-}
-
-std::vector<std::string> route_labels() {
-  std::vector<std::string> labels;
-  for (const std::string& route : route_list()) {
-    std::string path = route.substr(route.find(' ') + 1);
-    if (std::find(labels.begin(), labels.end(), path) == labels.end()) labels.push_back(path);
-  }
-  return labels;
 }
 
 }  // namespace authd
