@@ -198,6 +198,7 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       tx.reset_tokens().delete_of_user(user->id);
       tx.outbox().remove_links_for(user->id, old_email);
       tx.throttle().delete_events(login_email_key(old_email));
+      tx.events().forget_repeat(login_email_key(old_email));
       tx.throttle().delete_events(reset_mail_key(old_email));
       tx.throttle().delete_events(signup_mail_key(old_email));
       // After the mails above went: the old address is told (14.3).

@@ -12,6 +12,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.second_factors().remove_all(user.id);
   tx.passkeys().remove_all_of(user.id);
   tx.throttle().delete_events(login_email_key(user.email));
+  tx.events().forget_repeat(login_email_key(user.email));
   tx.throttle().delete_events(reset_mail_key(user.email));
   tx.throttle().delete_events(signup_mail_key(user.email));
   tx.users().remove(user.id);

@@ -66,6 +66,7 @@ boost::asio::awaitable<HashAdmission> admit_stored_hash(AuthContext& ctx, const 
   }
   VerificationFloor& floor = ctx.hashing.floor();
   std::optional<double> relative = floor.relative_cost(kind);
+  bool measured_now = false;
   if (!relative) {
     // Not known here yet: one verification, on one worker at a time.
     std::optional<Nanos> took = co_await ctx.hashing.timed_verification(phc);
@@ -76,14 +77,15 @@ boost::asio::awaitable<HashAdmission> admit_stored_hash(AuthContext& ctx, const 
     Nanos own = floor.own_cost();
     if (own.count() > 0) {
       relative = static_cast<double>(took->count()) / static_cast<double>(own.count());
-      floor.learn_relative_cost(kind, *relative);
+      measured_now = true;
     }
   }
   if (relative && *relative > VerificationFloor::kRefusedAbove && !ctx.policy.allow_costly_hashes) {
     admission.kind = HashAdmission::Kind::refused;
     admission.problem = costly_kind_problem(kind, *relative);
-    co_return admission;
+    co_return admission;  // learnt by nobody: a refused kind never lifts the floor
   }
+  if (measured_now) floor.learn_relative_cost(kind, *relative);
   admission.kind = HashAdmission::Kind::admitted;
   co_return admission;
 }

@@ -18,6 +18,10 @@ void add_server_sources(Metrics& metrics, const HashingPool& hashing, const Outb
     out.push_back({"authd_hashing_queue_capacity",
                    "Hashing jobs that may wait (--hash-queue); beyond it requests get 503.",
                    "gauge", static_cast<double>(hashing.queue_capacity())});
+    out.push_back({"authd_hashing_costly_in_lane",
+                   "Verifications of costly imported hash kinds in their one-worker lane, "
+                   "waiting or running; they hold no place in the pool.",
+                   "gauge", static_cast<double>(hashing.costly_in_lane())});
     out.push_back({"authd_hashing_rejected_total",
                    "Hashing jobs refused because workers and queue were full (answered 503).",
                    "counter", static_cast<double>(hashing.rejected())});

@@ -18,6 +18,7 @@
 #include "auth/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
 #include "cli/housekeeping.hpp"
+#include "cli/metric_sources.hpp"
 #include "cli/secret_keys.hpp"
 #include "config/config_checks.hpp"
 #include "config/config_file.hpp"
@@ -29,7 +30,6 @@
 #include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
 #include "mail/templates.hpp"
-#include "cli/metric_sources.hpp"
 #include "store/database.hpp"
 #include "store/open_store.hpp"
 #include "webhooks/webhook_worker.hpp"
@@ -267,7 +267,6 @@ int run_serve(const Config& config) {
 
   std::unique_ptr<Store> store = open_store(config.database, config.store_options());
   int schema = store->migrate();
-  if (!record_webhooks_state(*store, !config.webhook_url.empty())) return 1;
   // After the store: beside a new SQLite database, its key file is created
   // now (interface.md 12.2).
   SecretKeys secret_keys = open_secret_keys(config);
@@ -326,6 +325,10 @@ int run_serve(const Config& config) {
     admin_server =
         std::make_unique<Server>(io_threads, admin_settings_from(public_settings, config), api);
   add_connection_source(metrics, {&server, admin_server.get()});
+  // Only now, with every start check passed and the listeners bound: a
+  // start that fails turns webhooks neither on (with nobody to deliver)
+  // nor off for the other instances (interface.md 14.4).
+  if (!record_webhooks_state(*store, !config.webhook_url.empty())) return 1;
   // Before the port files exist: a SIGTERM sent as soon as a script sees
   // one must drain, not kill the process with the signal's default action.
   // (A drain asked for before listening leaves the accept loops at once.)

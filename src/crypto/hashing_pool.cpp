@@ -31,6 +31,15 @@ struct Running {
   HashingPool::Place& place;
 };
 
+// Counts a costly verification in its lane while it waits or runs.
+struct InLane {
+  explicit InLane(std::atomic<std::size_t>& n) : count(n) { count.fetch_add(1); }
+  InLane(const InLane&) = delete;
+  InLane& operator=(const InLane&) = delete;
+  ~InLane() { count.fetch_sub(1); }
+  std::atomic<std::size_t>& count;
+};
+
 // Once per worker thread: keep its argon2 memory warm across hashes (when the
 // program installed that: crypto/argon2_memory.hpp), and share the cores
 // as batch work: a woken connection thread preempts a hash, and under
@@ -113,6 +122,9 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
   WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result;
   if (floor_.one_at_a_time(kind)) {
+    // Its place goes back at once: the lane's line is not the pool's.
+    place.give_back();
+    InLane in_lane{in_lane_};
     result = co_await run_on(one_at_a_time_, job);
   } else {
     result = co_await run_on(pool_, job);

@@ -91,6 +91,8 @@ class HashingPool {
   std::size_t queue_capacity() const { return capacity_ - workers_; }
   std::size_t busy_workers() const { return busy_.load(std::memory_order_relaxed); }
   std::size_t queue_depth() const;  // jobs waiting for a worker
+  // Verifications of costly kinds in their lane, waiting or running.
+  std::size_t costly_in_lane() const { return in_lane_.load(std::memory_order_relaxed); }
   std::uint64_t rejected() const { return rejected_.load(std::memory_order_relaxed); }
 
  private:
@@ -106,10 +108,14 @@ class HashingPool {
   std::atomic<std::uint64_t> rejected_{0};
   std::atomic<bool> abandoned_{false};
   std::atomic<std::uint64_t> skipped_{0};
+  std::atomic<std::size_t> in_lane_{0};  // costly verifications, waiting or running
   boost::asio::thread_pool pool_;
   // Verifications of the costly kinds (VerificationFloor::one_at_a_time):
   // one at a time, on whichever worker is free, the others waiting in
-  // this strand's queue without holding a worker (interface.md 10.5).
+  // this strand's queue without holding a worker, nor a place in the
+  // pool (interface.md 10.5.5): a line of them never turns the other
+  // logins away. The connection caps and the throttles, which charge each
+  // of their failures by its cost, bound the line.
   using Strand = boost::asio::strand<boost::asio::thread_pool::executor_type>;
   Strand one_at_a_time_;
 };

@@ -71,7 +71,7 @@ std::vector<std::string> erasure_args(const std::vector<std::string>& more = {})
 TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
   SmtpSink sink;
   std::vector<std::string> more = sink.authd_args();
-  more.insert(more.end(), {"--signup", "open"});
+  more.insert(more.end(), {"--signup", "open", "--login-email-limit", "2/15m"});
   AuthdProcess authd(erasure_args(more));
   std::string key = create_key(authd, "ops", "write");
   const std::string email = "erased.person@example.com";
@@ -101,6 +101,10 @@ TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
   ASSERT_FALSE(first.empty() || second.empty());
   ASSERT_EQ(post_with_token(authd.port(), "/logout", first).status, 200);
   ASSERT_EQ(post_json(authd.port(), "/login", login_body(email, "wrong password")).status, 401);
+  // Two more: the address's limit, then a 429, whose event stays open for
+  // the window under a key that holds the address (interface.md 14.1).
+  ASSERT_EQ(post_json(authd.port(), "/login", login_body(email, "wrong password")).status, 401);
+  ASSERT_EQ(post_json(authd.port(), "/login", login_body(email, "wrong password")).status, 429);
   ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(email)).status, 200);
   // And bob's, so that the scan has something to find that must stay.
   ASSERT_FALSE(authd.login(bob, kPassword).empty());

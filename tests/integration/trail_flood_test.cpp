@@ -310,5 +310,24 @@ TEST_F(TrailFloodWebhooks, Interface_14_4_AnEventOfTheCliReachesTheWebhookWhatev
   EXPECT_EQ(one_value(authd, "select count(*) from webhook_deliveries"), "2");
 }
 
+// interface.md 14.4: only a start that succeeds records whether webhooks
+// are on. A server that fails its start checks (here a secret file that
+// does not exist) turns them neither on, with nobody to deliver, nor off
+// for the other writers.
+TEST_F(TrailFloodWebhooks, Interface_14_4_AStartThatFailsLeavesTheWebhookSwitchAsItWas) {
+  AuthdProcess authd(fast_hashing());
+  ASSERT_EQ(authd.stop(), 0);
+  std::string output;
+  EXPECT_EQ(
+      authd.cli({"serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--webhook-url",
+                 "http://127.0.0.1:9/hook", "--webhook-secret-file", "/nonexistent/webhook-secret"},
+                "", &output),
+      2)
+      << output;
+  authd.add_user("after@example.com", kPassword);
+  EXPECT_EQ(one_value(authd, "select count(*) from webhook_deliveries"), "0")
+      << "the failed start turned webhooks on";
+}
+
 }  // namespace
 }  // namespace authd::test::trail_flood

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
@@ -54,6 +55,41 @@ TEST(HashingPool, Interface_10_5_ACostlyKindVerifiesOnOneWorkerAtATime) {
   // Measured at 5 times the own kind instead: every worker may take it.
   pool.floor().set_relative_cost(kind, 5.0);
   EXPECT_FALSE(pool.floor().one_at_a_time(kind));
+  pool.stop();
+}
+
+// interface.md 10.5.5: costly verifications waiting in their lane hold no
+// place in the pool, so that a line of them never turns the other logins
+// away. A pool of one worker and one queued job (two places) takes six
+// costly verifications at once, each reserving its place in turn, and one
+// more ordinary job after them.
+TEST(HashingPool, Interface_10_5_5_CostlyVerificationsInTheirLaneHoldNoPlaceInThePool) {
+  PasswordHasher own({64, 1});
+  HashingPool pool(own, 1, 1);
+  PasswordHasher dearer({4096, 3});
+  const std::string stored = dearer.hash("correct horse battery staple");
+  pool.floor().set_own_cost(std::chrono::microseconds(100));
+  pool.floor().set_relative_cost(password_hash_kind(stored).value_or(""), 50.0);
+  boost::asio::io_context io;
+  std::atomic<int> placed{0}, finished{0};
+  auto verify_one = [&]() -> boost::asio::awaitable<void> {
+    std::optional<HashingPool::Place> place = pool.reserve();
+    if (place) {
+      ++placed;
+      std::string guess = "a wrong guess";
+      const std::optional<std::string> phc = stored;
+      co_await pool.verify(*place, guess, phc);
+    }
+    ++finished;
+  };
+  // One io thread: each coroutine runs up to its lane's queue before the
+  // next one reserves.
+  for (int i = 0; i < 6; ++i) boost::asio::co_spawn(io, verify_one(), boost::asio::detached);
+  std::thread runner([&] { io.run(); });
+  while (finished.load() < 6) std::this_thread::yield();
+  runner.join();
+  EXPECT_EQ(placed.load(), 6);
+  EXPECT_EQ(pool.costly_in_lane(), 0u);
   pool.stop();
 }
 

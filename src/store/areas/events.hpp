@@ -38,6 +38,9 @@ class EventStore {
   virtual bool count_repeat(std::string_view key, Millis now) = 0;
   // Forgets the repeated events' keys whose windows closed by `now`.
   virtual std::int64_t prune_repeats(Millis now) = 0;
+  // Forgets `key`'s open event (erasure, an e-mail change: the key holds
+  // the address, and a later 429 must not count in the old account's).
+  virtual void forget_repeat(std::string_view key) = 0;
   // The newest event's seq (0: none): how many events the trail has been
   // written, by every process, for GET /metrics.
   virtual std::int64_t last_seq() = 0;

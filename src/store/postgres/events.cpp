@@ -92,6 +92,12 @@ std::int64_t Events::prune_repeats(Millis now) {
   return db_.run("DELETE FROM event_repeats WHERE until <= $1", params).affected();
 }
 
+void Events::forget_repeat(std::string_view key) {
+  Params params;
+  params.text(key);
+  db_.run("DELETE FROM event_repeats WHERE key = $1", params);
+}
+
 std::vector<EventRecord> Events::list(const EventFilter& filter) {
   // One statement per index that serves the filter (by user, by type, by
   // seq alone); the other conditions are checked on the rows it walks.

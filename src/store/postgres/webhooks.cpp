@@ -112,6 +112,11 @@ bool Webhooks::set_delivering(bool on) {
 // pending rows); the oldest pending login.failed go first, skipping the
 // rows another instance's trim or claim holds.
 std::int64_t Webhooks::drop_over(std::int64_t most, Millis now) {
+  // One trimmer at a time across the instances, for the length of this
+  // transaction: two that counted the same excess would each drop it.
+  if (!db_.run("SELECT pg_try_advisory_xact_lock(hashtextextended('authd webhook trim', 0))")
+           .boolean(0, 0))
+    return 0;
   std::int64_t over = pending_count() - most;
   if (over <= 0) return 0;
   Params params;

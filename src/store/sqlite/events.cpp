@@ -76,6 +76,12 @@ std::int64_t Events::prune_repeats(Millis now) {
   return db_.changes();
 }
 
+void Events::forget_repeat(std::string_view key) {
+  auto st = db_.prepare("DELETE FROM event_repeats WHERE key = ?1");
+  st.bind(1, key);
+  st.run();
+}
+
 // Every event with seq <= through is in events_by_user (when it names an
 // account) and events_by_type, every newer one is not: index_appended
 // moves both in one transaction.

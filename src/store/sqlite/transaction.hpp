@@ -191,6 +191,7 @@ class Events final : public EventStore {
                        Millis deliver_at) override;
   bool count_repeat(std::string_view key, Millis now) override;
   std::int64_t prune_repeats(Millis now) override;
+  void forget_repeat(std::string_view key) override;
   std::int64_t last_seq() override;
   std::vector<EventRecord> list(const EventFilter& filter) override;
   std::int64_t prune(Millis horizon) override;
