@@ -24,7 +24,7 @@ std::vector<std::string> MailRequestLimits::keys() const {
 
 ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
                                      OutboxRecord mail, Millis now, Duration jitter,
-                                     CountedRequest counted) {
+                                     PastMailLimit past_limit) {
   WipeOnExit wipe_hash(mail.password_hash);
   ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);
   if (!verdict.allowed) return verdict;
@@ -32,10 +32,12 @@ ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& l
     tx.throttle().add_event(counter.key, now);
 
   mail.created_at = now;
-  if (counted) counted(tx, mail);
   auto [short_term, long_term] =
       check_throttles(tx, limits.mail_key, now, limits.mails_short, limits.mails_long);
-  if (!short_term.allowed || !long_term.allowed) return verdict;  // nothing enqueued
+  if (!short_term.allowed || !long_term.allowed) {  // no mail enqueued
+    if (past_limit) past_limit(tx, mail);
+    return verdict;
+  }
   tx.throttle().add_event(limits.mail_key, now);
   mail.next_attempt_at = now + random_delay(jitter);
   tx.outbox().add(mail);

@@ -24,20 +24,20 @@ struct MailRequestLimits {
   std::vector<std::string> keys() const;
 };
 
-// What every counted request does besides, within the address's mail
-// limits or past them, in the same transaction (`mail` with its time set).
-using CountedRequest = void (*)(Transaction& tx, const OutboxRecord& mail);
+// What a request past the address's mail limits does instead of queueing
+// its mail, in the same transaction (`mail` with its time set).
+using PastMailLimit = void (*)(Transaction& tx, const OutboxRecord& mail);
 
 // In the caller's write transaction: checks the per-client counters (not
-// allowed: nothing written), counts the request in them, runs `counted`
-// when given (a sign-up renews the pending one: interface.md 11.5), and,
-// when the address's mail limits allow, counts the mail and enqueues
-// `mail`, due after a random delay up to `jitter` from `now`. Past the mail
-// limits the request is allowed all the same and nothing is queued (the
-// caller's 200 does not change). The copy of `mail`'s password hash is
-// wiped.
+// allowed: nothing written), counts the request in them, and, when the
+// address's mail limits allow, counts the mail and enqueues `mail`, due
+// after a random delay up to `jitter` from `now`. Past the mail limits the
+// request is allowed all the same and no mail is queued (the caller's 200
+// does not change); `past_limit`, when given, runs instead (a sign-up is
+// recorded as the address's newest request: interface.md 11.5). The copy
+// of `mail`'s password hash is wiped.
 ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
                                      OutboxRecord mail, Millis now, Duration jitter,
-                                     CountedRequest counted = nullptr);
+                                     PastMailLimit past_limit = nullptr);
 
 }  // namespace authd

@@ -12,16 +12,42 @@
 namespace authd {
 namespace {
 
-// The newest sign-up of an address is the one a link completes
-// (interface.md 11.5), within the mail limits or past them: the unsent
-// mails and the pending sign-up take its password, whatever order the
-// mails are delivered in, so that whoever opens the address's mail
-// completes the newest sign-up, not an earlier one made by somebody else
-// with a password of their own. The outbox first, then the sign-up: the
-// worker's delivery locks them in that order on PostgreSQL.
-void renew_pending_signup(Transaction& tx, const OutboxRecord& newer) {
-  tx.outbox().renew_unsent_signups(newer);
-  tx.signups().renew(newer.email, *newer.password_hash, newer.display_name);
+// A sign-up past its address's mail limit is not dropped (interface.md
+// 11.5): no mail goes, but the request is kept as the address's newest, so
+// that the link of a mail already on its way completes this sign-up, with
+// this password, not an earlier one made by somebody else with a password
+// of their own. One row, as a request within the limit writes: the same
+// work for every address.
+void record_past_limit_signup(Transaction& tx, const OutboxRecord& request) {
+  OutboxRecord kept = request;
+  kept.kind = std::string(kSignupRequestKind);
+  tx.outbox().record_signup_request(kept);
+  wipe(*kept.password_hash);
+}
+
+// What the account of a sign-up is made of: the newest request of its
+// address (interface.md 11.5), whatever order the mails went out in. The
+// newest outbox row that still holds a hash (an unsent mail, or a request
+// past the limit), unless the pending sign-up holds a newer one (its mail
+// sent since, its row's hash cleared).
+struct SignupRequest {
+  std::int64_t id = 0;
+  std::string password_hash;
+  std::optional<std::string> display_name;
+  Millis requested_at = 0;  // 0: not known (the pending sign-up's)
+  std::string client_address;
+};
+
+std::optional<SignupRequest> newest_request(Transaction& tx, std::string_view email,
+                                            const std::optional<PendingSignupRecord>& pending) {
+  std::optional<OutboxRecord> row = tx.outbox().newest_signup_request(email);
+  if (row && (!pending || row->id > pending->request_id)) {
+    return SignupRequest{row->id, std::move(*row->password_hash), std::move(row->display_name),
+                         row->created_at, row->client_address.value_or("")};
+  }
+  if (row) wipe(*row->password_hash);
+  if (!pending) return std::nullopt;
+  return SignupRequest{pending->request_id, pending->password_hash, pending->display_name, 0, ""};
 }
 
 }  // namespace
@@ -66,8 +92,8 @@ boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std
   WipeOnExit wipe_queued_hash(mail.password_hash);
   auto work = [&](Transaction& tx) {
     Millis now = now_millis();
-    verdict =
-        count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter, renew_pending_signup);
+    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter,
+                                   record_past_limit_signup);
     // Its event names no account: a lookup would show (auth/events.hpp).
     if (verdict.allowed) record_event_for_address(tx, source, "signup.requested", email, {}, now);
   };
@@ -87,9 +113,18 @@ SignupMail prepare_signup_mail(Transaction& tx, const OutboxRecord& mail, Millis
     return prepared;
   }
   if (!mail.password_hash) return prepared;  // not a sign-up the API queued: dropped
+  // The mail's own row holds its hash: there is always a newest request.
+  std::optional<SignupRequest> newest =
+      newest_request(tx, mail.email, tx.signups().by_email(mail.email));
+  if (!newest) return prepared;
+  WipeOnExit wipe_hash(newest->password_hash);
   prepared.token = new_secret_token(kSignupTokenPrefix);
-  tx.signups().replace({sha256(prepared.token), mail.email, *mail.password_hash, mail.display_name,
-                        now, now + lifetime.count()});
+  tx.signups().replace({sha256(prepared.token), mail.email, newest->password_hash,
+                        newest->display_name, now, now + lifetime.count(), newest->id});
+  // The mail names the request whose password its link takes.
+  prepared.requested_at = newest->requested_at != 0 ? newest->requested_at : mail.created_at;
+  prepared.requested_by =
+      newest->requested_at != 0 ? newest->client_address : mail.client_address.value_or("");
   return prepared;
 }
 
@@ -103,12 +138,12 @@ std::optional<PendingSignupRecord> live_signup(Transaction& tx, const Sha256Dige
   return pending;
 }
 
-UserRecord account_of(const PendingSignupRecord& pending, Millis now) {
+UserRecord account_of(const std::string& email, const SignupRequest& request, Millis now) {
   UserRecord user;
   user.id = new_account_id(now);
-  user.email = pending.email;
-  user.password_hash = pending.password_hash;
-  user.display_name = pending.display_name;
+  user.email = email;
+  user.password_hash = request.password_hash;
+  user.display_name = request.display_name;
   user.email_verified_at = now;  // the link proved control of the address
   user.created_at = user.updated_at = now;
   user.last_login_at = now;  // the verification opens the first session
@@ -125,16 +160,23 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
   const Sha256Digest digest = sha256(token);
   VerifyOutcome outcome;
 
-  // 1. Unknown and expired tokens stop at a read: they cost no hash.
+  // 1. Unknown and expired tokens stop at a read: they cost no hash. The
+  //    password to prove is the address's newest request's.
   std::optional<PendingSignupRecord> pending;
-  auto find = [&](Transaction& tx) { pending = live_signup(tx, digest, now_millis()); };
+  std::optional<std::string> chosen_hash;
+  WipeOnExit wipe_hash(chosen_hash);
+  auto find = [&](Transaction& tx) {
+    pending = live_signup(tx, digest, now_millis());
+    std::optional<SignupRequest> newest;
+    if (pending) newest = newest_request(tx, pending->email, pending);
+    if (newest) chosen_hash = std::move(newest->password_hash);
+  };
   if (co_await ctx.db.read(find) != StoreStatus::ok) co_return outcome;
-  if (!pending) {
+  if (!pending || !chosen_hash) {
     outcome.kind = VerifyOutcome::Kind::invalid_token;
     co_return outcome;
   }
-  std::optional<std::string> chosen_hash = std::move(pending->password_hash);
-  WipeOnExit wipe_hash(chosen_hash);
+  wipe(pending->password_hash);
 
   // 2. The password chosen at that sign-up, proved and counted as a login
   //    of the address (6 /login 4): whoever opens the mail cannot complete
@@ -145,23 +187,26 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
 
   // 3. Again under the write lock (on PostgreSQL the row's lock: of two
   //    uses of one token, one wins): the sign-up becomes an account, the
-  //    token goes, and the account's first session opens. A sign-up
-  //    renewed since step 1 holds another password: the proof was not
-  //    for it.
+  //    token goes, and the account's first session opens. A newer request
+  //    of the address since step 1 holds another password: the proof was
+  //    not for it.
   std::optional<UserRecord> created;
   IssuedSession session;
   auto create = [&](Transaction& tx) {
     created.reset();
     Millis now = now_millis();
     std::optional<PendingSignupRecord> current = live_signup(tx, digest, now);
-    std::optional<WipeOnExit> wipe_current;  // after `current`: wipes before it goes
+    std::optional<SignupRequest> newest;
+    if (current) newest = newest_request(tx, current->email, current);
+    std::optional<WipeOnExit> wipe_current, wipe_newest;  // wiped before they go
     if (current) wipe_current.emplace(current->password_hash);
-    if (!current || current->password_hash != *chosen_hash) {
+    if (newest) wipe_newest.emplace(newest->password_hash);
+    if (!newest || newest->password_hash != *chosen_hash) {
       proof.reserved.release(tx);  // no wrong guess: the 401 says to try again
       return;
     }
     tx.signups().remove(digest);  // used, whatever the outcome
-    UserRecord user = account_of(*current, now);
+    UserRecord user = account_of(current->email, *newest, now);
     WipeOnExit wipe_user_hash(user.password_hash);  // stored: the answer needs none
     // False when the address got an account meanwhile (an operator, or
     // another instance): the sign-up is void.
@@ -169,6 +214,7 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
       proof.reserved.release(tx);
       return;
     }
+    tx.outbox().forget_signup_requests(user.email);  // the account holds the hash now
     proof.reserved.clear_on_success(tx, login_email_key(user.email));
     session = new_session(user.id, now, ctx.policy.session_lifetime, origin);
     tx.sessions().insert(session.record);

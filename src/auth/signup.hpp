@@ -20,6 +20,9 @@ class Transaction;
 
 inline constexpr std::string_view kSignupTokenPrefix = "authdsu_";
 inline constexpr std::string_view kSignupMailKind = "signup";
+// A sign-up past its address's mail limit, kept as its newest request
+// (interface.md 11.5): an outbox row that is no mail.
+inline constexpr std::string_view kSignupRequestKind = "signup_request";
 
 struct SignupOutcome {
   enum class Kind { accepted, throttled, busy, unavailable } kind = Kind::unavailable;
@@ -42,11 +45,16 @@ boost::asio::awaitable<SignupOutcome> request_signup(AuthContext& ctx, const std
 struct SignupMail {
   bool account_exists = false;  // the address has an account: no token, nothing pending
   std::string token;            // otherwise the verification token, stored as its digest
+  // The request whose password the link takes (the address's newest): when
+  // and from which client address it was asked for, which the mail says.
+  Millis requested_at = 0;
+  std::string requested_by;
   bool dropped() const { return !account_exists && token.empty(); }
 };
 
 // Runs in the worker's transaction at delivery time: when the mail's
-// address has no account, stores the pending sign-up under a fresh token's
+// address has no account, stores the pending sign-up, with the password of
+// the address's newest request (interface.md 11.5), under a fresh token's
 // digest (voiding an older one of the address) and returns the token.
 SignupMail prepare_signup_mail(Transaction& tx, const OutboxRecord& mail, Millis now,
                                Duration lifetime);

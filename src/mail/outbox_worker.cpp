@@ -22,7 +22,8 @@ namespace {
 // transaction: the token minted there, or nothing to send.
 struct Resolved {
   enum class Kind { dropped, reset, signup, account_exists, notice } kind = Kind::dropped;
-  std::string token;  // reset, signup
+  std::string token;        // reset, signup
+  MailRequester requester;  // signup, account_exists
   std::optional<Notice> notice;
   std::optional<std::string> display_name;  // notice
 };
@@ -48,9 +49,14 @@ Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
   }
   if (mail.kind == kSignupMailKind) {
     SignupMail signup = prepare_signup_mail(tx, mail, now, settings.signup_token_lifetime);
-    if (signup.account_exists) return resolved_as(Resolved::Kind::account_exists);
     if (signup.dropped()) return {};
-    return resolved_as(Resolved::Kind::signup, std::move(signup.token));
+    Resolved resolved = signup.account_exists
+                            ? resolved_as(Resolved::Kind::account_exists)
+                            : resolved_as(Resolved::Kind::signup, std::move(signup.token));
+    resolved.requester = signup.account_exists
+                             ? MailRequester{mail.created_at, mail.client_address.value_or("")}
+                             : MailRequester{signup.requested_at, std::move(signup.requested_by)};
+    return resolved;
   }
   std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
   if (!token) return {};
@@ -61,14 +67,13 @@ MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis n
                     const OutboxSettings& settings) {
   const MailTemplates& templates =
       settings.templates ? *settings.templates : MailTemplates::built_in();
-  const MailRequester requester{mail.created_at, mail.client_address.value_or("")};
   switch (resolved.kind) {
     case Resolved::Kind::signup:
       return signup_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                         settings.signup_token_lifetime, now, requester, templates);
+                         settings.signup_token_lifetime, now, resolved.requester, templates);
     case Resolved::Kind::account_exists:
-      return account_exists_mail(settings.from, mail.email, settings.public_url, now, requester,
-                                 templates);
+      return account_exists_mail(settings.from, mail.email, settings.public_url, now,
+                                 resolved.requester, templates);
     case Resolved::Kind::notice:
       return notice_mail(settings.from,
                          {*resolved.notice, mail.email, resolved.display_name, mail.created_at},

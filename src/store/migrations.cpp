@@ -415,19 +415,23 @@ CREATE TABLE webauthn_challenges (
 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 )sql"},
     // Sign-up pre-hijacking (interface.md 11.5): a sign-up mail says from
-    // which client address it was asked for, and a newer sign-up of the
-    // address renews its unsent ones in place, found by a partial index
-    // that holds only unsent sign-up mails (reset mails, the bulk of the
-    // outbox, are not in it). A nullable column: no table rewrite;
-    // instances of the previous release ignore it.
-    {10, "outbox.client_address, unsent sign-up mails by address: sign-up pre-hijacking",
+    // which client address it was asked for; the sign-up requests that
+    // still hold a password hash (unsent sign-up mails, and the requests
+    // past the mail limit, recorded as handled rows) are found by address
+    // through a partial index that reset mails, the bulk of the outbox, are
+    // not in; a pending sign-up names the request whose password it holds.
+    // Nullable or defaulted columns: no table rewrite; instances of the
+    // previous release ignore them.
+    {10, "outbox.client_address, signups.request_id, sign-up requests by address",
      R"sql(
 ALTER TABLE outbox ADD COLUMN client_address TEXT;
-CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND sent_at IS NULL;
+ALTER TABLE signups ADD COLUMN request_id INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX outbox_signup_requests ON outbox(email, id) WHERE password_hash IS NOT NULL;
 )sql",
      R"sql(
 ALTER TABLE outbox ADD COLUMN client_address TEXT;
-CREATE INDEX outbox_unsent_signups ON outbox(email) WHERE kind = 'signup' AND sent_at IS NULL;
+ALTER TABLE signups ADD COLUMN request_id BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX outbox_signup_requests ON outbox(email, id) WHERE password_hash IS NOT NULL;
 )sql"},
     // Each kind of stored hash keeps its last measured cost (interface.md
     // 10.5): its cost relative to the server's own argon2id, in thousandths

@@ -99,6 +99,9 @@ struct PendingSignupRecord {
   std::optional<std::string> display_name;
   Millis created_at = 0;
   Millis expires_at = 0;
+  // The outbox row of the request whose password and display name these
+  // are (interface.md 11.5: the newest request of the address wins).
+  std::int64_t request_id = 0;
 };
 
 }  // namespace authd

@@ -99,8 +99,9 @@ class StoreConformanceFixture : public ::testing::Test {
 
   static PendingSignupRecord signup(const std::string& token, const std::string& email,
                                     Millis expires_at, std::optional<std::string> name = {}) {
-    return PendingSignupRecord{sha256(token),   email, "$argon2id$v=19$m=64,t=1,p=1$c2$" + token,
-                               std::move(name), 1'000, expires_at};
+    return PendingSignupRecord{
+        sha256(token), email, "$argon2id$v=19$m=64,t=1,p=1$c2$" + token, std::move(name), 1'000,
+        expires_at,    0};
   }
 
   Backend backend_;

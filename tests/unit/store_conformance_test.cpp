@@ -648,14 +648,16 @@ TYPED_TEST(StoreConformance, Interface_11_4_ASignupMailCarriesItsHashUntilSent) 
   // SQL, by the integration tests (signup_test.cpp).
 }
 
-// interface.md 11.5: a sign-up over the address's mail limit renews the
-// address's unsent sign-up mails in place (hash, display name, client
-// address, time), and leaves a sent one, another address's and a reset
-// mail alone; a sign-up mail keeps the client address it was queued with.
-TYPED_TEST(StoreConformance, Interface_11_5_ASignupOverTheMailLimitRenewsTheUnsentMail) {
+// interface.md 11.5: the newest sign-up request of an address is the
+// newest row that still holds a hash: an unsent sign-up mail, or a request
+// past the mail limit, which is kept as a handled row (never claimed). A
+// sent mail holds none; reset mails and other addresses do not count; once
+// the account exists, the requests' hashes are forgotten.
+TYPED_TEST(StoreConformance, Interface_11_5_TheNewestSignupRequestOfAnAddress) {
   std::int64_t sent = 0, unsent = 0;
   this->write([&](Transaction& tx) {
     sent = tx.outbox().enqueue(this->signup_mail("a@example.com", 1'000));
+    unsent = tx.outbox().enqueue(this->signup_mail("a@example.com", 50'000));
     tx.outbox().enqueue(this->mail("a@example.com", 2'000));
     tx.outbox().enqueue(this->signup_mail("b@example.com", 3'000));
   });
@@ -664,30 +666,40 @@ TYPED_TEST(StoreConformance, Interface_11_5_ASignupOverTheMailLimitRenewsTheUnse
     ASSERT_TRUE(claimed);
     EXPECT_EQ(claimed->client_address, std::optional<std::string>("192.0.2.7"));
     EXPECT_TRUE(tx.outbox().mark_sent(sent, 1'500, 9'000));
-    unsent = tx.outbox().enqueue(this->signup_mail("a@example.com", 4'000));
   });
-  OutboxRecord newer = this->signup_mail("a@example.com", 0);
-  newer.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2$bB";
-  newer.display_name = std::nullopt;
-  newer.client_address = "2001:db8::9";
-  newer.created_at = 5'000;
-  this->write([&](Transaction& tx) { tx.outbox().renew_unsent_signups(newer); });
+  this->read([&](Transaction& tx) {
+    auto newest = tx.outbox().newest_signup_request("a@example.com");
+    ASSERT_TRUE(newest);
+    EXPECT_EQ(newest->id, unsent);
+    EXPECT_FALSE(tx.outbox().newest_signup_request("c@example.com"));
+  });
+  OutboxRecord past_limit = this->signup_mail("a@example.com", 0);
+  past_limit.kind = "signup_request";
+  past_limit.password_hash = "$argon2id$v=19$m=64,t=1,p=1$c2$bB";
+  past_limit.display_name = std::nullopt;
+  past_limit.client_address = "2001:db8::9";
+  past_limit.created_at = 5'000;
+  this->write([&](Transaction& tx) { tx.outbox().record_signup_request(past_limit); });
+  this->read([&](Transaction& tx) {
+    auto newest = tx.outbox().newest_signup_request("a@example.com");
+    ASSERT_TRUE(newest);
+    EXPECT_GT(newest->id, unsent);
+    EXPECT_EQ(newest->kind, "signup_request");
+    EXPECT_EQ(newest->password_hash, past_limit.password_hash);
+    EXPECT_FALSE(newest->display_name);
+    EXPECT_EQ(newest->client_address, past_limit.client_address);
+    EXPECT_EQ(newest->created_at, 5'000);
+    EXPECT_EQ(tx.outbox().pending_count(), 3) << "a request past the limit is no mail to send";
+  });
   this->write([&](Transaction& tx) {
-    std::vector<OutboxRecord> due = tx.outbox().claim_due(10'000, 19'000, 10);
-    ASSERT_EQ(due.size(), 3u);
-    for (const OutboxRecord& mail : due) {
-      if (mail.id == unsent) {
-        EXPECT_EQ(mail.password_hash, newer.password_hash);
-        EXPECT_FALSE(mail.display_name);
-        EXPECT_EQ(mail.client_address, newer.client_address);
-        EXPECT_EQ(mail.created_at, 5'000);
-      } else if (mail.kind == "signup") {
-        EXPECT_EQ(mail.email, "b@example.com");
-        EXPECT_EQ(mail.password_hash, this->signup_mail("", 0).password_hash);
-      } else {
-        EXPECT_FALSE(mail.password_hash) << "a reset mail of the address is not a sign-up";
-      }
-    }
+    std::vector<OutboxRecord> due = tx.outbox().claim_due(100'000, 109'000, 10);
+    EXPECT_EQ(due.size(), 3u);
+    for (const OutboxRecord& mail : due) EXPECT_NE(mail.kind, "signup_request");
+  });
+  this->write([&](Transaction& tx) { tx.outbox().forget_signup_requests("a@example.com"); });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.outbox().newest_signup_request("a@example.com"));
+    EXPECT_TRUE(tx.outbox().newest_signup_request("b@example.com"));
   });
 }
 
@@ -727,28 +739,20 @@ TYPED_TEST(StoreConformance, Interface_11_4_ANewSignupOfAnAddressVoidsTheOlderOn
   });
 }
 
-// interface.md 11.5: renewing the pending sign-up of an address keeps its
-// token and expiry and takes the newer hash and display name; other
-// addresses are untouched, and an address with nothing pending gets nothing.
-TYPED_TEST(StoreConformance, Interface_11_5_RenewingAPendingSignupKeepsItsToken) {
-  this->write([&](Transaction& tx) {
-    tx.signups().replace(this->signup("a", "a@example.com", 90'000, "Ann"));
-    tx.signups().replace(this->signup("b", "b@example.com", 90'000, "Bea"));
-  });
-  this->write([&](Transaction& tx) {
-    tx.signups().renew("a@example.com", "$argon2id$v=19$m=64,t=1,p=1$c2$bB", std::nullopt);
-    tx.signups().renew("nobody@example.com", "$argon2id$v=19$m=64,t=1,p=1$c2$cC", "Cy");
-  });
+// interface.md 11.5: a pending sign-up names the request whose password
+// it holds, and is found by its address too.
+TYPED_TEST(StoreConformance, Interface_11_5_APendingSignupNamesItsRequest) {
+  PendingSignupRecord pending = this->signup("a", "a@example.com", 90'000, "Ann");
+  pending.request_id = 42;
+  this->write([&](Transaction& tx) { tx.signups().replace(pending); });
   this->read([&](Transaction& tx) {
-    auto renewed = tx.signups().by_digest(sha256("a"));
-    ASSERT_TRUE(renewed);
-    EXPECT_EQ(renewed->password_hash, "$argon2id$v=19$m=64,t=1,p=1$c2$bB");
-    EXPECT_FALSE(renewed->display_name);
-    EXPECT_EQ(renewed->expires_at, 90'000);
-    auto other = tx.signups().by_digest(sha256("b"));
-    ASSERT_TRUE(other);
-    EXPECT_EQ(other->display_name, std::optional<std::string>("Bea"));
-    EXPECT_EQ(other->password_hash, this->signup("b", "", 0).password_hash);
+    auto by_digest = tx.signups().by_digest(sha256("a"));
+    auto by_email = tx.signups().by_email("a@example.com");
+    ASSERT_TRUE(by_digest && by_email);
+    EXPECT_EQ(by_digest->request_id, 42);
+    EXPECT_EQ(by_email->token_digest, sha256("a"));
+    EXPECT_EQ(by_email->display_name, std::optional<std::string>("Ann"));
+    EXPECT_FALSE(tx.signups().by_email("b@example.com"));
   });
 }
 

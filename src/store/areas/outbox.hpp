@@ -38,11 +38,16 @@ class OutboxStore {
   virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                           std::string_view last_error) = 0;
   virtual void remove(std::int64_t mail_id) = 0;
-  // A newer sign-up of `newer.email` over the address's mail limit
-  // (interface.md 11.5): its unsent sign-up mails take `newer`'s password
-  // hash, display name, client address and time, so that the mail, once
-  // sent, belongs to the newest request.
-  virtual void renew_unsent_signups(const OutboxRecord& newer) = 0;
+  // A sign-up request past the address's mail limit (interface.md 11.5):
+  // stored as a row already handled (never claimed, pruned with the sent
+  // mail), so that it still counts as the address's newest request.
+  virtual void record_signup_request(const OutboxRecord& request) = 0;
+  // The newest sign-up request of `email` that still holds its password
+  // hash: an unsent sign-up mail, or a request recorded past the limit.
+  virtual std::optional<OutboxRecord> newest_signup_request(std::string_view email) = 0;
+  // Clears the password hashes of `email`'s sign-up requests (the account
+  // exists now: they are no longer needed).
+  virtual void forget_signup_requests(std::string_view email) = 0;
   // Every mail, sent or not, for the account `user_id` or addressed to
   // `email` (erasure, and an e-mail change voiding pending reset mails).
   virtual void remove_for(std::string_view user_id, std::string_view email) = 0;

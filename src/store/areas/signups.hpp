@@ -21,11 +21,8 @@ class SignupStore {
   // In a write transaction on PostgreSQL the row is locked until the
   // commit, so that of two concurrent uses of one token one wins.
   virtual std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) = 0;
-  // A newer sign-up of the address over its mail limit (interface.md
-  // 11.5): the pending sign-up, if any, keeps its token and expiry and
-  // takes the newer request's password hash and display name.
-  virtual void renew(std::string_view canonical_email, std::string_view password_hash,
-                     const std::optional<std::string>& display_name) = 0;
+  // The address's pending sign-up, live or not.
+  virtual std::optional<PendingSignupRecord> by_email(std::string_view canonical_email) = 0;
   virtual void remove(const Sha256Digest& digest) = 0;
   virtual void remove_of_email(std::string_view canonical_email) = 0;  // erasure
   // Removes the sign-ups expired at `now`; returns the rows removed.

@@ -122,18 +122,37 @@ void Outbox::remove_links_for(std::string_view user_id, std::string_view email) 
   params.text(user_id).text(email);
   db_.run(
       "DELETE FROM outbox WHERE (user_id = $1 OR email = $2) "
-      "AND kind IN ('password_reset', 'signup')",
+      "AND kind IN ('password_reset', 'signup', 'signup_request')",
       params);
 }
 
-void Outbox::renew_unsent_signups(const OutboxRecord& newer) {
+void Outbox::record_signup_request(const OutboxRecord& m) {
   Params params;
-  params.text(newer.email).text(newer.password_hash).text(newer.display_name);
-  params.text(newer.client_address).integer(newer.created_at);
+  params.text(m.kind).text(m.email).integer(m.created_at).text(m.password_hash);
+  params.text(m.display_name).text(m.client_address);
   db_.run(
-      "UPDATE outbox SET password_hash = $2, display_name = $3, client_address = $4, "
-      "created_at = $5 WHERE email = $1 AND kind = 'signup' AND sent_at IS NULL",
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
+      "password_hash, display_name, client_address, sent_at) "
+      "VALUES ($1, '', $2, $3, 0, $3, $4, $5, $6, $3)",
       params);
+}
+
+std::optional<OutboxRecord> Outbox::newest_signup_request(std::string_view email) {
+  Params params;
+  params.text(email);
+  Result rows = db_.run("SELECT " AUTHD_OUTBOX_COLUMNS
+                        " FROM outbox WHERE email = $1 AND password_hash IS NOT NULL "
+                        "ORDER BY id DESC LIMIT 1",
+                        params);
+  if (rows.rows() == 0) return std::nullopt;
+  return read_outbox_record(Row(rows, 0));
+}
+
+void Outbox::forget_signup_requests(std::string_view email) {
+  Params params;
+  params.text(email);
+  db_.run("UPDATE outbox SET password_hash = NULL WHERE email = $1 AND password_hash IS NOT NULL",
+          params);
 }
 
 void Outbox::remove_for(std::string_view user_id, std::string_view email) {

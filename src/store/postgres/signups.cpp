@@ -4,19 +4,33 @@
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
+namespace {
+
+#define AUTHD_SELECT_SIGNUPS                                                                     \
+  "SELECT token_digest, email, password_hash, display_name, created_at, expires_at, request_id " \
+  "FROM signups WHERE "
+
+std::optional<PendingSignupRecord> read_signup(const Result& rows) {
+  if (rows.rows() == 0) return std::nullopt;
+  return PendingSignupRecord{rows.digest(0, 0),        rows.text(0, 1),    rows.text(0, 2),
+                             rows.optional_text(0, 3), rows.integer(0, 4), rows.integer(0, 5),
+                             rows.integer(0, 6)};
+}
+
+}  // namespace
 
 void Signups::replace(const PendingSignupRecord& s) {
   // One statement, so that two workers minting for one address at once
   // cannot both pass a DELETE and then collide on the INSERT.
   Params params;
   params.digest(s.token_digest).text(s.email).text(s.password_hash).text(s.display_name);
-  params.integer(s.created_at).integer(s.expires_at);
+  params.integer(s.created_at).integer(s.expires_at).integer(s.request_id);
   db_.run(
       "INSERT INTO signups (token_digest, email, password_hash, display_name, created_at, "
-      "expires_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO UPDATE SET "
-      "token_digest = EXCLUDED.token_digest, password_hash = EXCLUDED.password_hash, "
+      "expires_at, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (email) DO UPDATE "
+      "SET token_digest = EXCLUDED.token_digest, password_hash = EXCLUDED.password_hash, "
       "display_name = EXCLUDED.display_name, created_at = EXCLUDED.created_at, "
-      "expires_at = EXCLUDED.expires_at",
+      "expires_at = EXCLUDED.expires_at, request_id = EXCLUDED.request_id",
       params);
 }
 
@@ -29,25 +43,15 @@ std::optional<PendingSignupRecord> Signups::by_digest(const Sha256Digest& digest
   // index (verification inserts the account after this); the worker locks
   // a user row only when the address has an account, and then writes no
   // sign-up, so no cycle can form.
-  Result rows = locking_ ? db_.run(
-                               "SELECT token_digest, email, password_hash, display_name, "
-                               "created_at, expires_at FROM signups WHERE token_digest = $1 "
-                               "FOR UPDATE",
-                               params)
-                         : db_.run(
-                               "SELECT token_digest, email, password_hash, display_name, "
-                               "created_at, expires_at FROM signups WHERE token_digest = $1",
-                               params);
-  if (rows.rows() == 0) return std::nullopt;
-  return PendingSignupRecord{rows.digest(0, 0),        rows.text(0, 1),    rows.text(0, 2),
-                             rows.optional_text(0, 3), rows.integer(0, 4), rows.integer(0, 5)};
+  Result rows = locking_ ? db_.run(AUTHD_SELECT_SIGNUPS "token_digest = $1 FOR UPDATE", params)
+                         : db_.run(AUTHD_SELECT_SIGNUPS "token_digest = $1", params);
+  return read_signup(rows);
 }
 
-void Signups::renew(std::string_view email, std::string_view password_hash,
-                    const std::optional<std::string>& display_name) {
+std::optional<PendingSignupRecord> Signups::by_email(std::string_view email) {
   Params params;
-  params.text(email).text(password_hash).text(display_name);
-  db_.run("UPDATE signups SET password_hash = $2, display_name = $3 WHERE email = $1", params);
+  params.text(email);
+  return read_signup(db_.run(AUTHD_SELECT_SIGNUPS "email = $1", params));
 }
 
 void Signups::remove(const Sha256Digest& digest) {

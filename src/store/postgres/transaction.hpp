@@ -119,7 +119,9 @@ class Outbox final : public OutboxStore {
   void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;
-  void renew_unsent_signups(const OutboxRecord& newer) override;
+  void record_signup_request(const OutboxRecord& request) override;
+  std::optional<OutboxRecord> newest_signup_request(std::string_view email) override;
+  void forget_signup_requests(std::string_view email) override;
   void remove_for(std::string_view user_id, std::string_view email) override;
   void remove_links_for(std::string_view user_id, std::string_view email) override;
   std::int64_t pending_count() override;
@@ -148,8 +150,7 @@ class Signups final : public SignupStore {
   Signups(Connection& db, bool locking) : db_(db), locking_(locking) {}
   void replace(const PendingSignupRecord& signup) override;
   std::optional<PendingSignupRecord> by_digest(const Sha256Digest& digest) override;
-  void renew(std::string_view canonical_email, std::string_view password_hash,
-             const std::optional<std::string>& display_name) override;
+  std::optional<PendingSignupRecord> by_email(std::string_view canonical_email) override;
   void remove(const Sha256Digest& digest) override;
   void remove_of_email(std::string_view canonical_email) override;
   std::int64_t prune(Millis now) override;

@@ -91,17 +91,34 @@ void Outbox::remove(std::int64_t mail_id) {
 void Outbox::remove_links_for(std::string_view user_id, std::string_view email) {
   auto st = db_.prepare(
       "DELETE FROM outbox WHERE (user_id = ?1 OR email = ?2) "
-      "AND kind IN ('password_reset', 'signup')");
+      "AND kind IN ('password_reset', 'signup', 'signup_request')");
   st.bind(1, user_id).bind(2, email);
   st.run();
 }
 
-void Outbox::renew_unsent_signups(const OutboxRecord& newer) {
+void Outbox::record_signup_request(const OutboxRecord& m) {
   auto st = db_.prepare(
-      "UPDATE outbox SET password_hash = ?2, display_name = ?3, client_address = ?4, "
-      "created_at = ?5 WHERE email = ?1 AND kind = 'signup' AND sent_at IS NULL");
-  st.bind(1, newer.email).bind(2, newer.password_hash).bind(3, newer.display_name);
-  st.bind(4, newer.client_address).bind(5, newer.created_at);
+      "INSERT INTO outbox (kind, user_id, email, created_at, attempts, next_attempt_at, "
+      "password_hash, display_name, client_address, sent_at) "
+      "VALUES (?1, '', ?2, ?3, 0, ?3, ?4, ?5, ?6, ?3)");
+  st.bind(1, m.kind).bind(2, m.email).bind(3, m.created_at).bind(4, m.password_hash);
+  st.bind(5, m.display_name).bind(6, m.client_address);
+  st.run();
+}
+
+std::optional<OutboxRecord> Outbox::newest_signup_request(std::string_view email) {
+  auto st = db_.prepare("SELECT " AUTHD_OUTBOX_COLUMNS
+                        " FROM outbox WHERE email = ?1 AND password_hash IS NOT NULL "
+                        "ORDER BY id DESC LIMIT 1");
+  st.bind(1, email);
+  if (!st.step()) return std::nullopt;
+  return read_outbox_record(st);
+}
+
+void Outbox::forget_signup_requests(std::string_view email) {
+  auto st = db_.prepare(
+      "UPDATE outbox SET password_hash = NULL WHERE email = ?1 AND password_hash IS NOT NULL");
+  st.bind(1, email);
   st.run();
 }
 

@@ -10,31 +10,40 @@ void Signups::replace(const PendingSignupRecord& s) {
   // runs between the statement's conflict check and its write.
   auto st = db_.prepare(
       "INSERT INTO signups (token_digest, email, password_hash, display_name, created_at, "
-      "expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (email) DO UPDATE SET "
-      "token_digest = excluded.token_digest, password_hash = excluded.password_hash, "
+      "expires_at, request_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (email) DO UPDATE "
+      "SET token_digest = excluded.token_digest, password_hash = excluded.password_hash, "
       "display_name = excluded.display_name, created_at = excluded.created_at, "
-      "expires_at = excluded.expires_at");
+      "expires_at = excluded.expires_at, request_id = excluded.request_id");
   st.bind(1, s.token_digest).bind(2, s.email).bind(3, s.password_hash).bind(4, s.display_name);
-  st.bind(5, s.created_at).bind(6, s.expires_at);
+  st.bind(5, s.created_at).bind(6, s.expires_at).bind(7, s.request_id);
   st.run();
 }
+
+namespace {
+
+#define AUTHD_SELECT_SIGNUPS                                                                     \
+  "SELECT token_digest, email, password_hash, display_name, created_at, expires_at, request_id " \
+  "FROM signups WHERE "
+
+PendingSignupRecord read_signup(Statement& st) {
+  return PendingSignupRecord{st.digest(0),  st.text(1),    st.text(2),   st.optional_text(3),
+                             st.integer(4), st.integer(5), st.integer(6)};
+}
+
+}  // namespace
 
 std::optional<PendingSignupRecord> Signups::by_digest(const Sha256Digest& digest) {
-  auto st = db_.prepare(
-      "SELECT token_digest, email, password_hash, display_name, created_at, expires_at "
-      "FROM signups WHERE token_digest = ?1");
+  auto st = db_.prepare(AUTHD_SELECT_SIGNUPS "token_digest = ?1");
   st.bind(1, digest);
   if (!st.step()) return std::nullopt;
-  return PendingSignupRecord{st.digest(0),        st.text(1),    st.text(2),
-                             st.optional_text(3), st.integer(4), st.integer(5)};
+  return read_signup(st);
 }
 
-void Signups::renew(std::string_view email, std::string_view password_hash,
-                    const std::optional<std::string>& display_name) {
-  auto st =
-      db_.prepare("UPDATE signups SET password_hash = ?2, display_name = ?3 WHERE email = ?1");
-  st.bind(1, email).bind(2, password_hash).bind(3, display_name);
-  st.run();
+std::optional<PendingSignupRecord> Signups::by_email(std::string_view email) {
+  auto st = db_.prepare(AUTHD_SELECT_SIGNUPS "email = ?1");
+  st.bind(1, email);
+  if (!st.step()) return std::nullopt;
+  return read_signup(st);
 }
 
 void Signups::remove(const Sha256Digest& digest) {
