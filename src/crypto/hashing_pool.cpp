@@ -122,8 +122,11 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
   WipeOnExit wipe_password(password);  // also when the job throws
   VerifyResult result;
   if (floor_.one_at_a_time(kind)) {
-    // Its place goes back at once: the lane's line is not the pool's.
-    place.give_back();
+    // A kind known to be costly gives its place back at once: the lane's
+    // line is not the pool's. One not measured yet keeps it, as any
+    // verification does, until its cost is known (a start measures it).
+    std::optional<double> relative = floor_.relative_cost(kind);
+    if (relative && *relative > VerificationFloor::kOneWorkerAbove) place.give_back();
     InLane in_lane{in_lane_};
     result = co_await run_on(one_at_a_time_, job);
   } else {

@@ -112,10 +112,10 @@ class HashingPool {
   boost::asio::thread_pool pool_;
   // Verifications of the costly kinds (VerificationFloor::one_at_a_time):
   // one at a time, on whichever worker is free, the others waiting in
-  // this strand's queue without holding a worker, nor a place in the
-  // pool (interface.md 10.5.5): a line of them never turns the other
-  // logins away. The connection caps and the throttles, which charge each
-  // of their failures by its cost, bound the line.
+  // this strand's queue without holding a worker, and those of a kind
+  // known to be costly without a place in the pool either (interface.md
+  // 10.5.5): a line of them never turns the other logins away. The connection caps and the
+  // throttles, which charge each of their failures by its cost, bound the line.
   using Strand = boost::asio::strand<boost::asio::thread_pool::executor_type>;
   Strand one_at_a_time_;
 };
