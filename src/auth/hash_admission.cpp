@@ -68,8 +68,18 @@ boost::asio::awaitable<HashAdmission> admit_stored_hash(AuthContext& ctx, const 
   std::optional<double> relative = floor.relative_cost(kind);
   bool measured_now = false;
   if (!relative) {
-    // Not known here yet: one verification, on one worker at a time.
+    // Not known here yet: one verification, on one worker at a time; one
+    // over the limit twice more, the least counting (a busy machine only
+    // adds time: a refusal should not be its doing).
     std::optional<Nanos> took = co_await ctx.hashing.timed_verification(phc);
+    for (int again = 0;
+         again < 2 && took && floor.own_cost().count() > 0 &&
+         static_cast<double>(took->count()) >
+             VerificationFloor::kRefusedAbove * static_cast<double>(floor.own_cost().count());
+         ++again) {
+      std::optional<Nanos> retimed = co_await ctx.hashing.timed_verification(phc);
+      if (retimed) took = std::min(*took, *retimed);
+    }
     if (!took) {
       admission.kind = HashAdmission::Kind::busy;
       co_return admission;
@@ -120,7 +130,12 @@ double ImportedKinds::cost_of(const std::string& kind, const std::string& phc) {
     std::sort(costs.begin(), costs.end());
     own_ns_ = std::max(costs[1], 1.0);
   }
+  // One timing; one over the limit is timed twice more and the least of
+  // the three counts: a busy machine only ever adds time, and a refusal
+  // should not be its doing.
   double relative = verification_ns(hasher_, phc) / own_ns_;
+  for (int again = 0; again < 2 && relative > VerificationFloor::kRefusedAbove; ++again)
+    relative = std::min(relative, verification_ns(hasher_, phc) / own_ns_);
   measured_[kind] = relative;
   return relative;
 }

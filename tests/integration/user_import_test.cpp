@@ -126,7 +126,15 @@ TEST(UserImport, Interface_10_6_2_ALineOver1MiBIsInvalidAndNeverReadWhole) {
             "line 2: longer than 1 MiB (1048576 bytes)\n"
             "line 4: longer than 1 MiB (1048576 bytes)\n"
             "created 3, existing 0, invalid 2\n");
-  EXPECT_LT(run.peak_rss_kib, 100 * 1024) << "the command held the long line";
+  // Under AddressSanitizer (scripts/test-sanitized.sh) the shadow memory
+  // and the freed-memory quarantine add about 120 MiB; the 300 MB line held
+  // whole would still be over the larger bound.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr long kMostKib = 280 * 1024;
+#else
+  constexpr long kMostKib = 100 * 1024;
+#endif
+  EXPECT_LT(run.peak_rss_kib, kMostKib) << "the command held the long line";
   for (const char* email : {"first@example.com", "exact@example.com", "last@example.com"})
     EXPECT_EQ(without_trailing_newlines(authd.sql(
                   std::string("SELECT count(*) FROM users WHERE email = '") + email + "'")),
