@@ -19,7 +19,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/authd.toml
         DESTINATION /etc/authd
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/operations.md
-              ${PROJECT_SOURCE_DIR}/docs/configuration.md
+              ${PROJECT_SOURCE_DIR}/docs/reference/configuration.md
+              ${PROJECT_SOURCE_DIR}/docs/reference/cli.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # ---- CPack: `cpack -G DEB` in the build directory --------------------------

@@ -125,7 +125,7 @@ TEST_F(ConfigFile, InvalidValueIsRejectedLikeTheFlag) {
 }
 
 // Issue 19: a throttle check reads up to COUNT events, so a limit's COUNT
-// is 1 to 1,000,000 (docs/configuration.md); anything else is refused at
+// is 1 to 1,000,000 (docs/reference/configuration.md); anything else is refused at
 // start with a message that says the range, from a flag and from the file.
 TEST_F(ConfigFile, ThrottleCountOutsideOneToAMillionIsRefused) {
   for (const char* value : {"0/15m", "1000001/15m", "99999999999/1m"}) {
