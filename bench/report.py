@@ -201,16 +201,15 @@ def performance_section(rows, env, c, png, work):
         r = find(name, 1000)
         if r:
             share_check(r, label, share, ceiling)
-    # Issue 28 retired issue 5's logout target (0.25 of trivial HTTP): its
-    # bound without any fsync was 0.24 (section 19); 0.19-0.20 with durable
-    # commits is the figure kept.
+    # Logout's target is 0.19 of trivial HTTP: its bound without any fsync
+    # was 0.24 (section 19); 0.19-0.20 with durable commits is the figure kept.
     r = find("logout", 1000)
     if r:
         checks.append("| logout: the figure kept, 0.19-0.20 of trivial HTTP (the 0.25 target is retired) "
                       "| %s | %.1f / %.1f = %.2f |" % (
                           "kept" if r["errors"] == 0 and r["good_rps"] / trivial >= 0.19 else "below",
                           r["good_rps"], trivial, r["good_rps"] / trivial))
-    # Issue 28's targets on PostgreSQL, against its own ceilings of this run.
+    # The targets on PostgreSQL, against its own ceilings of this run.
     def find_pg(name):
         for row in rows:
             if row["backend"] == "postgres" and row["scenario"] == name and row["users"] == 1000:
@@ -242,7 +241,7 @@ def performance_section(rows, env, c, png, work):
               "p99 %.2f ms" % r["p99"])
     if find_pg("login_ok"):
         share_check(find_pg("login_ok"), "PostgreSQL: login >= 90% of the argon2id ceiling", 0.9, argon2)
-    # Fair sharing (issue 28, both backends): with both loads at once, each
+    # Fair sharing (both backends): with both loads at once, each
     # keeps at least half of its rate alone.
     for backend in ("sqlite", "postgres"):
         def one(name):
@@ -266,11 +265,11 @@ def performance_section(rows, env, c, png, work):
                 check("%s: %s at the same rate (within 10%%)" % (BACKEND_NAMES[backend], kinds),
                       0.9 <= same <= 1.1, "%.1f / %.1f = %.2f" % (first["good_rps"], second["good_rps"], same))
 
-        # /forgot (issue 28): within a factor 2 of logout, known and unknown
+        # /forgot: within a factor 2 of logout, known and unknown
         # addresses at the same rate.
         known, unknown = one("forgot_existing"), one("forgot_unknown")
         half_of_logout_and_alike("/forgot known and unknown addresses", known, unknown)
-        # /signup (issue 28, Deliver 4): the same, as asked, although a
+        # /signup: the same, as asked, although a
         # sign-up hashes its password by contract (11.4, both kinds of
         # address), so that its rate is the hashing pool's like login's
         # (performance.md, section 37); set against login_ok too.

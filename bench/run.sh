@@ -284,7 +284,7 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   scenario logout "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/logout_tokens.txt"
   scenario login_wrong "$users" 32 401 bench/lua/login.lua BENCH_WRONG=1
 
-  # Fair sharing (issue 28): logins and GET /me, each as above and each
+  # Fair sharing: logins and GET /me, each as above and each
   # trying to take the whole machine, at the same time. The report sets
   # each against its rate alone (login_ok, me).
   (

@@ -1,5 +1,5 @@
 // Hostile clients over real sockets (interface.md 1.5 and 1.8: limits,
-// time-outs, malformed requests; issue "Hardening" item 3). Every test runs
+// time-outs, malformed requests). Every test runs
 // the abuse and, while the abusive connection is still open, a normal client
 // that must be served: a login, GET /me with its token and GET /healthz. The
 // servers run with ONE I/O thread, so an abuser that held a thread would

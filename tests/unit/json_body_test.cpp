@@ -132,7 +132,7 @@ TEST(JsonBody, TakeStringRequiresAString) {
   EXPECT_TRUE(p.empty());
 }
 
-// Issue 19: the parsed body's strings, and nlohmann's lexer's unescaped copy
+// The parsed body's strings, and nlohmann's lexer's unescaped copy
 // of each string token (of the same type), are freed through the wiping
 // allocator (docs/security.md, "Secrets in memory and on disk").
 TEST(JsonBody, ParsedStringsLiveInMemoryWipedWhenFreed) {
