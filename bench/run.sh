@@ -276,7 +276,8 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   export BENCH_TOKENS=$dir/me_tokens.txt
   # Warm-up, not measured: GET /me is measured in its steady state, with
   # its sessions' pages in the read connection's cache (a fresh process
-  # reads about 6,000 pages first; docs/performance.md, section 15).
+  # reads about 6,000 pages first;
+  # docs/design/performance-choices.md#the-read-connections-page-cache).
   BENCH_ALLOWED=200 run_wrk 64 bench/lua/me.lua "http://127.0.0.1:$PORT" -d2s >/dev/null
   scenario me "$users" 64 200 bench/lua/me.lua
   scenario login_ok "$users" 32 200 bench/lua/login.lua

@@ -15,7 +15,7 @@ serve_packages=(
   build-essential cmake ninja-build pkg-config
   # a cache of compiled objects, shared by clones (cmake/ccache.cmake)
   ccache
-  # libraries (see docs/architecture.md for why each)
+  # libraries (see docs/design/architecture.md#the-folders-of-src for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
   # PostgreSQL's reads as fibers sharing one connection's round trips
   # (store/postgres/read_pipeline.hpp)

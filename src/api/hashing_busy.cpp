@@ -13,7 +13,8 @@
 // The http layer holds the answer (http/exchange.cpp, serve_request), not
 // the handler: by then the handler's state, the parsed body and the request's
 // headers are freed (and a password in them wiped), so that a waiting request
-// holds little more than its connection (docs/performance.md, section 35).
+// holds little more than its connection
+// (docs/design/performance-choices.md#a-busy-503-held-without-its-request).
 #include "api/errors.hpp"
 
 #include <sodium.h>

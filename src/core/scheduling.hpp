@@ -16,7 +16,7 @@
 //    the hash's slice: latency comes from the slice, not from a priority;
 //  - the hashing workers run as SCHED_BATCH with the kernel's default
 //    slice: a worker that wakes never preempts another thread.
-// docs/performance.md has the measurements (sections 3, 8, 25 and 26).
+// docs/design/performance-choices.md#sharing-the-cores has the measurements.
 #pragma once
 
 #include <cstdint>

@@ -192,8 +192,9 @@ void commit_without_flush_on_postgres(AuthdProcess& authd) {
 // trip). Every request here enqueues a mail (limits out of the way); the
 // mails are due in up to an hour, so that the outbox worker's work stays
 // out of the samples (the jitter that hides it from later requests is
-// another matter: docs/security.md). One connection for all three cases,
-// so that they differ only by the address.
+// another matter:
+// docs/design/threat-model/mail-and-signup.md#forgot-does-the-same-work-for-every-address).
+// One connection for all three cases, so that they differ only by the address.
 TEST(Timing, Interface_6_Forgot_2_EnabledDisabledAndUnknownAddressesTakeTheSameTime) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(),

@@ -134,7 +134,8 @@ TEST(JsonBody, TakeStringRequiresAString) {
 
 // The parsed body's strings, and nlohmann's lexer's unescaped copy
 // of each string token (of the same type), are freed through the wiping
-// allocator (docs/security.md, "Secrets in memory and on disk").
+// allocator
+// (docs/design/threat-model/secrets-and-data.md#secrets-in-memory-and-on-disk).
 TEST(JsonBody, ParsedStringsLiveInMemoryWipedWhenFreed) {
   static_assert(std::is_same_v<RequestJson::string_t::allocator_type, WipingAllocator<char>>);
   std::string problem;

@@ -1,8 +1,9 @@
 // store/postgres: the plans PostgreSQL picks for authd's hottest statements,
 // checked on a real server. A statement can be right and still scan a whole
 // table; these tests look at what the server did, not at the answer alone
-// (docs/performance.md, section 27). Skipped unless AUTHD_TEST_POSTGRES
-// names a server (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
+// Skipped unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
+// scripts/test.sh runs them there).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
