@@ -30,7 +30,7 @@ export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 # Nor the operations walkthrough (docs/guide/migrating-users.md): it
 # imports a Django PBKDF2 hash of 600,000 rounds, which the import admits by
 # its cost against the own argon2id (interface.md 10.5.6): the sanitized
-# build measured it at 28 times the own kind (the release build under 20), and refused it. The
-# walkthrough runs in scripts/test.sh.
+# build measured it at 28 times the own kind (the release build under
+# 20), and refused it. The walkthrough runs in scripts/test.sh.
 ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600 \
   -E '^(integration\.Timing\.|operations\.walkthrough$)'
