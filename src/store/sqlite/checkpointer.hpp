@@ -50,7 +50,7 @@ class Connection;
 //   truncation below: so once a second at most, a WAL of kTimedFrames or
 //   more gets a background checkpoint too, after which the next write
 //   rewinds it. Under load the frame steps come far more often than that,
-//   so this adds nothing there (docs/operations.md, "The SQLite WAL").
+//   so this adds nothing there (docs/guide/operations.md, "The SQLite WAL").
 class CheckpointPolicy {
  public:
   static constexpr int kBackgroundFrames = 4000;  // SQLite's own default is 1,000
