@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Turns bench/run.sh's results into the table (stdout), docs/performance.md's
+"""Turns bench/run.sh's results into the table (stdout), docs/design/performance.md's
 generated section and its PNG plot, and the published benchmark
-docs/benchmarks.md with its PNG plot.
+docs/design/benchmarks.md with its PNG plot.
 
   report.py RESULTS_TSV CEILINGS_ENV DOC_MD PLOT_PNG WORK_DIR [BENCH_MD BENCH_PNG]
 
@@ -152,7 +152,7 @@ def ceiling_rows(env, c):
 
 
 def performance_section(rows, env, c, png, work):
-    """docs/performance.md's generated section, the plot, and the table printed."""
+    """docs/design/performance.md's generated section, the plot, and the table printed."""
     argon2, trivial = c.argon2, c.trivial
     workers = int(env["hash_workers"])
     mem_mib = float(env["argon2_memory_kib"]) / 1024
@@ -415,7 +415,7 @@ def write_performance(doc, generated):
 
 
 def write_benchmarks(rows, env, c, md, png, work):
-    """docs/benchmarks.md, whole, and its plot."""
+    """docs/design/benchmarks.md, whole, and its plot."""
     backends = [b for b in ("sqlite", "postgres") if any(r["backend"] == b for r in rows)]
     has_pg = "postgres" in backends
     date = env.get("date", "?")

@@ -8,8 +8,8 @@
 # PostgreSQL, a default PostgreSQL 15 cluster's own select and insert rates
 # with pgbench: bench/postgres.sh), then per backend seeds fresh databases
 # (SQLite: 1,000 and 1,000,000 users; PostgreSQL: 1,000), drives authd with
-# wrk, prints the table and writes docs/performance.md (the generated
-# section), docs/performance.png, docs/benchmarks.md and docs/benchmarks.png.
+# wrk, prints the table and writes docs/design/performance.md (the generated
+# section), docs/design/performance.png, docs/design/benchmarks.md and docs/design/benchmarks.png.
 #
 # Environment: BENCH_DURATION (seconds per scenario, default 10),
 # BENCH_BACKENDS (default "sqlite postgres"), AUTHD_BIN (an already built
@@ -349,6 +349,6 @@ fi
 log "report"
 echo "sessions=$SESSIONS" >>"$CEIL"
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$CEIL"
-"$PY" bench/report.py "$RESULTS" "$CEIL" docs/performance.md docs/performance.png "$WORK" \
-  docs/benchmarks.md docs/benchmarks.png
-echo "docs/performance.md, docs/performance.png, docs/benchmarks.md and docs/benchmarks.png written" >&2
+"$PY" bench/report.py "$RESULTS" "$CEIL" docs/design/performance.md docs/design/performance.png "$WORK" \
+  docs/design/benchmarks.md docs/design/benchmarks.png
+echo "docs/design/performance.md, docs/design/performance.png, docs/design/benchmarks.md and docs/design/benchmarks.png written" >&2
