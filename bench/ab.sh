@@ -6,6 +6,7 @@
 #   bash bench/ab.sh BIN_A BIN_B SCENARIO [PAIRS]
 #
 # SCENARIO:
+#   me      GET /me, 64 connections, 5 s: requests per second.
 #   logout  POST /logout, 64 connections, 5 s: requests per second.
 #   storm   logins from 2,000 connections for 10 s (the per-client cap
 #           raised, so that it does no work here), with a separate client
@@ -52,6 +53,11 @@ run_one() { # BIN LABEL ROUND
   local pid=$!
   until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; do sleep 0.02; done
   case "$SCENARIO" in
+    me)
+      BENCH_TOKENS=$WORK/me_tokens.txt BENCH_ALLOWED=200 wrk -t2 -c64 -d5s --timeout 10s \
+        -s "$ROOT/bench/lua/me.lua" "http://127.0.0.1:$PORT" >"$WORK/out" 2>&1 || true
+      printf '%s round %s me_rps %s\n' "$label" "$round" "$(field rps "$(result "$WORK/out")")"
+      ;;
     logout)
       # Every run starts at a different offset of the token list, so that no
       # token is used twice on the same copy (each copy is fresh anyway).
