@@ -32,8 +32,8 @@
 #include "crypto/password_hasher.hpp"
 #include "http/server.hpp"
 #include "metrics/metrics.hpp"
-#include "store/database.hpp"
-#include "store/open_store.hpp"
+#include "store/batching/scheduled_database.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace {
 
@@ -109,7 +109,7 @@ struct Fixture {
   std::unique_ptr<authd::Store> store;
   authd::PasswordHasher hasher;
   authd::HashingPool hashing;
-  authd::Database db;
+  authd::ScheduledDatabase db;
   authd::AuthPolicy policy;
   authd::AuthContext auth;
   authd::Metrics metrics;  // GET /metrics and the request counters

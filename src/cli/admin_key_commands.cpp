@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/time.hpp"
 #include "core/wipe.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -8,7 +8,7 @@
 #include "auth/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "config/option_groups.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

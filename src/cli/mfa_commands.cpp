@@ -10,7 +10,7 @@
 #include "cli/secret_keys.hpp"
 #include "config/option_groups.hpp"
 #include "core/wipe.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -30,8 +30,8 @@
 #include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
 #include "mail/templates.hpp"
-#include "store/database.hpp"
-#include "store/open_store.hpp"
+#include "store/batching/scheduled_database.hpp"
+#include "store/backends/open_store.hpp"
 #include "webhooks/webhook_worker.hpp"
 
 namespace authd {
@@ -274,7 +274,7 @@ int run_serve(const Config& config) {
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
   HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
-  Database db(*store, config.database_thread_count());
+  ScheduledDatabase db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
   // stored: from the stored costs now, before the first login can arrive,
   // and measured and kept up to date in the background

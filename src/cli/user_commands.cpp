@@ -5,7 +5,7 @@
 #include "auth/notices.hpp"
 #include "cli/commands.hpp"
 #include "cli/password_input.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

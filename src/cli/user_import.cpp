@@ -25,7 +25,7 @@
 #include "core/wipe.hpp"
 #include "crypto/password_hasher.hpp"
 #include "crypto/random.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -10,7 +10,7 @@
 #include "auth/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "core/time.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/duration.hpp"
 #include "http/server.hpp"
 #include "mail/transport.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace CLI {
 class App;

@@ -5,7 +5,7 @@
 #include "auth/notices.hpp"
 #include "http/client_address.hpp"
 #include "mail/transport.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

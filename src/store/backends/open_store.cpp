@@ -1,4 +1,4 @@
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 #include <libpq-fe.h>
 
