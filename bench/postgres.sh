@@ -189,7 +189,7 @@ pg_run_backend() {
   done
 }
 
-# A cold cluster (issue 28: logout's p99 "also on a cold cluster"): the
+# A cold cluster (logout's p99 is to hold on a cold cluster too): the
 # cluster restarted, so that its shared buffers are empty, and the kernel's
 # page cache dropped when this process may (root), so that the first
 # logouts read their sessions' pages from the disk. Records which. The cold

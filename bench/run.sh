@@ -8,8 +8,8 @@
 # PostgreSQL, a default PostgreSQL 15 cluster's own select and insert rates
 # with pgbench: bench/postgres.sh), then per backend seeds fresh databases
 # (SQLite: 1,000 and 1,000,000 users; PostgreSQL: 1,000), drives authd with
-# wrk, prints the table and writes docs/performance.md (the generated
-# section), docs/performance.png, docs/benchmarks.md and docs/benchmarks.png.
+# wrk, prints the table and writes docs/design/performance.md (the generated
+# section), docs/design/performance.png, docs/design/benchmarks.md and docs/design/benchmarks.png.
 #
 # Environment: BENCH_DURATION (seconds per scenario, default 10),
 # BENCH_BACKENDS (default "sqlite postgres"), AUTHD_BIN (an already built
@@ -276,7 +276,8 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   export BENCH_TOKENS=$dir/me_tokens.txt
   # Warm-up, not measured: GET /me is measured in its steady state, with
   # its sessions' pages in the read connection's cache (a fresh process
-  # reads about 6,000 pages first; docs/performance.md, section 15).
+  # reads about 6,000 pages first;
+  # docs/design/performance-choices.md#the-read-connections-page-cache).
   BENCH_ALLOWED=200 run_wrk 64 bench/lua/me.lua "http://127.0.0.1:$PORT" -d2s >/dev/null
   scenario me "$users" 64 200 bench/lua/me.lua
   scenario login_ok "$users" 32 200 bench/lua/login.lua
@@ -284,7 +285,7 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   scenario logout "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/logout_tokens.txt"
   scenario login_wrong "$users" 32 401 bench/lua/login.lua BENCH_WRONG=1
 
-  # Fair sharing (issue 28): logins and GET /me, each as above and each
+  # Fair sharing: logins and GET /me, each as above and each
   # trying to take the whole machine, at the same time. The report sets
   # each against its rate alone (login_ok, me).
   (
@@ -348,6 +349,6 @@ fi
 log "report"
 echo "sessions=$SESSIONS" >>"$CEIL"
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$CEIL"
-"$PY" bench/report.py "$RESULTS" "$CEIL" docs/performance.md docs/performance.png "$WORK" \
-  docs/benchmarks.md docs/benchmarks.png
-echo "docs/performance.md, docs/performance.png, docs/benchmarks.md and docs/benchmarks.png written" >&2
+"$PY" bench/report.py "$RESULTS" "$CEIL" docs/design/performance.md docs/design/performance.png "$WORK" \
+  docs/design/benchmarks.md docs/design/benchmarks.png
+echo "docs/design/performance.md, docs/design/performance.png, docs/design/benchmarks.md and docs/design/benchmarks.png written" >&2

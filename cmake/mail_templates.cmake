@@ -1,5 +1,5 @@
 # The built-in mail templates (src/mail/templates/*.mustache, documented in
-# docs/mail-templates.md): compiled into the binary by cmake/embed_files.cmake
+# docs/reference/mail-templates.md): compiled into the binary by cmake/embed_files.cmake
 # like the web page's files, and looked up by file name through
 # authd::mail::template_file() (src/mail/template_files.hpp).
 #

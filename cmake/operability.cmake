@@ -14,9 +14,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/authd.service
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/authd.toml
         DESTINATION /etc/authd
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/operations.md
-              ${PROJECT_SOURCE_DIR}/docs/configuration.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/reference DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/guide DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # ---- CPack: `cpack -G DEB` in the build directory --------------------------
 set(CPACK_GENERATOR DEB)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when the code, the tests or the docs cite a clause of docs/interface.md
+# Fails when the code, the tests or the docs cite a clause of the interface
+# (docs/reference/interface.md, its clauses on docs/reference/interface/*.md)
 # that has no heading there. Citations it reads:
 #   interface.md 1.9 | interface.md section 3 | interface.md 6 /login 2
 #   interface.md 6 /forgot 3-5 | interface.md 1.4, 1.6 and 1.10
@@ -7,8 +8,9 @@
 #   test names Interface_1_9_..., Interface_6_Login_2_..., Interface_2_6_And_4_2_...,
 #   Rule1_9_... (tests/integration/http_contract_test.cpp)
 # A citation may wrap onto the next comment line. Clauses are the headings of
-# docs/interface.md: "## 6. ...", "### 1.9 ...", "### 6 /login: ...",
-# "#### 6 /login 2. ...".
+# docs/reference/interface/*.md (and of the index, docs/reference/interface.md):
+# "## 6. ...", "### 1.9 ...", "### 6 /login: ...", "#### 6 /login 2. ...".
+# The index and the pages themselves are not read for citations.
 #
 #   bash scripts/check-interface-citations.sh            # src tests fuzz bench docs README.md
 #   bash scripts/check-interface-citations.sh src tests  # only these paths
@@ -16,32 +18,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
-import bisect, collections, re, subprocess, sys
+import bisect, collections, glob, re, subprocess, sys
 
 args = sys.argv[1:]
 list_only = "--list" in args
 paths = [a for a in args if a != "--list"] or ["src", "tests", "fuzz", "bench", "docs", "README.md"]
-reference = "docs/interface.md"
+index = "docs/reference/interface.md"
+clause_dir = "docs/reference/interface/"
+references = [index] + sorted(glob.glob(clause_dir + "*.md"))
 
 files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", *paths],
                        capture_output=True, text=True, check=True).stdout.split()
-files = [f for f in files if f != reference and not f.endswith((".png", ".svg"))
+files = [f for f in files if f != index and not f.startswith(clause_dir) and not f.endswith((".png", ".svg"))
          and f != "scripts/check-interface-citations.sh"]
 
-# The clauses: headings of the reference.
+# The clauses: headings of the reference's pages.
 clauses = set()
 heading = re.compile(r"^#{2,4}\s+(\d+(?:\.\d+)*)\.?(?:\s+(/[a-z]+)(?:\s+(\d+)\b)?)?")
-with open(reference, encoding="utf-8") as f:
-    for line in f:
-        m = heading.match(line)
-        if not m:
-            continue
-        number, route, item = m.groups()
-        clauses.add(number)
-        if route:
-            clauses.add(f"{number} {route}")
-            if item:
-                clauses.add(f"{number} {route} {item}")
+for reference in references:
+    with open(reference, encoding="utf-8") as f:
+        for line in f:
+            m = heading.match(line)
+            if not m:
+                continue
+            number, route, item = m.groups()
+            clauses.add(number)
+            if route:
+                clauses.add(f"{number} {route}")
+                if item:
+                    clauses.add(f"{number} {route} {item}")
 
 section_item = re.compile(r"(\d+(?:\.\d+)*)(?:\s+(/[a-z]+)(?:\s+(\d+)(?:-(\d+))?\b)?)?")
 route_item = re.compile(r"(/[a-z]+)(?:\s+(\d+)(?:-(\d+))?\b)?")
@@ -134,10 +139,10 @@ if list_only:
 missing = sorted((c for c in uses if c not in clauses), key=order)
 total = sum(len(v) for v in uses.values())
 if missing:
-    print(f"{reference} lacks {len(missing)} cited clause(s):")
+    print(f"{clause_dir}*.md lack {len(missing)} cited clause(s):")
     for clause in missing:
         print(f"  {clause}: cited at {', '.join(uses[clause][:5])}"
               + (f" and {len(uses[clause]) - 5} more" if len(uses[clause]) > 5 else ""))
     sys.exit(1)
-print(f"{reference}: all {len(uses)} cited clauses exist ({total} citations)")
+print(f"{clause_dir}*.md: all {len(uses)} cited clauses exist ({total} citations)")
 PY

@@ -15,7 +15,7 @@ serve_packages=(
   build-essential cmake ninja-build pkg-config
   # a cache of compiled objects, shared by clones (cmake/ccache.cmake)
   ccache
-  # libraries (see docs/architecture.md for why each)
+  # libraries (see docs/design/architecture.md#the-folders-of-src for why each)
   libboost-dev nlohmann-json3-dev libsodium-dev libsqlite3-dev
   # PostgreSQL's reads as fibers sharing one connection's round trips
   # (store/postgres/read_pipeline.hpp)
@@ -57,8 +57,8 @@ test_packages=(
   # independent makers and checkers of the legacy hashes authd imports
   # (tests/support/make_legacy_hashes.py, tests/unit/legacy_hash_test.cpp):
   # passlib, the bcrypt module, and mkpasswd (Debian's whois package); the
-  # bcrypt module also makes the hashes of docs/operations.md's "Moving your
-  # users to authd" (tests/operations_walkthrough.sh)
+  # bcrypt module also makes the hashes of docs/guide/migrating-users.md
+  # (tests/operations_walkthrough.sh)
   python3-passlib python3-bcrypt whois
   # an independent TOTP implementation (oathtool) and a QR decoder (zbarimg,
   # on the SVG rasterised by rsvg-convert) for the second factor's tests

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite (unit, integration, README walkthrough) built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (-DAUTHD_SANITIZE=ON) in
+# The whole test suite (unit, integration, the guide's walkthroughs) built
+# with AddressSanitizer and UndefinedBehaviorSanitizer (-DAUTHD_SANITIZE=ON) in
 # ./build-asan. Any sanitizer report fails the run: ASan aborts the process
 # (a server that aborts fails its integration tests, its log shows the
 # report), UBSan is built with -fno-sanitize-recover, and leaks are checked
@@ -25,12 +25,12 @@ export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 # Not the statistical timing tests: under the sanitizers they time the
 # instrumentation, whose cost depends on the data (13-17 us between two
 # /forgot addresses that differ by 0.8 us in the release build,
-# docs/security.md). They hold in the release build, on both databases
-# (scripts/test.sh); the paths they drive run here in the other tests.
-# Nor the operations guide's walkthrough: it imports a Django PBKDF2 hash
-# of 600,000 rounds, which the import admits by its cost against the own
-# argon2id (interface.md 10.5.6): the sanitized build measured it at 28
-# times the own kind (the release build under 20), and refused it. The
-# walkthrough runs in scripts/test.sh.
+# docs/design/threat-model/denial-of-service.md#malformed-input-in-general).
+# They hold in the release build, on both databases (scripts/test.sh); the paths
+# they drive run here in the other tests. Nor the operations walkthrough
+# (docs/guide/migrating-users.md): it imports a Django PBKDF2 hash of 600,000
+# rounds, which the import admits by its cost against the own argon2id
+# (interface.md 10.5.6): the sanitized build measured it at 28 times the own
+# kind (the release build: under 20), and refused it. The walkthrough runs in scripts/test.sh.
 ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600 \
   -E '^(integration\.Timing\.|operations\.walkthrough$)'

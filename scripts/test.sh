@@ -2,8 +2,8 @@
 # The README's second command (and what CI runs): install what is missing,
 # build, and run every test: unit tests, integration tests against the real
 # binary (with an SMTP receiver), the browser test of the reset page, the
-# README walkthrough; then the integration tests again on PostgreSQL 15; then
-# the Debian package installed and run.
+# walkthroughs of docs/guide/; then the integration tests again on
+# PostgreSQL 15; then the Debian package installed and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Runs the sh blocks of two sections of docs/operations.md exactly as written
-# (only the path of the binary and the two ports are substituted), in order,
-# in one folder, against a fresh authd, as tests/readme_walkthrough.sh does
-# for the README:
-#   "Admin keys": keys created and listed, an account created, found, read,
-#     listed, refused to a read key and changed with a write key, its
-#     sessions listed and ended, the account erased, a key revoked
+# Runs the sh blocks of two sections of the guide exactly as written (only
+# the path of the binary and the two ports are substituted), in order, in
+# one folder, against a fresh authd, as tests/readme_walkthrough.sh does for
+# docs/guide/getting-started.md:
+#   "Admin keys" of docs/guide/operations.md (the second argument): keys
+#     created and listed, an account created, found, read, listed,
+#     refused to a read key and changed with a write key, its sessions
+#     listed and ended, the account erased, a key revoked
 #     (interface.md 10.2-10.4);
-#   "Moving your users to authd": a Django-style store (pbkdf2_sha256) and a
+#   "Moving your users to authd" of docs/guide/migrating-users.md (the
+#     third argument): a Django-style store (pbkdf2_sha256) and a
 #     Supabase-style store (bcrypt $2a$ and $2b$) exported as JSON Lines,
 #     imported twice (nothing twice) and with invalid lines (interface.md
 #     10.6), then each user's first login answered 200 and the stored hash
@@ -18,6 +20,7 @@
 set -euo pipefail
 authd="$1"
 operations="$2"
+migrating="$3"
 work="$(mktemp -d /tmp/authd-operations-XXXXXX)"
 pid=""
 cleanup() {
@@ -30,8 +33,8 @@ cd "$work"
 # python3 on the PATH (a pyenv shim, say) that lacks the bcrypt module.
 export PATH="/usr/bin:$PATH"
 
-# The sh blocks of one "## " section, as PREFIX0.sh, PREFIX1.sh, ...; prints
-# how many.
+# The sh blocks of one "## " section of FILE, as PREFIX0.sh, PREFIX1.sh, ...;
+# prints how many.
 extract() {
   awk -v section="## $1" -v prefix="$2" '
     BEGIN { n = 0 }
@@ -40,10 +43,11 @@ extract() {
     on && /^```sh$/ { grab = 1; next }
     grab && /^```$/ { grab = 0; n++; next }
     grab { print > (prefix n ".sh") }
-    END { print n }' "$operations"
+    END { print n }' "$3"
 }
-[ "$(extract 'Admin keys' keys)" = 1 ] || { echo "operations walkthrough: expected 1 sh block under \"## Admin keys\""; exit 1; }
-[ "$(extract 'Moving your users to authd' move)" = 5 ] ||
+[ "$(extract 'Admin keys' keys "$operations")" = 1 ] ||
+  { echo "operations walkthrough: expected 1 sh block under \"## Admin keys\""; exit 1; }
+[ "$(extract 'Moving your users to authd' move "$migrating")" = 5 ] ||
   { echo "operations walkthrough: expected 5 sh blocks under \"## Moving your users to authd\""; exit 1; }
 
 "$authd" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port \

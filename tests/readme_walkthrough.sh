@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the README's curl walkthrough exactly as written (only the port and
-# the path of the binary are substituted) against a fresh authd, and checks
-# what a reader is told to expect: 200 on login with a token header, the
+# Runs the curl walkthrough of docs/guide/getting-started.md (the
+# walkthrough the README points to) exactly as written (only the port and the path
+# of the binary are substituted) against a fresh authd, and checks what a
+# reader is told to expect: 200 on login with a token header, the
 # User on /me, 200 on logout, then 401; a reset mail after /forgot, and a
 # reset with its token after which the new password logs in; the sessions
 # listed, one ended by id, a password change, the other sessions ended; a
@@ -13,7 +14,7 @@
 # a code and one with a recovery code.
 set -euo pipefail
 authd="$1"
-readme="$2"
+guide="$2"
 work="$(mktemp -d /tmp/authd-readme-XXXXXX)"
 pid=""
 cleanup() {
@@ -24,12 +25,12 @@ trap cleanup EXIT
 cd "$work"
 
 # The sh blocks of the "Walkthrough with curl" section, in order.
-awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$readme"
-[ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] && [ -s block3.sh ] || { echo "README walkthrough blocks not found"; exit 1; }
-awk '/^## Admin API/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "admin-block.sh"}' "$readme"
-[ -s admin-block.sh ] || { echo "README Admin API block not found"; exit 1; }
-awk '/^## Second factor \(TOTP\)/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "mfa-block.sh"}' "$readme"
-[ -s mfa-block.sh ] || { echo "README Second factor block not found"; exit 1; }
+awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$guide"
+[ -s block0.sh ] && [ -s block1.sh ] && [ -s block2.sh ] && [ -s block3.sh ] || { echo "getting-started walkthrough blocks not found"; exit 1; }
+awk '/^## Admin API/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "admin-block.sh"}' "$guide"
+[ -s admin-block.sh ] || { echo "getting-started Admin API block not found"; exit 1; }
+awk '/^## Second factor \(TOTP\)/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "mfa-block.sh"}' "$guide"
+[ -s mfa-block.sh ] || { echo "getting-started Second factor block not found"; exit 1; }
 
 "$authd" serve --signup open --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --port-file port --admin-port-file admin-port --database sqlite:authd.db >authd.log 2>&1 &
 pid=$!
@@ -51,7 +52,7 @@ bash -eu -o pipefail signup.sh > signup.out 2>&1 || { cat signup.out; exit 1; }
 bash -eu -o pipefail admin.sh > admin.out 2>&1 || { cat admin.out; exit 1; }
 touch mfa.out
 
-fail() { echo "README walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out mfa.out; echo "--- authd log"; cat authd.log; exit 1; }
+fail() { echo "getting-started walkthrough: $*"; echo "--- output"; cat walkthrough.out forgot.out account.out signup.out admin.out mfa.out; echo "--- authd log"; cat authd.log; exit 1; }
 # The default public URL (http://localhost:8080) names a host, so a first
 # start has passkeys (interface.md 16.1): no passkeys_unavailable, and the
 # sign-in options answer 200.
@@ -98,4 +99,4 @@ grep -q '^Authd-Second-Factor: totp' mfa.out || fail "the password alone was not
 [ "$(grep -c '^HTTP/1.1 200 OK' mfa.out)" = 2 ] || fail "the logins with a code and with a recovery code did not both answer 200"
 [ "$(grep -c '^Authorization: Bearer authd_' mfa.out)" = 2 ] || fail "no token on the logins with a second factor"
 [ ! -e recovery-codes.json ] || fail "the block left its recovery codes behind"
-echo "README walkthrough: 1 passed, 0 failed"
+echo "getting-started walkthrough: 1 passed, 0 failed"

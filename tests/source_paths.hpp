@@ -18,7 +18,7 @@ inline std::filesystem::path test_binary_directory() {
   return std::filesystem::canonical("/proc/self/exe").parent_path();
 }
 
-// A file of the repository, by its path from the root: "docs/openapi.yaml".
+// A file of the repository, by its path from the root: "docs/reference/openapi.yaml".
 inline std::string source_path(const std::string& from_root) {
   return (test_binary_directory() / AUTHD_SOURCE_DIR_FROM_TESTS / from_root)
       .lexically_normal()

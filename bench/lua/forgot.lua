@@ -4,8 +4,8 @@
 -- 10.0.0.0/8; bench/run.sh starts authd with --trusted-proxies 127.0.0.1),
 -- as /forgot traffic does behind a reverse proxy: many clients, a few
 -- requests each. From one address, every request would count against that
--- one client's limit and scan its window's events (docs/performance.md,
--- section 26).
+-- one client's limit and scan its window's events
+-- (docs/design/performance.md#the-scenarios-requests).
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 
 local users = tonumber(os.getenv("BENCH_USERS") or "1000")

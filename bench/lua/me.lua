@@ -2,7 +2,7 @@
 -- The requests are formatted once, in init: formatted per request, wrk's Lua
 -- cost about a tenth of the trivial ceiling on two shared cores, a cost of
 -- the client that the trivial server's static request does not pay
--- (docs/performance.md, section 13).
+-- (docs/design/performance.md#the-scenarios-requests).
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 
 local requests

@@ -19,7 +19,8 @@ namespace authd {
 // A parsed request body. Its strings, and those nlohmann's lexer builds on
 // the way (the unescaped text of each string token), live in memory that
 // is wiped when freed: they hold passwords and reset tokens. What remains
-// unwiped is listed in docs/security.md ("Secrets in memory and on disk").
+// unwiped is listed in
+// docs/design/threat-model/secrets-and-data.md#secrets-in-memory-and-on-disk.
 using RequestJson = nlohmann::basic_json<std::map, std::vector, WipedString>;
 
 std::optional<RequestJson> parse_json_object(std::string_view text, std::string& problem);

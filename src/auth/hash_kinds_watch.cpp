@@ -68,7 +68,7 @@ void HashKindsWatch::say_floor(const char* event, std::size_t kinds, std::size_t
                {"reason",
                 "every 401 of /login waits for the floor, 1.5 times the slowest kind of "
                 "password hash stored; re-hash or remove the accounts of the costly kinds "
-                "(docs/operations.md)"}});
+                "(docs/reference/metrics-and-logs.md)"}});
   }
   floor_warned_ = high;
 }

@@ -80,7 +80,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
   // 0. A place in the hashing pool first: a login the pool cannot take is
   //    answered 503 before it costs a database write. Under a login flood
   //    most logins are these, and they then hold no memory and no fsync
-  //    while they wait for nothing (docs/performance.md).
+  //    while they wait for nothing
+  //    (docs/design/performance-choices.md#a-place-in-the-hashing-pool-first).
   std::optional<HashingPool::Place> place = ctx.hashing.reserve();
   if (!place) {
     outcome.kind = LoginOutcome::Kind::busy;

@@ -74,7 +74,7 @@ std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord&
                                             Duration lifetime) {
   auto user = tx.users().by_email(mail.email);
   if (!user || user->disabled) return std::nullopt;
-  // A request queued before issue 19 names its account: if the address now
+  // A request queued by an older release names its account: if the address now
   // belongs to another one (the first deleted, the address reused), the
   // request was not this account's.
   if (!mail.user_id.empty() && mail.user_id != user->id) return std::nullopt;

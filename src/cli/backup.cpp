@@ -1,7 +1,7 @@
 // `authd backup PATH`: an online, consistent copy of the SQLite database,
 // safe while `authd serve` runs and writes (store/sqlite/backup.hpp).
 // Restoring is copying the file back while authd is stopped
-// (docs/operations.md).
+// (docs/guide/operations.md).
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -17,7 +17,7 @@ int run_backup(const Config& config, const std::string& destination) {
   if (config.database.rfind(kSqlite, 0) != 0 || config.database.size() == kSqlite.size()) {
     std::cerr << "authd: backup copies SQLite databases only (--database sqlite:PATH), not '"
               << redact_url_secrets(config.database)
-              << "'. For PostgreSQL use pg_dump or pg_basebackup (docs/operations.md).\n";
+              << "'. For PostgreSQL use pg_dump or pg_basebackup (docs/guide/operations.md).\n";
     return 2;
   }
   std::string source = config.database.substr(kSqlite.size());

@@ -10,7 +10,7 @@
 namespace authd {
 
 // `authd serve`'s exit status when a drain ran out of --drain-timeout and
-// cut requests off (docs/operations.md, "Stopping"); 0 after a clean drain.
+// cut requests off (docs/guide/operations.md, "Stopping"); 0 after a clean drain.
 inline constexpr int kExitDrainDropped = 3;
 
 int run_serve(const Config& config);

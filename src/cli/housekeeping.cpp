@@ -9,7 +9,7 @@ namespace authd {
 
 namespace {
 
-// Sent mails are kept a day after delivery (docs/operations.md).
+// Sent mails are kept a day after delivery (docs/guide/deployment.md).
 constexpr Duration kSentMailKept = std::chrono::hours(24);
 // The trail is indexed in transactions of bounded size, so that the group
 // writer is never held long, once a second.

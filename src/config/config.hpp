@@ -48,7 +48,7 @@ struct Config {
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
   // SQLite only: the page cache of each read connection (one per io thread at most), in MiB
-  // (docs/performance.md, sections 15 and 18).
+  // (docs/design/performance-choices.md#the-read-connections-page-cache).
   std::size_t sqlite_read_cache_mib = 32;
   Duration prune_interval = std::chrono::minutes(5);
 

@@ -221,7 +221,7 @@ void add_mail_delivery_options(CLI::App& app, Config& c) {
       ->capture_default_str();
   app.add_option("--mail-templates", c.mail_templates,
                  "Directory of mail templates (NAME.subject|text|html.mustache, "
-                 "docs/mail-templates.md), each replacing the built-in one of that name; "
+                 "docs/reference/mail-templates.md), each replacing the built-in one of that name; "
                  "checked at start")
       ->envname("AUTHD_MAIL_TEMPLATES");
 }

@@ -4,14 +4,15 @@
 // At info level every request writes a line. The request log cost about 7%
 // of GET /me's throughput, most of it in writing each line with its own
 // write(2) (spdlog's stderr sink also flushes stdio per line, under one
-// lock); writing in groups won back 4 to 5% (docs/performance.md, sec. 18).
-// Here an info or debug line joins a buffer that a background thread writes
-// out at most `window` after the first line of the group arrived; a warn or
-// error line is written before its call returns, after every line logged
-// before it. Lines keep their order and are never split by another line.
-// With a window of zero every line is written before its call returns. If
-// stderr fails, or stays full for a second, the rest of a group is dropped
-// (a line cut there is ended before the next one).
+// lock); writing in groups won back 4 to 5%
+// (docs/design/performance-choices.md#the-request-log-written-in-groups). Here
+// an info or debug line joins a buffer that a background thread writes out at
+// most `window` after the first line of the group arrived; a warn or error line
+// is written before its call returns, after every line logged before it. Lines
+// keep their order and are never split by another line. With a window of zero
+// every line is written before its call returns. If stderr fails, or stays full
+// for a second, the rest of a group is dropped (a line cut there is ended
+// before the next one).
 //
 // What is at stake on a crash (kill -9, a fatal signal): the info and debug
 // lines of the last window. Destroying the sink writes what it holds.

@@ -27,7 +27,8 @@ namespace asio = boost::asio;
 //
 // GCC 12 destroys some temporaries of a co_await full-expression twice, so
 // in this project a co_await expression holds only named objects or
-// trivially destructible temporaries (see docs/architecture.md).
+// trivially destructible temporaries (see
+// docs/design/architecture-threads.md#gcc-12-coroutine-rule).
 //
 // `Pool` is a thread pool, or an executor that runs on one (a strand of a
 // pool's executor: its jobs run one at a time).

@@ -5,7 +5,7 @@
 // and the connection thread again; a logout, the SQLite writer too).
 // Each wake-up that has to wait for a hash's time slice adds milliseconds to
 // its latency. Yet when token checks and logins both try to take the whole
-// machine, each should keep about half of it (issue 28's fair sharing).
+// machine, each should keep about half of it (fair sharing).
 // Two hints, both best effort (a kernel that does not know one ignores
 // it), and neither changes a thread's nice value, so that threads share
 // the cores by equal weights under saturation:
@@ -16,7 +16,7 @@
 //    the hash's slice: latency comes from the slice, not from a priority;
 //  - the hashing workers run as SCHED_BATCH with the kernel's default
 //    slice: a worker that wakes never preempts another thread.
-// docs/performance.md has the measurements (sections 3, 8, 25 and 26).
+// docs/design/performance-choices.md#sharing-the-cores has the measurements.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,8 @@
 // tokens included, as do the strings of a parsed JSON body; with this
 // allocator they do not linger in freed heap memory (also the copies left
 // behind when a buffer grows). A short string kept inside its object (the
-// small-string optimisation) is not heap memory: see docs/security.md.
+// small-string optimisation) is not heap memory: see
+// docs/design/threat-model/secrets-and-data.md#secrets-in-memory-and-on-disk.
 #pragma once
 
 #include <cstddef>

@@ -3,7 +3,8 @@
 // salt or digest. "$argon2id$v=19$m=19456,t=2,p=1" is the kind of every
 // hash of "$argon2id$v=19$m=19456,t=2,p=1$<salt>$<digest>". The store keeps
 // the set of kinds of the hashes it holds, and the login floor follows the
-// slowest of them (crypto/verification_floor.hpp, docs/security.md).
+// slowest of them (crypto/verification_floor.hpp,
+// docs/design/threat-model/credentials-and-timing.md#timing-of-login-for-every-stored-hash).
 #pragma once
 
 #include <optional>

@@ -79,7 +79,7 @@ class HashingPool {
 
   void stop();  // finishes queued work, then joins
 
-  // After a drain that timed out (docs/operations.md, "Stopping"): the
+  // After a drain that timed out (docs/guide/operations.md, "Stopping"): the
   // requests behind the queued jobs are gone, so from now on a job that
   // starts returns at once without hashing, and stop() waits only for the
   // hashes already running. skipped() counts the jobs skipped.

@@ -19,8 +19,9 @@ namespace authd {
 
 // The cost caps of interface.md 10.5: what one verification may take of a
 // hashing worker, in memory (argon2 and scrypt up to 256 MiB each) and time
-// (seconds at the caps; docs/security.md, "Imported password hashes"). The
-// login floor follows the slowest stored kind, so a cap bounds every 401 of
+// (seconds at the caps;
+// docs/design/threat-model/credentials-and-timing.md#imported-password-hashes).
+// The login floor follows the slowest stored kind, so a cap bounds every 401 of
 // /login too.
 inline constexpr std::uint64_t kArgon2MaxMemoryKib = 262144;  // 256 MiB
 inline constexpr std::uint64_t kArgon2MaxPasses = 16;

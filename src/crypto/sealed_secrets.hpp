@@ -3,7 +3,7 @@
 // database: a copy of the database alone yields no usable secret. Each
 // sealed value names the key that sealed it (a digest of the key, not the
 // key), so that during a key rotation a second, previous key still opens
-// what the old key sealed while it is sealed anew (docs/operations.md).
+// what the old key sealed while it is sealed anew (docs/guide/operations.md).
 #pragma once
 
 #include <array>

@@ -16,20 +16,20 @@
 // mmap(MAP_POPULATE) at the start of every hash and unmaps it at the end. The
 // kernel then has to fault in and zero 4,864 fresh pages per hash, which on a
 // virtual machine costs about as much system time as the hash's own
-// computation (docs/performance.md). libsodium offers no allocator hook, and
-// interface.md 4.1 keeps libsodium, so authd interposes the two calls, for
-// the hashing pool's threads only and only while they are inside libsodium's
-// argon2 (the Argon2Call marker of crypto/argon2_memory.hpp): the anonymous
-// private mapping libsodium asks for (exactly the call's m KiB, with
-// MAP_POPULATE, as libsodium maps it; any other mapping, such as an
-// allocator growing its heap for libsodium's small malloc in the same call,
-// goes to the kernel) is the thread's kept mapping, and its munmap wipes the
-// memory (libsodium relies on munmap for that) instead of returning it. Every
-// other mmap and munmap of the process, and these two calls on any other
-// thread, go straight to the kernel. argon2 overwrites every block before
-// reading it, so reusing memory changes no result
-// (tests/warm_argon2/warm_argon2_memory_test.cpp checks the hashes against
-// the reference implementation).
+// computation (docs/design/performance-choices.md#warm-argon2-memory).
+// libsodium offers no allocator hook, and interface.md 4.1 keeps libsodium, so
+// authd interposes the two calls, for the hashing pool's threads only and only
+// while they are inside libsodium's argon2 (the Argon2Call marker of
+// crypto/argon2_memory.hpp): the anonymous private mapping libsodium asks for
+// (exactly the call's m KiB, with MAP_POPULATE, as libsodium maps it; any other
+// mapping, such as an allocator growing its heap for libsodium's small malloc
+// in the same call, goes to the kernel) is the thread's kept mapping, and its
+// munmap wipes the memory (libsodium relies on munmap for that) instead of
+// returning it. Every other mmap and munmap of the process, and these two calls
+// on any other thread, go straight to the kernel. argon2 overwrites every block
+// before reading it, so reusing memory changes no result
+// (tests/warm_argon2/warm_argon2_memory_test.cpp checks the hashes against the
+// reference implementation).
 
 namespace authd {
 namespace {

@@ -1,13 +1,12 @@
 // Warm argon2 memory: libc's mmap and munmap replaced so that the hashing
 // pool's threads keep libsodium's argon2 memory mapped between hashes
-// (docs/performance.md, section 1). Built as its own CMake library
-// (authd_warm_argon2), linked into the authd executable and its own test
-// only: every program that links it has its mmap and munmap replaced, so
-// nothing else does. It rests on an undocumented detail of libsodium (the
+// (docs/design/performance-choices.md#warm-argon2-memory). Built as its own
+// CMake library (authd_warm_argon2), linked into the authd executable and its
+// own test only: every program that links it has its mmap and munmap replaced,
+// so nothing else does. It rests on an undocumented detail of libsodium (the
 // argon2 memory is one mmap(MAP_POPULATE) of exactly m KiB per call, and its
-// munmap is what wipes it); should libsodium change that, the interposer
-// lets every call through and authd_argon2_memory_reused_total stops
-// moving.
+// munmap is what wipes it); should libsodium change that, the interposer lets
+// every call through and authd_argon2_memory_reused_total stops moving.
 #pragma once
 
 // Not under the sanitizers: their runtimes intercept mmap themselves. Here,

@@ -1,10 +1,10 @@
 // The open connections of one listener, counted per client, with the two
-// caps of docs/security.md "Connection limits": a total and a per-client
-// cap. A connection past a cap is refused (closed at once, unanswered)
-// unless an idle one can make room: a connection that waits for its next
-// request costs the least to close, so it goes first, and once the total is
-// near its cap (90 %) every new connection closes one idle connection, so
-// that the cap is seldom reached while anything is idle.
+// caps of docs/design/threat-model/denial-of-service.md#connection-limits: a
+// total and a per-client cap. A connection past a cap is refused (closed at
+// once, unanswered) unless an idle one can make room: a connection that waits
+// for its next request costs the least to close, so it goes first, and once the
+// total is near its cap (90 %) every new connection closes one idle connection,
+// so that the cap is seldom reached while anything is idle.
 #pragma once
 
 #include <atomic>

@@ -4,7 +4,7 @@
 // owns the connection and its loop; each request runs in a coroutine of its
 // own (serve_request), so that its parser, response and handler state exist
 // only while it is handled, not while an idle keep-alive connection waits
-// (docs/performance.md, section 5).
+// (docs/design/performance-choices.md#per-request-state).
 #pragma once
 
 #include <atomic>

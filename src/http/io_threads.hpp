@@ -1,7 +1,8 @@
 // The connection threads: one io_context per thread. A connection lives on
 // one thread for its whole life, so its handlers need no strand, and each
 // thread waits on its own epoll instead of sharing one scheduler's lock and
-// queue with the others (docs/performance.md, section 14).
+// queue with the others
+// (docs/design/performance-choices.md#an-io_context-per-connection-thread).
 #pragma once
 
 #include <algorithm>

@@ -3,9 +3,10 @@
 // Beast's message and serializer (a list of fields, then nested buffer views
 // over it) cost about 20,000 user-space instructions for a small JSON
 // answer, two thirds of the trivial-HTTP server's whole request
-// (docs/performance.md, section 12). authd's responses are small and
-// complete when written, so the server writes them from one string: one
-// allocation and one send. Requests are still parsed by Beast.
+// (docs/design/performance-choices.md#responses-written-from-one-string).
+// authd's responses are small and complete when written, so the server writes
+// them from one string: one allocation and one send. Requests are still parsed
+// by Beast.
 #pragma once
 
 #include <string>

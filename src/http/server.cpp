@@ -198,7 +198,7 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
   // the parser's header (header_limit) or the body (max_body): capping the
   // buffer bounds every part of the framing Beast keeps until it is whole,
   // such as a chunk-size line, its extensions or the trailer fields
-  // (docs/security.md, "Memory per connection").
+  // (docs/design/threat-model/denial-of-service.md#memory-per-connection).
   ReadBuffer buffer;
   buffer.max_size(max_buffered(settings));
   bool first_request = true;
@@ -258,7 +258,8 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
 
   // Over TLS, no close_notify: every response is delimited by its
   // Content-Length, and waiting for the client's close_notify would let an
-  // idle client hold the connection (docs/design-decisions.md, "TLS").
+  // idle client hold the connection
+  // (docs/design/decisions/http-tls-bodies.md#tls).
   stream.tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
   if (request_unread) co_await discard_until_closed(stream.tcp(), settings.header_timeout);
   stream.tcp().close();

@@ -38,7 +38,8 @@ struct HttpSettings {
   // browser; none: CORS is off and no CORS header is ever sent.
   std::vector<std::string> cors_origins;
   Duration cors_max_age = std::chrono::minutes(10);
-  // Open connections: in all and per client (docs/security.md).
+  // Open connections: in all and per client
+  // (docs/design/threat-model/denial-of-service.md#connection-limits).
   ConnectionRegistry::Limits connection_limits;
   // Peers whose X-Forwarded-For or Forwarded names the client (interface.md
   // 13.1, http/client_address.hpp); none: the peer is always the client.

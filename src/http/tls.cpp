@@ -22,7 +22,7 @@ namespace ssl = boost::asio::ssl;
 // Mozilla's "intermediate" configuration (version 5.7): TLS 1.2 with
 // forward-secret AEAD suites only, and TLS 1.3's three suites. The client's
 // order wins: every suite here is strong, and a phone without AES hardware
-// rightly prefers ChaCha20 (docs/design-decisions.md, "TLS").
+// rightly prefers ChaCha20 (docs/design/decisions/http-tls-bodies.md#tls).
 constexpr const char* kTls12Ciphers =
     "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
     "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"

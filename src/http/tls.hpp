@@ -15,7 +15,7 @@
 namespace authd {
 
 // interface.md 13.3: browsers that saw one HTTPS answer refuse plain HTTP
-// to this host for two years (docs/design-decisions.md, "TLS").
+// to this host for two years (docs/design/decisions/http-tls-bodies.md#tls).
 inline constexpr std::string_view kStrictTransportSecurity = "max-age=63072000";
 
 struct TlsFiles {

@@ -155,7 +155,7 @@ std::string with_link(std::string_view rendered, std::string_view link) {
   }
 }
 
-// What every template gets (docs/mail-templates.md).
+// What every template gets (docs/reference/mail-templates.md).
 kainjow::mustache::data common_data(std::string_view to, std::string_view public_url) {
   kainjow::mustache::data data;
   data.set("email", std::string(to));

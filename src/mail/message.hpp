@@ -1,7 +1,7 @@
 // An e-mail as authd sends it, and the mails authd sends: password reset,
 // sign-up verification, the notice that an address already has an account,
 // and the notifications of interface.md 14.3; each rendered from its
-// templates (mail/templates.hpp, docs/mail-templates.md).
+// templates (mail/templates.hpp, docs/reference/mail-templates.md).
 #pragma once
 
 #include <optional>

@@ -104,7 +104,7 @@ std::optional<MailTemplates> MailTemplates::load(const std::string& directory, s
     auto known = templates.sources_.find(name);
     if (known == templates.sources_.end()) {
       error = path;
-      error += ": not a template authd uses (see docs/mail-templates.md)";
+      error += ": not a template authd uses (see docs/reference/mail-templates.md)";
       return std::nullopt;
     }
     std::optional<std::string> source = read_file(path);

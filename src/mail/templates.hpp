@@ -1,4 +1,4 @@
-// The templates every mail of authd is rendered from (docs/mail-templates.md):
+// The templates every mail of authd is rendered from (docs/reference/mail-templates.md):
 // for each mail a subject, a plain-text and an HTML part, in Mustache
 // (kainjow::mustache, Debian's libkainjow-mustache-dev). The built-in set is
 // compiled into the binary; --mail-templates DIR replaces any of them by a

@@ -2,7 +2,7 @@
 // the HTTP requests, kept in atomics that the connection threads update
 // without a lock, plus readings taken from their owners at scrape time (the
 // hashing pool, the outbox worker, the store). Rendered in the Prometheus
-// text exposition format 0.0.4. See docs/operations.md for the reference.
+// text exposition format 0.0.4. See docs/reference/metrics-and-logs.md.
 #pragma once
 
 #include <array>

@@ -189,7 +189,7 @@ UPDATE sessions SET public_id =
      // default gives each such row (and, as the volatile default rewrites
      // the table under the ALTER's lock, each existing row) an id of its
      // own; its origin is null. The rewrite holds the sessions table for
-     // as long as copying it takes (docs/operations.md, upgrades).
+     // as long as copying it takes (docs/guide/operations.md, upgrades).
      R"sql(
 ALTER TABLE sessions ADD COLUMN public_id TEXT NOT NULL DEFAULT gen_random_uuid()::text;
 ALTER TABLE sessions ADD COLUMN client_address TEXT;

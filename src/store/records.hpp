@@ -68,7 +68,7 @@ struct SessionUser {
 struct OutboxRecord {
   std::int64_t id = 0;
   std::string kind;     // "password_reset" or "signup"
-  std::string user_id;  // empty: found by `email` at delivery (every reset request since issue 19)
+  std::string user_id;  // empty: found by `email` at delivery (interface.md 6 /forgot 2)
   std::string email;
   Millis created_at = 0;
   int attempts = 0;

@@ -1,4 +1,4 @@
-// Browser test of the password-reset flow (interface.md 7.2, 7.3; issue 3).
+// Browser test of the password-reset flow (interface.md 7.2, 7.3).
 //
 //   node tests/browser/reset_page.test.mjs <path to authd>
 //

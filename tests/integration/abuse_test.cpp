@@ -1,5 +1,5 @@
 // Hostile clients over real sockets (interface.md 1.5 and 1.8: limits,
-// time-outs, malformed requests; issue "Hardening" item 3). Every test runs
+// time-outs, malformed requests). Every test runs
 // the abuse and, while the abusive connection is still open, a normal client
 // that must be served: a login, GET /me with its token and GET /healthz. The
 // servers run with ONE I/O thread, so an abuser that held a thread would
@@ -264,13 +264,14 @@ TEST(Abuse, Interface_1_8_FloodOfHeadersIs431) {
   expect_normal_client_served(*authd);
 }
 
-// 1.5 and 1.8, and docs/security.md "Memory per connection": the parts of
-// a chunked body that are not chunk data (an endless chunk-size line, an
-// endless chunk extension, trailer fields without end) are bounded like the
-// body itself. Six connections send them as fast as loopback carries them,
-// up to 32 MiB each: each gets 413 and is closed, the server's peak
-// resident memory grows by less than 16 MiB (without the bound it held all
-// of it, 192 MiB), and a normal client is served meanwhile.
+// 1.5 and 1.8, and
+// docs/design/threat-model/denial-of-service.md#memory-per-connection: the
+// parts of a chunked body that are not chunk data (an endless chunk-size line,
+// an endless chunk extension, trailer fields without end) are bounded like the
+// body itself. Six connections send them as fast as loopback carries them, up
+// to 32 MiB each: each gets 413 and is closed, the server's peak resident
+// memory grows by less than 16 MiB (without the bound it held all of it, 192
+// MiB), and a normal client is served meanwhile.
 TEST(Abuse, Interface_1_5_ChunkedFramingThatNeverEndsIs413AndHoldsNoMemory) {
   auto authd = abuse_server("10s");
   expect_normal_client_served(*authd);  // its hashing memory counts in the baseline

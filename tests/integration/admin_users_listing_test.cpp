@@ -217,7 +217,8 @@ TEST(AdminUsersListing, Interface_10_4_9_HowTheQueryIsRead) {
 // interface.md 10.4.8: a cursor is an id (the last of the page before), so
 // anything that is not a UUID cannot be one authd gave: 400. A well-formed
 // UUID is a valid position whether or not it names a user (keyset paging,
-// docs/design-decisions.md): the page after it starts at the next id.
+// docs/design/decisions/admin-and-cli.md#the-admin-api): the page after it
+// starts at the next id.
 TEST(AdminUsersListing, Interface_10_4_8_ACursorAuthdNeverGaveIs400) {
   AuthdProcess authd(fast_hashing());
   std::string key = create_key(authd, "ops", "write");

@@ -1,4 +1,4 @@
-// `authd backup PATH` (issue 7): an online, consistent copy of the SQLite
+// `authd backup PATH` (interface.md 7.5): an online, consistent copy of the SQLite
 // database taken while the server runs and writes, restorable by starting
 // authd on it.
 #include <sys/stat.h>

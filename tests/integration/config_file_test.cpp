@@ -1,5 +1,5 @@
 // The TOML configuration file (--config FILE, AUTHD_CONFIG) and `authd
-// config` (issue 7; interface.md 9.1 extended): keys are the long flag
+// config` (interface.md 9.1): keys are the long flag
 // names, precedence is flags > environment > file > defaults, unknown keys
 // and wrong types are errors naming the key, and the effective
 // configuration is printed with secrets redacted.
@@ -124,8 +124,8 @@ TEST_F(ConfigFile, InvalidValueIsRejectedLikeTheFlag) {
   }
 }
 
-// Issue 19: a throttle check reads up to COUNT events, so a limit's COUNT
-// is 1 to 1,000,000 (docs/configuration.md); anything else is refused at
+// A throttle check reads up to COUNT events, so a limit's COUNT
+// is 1 to 1,000,000 (docs/reference/configuration.md); anything else is refused at
 // start with a message that says the range, from a flag and from the file.
 TEST_F(ConfigFile, ThrottleCountOutsideOneToAMillionIsRefused) {
   for (const char* value : {"0/15m", "1000001/15m", "99999999999/1m"}) {

@@ -1,4 +1,4 @@
-// interface.md 9.1: every option is documented. docs/configuration.md is
+// interface.md 9.1: every option is documented. docs/reference/configuration.md is
 // the reference: each flag that `authd serve --help` lists must appear in
 // it, written as `--flag`.
 #include <fstream>
@@ -17,7 +17,7 @@ namespace {
 TEST(ConfigurationDocs, Interface_9_1_EveryServeFlagIsInDocsConfiguration) {
   CommandResult help = run_authd({"serve", "--help"});
   ASSERT_EQ(help.exit_code, 0) << help.output;
-  std::ifstream file(source_path("docs/configuration.md"));
+  std::ifstream file(source_path("docs/reference/configuration.md"));
   std::stringstream docs;
   docs << file.rdbuf();
   ASSERT_FALSE(docs.str().empty());
@@ -33,7 +33,7 @@ TEST(ConfigurationDocs, Interface_9_1_EveryServeFlagIsInDocsConfiguration) {
     // `--flag` alone or with its value (`--config FILE`).
     EXPECT_TRUE(docs.str().find("`" + flag + "`") != std::string::npos ||
                 docs.str().find("`" + flag + " ") != std::string::npos)
-        << flag << " is missing from docs/configuration.md";
+        << flag << " is missing from docs/reference/configuration.md";
   }
 }
 

@@ -1,8 +1,9 @@
-// Connection caps (docs/security.md "Connection limits"; --max-connections
-// and --max-connections-per-client): past a cap a new connection is closed
-// at once, unanswered, and counted in /metrics, unless an idle connection
-// can be closed to make room: idle ones go first. Clients come from
-// different loopback addresses (127.0.0.0/8 is all local on Linux), so
+// Connection caps
+// (docs/design/threat-model/denial-of-service.md#connection-limits;
+// --max-connections and --max-connections-per-client): past a cap a new
+// connection is closed at once, unanswered, and counted in /metrics, unless an
+// idle connection can be closed to make room: idle ones go first. Clients come
+// from different loopback addresses (127.0.0.0/8 is all local on Linux), so
 // that the per-client cap can be told from the total.
 #include <arpa/inet.h>
 #include <netinet/in.h>

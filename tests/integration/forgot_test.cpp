@@ -111,7 +111,7 @@ TEST(Forgot, Interface_6_Forgot_3_MailWithResetLinkAndOnlyADigestAtRest) {
   EXPECT_EQ(authd.log_text().find(token.substr(token.find('_') + 1)), std::string::npos);
 }
 
-// interface.md 6 /forgot 2 (issue 19): the request writes the same rows
+// interface.md 6 /forgot 2: the request writes the same rows
 // whatever the address: a mail-limit event and an outbox row keyed by the
 // address, with no account resolved (that happens at delivery, here an
 // hour away). So the transaction, and its time, cannot depend on whether

@@ -1,7 +1,8 @@
 // interface.md 13.4: authd as the token check of a gateway. GET /me names
 // the account in Authd-User-Id; nginx (Debian's) runs the auth_request
-// configuration of docs/deployment.md, read from that file, in front of a
-// small service (tests/support/identity_echo.py) that echoes what it gets.
+// configuration of docs/guide/proxies-tls-gateways.md, read from that
+// file, in front of a small service (tests/support/identity_echo.py) that
+// echoes what it gets.
 // With cookie sessions, the Origin rule of 13.5 is applied to the original
 // request that a trusted gateway names in X-Original-Method and
 // X-Original-Origin, so the service gets authd's CSRF protection.
@@ -39,11 +40,11 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
   }
 }
 
-// The nginx block of docs/deployment.md that uses auth_request, on this
-// test's ports: what the guide shows is what runs.
+// The nginx block of docs/guide/proxies-tls-gateways.md that uses
+// auth_request, on this test's ports: what the guide shows is what runs.
 std::string documented_gateway(unsigned short port, unsigned short authd_port,
                                unsigned short service_port) {
-  std::string guide = text_of(source_path("docs/deployment.md"));
+  std::string guide = text_of(source_path("docs/guide/proxies-tls-gateways.md"));
   std::string block;
   for (std::size_t at = guide.find("```nginx\n"); at != std::string::npos;
        at = guide.find("```nginx\n", at + 1)) {
@@ -52,7 +53,8 @@ std::string documented_gateway(unsigned short port, unsigned short authd_port,
     std::string candidate = guide.substr(start, end - start);
     if (candidate.find("auth_request") != std::string::npos) block = candidate;
   }
-  if (block.empty()) throw std::runtime_error("no auth_request block in docs/deployment.md");
+  if (block.empty())
+    throw std::runtime_error("no auth_request block in docs/guide/proxies-tls-gateways.md");
   replace_all(block, "listen 443 ssl;", "listen 127.0.0.1:" + std::to_string(port) + ";");
   replace_all(block, "127.0.0.1:8080", "127.0.0.1:" + std::to_string(authd_port));
   replace_all(block, "127.0.0.1:9000", "127.0.0.1:" + std::to_string(service_port));

@@ -1,4 +1,4 @@
-// interface.md 9.2 and 9.3 (issue 7): structured JSON logs carry one line
+// interface.md 9.2 and 9.3: structured JSON logs carry one line
 // per lifecycle event, from start to stop, besides one per request; the
 // level is set by --log-level.
 #include <signal.h>

@@ -1,9 +1,10 @@
-// The outbox under a slow or failing relay (docs/design-decisions.md,
-// "/forgot and mail"; mail/outbox_worker.hpp): deliveries run several at
-// once, bounded by --mail-concurrency, and a relay that comes back after an
-// outage is noticed within seconds, not one backoff interval later. The
-// relay is tests/support/smtp_sink.py, with a delay per message or a number
-// of first deliveries answered 451.
+// The outbox under a slow or failing relay
+// (docs/design/decisions/mail-reset-signup.md#forgot-and-mail;
+// mail/outbox_worker.hpp): deliveries run several at once, bounded by
+// --mail-concurrency, and a relay that comes back after an outage is noticed
+// within seconds, not one backoff interval later. The relay is
+// tests/support/smtp_sink.py, with a delay per message or a number of first
+// deliveries answered 451.
 #include <chrono>
 #include <thread>
 

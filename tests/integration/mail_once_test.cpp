@@ -1,9 +1,9 @@
 // interface.md 8.2 ("each mail is sent once") and 6 /forgot 4, at the one
 // moment where that is hardest: the relay has accepted the mail and the
-// database is briefly unavailable when the worker marks it sent (issue 19,
-// item 4). Real SMTP (tests/support/smtp_sink.py), on both backends; the
-// database is made unavailable by another client holding a lock on it
-// (HeldLock), not by stopping a server other tests share.
+// database is briefly unavailable when the worker marks it sent. Real SMTP
+// (tests/support/smtp_sink.py), on both backends; the database is made
+// unavailable by another client holding a lock on it (HeldLock), not by
+// stopping a server other tests share.
 #include <gtest/gtest.h>
 
 #include "contract_support.hpp"

@@ -1,4 +1,4 @@
-// The black-box half of keeping docs/openapi.yaml true: the real binary,
+// The black-box half of keeping docs/reference/openapi.yaml true: the real binary,
 // asked each documented operation, answers with a status the document lists
 // for it (and never 404 or 405), and a known path asked with another method
 // answers 405 with an Allow header naming exactly the documented methods.
@@ -54,8 +54,8 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
     EXPECT_NE(res.status, 404) << route << " is documented but not served";
     EXPECT_NE(res.status, 405) << route << " is documented but not served";
     EXPECT_EQ(operation.statuses.count(res.status), 1u)
-        << route << " answered " << res.status << ", which docs/openapi.yaml does not list ("
-        << join(operation.statuses) << ")";
+        << route << " answered " << res.status
+        << ", which docs/reference/openapi.yaml does not list (" << join(operation.statuses) << ")";
     // JSON, except where the document gives the 200 another media type
     // (the reset page, its script and style sheet).
     std::string media_type =

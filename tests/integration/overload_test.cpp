@@ -1,4 +1,4 @@
-// Overload (interface.md 4.3; issue "Hardening" item 4): argon2id runs on a
+// Overload (interface.md 4.3): argon2id runs on a
 // bounded pool with a bounded queue. When both are full, a login is answered
 // at once with 503 and Retry-After instead of queueing without bound; routes
 // that need no hash keep being served meanwhile; and once the load stops,

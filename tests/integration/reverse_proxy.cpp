@@ -51,7 +51,8 @@ std::string nginx_configuration(const std::string& directory, const std::string&
   return c.str();
 }
 
-// The reverse proxy of interface.md 13.1, as docs/deployment.md shows it.
+// The reverse proxy of interface.md 13.1, as
+// docs/guide/proxies-tls-gateways.md shows it.
 std::string proxy_site(unsigned short port, unsigned short upstream_port) {
   std::ostringstream c;
   c << "  server {\n"
@@ -61,7 +62,7 @@ std::string proxy_site(unsigned short port, unsigned short upstream_port) {
     << "      proxy_http_version 1.1;\n"
     << "      proxy_set_header Connection \"\";\n"
     << "      proxy_set_header Host $host;\n"
-    // As docs/deployment.md says: append the peer to what the client sent,
+    // As docs/guide/proxies-tls-gateways.md says: append the peer to what the client sent,
     // and drop a Forwarded the client may have sent.
     << "      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n"
     << "      proxy_set_header Forwarded \"\";\n"

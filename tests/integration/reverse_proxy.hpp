@@ -3,7 +3,8 @@
 // pid, logs and temporary files; nothing under /etc or /var), in the
 // foreground (`daemon off`, `master_process off`), on a free loopback port,
 // and stopped with it. It forwards everything to authd and appends the
-// client's address to X-Forwarded-For, as the deployment guide says.
+// client's address to X-Forwarded-For, as
+// docs/guide/proxies-tls-gateways.md says.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Secrets in memory and on disk (issue 19): authd's processes are not
+// Secrets in memory and on disk: authd's processes are not
 // dumpable (no core file, no same-user ptrace, /proc/PID/mem and environ
 // owned by root), and a database file that other users can read is warned
 // about at start.

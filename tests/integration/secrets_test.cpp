@@ -1,9 +1,9 @@
 // Secrets never leave where they belong (interface.md 9.2, 5.1, 6 /forgot 3;
-// docs/security.md, what never reaches a log). A whole flow
-// runs at debug log level: failed and refused logins, logins, /me, a bogus
-// token, /forgot, a refused and a successful /reset, logout. Then every
-// secret the flow handled is looked for in the server's log, in every
-// response body and in the mails:
+// docs/design/threat-model/secrets-and-data.md#log-leak). A whole flow runs at
+// debug log level: failed and refused logins, logins, /me, a bogus token,
+// /forgot, a refused and a successful /reset, logout. Then every secret the
+// flow handled is looked for in the server's log, in every response body and in
+// the mails:
 // - passwords (old, wrong, too short, new), bearer tokens, the reset token:
 //   never in the log or a response body;
 // - argon2id hashes and token digests (as stored, in hex either case, in

@@ -1,4 +1,4 @@
-// Graceful shutdown (interface.md 9.3; issue "Hardening" item 6): SIGTERM
+// Graceful shutdown (interface.md 9.3): SIGTERM
 // stops accepting, lets what is in flight finish, then the process exits 0.
 //
 // operations_test.cpp's Lifecycle tests cover one in-flight login and an

@@ -1,5 +1,6 @@
-// The walkthrough of the README, as a test: create a user, log in, read the
-// token from the Authorization header, GET /me, log out, see it refused.
+// The walkthrough of docs/guide/getting-started.md, as a test: create a
+// user, log in, read the token from the Authorization header, GET /me, log
+// out, see it refused.
 #include <gtest/gtest.h>
 
 #include "harness.hpp"

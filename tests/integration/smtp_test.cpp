@@ -106,8 +106,9 @@ TEST(Smtp, Interface_6_Forgot_5_OnlyEnabledAccountsGetMailAndOnlyOnceAMinute) {
   std::sort(recipients.begin(), recipients.end());
   EXPECT_EQ(recipients, (std::vector<std::string>{kEmail, "barrier@example.com"}));
   // The requests for the unknown and the disabled address were queued like
-  // the others (the same work for every address, issue 19) and are dropped
-  // by the worker when due, perhaps after the barrier's mail arrived.
+  // the others (the same work for every address, interface.md 6 /forgot 2)
+  // and are dropped by the worker when due, perhaps after the barrier's mail
+  // arrived.
   EXPECT_TRUE(eventually([&] {
     return lines(authd.sql("select count(*) from outbox")) == std::vector<std::string>{"2"};
   }));

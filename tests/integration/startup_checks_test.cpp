@@ -1,4 +1,4 @@
-// Settings that would expose secrets on the way (issue 19): refused or
+// Settings that would expose secrets on the way: refused or
 // warned about at start, through the real binary's exit code and log.
 // - interface.md 6 /forgot 3: the reset link never goes in clear to a
 //   remote relay unless --smtp-allow-plaintext says so (exit 2);

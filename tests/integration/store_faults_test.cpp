@@ -1,5 +1,5 @@
 // The SQLite WAL stays bounded and a full disk is recoverable; /healthz
-// tells whether the store can commit (docs/operations.md, "The SQLite WAL"
+// tells whether the store can commit (docs/guide/operations.md, "The SQLite WAL"
 // and "Health"). The full disk is a small tmpfs the test mounts (root
 // only, as CI runs; elsewhere the test is skipped and says why).
 #include <sys/mount.h>

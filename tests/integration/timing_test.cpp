@@ -1,6 +1,5 @@
 // Timing side channels (interface.md 6 /login 2, 6 /forgot 2, 10.5 and
-// 11.4; issue "Hardening" item 7, issue 19 items 1 and 2, issue 22 item 3):
-// from the response time, a client cannot tell an unknown e-mail from a
+// 11.4): from the response time, a client cannot tell an unknown e-mail from a
 // wrong password on /login, whatever the stored hash, nor an existing
 // account from a disabled or an unknown one on /forgot, nor an address
 // with an account from a new one on /signup. Run on both backends (scripts/with-postgres.sh).
@@ -193,8 +192,9 @@ void commit_without_flush_on_postgres(AuthdProcess& authd) {
 // trip). Every request here enqueues a mail (limits out of the way); the
 // mails are due in up to an hour, so that the outbox worker's work stays
 // out of the samples (the jitter that hides it from later requests is
-// another matter: docs/security.md). One connection for all three cases,
-// so that they differ only by the address.
+// another matter:
+// docs/design/threat-model/mail-and-signup.md#forgot-does-the-same-work-for-every-address).
+// One connection for all three cases, so that they differ only by the address.
 TEST(Timing, Interface_6_Forgot_2_EnabledDisabledAndUnknownAddressesTakeTheSameTime) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(),
@@ -298,7 +298,7 @@ TEST(Timing, Interface_11_4_SignupTakesTheSameTimeForANewAndAnExistingAddress) {
 namespace authd::test {
 namespace {
 
-// 12.3 (issue 23 item 4): for an account with a second factor, a wrong code
+// interface.md 12.3: for an account with a second factor, a wrong code
 // and no code after the right password cost the same as each other and as
 // a wrong password: the 401 leaves at the floor in every case, so that the
 // factor shows only in the header of a right password's answer.

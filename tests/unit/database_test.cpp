@@ -77,7 +77,8 @@ TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoForWritesTog
 
 // The reads asked for during one turn of a connection thread's loop run on
 // that thread, together, after the turn: on PostgreSQL one pipeline, without
-// a hand-off to another thread and back (docs/performance.md, section 32).
+// a hand-off to another thread and back
+// (docs/design/performance-choices.md#reads-in-batches-on-the-connection-threads).
 TEST(Database, WithoutBatchingTheReadsOfOneTurnRunTogetherOnTheLoopsThread) {
   PlainStore store;
   ScheduledDatabase db(store, 1);

@@ -44,7 +44,7 @@ TEST(RateLimit, RejectsMalformedText) {
   }
 }
 
-// A throttle check reads up to COUNT events, so COUNT is bounded (issue 19):
+// A throttle check reads up to COUNT events, so COUNT is bounded:
 // 1 to kMaxRateLimitCount (1,000,000), nothing beyond.
 TEST(RateLimit, CountIsFromOneToTheDocumentedMaximum) {
   EXPECT_EQ(kMaxRateLimitCount, 1'000'000);

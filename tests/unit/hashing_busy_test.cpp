@@ -1,8 +1,9 @@
 // api/hashing_busy.cpp: the 503 of a request the hashing pool has no room
 // for (interface.md 4.3) is the contract's error with Retry-After: 1, held
 // by the http layer (http/exchange.cpp) for 0.5 to 1.5 s before it is
-// written, once the handler's state is freed (docs/performance.md, section
-// 35, measures what that saves under a 5,000-connection flood).
+// written, once the handler's state is freed
+// (docs/design/performance-choices.md#a-busy-503-held-without-its-request has
+// what that saves under a 5,000-connection flood).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -132,9 +132,10 @@ TEST(JsonBody, TakeStringRequiresAString) {
   EXPECT_TRUE(p.empty());
 }
 
-// Issue 19: the parsed body's strings, and nlohmann's lexer's unescaped copy
+// The parsed body's strings, and nlohmann's lexer's unescaped copy
 // of each string token (of the same type), are freed through the wiping
-// allocator (docs/security.md, "Secrets in memory and on disk").
+// allocator
+// (docs/design/threat-model/secrets-and-data.md#secrets-in-memory-and-on-disk).
 TEST(JsonBody, ParsedStringsLiveInMemoryWipedWhenFreed) {
   static_assert(std::is_same_v<RequestJson::string_t::allocator_type, WipingAllocator<char>>);
   std::string problem;

@@ -1,4 +1,4 @@
-// A small line-based reader for the `paths:` section of docs/openapi.yaml
+// A small line-based reader for the `paths:` section of docs/reference/openapi.yaml
 // (no YAML library is available). It relies on the document's layout, which
 // the tests that use it check as a side effect: a path is a line
 // `  /name:` (two spaces), an operation a line `    post:` (four spaces),
@@ -104,9 +104,11 @@ inline OpenApiOperations read_openapi_paths_from_text(const std::string& text) {
   return read_openapi_paths(in);
 }
 
-inline std::string openapi_document_path() { return test::source_path("docs/openapi.yaml"); }
+inline std::string openapi_document_path() {
+  return test::source_path("docs/reference/openapi.yaml");
+}
 
-// The operations of docs/openapi.yaml; fails the running test when the file
+// The operations of docs/reference/openapi.yaml; fails the running test when the file
 // cannot be read.
 inline OpenApiOperations documented_operations() {
   std::ifstream in(openapi_document_path());

@@ -1,4 +1,4 @@
-// docs/openapi.yaml describes the real interface (docs/interface.md): every
+// docs/reference/openapi.yaml describes the real interface (docs/reference/interface.md): every
 // route the server serves is documented, and every documented operation is
 // served. The route table is authd::route_list(), the router's own list.
 #include <gtest/gtest.h>
@@ -63,18 +63,20 @@ TEST(OpenApi, EveryServedRouteIsDocumented) {
   ASSERT_FALSE(served.empty());
   for (const std::string& route : served) {
     EXPECT_EQ(documented.count(route), 1u)
-        << "the server serves \"" << route << "\" but docs/openapi.yaml does not document it";
+        << "the server serves \"" << route
+        << "\" but docs/reference/openapi.yaml does not document it";
   }
 }
 
 TEST(OpenApi, EveryDocumentedOperationIsServed) {
   OpenApiOperations documented = documented_operations();
-  ASSERT_FALSE(documented.empty()) << "no operation found under paths: in docs/openapi.yaml";
+  ASSERT_FALSE(documented.empty())
+      << "no operation found under paths: in docs/reference/openapi.yaml";
   std::vector<std::string> list = route_list();
   std::set<std::string> served(list.begin(), list.end());
   for (const auto& [route, operation] : documented) {
     EXPECT_EQ(served.count(route), 1u)
-        << "docs/openapi.yaml (line " << operation.line << ") documents \"" << route
+        << "docs/reference/openapi.yaml (line " << operation.line << ") documents \"" << route
         << "\" but the server has no such route";
   }
 }

@@ -1,4 +1,4 @@
-// The outbox worker's claims (interface.md 6 /forgot 4; issue 28): with a
+// The outbox worker's claims (interface.md 6 /forgot 4): with a
 // quick relay one claim takes several due mails and their marks share one
 // transaction; every mail is still sent once and marked sent, and what a
 // claim does not try (the relay failed, or its lease is running out) goes

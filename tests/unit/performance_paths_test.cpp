@@ -1,5 +1,5 @@
-// The fast paths of docs/performance.md, checked for correctness (never
-// for speed):
+// The fast paths of docs/design/performance-choices.md, checked for correctness
+// (never for speed):
 // - group commit (store/database.hpp, SqliteStore::run_writes): concurrent
 //   writes share one durable commit, a unit that throws is undone alone, and
 //   no writer resumes before its commit (interface.md 8.3: a 200 means
@@ -244,7 +244,8 @@ TEST_F(GroupCommit, Interface_8_3_AReadAfterACommitSeesIt) {
 // (--sqlite-read-cache-mib): once a set of rows larger than SQLite's default
 // 2 MiB cache has been read, reading it again reads nothing from the file.
 // With the default cache the second pass misses again, which is what the
-// larger cache is for (docs/performance.md, section 15).
+// larger cache is for
+// (docs/design/performance-choices.md#the-read-connections-page-cache).
 TEST_F(GroupCommit, ReadsAreServedFromTheReadersOwnPageCache) {
   constexpr int kUsers = 3000;  // about 3.5 MiB of pages: more than 2 MiB
   {

@@ -1,9 +1,10 @@
 // store/postgres: the audit events of a batch of logouts go to the server as
 // one INSERT, sent ahead of the batch's COMMIT (store/postgres/event_batch.hpp,
-// docs/performance.md section 31). Each event must be stored as it was
-// given, NULLs and quotes included, in the order the units added them, with
-// its webhook delivery when asked. Skipped unless AUTHD_TEST_POSTGRES names
-// a server (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// docs/design/performance-choices.md#postgresql-logout-batches-in-two-statements).
+// Each event must be stored as it was given, NULLs and quotes included, in the
+// order the units added them, with its webhook delivery when asked. Skipped
+// unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
+// scripts/test.sh runs them there).
 #include <gtest/gtest.h>
 
 #include <chrono>

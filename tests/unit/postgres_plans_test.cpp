@@ -1,8 +1,9 @@
 // store/postgres: the plans PostgreSQL picks for authd's hottest statements,
 // checked on a real server. A statement can be right and still scan a whole
 // table; these tests look at what the server did, not at the answer alone
-// (docs/performance.md, section 27). Skipped unless AUTHD_TEST_POSTGRES
-// names a server (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
+// Skipped unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
+// scripts/test.sh runs them there).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
@@ -86,7 +87,7 @@ class PostgresPlansTest : public ::testing::Test {
   PGconn* raw_ = nullptr;
 };
 
-// Issue 19: a throttle check reads the newest `most` events of its key,
+// interface.md 6 /login 4: a throttle check reads the newest `most` events of its key,
 // ascending, walking the (key, at) index backwards: on a table of 50,000
 // events, analysed, the plan is a backward (index-only) scan under the
 // LIMIT, with no sort.
@@ -156,7 +157,7 @@ TEST_F(PostgresPlansTest, ThrottleCountsReturnToTheKeyIndexOnceReplannedAfterThe
   EXPECT_EQ(index, 5);
 }
 
-// Issue 28: a claim of several due mails finds them by the due index and
+// interface.md 6 /forgot 4: a claim of several due mails finds them by the due index and
 // leases them by their ids. On an outbox of 20,000 mails queued for later
 // (as under a /forgot load, each mail due a few seconds after its request),
 // analysed, it never reads the whole table: a claim written as
@@ -222,7 +223,7 @@ TEST_F(PostgresPlansTest,
   EXPECT_EQ(seq_scans_of(2), 0) << "a claim read the whole outbox";
 }
 
-// Issue 28: the token checks of a read batch share one statement, and so do
+// The token checks of a read batch share one statement, and so do
 // the session deletes of a batch of logouts. Each finds every session by
 // its primary key and every user by theirs: on 20,000 sessions of 2,000
 // users, analysed, neither reads a table whole, with the generic plan
@@ -289,7 +290,7 @@ TEST_F(PostgresSharedSessionPlansTest, Interface_8_3_TheSharedLogoutFindsEachSes
   expect_keyed(true, [](Transaction& tx, int i) { return tx.sessions().revoke_live(token(i), 1); });
 }
 
-// Issue 28: the throttle counts of a batch of /forgot requests share one
+// interface.md 6 /forgot 5: the throttle counts of a batch of /forgot requests share one
 // statement (store/postgres/shared_throttle.hpp). On 20,000 events of 5,000
 // keys, analysed, it finds each key's newest events by the key's index,
 // never by reading the whole table, and gives each unit its own key's.

@@ -1,10 +1,10 @@
 // store/postgres: reads in batches on one connection, each a fiber whose
 // statements share the batch's round trips (store/postgres/read_pipeline.hpp,
-// docs/performance.md section 28). Each read must still get its own rows,
-// and its own outcome: a statement that fails, a read that throws, or a
-// server that goes away mid-batch touch no other read's answer.
-// Skipped unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
-// scripts/test.sh runs them there).
+// docs/design/performance-choices.md#postgresql-reads-in-one-pipeline). Each
+// read must still get its own rows, and its own outcome: a statement that
+// fails, a read that throws, or a server that goes away mid-batch touch no
+// other read's answer. Skipped unless AUTHD_TEST_POSTGRES names a server
+// (scripts/with-postgres.sh; scripts/test.sh runs them there).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 

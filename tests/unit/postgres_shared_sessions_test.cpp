@@ -1,10 +1,11 @@
 // store/postgres: the session lookups of a read batch share one statement,
 // and so do the session deletes of a batch of logouts
-// (store/postgres/shared_sessions.hpp, docs/performance.md sections 30 and
-// 31). Each unit must still get its own answer, whatever the other digests
-// of the batch name: unknown, expired, a disabled account, the same session
-// twice. Skipped unless AUTHD_TEST_POSTGRES names a server
-// (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// (store/postgres/shared_sessions.hpp,
+// docs/design/performance-choices.md#postgresql-token-checks-in-one-statement).
+// Each unit must still get its own answer, whatever the other digests of the
+// batch name: unknown, expired, a disabled account, the same session twice.
+// Skipped unless AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh;
+// scripts/test.sh runs them there).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,11 +1,12 @@
 // store/postgres: a batch of /forgot requests in one transaction shares its
 // throttling statements (store/postgres/shared_throttle.hpp, mail_batch.hpp,
-// docs/performance.md section 34): the keys' locks in one statement, each
-// step's counts in one, and the rows the units only add (throttle events,
-// mails) in one INSERT per table. Every count must still be exact: a unit
-// counts the events stored before it, its own included, and every mail is
-// stored as it was given. Skipped unless AUTHD_TEST_POSTGRES names a server
-// (scripts/with-postgres.sh; scripts/test.sh runs them there).
+// docs/design/performance-choices.md#postgresql-forgot-batches-share-statements):
+// the keys' locks in one statement, each step's counts in one, and the rows the
+// units only add (throttle events, mails) in one INSERT per table. Every count
+// must still be exact: a unit counts the events stored before it, its own
+// included, and every mail is stored as it was given. Skipped unless
+// AUTHD_TEST_POSTGRES names a server (scripts/with-postgres.sh; scripts/test.sh
+// runs them there).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -262,7 +262,7 @@ TEST_F(PostgresStoreTest, Interface_6_Login_4_ThrottleCountIsExactUnderConcurren
   EXPECT_EQ(stored, 10u);
 }
 
-// 6 /forgot 5 (issue 28): the same for a counted request, whose lock is
+// interface.md 6 /forgot 5: the same for a counted request, whose lock is
 // sent ahead with its count and whose event is sent ahead with what
 // follows: a limit of 10 still holds exactly.
 TEST_F(PostgresStoreTest,
@@ -300,7 +300,7 @@ TEST_F(PostgresStoreTest, ThrottleLockSentAheadPastTheDeadlineIsUnavailableThenT
   EXPECT_TRUE(times.empty());
 }
 
-// interface.md 10.5 (issue 19): each instance's hash writes add their kind
+// interface.md 10.5: each instance's hash writes add their kind
 // to the one set both read; a kind both add at once is stored once.
 TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKinds) {
   UserRecord u = add_user("alice@example.com");  // m=64,t=1, through instance a
@@ -414,7 +414,7 @@ int lock_waiters(const std::string& url) {
   return waiters;
 }
 
-// Issue 28: a claim of the outbox worker locks the accounts its mails name
+// interface.md 6 /forgot 4: a claim of the outbox worker locks the accounts its mails name
 // in id order, in one statement, whether a mail names its account by
 // address (a reset) or by id (a notice), so that two claims cannot lock two
 // accounts in opposite orders. While the later account is held elsewhere,

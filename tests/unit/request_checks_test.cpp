@@ -2,9 +2,9 @@
 // directly (the integration tests reach them through the real server, over
 // a socket). Headers are parsed by the server's own parser type, as
 // http/exchange.cpp does, so each check sees what it sees in the server.
-// Each test name starts with the clause of docs/interface.md it pins
-// (Interface_1_8_... is interface.md 1.8); docs/design-decisions.md, "HTTP",
-// says what each rule is for.
+// Each test name starts with the clause of docs/reference/interface.md it pins
+// (Interface_1_8_... is interface.md 1.8);
+// docs/design/decisions/http-tls-bodies.md#http says what each rule is for.
 #include <gtest/gtest.h>
 
 #include <cstring>

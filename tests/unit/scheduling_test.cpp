@@ -1,7 +1,7 @@
 // core/scheduling: the hints that let connection threads preempt argon2
-// hashes on shared cores (issue 5: GET /me p99 while logins saturate the
-// hashing pool) while both keep their share under saturation (issue 28:
-// fair sharing, equal nice values). Each case runs on a thread of its own,
+// hashes on shared cores (GET /me p99 while logins saturate the hashing
+// pool) while both keep their share under saturation (fair sharing, equal
+// nice values). Each case runs on a thread of its own,
 // so that the test runner's threads keep their settings.
 #include <gtest/gtest.h>
 
@@ -44,9 +44,9 @@ TEST(Scheduling, ConnectionThreadsAndTheThreadsTheyStartAskForShortSlices) {
   EXPECT_EQ(child.slice_ns, 100'000u);  // inherited: serve() sets it before starting threads
 }
 
-// Fair sharing: a worker weighs as much as any other thread (nice 0, not
-// the nice 10 of issue 5's first fix, which left logins a sixth of their
-// rate under a GET /me load), but never preempts one when it wakes.
+// Fair sharing: a worker weighs as much as any other thread (nice 0: a nice
+// of 10 would leave logins a sixth of their rate under a GET /me load), but
+// never preempts one when it wakes.
 TEST(Scheduling, HashingWorkersKeepAnEqualWeightAsBatchWorkAndDropTheInheritedShortSlice) {
   ThreadScheduling worker;
   on_new_thread([&] {

@@ -92,8 +92,8 @@ TEST_F(SqliteStoreTest, ASchemaNewerThanTheBinaryIsRefused) {
   }
 }
 
-// docs/security.md, secrets at rest: the database file is created 0600, even
-// under a permissive umask; so are its WAL companions.
+// docs/design/threat-model/secrets-and-data.md#database-leak: the database file
+// is created 0600, even under a permissive umask; so are its WAL companions.
 TEST_F(SqliteStoreTest, DatabaseFileIsCreatedWithMode0600) {
   struct UmaskGuard {
     mode_t previous = ::umask(0);

@@ -433,7 +433,7 @@ TYPED_TEST(StoreConformance, PruneRemovesEventsAtOrBeforeTheHorizon) {
 
 // ---- outbox ---------------------------------------------------------------
 
-// interface.md 6 /forgot 5 (issue 28): a counted request's event and its
+// interface.md 6 /forgot 5: a counted request's event and its
 // mail, added without asking for their ids (on PostgreSQL sent ahead, with
 // no round trip of their own), are there for the same transaction's next
 // statement, and committed with it.
@@ -490,7 +490,7 @@ TYPED_TEST(StoreConformance, Interface_6_Forgot_4_ClaimDueTakesTheOldestDueMailU
   this->read([&](Transaction& tx) { EXPECT_EQ(tx.outbox().pending_count(), 3); });
 }
 
-// interface.md 6 /forgot 4 (issue 28): one claim may take several due mails,
+// interface.md 6 /forgot 4: one claim may take several due mails,
 // up to its limit, oldest first, all under its one lease; what it leaves is
 // for the next claim, and what it holds for nobody else.
 TYPED_TEST(StoreConformance, Interface_6_Forgot_4_AClaimTakesUpToItsLimitOldestFirstUnderOneLease) {

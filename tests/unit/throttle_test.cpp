@@ -148,8 +148,8 @@ std::vector<Millis> newest(const std::vector<Millis>& times, Millis after, int m
   return in_window;
 }
 
-// The store reads only the newest `count` events of a key (issue 19: a
-// throttle check must not read every attempt an attacker made). The verdict
+// The store reads only the newest `count` events of a key (a throttle
+// check must not read every attempt an attacker made). The verdict
 // and Retry-After from those alone must equal those from every event in
 // the window, in every case of this table.
 TEST(Throttle, Interface_6_Login_4_NewestCountEventsGiveTheSameVerdictAsAllOfThem) {

@@ -6,12 +6,13 @@
 // (LoopReads), so each still sees every commit that had returned before it
 // was asked for. Handing them to a thread of their own and back cost more
 // than the reads: on SQLite a read in WAL mode never waits for the writer
-// and takes microseconds (docs/performance.md, section 18); on PostgreSQL
-// the batch shares one connection's round trips and a statement for its
-// token checks (store/postgres/read_pipeline.hpp), and the hand-offs were
-// a third of authd's CPU per GET /me and most of its tail behind a login
-// flood (section 32). The connection thread then waits out the batch's
-// round trip, bounded like any transaction by the store's deadline.
+// and takes microseconds
+// (docs/design/performance-choices.md#reads-in-batches-on-the-connection-threads);
+// on PostgreSQL the batch shares one connection's round trips and a statement
+// for its token checks (store/postgres/read_pipeline.hpp), and the hand-offs
+// were a third of authd's CPU per GET /me and most of its tail behind a login
+// flood. The connection thread then waits out the batch's round trip, bounded
+// like any transaction by the store's deadline.
 //
 // Writes:
 // - SQLite (a BatchedStore): group commit. One writer thread drains the

@@ -52,7 +52,8 @@ std::string server_limits(std::chrono::milliseconds timeout) {
          // One plan per statement, whatever its values: authd's statements
          // are lookups by key whose best plan does not depend on which key,
          // and a plan made for each value would let a response's time
-         // depend on what it looked up (docs/performance.md, section 27).
+         // depend on what it looked up
+         // (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
          " -c plan_cache_mode=force_generic_plan";
 }
 

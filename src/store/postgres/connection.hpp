@@ -124,7 +124,8 @@ class Connection {
   // As `run`, for a statement whose best plan changes as its table grows
   // faster than ANALYZE follows (a throttle count): prepared again, and so
   // planned again from the table's present size, once its plan is older
-  // than `replan_after` (docs/performance.md, section 27).
+  // than `replan_after`
+  // (docs/design/performance-choices.md#postgresql-counts-planned-again).
   Result run_replanned(const char* sql, const Params& params);
   void set_replan_after(std::chrono::milliseconds interval) { replan_after_ = interval; }
   static constexpr std::chrono::milliseconds kReplanAfter{1000};

@@ -1,10 +1,10 @@
 // The audit events of a batch of logouts, inserted by one statement
-// (docs/performance.md, section 31). Each logout's event would be an INSERT
-// of its own, sent ahead of the batch's COMMIT; the batch collects them
-// instead and sends one INSERT of all of them, in the order they were
-// added, ahead of that COMMIT (run_in_one_pipeline). Like the INSERTs it
-// replaces, it has no answer of its own: the COMMIT reports its failure,
-// and the batch is then undone and each logout runs alone.
+// (docs/design/performance-choices.md#postgresql-logout-batches-in-two-statements).
+// Each logout's event would be an INSERT of its own, sent ahead of the batch's
+// COMMIT; the batch collects them instead and sends one INSERT of all of them,
+// in the order they were added, ahead of that COMMIT (run_in_one_pipeline).
+// Like the INSERTs it replaces, it has no answer of its own: the COMMIT reports
+// its failure, and the batch is then undone and each logout runs alone.
 #pragma once
 
 #include <vector>

@@ -60,9 +60,10 @@ std::vector<OutboxRecord> Outbox::claim(Millis now, Millis due_by, Millis lease_
   // One statement finds, locks and leases them. The ids go through an
   // array so that the update finds its rows by primary key: written as
   // "id IN (subquery)", the generic plan joined the ids to a sequential scan
-  // of the whole outbox (docs/performance.md, section 29). Planned again each
-  // second, as the throttle counts are: a plan made while the outbox was
-  // empty scans it whole for the ids, as a /forgot load fills it (section 33).
+  // of the whole outbox
+  // (docs/design/performance-choices.md#postgresql-the-outbox-claim). Planned
+  // again each second, as the throttle counts are: a plan made while the outbox
+  // was empty scans it whole for the ids, as a /forgot load fills it.
   Params params;
   params.integer(now).integer(lease_until).integer(due_by);
   params.integer(static_cast<std::int64_t>(limit));

@@ -1,5 +1,5 @@
 // Many read transactions on one connection, their statements sharing round
-// trips (docs/performance.md, section 28).
+// trips (docs/design/performance-choices.md#postgresql-reads-in-one-pipeline).
 //
 // The domain's transactions are synchronous closures: a read asks for a
 // statement's rows and goes on with them. Each read here runs as a fiber

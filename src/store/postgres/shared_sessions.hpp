@@ -1,8 +1,10 @@
-// The session statements of one batch in one statement (docs/performance.md,
-// sections 30 and 31; shared_statement.hpp): the token checks of a read
-// batch, and the session deletes of a batch of logouts. Their input,
-// fixed-length digests and times, cannot make the shared statement fail
-// for one unit.
+// The session statements of one batch in one statement (shared_statement.hpp):
+// the token checks of a read batch
+// (docs/design/performance-choices.md#postgresql-token-checks-in-one-statement),
+// and the session deletes of a batch of logouts
+// (docs/design/performance-choices.md#postgresql-logout-batches-in-two-statements).
+// Their input, fixed-length digests and times, cannot make the shared
+// statement fail for one unit.
 #pragma once
 
 #include <optional>

@@ -1,13 +1,14 @@
 // The throttling statements of a batch of /forgot requests in one
-// transaction (docs/performance.md, section 34), which each unit would
-// otherwise send on its own: the counts the units ask for at one step go
-// as one statement (shared_statement.hpp), and the events they add as one
-// INSERT, sent ahead of the batch's next count, or of its COMMIT. Every
-// event added before a count is thus stored before that count runs, as
-// when each went ahead on its own: a unit still counts its own events, and
-// a batch's units never count each other's (they name different keys,
-// PostgresStore::no_key_named_twice). The keys' locks were taken first,
-// in one statement (ThrottleEvents::lock_in_order).
+// transaction
+// (docs/design/performance-choices.md#postgresql-forgot-batches-share-statements),
+// which each unit would otherwise send on its own: the counts the units ask for
+// at one step go as one statement (shared_statement.hpp), and the events they
+// add as one INSERT, sent ahead of the batch's next count, or of its COMMIT.
+// Every event added before a count is thus stored before that count runs, as
+// when each went ahead on its own: a unit still counts its own events, and a
+// batch's units never count each other's (they name different keys,
+// PostgresStore::no_key_named_twice). The keys' locks were taken first, in one
+// statement (ThrottleEvents::lock_in_order).
 #pragma once
 
 #include <string>

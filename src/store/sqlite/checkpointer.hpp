@@ -3,13 +3,14 @@
 // By default the connection that commits past 1,000 WAL frames copies them
 // back into the database file (and fsyncs it) before its COMMIT returns. On
 // the group-commit writer that stalls every waiting logout and login behind
-// the copy: 25-35% of logout throughput and its p99 (docs/performance.md).
-// Here automatic checkpoints are off; commits only wake this thread, which
-// runs PASSIVE checkpoints on a connection of its own (PASSIVE never blocks
-// readers or the writer, and it syncs the WAL before and the database after
-// the copy, as the automatic one does). When, is CheckpointPolicy's to say.
-// A long read transaction (`authd backup`) still pins the WAL, as it does
-// with SQLite's own checkpoints.
+// the copy: 25-35% of logout throughput and its p99
+// (docs/design/performance-choices.md#wal-checkpoints-off-the-commit-path).
+// Here automatic checkpoints are off; commits only wake this thread, which runs
+// PASSIVE checkpoints on a connection of its own (PASSIVE never blocks readers
+// or the writer, and it syncs the WAL before and the database after the copy,
+// as the automatic one does). When, is CheckpointPolicy's to say. A long read
+// transaction (`authd backup`) still pins the WAL, as it does with SQLite's own
+// checkpoints.
 #pragma once
 
 #include <condition_variable>
@@ -32,7 +33,7 @@ class Connection;
 //   has been added since the last one. Not after every commit: under a
 //   steady writer a page is rewritten many times between two checkpoints,
 //   and each checkpoint copies it once and fsyncs the database once
-//   (docs/performance.md, section 16).
+//   (docs/design/performance-choices.md#wal-checkpoints-off-the-commit-path).
 // - SQLite rewinds the WAL only when a write transaction begins with every
 //   frame copied, which a writer that never pauses rarely allows. So past
 //   kRewindFrames every commit asks for a background checkpoint, which then
@@ -49,7 +50,7 @@ class Connection;
 //   truncation below: so once a second at most, a WAL of kTimedFrames or
 //   more gets a background checkpoint too, after which the next write
 //   rewinds it. Under load the frame steps come far more often than that,
-//   so this adds nothing there (docs/operations.md, "The SQLite WAL").
+//   so this adds nothing there (docs/guide/operations.md, "The SQLite WAL").
 class CheckpointPolicy {
  public:
   static constexpr int kBackgroundFrames = 4000;  // SQLite's own default is 1,000

@@ -134,7 +134,7 @@ Connection::Connection(const std::string& path, std::size_t cache_kib) {
   // checkpoint policy lets the WAL reach (checkpointer.hpp), so a writer
   // under load never pays for growing a cut file again; the idle truncation
   // and the timed checkpoint keep the file small otherwise
-  // (docs/operations.md, "The SQLite WAL").
+  // (docs/guide/operations.md, "The SQLite WAL").
   execute("PRAGMA journal_size_limit = 67108864");
   execute("PRAGMA foreign_keys = ON");
   if (cache_kib != 0) {

@@ -24,7 +24,8 @@ std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {
 
 // A mark, not a DELETE: it rewrites one b-tree page where a DELETE also
 // rewrites a page of each of the two session indexes, and the single writer
-// appends every dirty page to the WAL (docs/performance.md, section 10).
+// appends every dirty page to the WAL
+// (docs/design/performance-choices.md#logout-marks-the-session).
 bool Sessions::revoke(const Sha256Digest& digest, Millis now) {
   auto st = db_.prepare(
       "UPDATE sessions SET revoked_at = ?2 WHERE token_digest = ?1 AND revoked_at IS NULL");
