@@ -25,15 +25,15 @@
 #include <boost/asio/write.hpp>
 
 #include "api/api.hpp"
-#include "auth/accounts.hpp"
+#include "auth/admin/accounts.hpp"
 #include "auth/policy.hpp"
 #include "core/log.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/password_hasher.hpp"
 #include "http/server.hpp"
 #include "metrics/metrics.hpp"
-#include "store/batching/scheduled_database.hpp"
 #include "store/backends/open_store.hpp"
+#include "store/batching/scheduled_database.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/admin_keys.hpp"
+#include "auth/admin/admin_keys.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/time.hpp"

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/event_log.hpp"
-#include "auth/events.hpp"
+#include "auth/events/event_log.hpp"
+#include "auth/events/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "config/option_groups.hpp"
 #include "store/backends/open_store.hpp"

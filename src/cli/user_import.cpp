@@ -17,8 +17,8 @@
 #include <utility>
 
 #include "api/admin_user_body.hpp"
-#include "auth/account_events.hpp"
-#include "auth/hash_admission.hpp"
+#include "auth/events/account_events.hpp"
+#include "auth/login/hash_admission.hpp"
 #include "cli/bounded_lines.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/events.hpp"
+#include "auth/events/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "core/time.hpp"
 #include "store/backends/open_store.hpp"

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "http/client_address.hpp"
 #include "mail/transport.hpp"
 #include "store/backends/open_store.hpp"
