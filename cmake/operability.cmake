@@ -1,11 +1,7 @@
-# Operability: the configuration file's library (toml++), the version in the
-# start-up line, the installed paths and the Debian package. Included from
-# the top-level CMakeLists.txt after the authd executable is defined; the
-# sources are all listed in cmake/sources.cmake.
+# Operability: the version in the start-up line, the installed paths and the
+# Debian package. Included from the top-level CMakeLists.txt after the authd
+# executable is defined.
 
-pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
-
-target_link_libraries(authd_core PUBLIC PkgConfig::TOMLPP)
 # The version, for the "starting" log line.
 set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/cli/serve.cpp APPEND PROPERTY
   COMPILE_DEFINITIONS AUTHD_VERSION="${PROJECT_VERSION}")

@@ -1,4 +1,4 @@
-// Fuzz target: the e-mail address rules (auth/email.cpp, interface.md 3.1:
+// Fuzz target: the e-mail address rules (auth/credentials/email.cpp, interface.md 3.1:
 // WHATWG "valid e-mail address", 1 to 254 characters, ASCII only), the
 // canonical form and the masked form used in logs.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "auth/email.hpp"
+#include "auth/credentials/email.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view email(reinterpret_cast<const char*>(data), size);

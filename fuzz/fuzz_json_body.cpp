@@ -1,6 +1,6 @@
 // Fuzz target: the strict JSON body rules (api/json_body.cpp, interface.md
 // 1.7) and the field checks the JSON routes apply to what they take out of a
-// body (auth/email.cpp, auth/password_rules.cpp), on arbitrary bytes.
+// body (auth/credentials/email.cpp, auth/credentials/password_rules.cpp), on arbitrary bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "api/json_body.hpp"
-#include "auth/email.hpp"
-#include "auth/password_rules.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/credentials/password_rules.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -25,15 +25,15 @@
 #include <boost/asio/write.hpp>
 
 #include "api/api.hpp"
-#include "auth/accounts.hpp"
+#include "auth/admin/accounts.hpp"
 #include "auth/policy.hpp"
 #include "core/log.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/password_hasher.hpp"
 #include "http/server.hpp"
 #include "metrics/metrics.hpp"
-#include "store/database.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
+#include "store/batching/scheduled_database.hpp"
 
 namespace {
 
@@ -109,7 +109,7 @@ struct Fixture {
   std::unique_ptr<authd::Store> store;
   authd::PasswordHasher hasher;
   authd::HashingPool hashing;
-  authd::Database db;
+  authd::ScheduledDatabase db;
   authd::AuthPolicy policy;
   authd::AuthContext auth;
   authd::Metrics metrics;  // GET /metrics and the request counters

@@ -15,7 +15,7 @@
 //
 // The relying party is fixed ({"authd.test", {"https://authd.test"}}); the
 // expected challenge is the one the fuzzed clientDataJSON carries
-// (challenge_of, as auth/passkeys.cpp looks it up), so that the fuzzer gets
+// (challenge_of, as auth/second_factor/passkeys.cpp looks it up), so that the fuzzer gets
 // past the challenge check. The seeds in fuzz/corpus/webauthn are real
 // responses for the fixed keys below (signed with their private keys, which
 // are not kept): registrations and assertions that verify.

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "api/api.hpp"
-#include "auth/admin_keys.hpp"
+#include "auth/admin/admin_keys.hpp"
 
 namespace authd {
 

@@ -7,8 +7,8 @@
 #include "api/admin_access.hpp"
 #include "api/errors.hpp"
 #include "api/query.hpp"
-#include "auth/event_log.hpp"
-#include "auth/events.hpp"
+#include "auth/events/event_log.hpp"
+#include "auth/events/events.hpp"
 
 namespace authd {
 namespace {

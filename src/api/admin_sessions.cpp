@@ -6,7 +6,7 @@
 #include "api/admin_access.hpp"
 #include "api/errors.hpp"
 #include "api/session_json.hpp"
-#include "auth/admin_users.hpp"
+#include "auth/admin/admin_users.hpp"
 
 namespace authd {
 namespace {

@@ -1,8 +1,8 @@
 #include "api/admin_user_body.hpp"
 
-#include "auth/accounts.hpp"
-#include "auth/email.hpp"
-#include "auth/password_rules.hpp"
+#include "auth/admin/accounts.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/credentials/password_rules.hpp"
 #include "core/wipe.hpp"
 #include "crypto/legacy_hash.hpp"
 

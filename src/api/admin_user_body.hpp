@@ -9,7 +9,7 @@
 #include <string>
 
 #include "api/json_body.hpp"
-#include "auth/admin_users.hpp"
+#include "auth/admin/admin_users.hpp"
 
 namespace authd {
 

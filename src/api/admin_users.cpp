@@ -13,7 +13,7 @@
 #include "api/errors.hpp"
 #include "api/query.hpp"
 #include "api/user_json.hpp"
-#include "auth/email.hpp"
+#include "auth/credentials/email.hpp"
 #include "core/json_text.hpp"
 #include "core/wipe.hpp"
 #include "crypto/random.hpp"

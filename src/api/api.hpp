@@ -14,7 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "auth/context.hpp"
-#include "auth/events.hpp"
+#include "auth/events/events.hpp"
 
 namespace authd {
 

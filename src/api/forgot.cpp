@@ -6,8 +6,8 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/email.hpp"
-#include "auth/recovery.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/mail_flows/recovery.hpp"
 
 namespace authd {
 

@@ -8,9 +8,9 @@
 #include "api/json_body.hpp"
 #include "api/second_factor_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/email.hpp"
-#include "auth/login.hpp"
-#include "auth/password_rules.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/credentials/password_rules.hpp"
+#include "auth/login/login.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {

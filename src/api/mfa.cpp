@@ -12,8 +12,8 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/password_rules.hpp"
-#include "auth/totp_enrollment.hpp"
+#include "auth/credentials/password_rules.hpp"
+#include "auth/second_factor/totp_enrollment.hpp"
 #include "core/qr_svg.hpp"
 #include "core/wipe.hpp"
 

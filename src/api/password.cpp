@@ -8,8 +8,8 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/password_change.hpp"
-#include "auth/password_rules.hpp"
+#include "auth/credentials/password_change.hpp"
+#include "auth/credentials/password_rules.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {

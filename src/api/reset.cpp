@@ -6,8 +6,8 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/password_rules.hpp"
-#include "auth/recovery.hpp"
+#include "auth/credentials/password_rules.hpp"
+#include "auth/mail_flows/recovery.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {

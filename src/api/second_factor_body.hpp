@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/json_body.hpp"
-#include "auth/second_factor.hpp"
+#include "auth/second_factor/second_factor.hpp"
 
 namespace authd {
 

@@ -11,7 +11,7 @@
 #include "api/errors.hpp"
 #include "api/session_json.hpp"
 #include "api/user_json.hpp"
-#include "auth/session.hpp"
+#include "auth/sessions/session.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {

@@ -8,10 +8,10 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/accounts.hpp"
-#include "auth/email.hpp"
-#include "auth/password_rules.hpp"
-#include "auth/signup.hpp"
+#include "auth/admin/accounts.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/credentials/password_rules.hpp"
+#include "auth/mail_flows/signup.hpp"
 #include "core/wipe.hpp"
 
 namespace authd {

@@ -5,12 +5,12 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/admin_keys.hpp"
+#include "auth/admin/admin_keys.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/time.hpp"
 #include "core/wipe.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "auth/accounts.hpp"
+#include "auth/admin/accounts.hpp"
 #include "config/config.hpp"
 
 namespace authd {

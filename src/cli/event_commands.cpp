@@ -4,11 +4,11 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/event_log.hpp"
-#include "auth/events.hpp"
+#include "auth/events/event_log.hpp"
+#include "auth/events/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "config/option_groups.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

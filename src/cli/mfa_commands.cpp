@@ -5,12 +5,12 @@
 // secret opens with neither key (it is left as it is).
 #include <iostream>
 
-#include "auth/second_factor.hpp"
+#include "auth/second_factor/second_factor.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/secret_keys.hpp"
 #include "config/option_groups.hpp"
 #include "core/wipe.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

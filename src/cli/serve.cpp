@@ -15,7 +15,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "api/api.hpp"
-#include "auth/hash_kinds_watch.hpp"
+#include "auth/login/hash_kinds_watch.hpp"
 #include "cli/commands.hpp"
 #include "cli/housekeeping.hpp"
 #include "cli/metric_sources.hpp"
@@ -30,8 +30,8 @@
 #include "http/tls.hpp"
 #include "mail/outbox_worker.hpp"
 #include "mail/templates.hpp"
-#include "store/database.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
+#include "store/batching/scheduled_database.hpp"
 #include "webhooks/webhook_worker.hpp"
 
 namespace authd {
@@ -274,11 +274,11 @@ int run_serve(const Config& config) {
 
   PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
   HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
-  Database db(*store, config.database_thread_count());
+  ScheduledDatabase db(*store, config.database_thread_count());
   // The floor under every 401 of /login follows the slowest kind of hash
   // stored: from the stored costs now, before the first login can arrive,
   // and measured and kept up to date in the background
-  // (auth/hash_kinds_watch.hpp).
+  // (auth/login/hash_kinds_watch.hpp).
   HashKindsWatch hash_kinds(db.for_background_threads(), hashing, hasher);
   hash_kinds.start_with_stored_costs();
 

@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "api/user_json.hpp"
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "cli/commands.hpp"
 #include "cli/password_input.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -17,15 +17,15 @@
 #include <utility>
 
 #include "api/admin_user_body.hpp"
-#include "auth/account_events.hpp"
-#include "auth/hash_admission.hpp"
+#include "auth/events/account_events.hpp"
+#include "auth/login/hash_admission.hpp"
 #include "cli/bounded_lines.hpp"
 #include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/wipe.hpp"
 #include "crypto/password_hasher.hpp"
 #include "crypto/random.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

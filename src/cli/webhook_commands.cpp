@@ -7,10 +7,10 @@
 #include <iostream>
 #include <memory>
 
-#include "auth/events.hpp"
+#include "auth/events/events.hpp"
 #include "cli/chosen_command.hpp"
 #include "core/time.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

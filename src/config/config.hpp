@@ -13,7 +13,7 @@
 #include "core/duration.hpp"
 #include "http/server.hpp"
 #include "mail/transport.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace CLI {
 class App;
@@ -122,11 +122,12 @@ struct Config {
   // The database pool's threads. On PostgreSQL --database-threads, or 4, as
   // each thread waits out a network round trip. On SQLite always 1: reads
   // run in batches on the connection threads and writes on the group-commit
-  // writer (store/database.hpp), so the pool only runs the health check. The
-  // slow reads of a /metrics refresh run beside it (Database::read_aside).
+  // writer (store/batching/scheduled_database.cpp), so the pool only runs
+  // the health check. The slow reads of a /metrics refresh run beside it
+  // (Database::read_aside).
   std::size_t database_thread_count() const;
   // The connection threads: --io-threads, or one per core. Each also runs
-  // its requests' reads (store/database.hpp).
+  // its requests' reads (store/batching/scheduled_database.cpp).
   std::size_t io_thread_count() const;
   // The hashing pool's workers: --hash-workers, or one per core.
   std::size_t hash_worker_count() const;

@@ -2,10 +2,10 @@
 
 #include <optional>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "http/client_address.hpp"
 #include "mail/transport.hpp"
-#include "store/open_store.hpp"
+#include "store/backends/open_store.hpp"
 
 namespace authd {
 namespace {

@@ -2,7 +2,7 @@
 // throttling and mail (config/option_groups.hpp).
 #include <CLI/CLI.hpp>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "config/option_groups.hpp"
 
 namespace authd {

@@ -1,5 +1,5 @@
 // The networks a client address belongs to, as the per-client limits count
-// them (interface.md 6 /login 4, 13.1): the throttles (auth/throttle.hpp)
+// them (interface.md 6 /login 4, 13.1): the throttles (auth/login/throttle.hpp)
 // and the connection caps (http/connection_registry.hpp) both key a client
 // by these, so they sit below both.
 #pragma once

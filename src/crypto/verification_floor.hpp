@@ -7,7 +7,7 @@
 //
 // Costs are kept relative to the server's own kind (its argon2 parameters,
 // the kind of the dummy hash): each kind's cost is measured against it, side
-// by side on the hashing pool (auth/hash_kinds_watch.hpp), and what a
+// by side on the hashing pool (auth/login/hash_kinds_watch.hpp), and what a
 // verification of the server's kind costs right now is followed from every
 // verification the pool runs. So the floor rises and falls with the load of
 // the machine, while the order of the kinds, which the load does not

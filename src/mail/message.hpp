@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
 #include "mail/templates.hpp"

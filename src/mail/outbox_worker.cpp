@@ -7,10 +7,10 @@
 #include <numeric>
 #include <span>
 
-#include "auth/email.hpp"
-#include "auth/notices.hpp"
-#include "auth/recovery.hpp"
-#include "auth/signup.hpp"
+#include "auth/credentials/email.hpp"
+#include "auth/events/notices.hpp"
+#include "auth/mail_flows/recovery.hpp"
+#include "auth/mail_flows/signup.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
 #include "mail/message.hpp"

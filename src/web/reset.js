@@ -82,7 +82,7 @@
   }
 
   // A 400's "detail" in words for the user. The server's details
-  // (src/auth/password_rules.cpp, src/api/reset.cpp) are
+  // (src/auth/credentials/password_rules.cpp, src/api/reset.cpp) are
   // "password: must be at least 8 characters", "... at most 255 ...",
   // "... must not be the account's e-mail address", "... must be valid
   // UTF-8", "password: must not be empty", and "token: ..." for a link

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "auth/events.hpp"
+#include "auth/events/events.hpp"
 #include "core/log.hpp"
 #include "core/time.hpp"
 

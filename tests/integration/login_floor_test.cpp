@@ -3,7 +3,7 @@
 // measured by timing_test.cpp; these check, without timing, that a start
 // begins with the stored costs and measures in the background, that a kind
 // stored while the server runs is measured soon after, and that a kind no
-// hash has any more is dropped (auth/hash_kinds_watch.hpp).
+// hash has any more is dropped (auth/login/hash_kinds_watch.hpp).
 #include <gtest/gtest.h>
 
 #include "contract_support.hpp"

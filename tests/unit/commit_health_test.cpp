@@ -2,7 +2,7 @@
 // (interface.md 7.4), and when it probes with a write of its own: a quiet
 // store once per kQuietMs, a failing one once per kRetryMs, one probe at a
 // time.
-#include "store/commit_health.hpp"
+#include "store/batching/commit_health.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // SQLite on the writer, so besides the writer only the side thread (the
 // /metrics counts, the /healthz check) runs; on PostgreSQL a pool of
 // `threads` runs the write transactions, beside the same side thread.
-#include "store/database.hpp"
+#include "store/batching/scheduled_database.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,7 +61,7 @@ TEST(Database, OnSqliteTheWriterAndTheSideThreadAreAllItStarts) {
   sqlite::SqliteStore store(dir.file("authd.db"));
   store.migrate();
   std::size_t before = threads_of_this_process();
-  Database db(store, 4);  // the count is for stores that do not batch
+  ScheduledDatabase db(store, 4);  // the count is for stores that do not batch
   EXPECT_EQ(threads_of_this_process() - before, 2u);
 }
 
@@ -71,7 +71,7 @@ TEST(Database, OnSqliteTheWriterAndTheSideThreadAreAllItStarts) {
 TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoForWritesTogether) {
   PlainStore store;
   std::size_t before = threads_of_this_process();
-  Database db(store, 3);
+  ScheduledDatabase db(store, 3);
   EXPECT_EQ(threads_of_this_process() - before, 6u);
 }
 
@@ -81,7 +81,7 @@ TEST(Database, WithoutBatchingAPoolOfTheGivenSizeTheSideThreadAndTwoForWritesTog
 // (docs/design/performance-choices.md#reads-in-batches-on-the-connection-threads).
 TEST(Database, WithoutBatchingTheReadsOfOneTurnRunTogetherOnTheLoopsThread) {
   PlainStore store;
-  Database db(store, 1);
+  ScheduledDatabase db(store, 1);
   boost::asio::io_context io;
   int finished = 0;
   for (int i = 0; i < 5; ++i) {

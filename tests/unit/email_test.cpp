@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/email.hpp"
+#include "auth/credentials/email.hpp"
 
 namespace authd {
 namespace {

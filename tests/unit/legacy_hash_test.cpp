@@ -161,7 +161,7 @@ const std::vector<std::string> kKinds = {"$argon2id$v=19$m=64,t=1,p=2",
                                          "$6$rounds=1000"};
 
 // The login floor measures each stored kind on a hash of that kind
-// (auth/hash_kinds_watch.hpp): hash_of_kind makes one of every kind, which
+// (auth/login/hash_kinds_watch.hpp): hash_of_kind makes one of every kind, which
 // reads back to that kind and verifies.
 // An argon2 kind as the store writes it: lanes as one (they change nothing
 // of the cost).

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "mail/message.hpp"
 #include "mail/templates.hpp"
 #include "temp_directory.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "auth/notices.hpp"
+#include "auth/events/notices.hpp"
 #include "core/time.hpp"
 #include "mail/outbox_worker.hpp"
 #include "store_conformance_fixture.hpp"

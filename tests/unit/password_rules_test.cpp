@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "auth/password_rules.hpp"
+#include "auth/credentials/password_rules.hpp"
 
 namespace authd {
 namespace {

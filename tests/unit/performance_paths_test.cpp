@@ -25,7 +25,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "crypto/random.hpp"
-#include "store/database.hpp"
+#include "store/batching/scheduled_database.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "temp_directory.hpp"
 
@@ -103,7 +103,7 @@ TEST_F(GroupCommit, Interface_8_3_AUnitThatThrowsIsUndoneAloneTheOthersCommit) {
 // committed: another connection already sees it.
 TEST_F(GroupCommit, Interface_8_3_AWriterResumesOnlyAfterItsCommit) {
   sqlite::SqliteStore store(path_);
-  Database db(store, 2);
+  ScheduledDatabase db(store, 2);
   boost::asio::io_context io;
   constexpr int kWriters = 40;
   int seen_after_resume = 0;
@@ -131,7 +131,7 @@ TEST_F(GroupCommit, Interface_8_3_AWriterResumesOnlyAfterItsCommit) {
 // write is refused at once instead of waiting for ever.
 TEST_F(GroupCommit, BackgroundThreadWritesRunInTheWritersQueue) {
   sqlite::SqliteStore store(path_);
-  Database db(store, 2);
+  ScheduledDatabase db(store, 2);
   Store& background = db.for_background_threads();
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
@@ -215,7 +215,7 @@ TEST_F(GroupCommit, AReadThatThrowsFailsAloneTheOthersRead) {
 // interleave.
 TEST_F(GroupCommit, Interface_8_3_AReadAfterACommitSeesIt) {
   sqlite::SqliteStore store(path_);
-  Database db(store, 2);
+  ScheduledDatabase db(store, 2);
   boost::asio::io_context io;
   constexpr int kClients = 4;
   constexpr int kRounds = 15;
@@ -310,7 +310,7 @@ TEST_F(GroupCommit, TheReadsOfOneTurnOfTheLoopRunAsOneBatchOnItsThread) {
       sqlite.run(Store::Mode::write, [](Transaction& tx) { tx.users().insert(user("a@b.c")); }),
       StoreStatus::ok);
   BatchCountingStore store(sqlite);
-  Database db(store, 1);
+  ScheduledDatabase db(store, 1);
   boost::asio::io_context io;
   constexpr int kReaders = 5;
   int found = 0, on_the_loops_thread = 0;
@@ -348,7 +348,7 @@ TEST_F(GroupCommit, TwoDatabasesReadFromOneLoopEachOnItsOwnStore) {
   ASSERT_EQ(second.run(Store::Mode::write,
                        [](Transaction& tx) { tx.users().insert(user("second@b.c")); }),
             StoreStatus::ok);
-  Database first_db(first, 1), second_db(second, 1);
+  ScheduledDatabase first_db(first, 1), second_db(second, 1);
   boost::asio::io_context io;
   bool first_sees_own = false, first_sees_other = true, second_sees_own = false,
        second_sees_other = true;
@@ -381,7 +381,7 @@ TEST_F(GroupCommit, TwoDatabasesReadFromOneLoopEachOnItsOwnStore) {
 // does not hold up a read on another's, which runs on that other thread.
 TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
   sqlite::SqliteStore store(path_);
-  Database db(store, 1);
+  ScheduledDatabase db(store, 1);
   boost::asio::io_context held_loop, other_loop;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
@@ -424,7 +424,7 @@ TEST_F(GroupCommit, AReadHeldOnOneLoopLeavesTheOtherLoopsFree) {
 // only when released.
 TEST_F(GroupCommit, SlowReadsAsideDoNotWaitForAHeldRead) {
   sqlite::SqliteStore store(path_);
-  Database db(store, 1);
+  ScheduledDatabase db(store, 1);
   boost::asio::io_context held_loop, aside_loop;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();

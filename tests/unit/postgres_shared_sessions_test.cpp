@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/session.hpp"
+#include "auth/sessions/session.hpp"
 #include "crypto/random.hpp"
 #include "postgres_batch.hpp"
 #include "postgres_test_database.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/mail_request.hpp"
+#include "auth/mail_flows/mail_request.hpp"
 #include "crypto/random.hpp"
 #include "postgres_test_database.hpp"
 #include "store/postgres/connection.hpp"

@@ -11,8 +11,8 @@
 #include <set>
 #include <thread>
 
-#include "auth/recovery_codes.hpp"
-#include "auth/second_factor.hpp"
+#include "auth/second_factor/recovery_codes.hpp"
+#include "auth/second_factor/second_factor.hpp"
 #include "core/wipe.hpp"
 #include "crypto/sealed_secrets.hpp"
 #include "crypto/totp.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "auth/throttle.hpp"
+#include "auth/login/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite/checkpointer.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "auth/erasure.hpp"
-#include "auth/throttle.hpp"
+#include "auth/admin/erasure.hpp"
+#include "auth/login/throttle.hpp"
 #include "store_conformance_fixture.hpp"
 
 namespace authd {

@@ -5,7 +5,7 @@
 // confirmed; steps accepted only forward; recovery codes taken once.
 #include <gtest/gtest.h>
 
-#include "auth/erasure.hpp"
+#include "auth/admin/erasure.hpp"
 #include "store_conformance_fixture.hpp"
 
 namespace authd {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/throttle.hpp"
+#include "auth/login/throttle.hpp"
 
 namespace authd {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/events.hpp"
+#include "auth/events/events.hpp"
 #include "crypto/random.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "temp_directory.hpp"

@@ -1,5 +1,5 @@
 // The throttling area: one row per counted attempt, keyed by what is
-// throttled, e.g. "login:email:a@b.c" (auth/throttle.hpp).
+// throttled, e.g. "login:email:a@b.c" (auth/login/throttle.hpp).
 #pragma once
 
 #include <cstdint>

@@ -60,7 +60,7 @@ class UserStore {
   // Sets lastLoginAt only: not a change of the record (updatedAt stays).
   virtual void record_login(std::string_view user_id, Millis at) = 0;
   // Deletes the account's row; its other rows are the other areas'
-  // (auth/erasure.hpp erases them all in one transaction).
+  // (auth/admin/erasure.hpp erases them all in one transaction).
   virtual bool remove(std::string_view user_id) = 0;
 };
 

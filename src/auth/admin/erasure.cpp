@@ -1,0 +1,21 @@
+#include "auth/admin/erasure.hpp"
+
+#include "auth/login/throttle.hpp"
+
+namespace authd {
+
+void erase_account(Transaction& tx, const UserRecord& user) {
+  tx.sessions().delete_of_user(user.id);
+  tx.reset_tokens().delete_of_user(user.id);
+  tx.outbox().remove_for(user.id, user.email);
+  tx.signups().remove_of_email(user.email);
+  tx.second_factors().remove_all(user.id);
+  tx.passkeys().remove_all_of(user.id);
+  tx.throttle().delete_events(login_email_key(user.email));
+  tx.events().forget_repeat(login_email_key(user.email));
+  tx.throttle().delete_events(reset_mail_key(user.email));
+  tx.throttle().delete_events(signup_mail_key(user.email));
+  tx.users().remove(user.id);
+}
+
+}  // namespace authd

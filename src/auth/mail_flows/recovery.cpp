@@ -1,0 +1,147 @@
+#include "auth/mail_flows/recovery.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+#include "auth/credentials/password_rules.hpp"
+#include "auth/events/notices.hpp"
+#include "auth/login/throttle.hpp"
+#include "auth/mail_flows/mail_request.hpp"
+#include "core/wipe.hpp"
+#include "crypto/hashing_pool.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+namespace {
+
+// The account a reset token may still be used for: the token is known, not
+// expired, and its account exists and is enabled.
+std::optional<UserRecord> account_of_live_token(Transaction& tx, const Sha256Digest& digest,
+                                                Millis now) {
+  auto record = tx.reset_tokens().by_digest(digest);
+  if (!record || record->expires_at <= now) return std::nullopt;
+  auto user = tx.users().by_id(record->user_id);
+  if (!user || user->disabled) return std::nullopt;
+  return user;
+}
+
+}  // namespace
+
+boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
+                                                             const std::string& email,
+                                                             const EventSource& source) {
+  const AuthPolicy& policy = ctx.policy;
+  const std::string& client_address = source.client_address;
+  // The client's own counter (and for IPv6 its /56's and /48's), and the
+  // address's mail limits.
+  const MailRequestLimits limits{
+      client_counters(ClientCounterKind::forgot, client_address, policy.forgot_requests_per_client,
+                      policy.ipv6_aggregates),
+      reset_mail_key(email), policy.reset_mails_per_email_short, policy.reset_mails_per_email_long};
+  OutboxRecord mail;
+  mail.kind = std::string(kResetMailKind);
+  mail.email = email;  // no user id: the account is found at delivery
+  ThrottleVerdict verdict;
+
+  // The same statements with the same rows, whether the address has an
+  // enabled account, a disabled one or none: no account is looked up here
+  // (a lookup, and what would follow only for an account, would show in
+  // the response time, on PostgreSQL as round trips). The address is what
+  // the mail limits count and what the outbox row is keyed by; the worker
+  // resolves the account at delivery and drops a request that has none.
+  // Its event names no account, for the same reason (auth/events/events.hpp).
+  //
+  // It shares its COMMIT with the /forgot requests queued beside it: it
+  // writes only new rows and names the throttling keys it counts, which a
+  // batch locks first. Run again, it only assigns `verdict` again.
+  auto work = [&](Transaction& tx) {
+    Millis now = now_millis();
+    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
+    if (verdict.allowed)
+      record_event_for_address(tx, source, "password.reset_requested", email, {}, now);
+  };
+  StoreStatus status = co_await ctx.db.write_together(work, limits.keys());
+
+  if (status != StoreStatus::ok) co_return ForgotOutcome{};
+  if (!verdict.allowed)
+    co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
+  co_return ForgotOutcome{ForgotOutcome::Kind::accepted, {}};
+}
+
+std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,
+                                            Duration lifetime) {
+  auto user = tx.users().by_email(mail.email);
+  if (!user || user->disabled) return std::nullopt;
+  // A request queued by an older release names its account: if the address now
+  // belongs to another one (the first deleted, the address reused), the
+  // request was not this account's.
+  if (!mail.user_id.empty() && mail.user_id != user->id) return std::nullopt;
+  std::string token = new_secret_token(kResetTokenPrefix);
+  tx.reset_tokens().replace({sha256(token), user->id, now, now + lifetime.count()});
+  return token;
+}
+
+boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
+                                                    std::string& password,
+                                                    const EventSource& source) {
+  WipeOnExit wipe_password(password);
+  const Sha256Digest digest = sha256(token);
+  ResetOutcome outcome;
+
+  // 1. The token, then the rules that need the account (7.2's order). Both
+  //    answers leave the token as it was.
+  std::optional<UserRecord> user;
+  auto find = [&](Transaction& tx) { user = account_of_live_token(tx, digest, now_millis()); };
+  StoreStatus status = co_await ctx.db.read(find);
+  if (status != StoreStatus::ok) co_return outcome;
+  if (!user) {
+    outcome.kind = ResetOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  if (auto problem = new_password_problem(password, user->email)) {
+    outcome.kind = ResetOutcome::Kind::bad_password;
+    outcome.problem = *problem;
+    co_return outcome;
+  }
+
+  // 2. The slow part, outside any transaction.
+  std::optional<std::string> phc = co_await ctx.hashing.hash(password);
+  if (!phc) {
+    outcome.kind = ResetOutcome::Kind::busy;
+    co_return outcome;
+  }
+
+  // 3. Check the token again: another reset may have used it, or the
+  //    account may have been disabled, while we were hashing.
+  auto apply = [&](Transaction& tx) {
+    Millis now = now_millis();
+    user = account_of_live_token(tx, digest, now);
+    if (!user) return;
+    now = std::max(now, user->updated_at + 1);  // updatedAt always moves forward (2.6)
+    user->password_hash = *phc;
+    if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
+    user->updated_at = now;
+    tx.users().update(*user);
+    tx.reset_tokens().delete_of_user(user->id);
+    tx.sessions().delete_of_user(user->id);
+    // The owner proved control of the address: lift a lockout that guesses
+    // by someone else put on it.
+    tx.throttle().delete_events(login_email_key(user->email));
+    record_event(tx, source, "password.reset", user->id, nlohmann::json::object(), now);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::reset}, *user,
+                 user->email, now);
+  };
+  StoreStatus applied = co_await ctx.db.write(apply);
+  if (applied != StoreStatus::ok) co_return outcome;
+  if (!user) {
+    outcome.kind = ResetOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  outcome.kind = ResetOutcome::Kind::ok;
+  outcome.user = std::move(*user);
+  co_return outcome;
+}
+
+}  // namespace authd

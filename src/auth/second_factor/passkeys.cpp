@@ -1,0 +1,370 @@
+#include "auth/second_factor/passkeys.hpp"
+
+#include "auth/credentials/password_proof.hpp"
+#include "auth/events/notices.hpp"
+#include "auth/login/throttle.hpp"
+#include "auth/second_factor/passkey_factor.hpp"
+#include "auth/second_factor/recovery_codes.hpp"
+#include "core/wipe.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+namespace {
+
+// 16.1.2: without an RP ID no passkey can be made or checked.
+bool passkeys_available(const AuthContext& ctx) { return !ctx.policy.webauthn.id.empty(); }
+
+nlohmann::json public_key_parameters() {
+  return nlohmann::json::array({{{"type", "public-key"}, {"alg", webauthn::kEs256}},
+                                {{"type", "public-key"}, {"alg", webauthn::kEdDsa}}});
+}
+
+// 16.2.1's creation options, for navigator.credentials.create().
+nlohmann::json creation_options(const AuthContext& ctx, const UserRecord& user,
+                                const std::string& challenge,
+                                const std::vector<PasskeyRecord>& registered) {
+  nlohmann::json exclude = nlohmann::json::array();
+  for (const PasskeyRecord& passkey : registered)
+    exclude.push_back({{"type", "public-key"}, {"id", passkey.id}});
+  return {{"challenge", base64url(challenge)},
+          {"rp", {{"id", ctx.policy.webauthn.id}, {"name", ctx.policy.mfa_issuer}}},
+          {"user",
+           {{"id", base64url(user.id)},
+            {"name", user.email},
+            {"displayName", user.display_name.value_or(user.email)}}},
+          {"pubKeyCredParams", public_key_parameters()},
+          {"timeout", kPasskeyChallengeLifetime},
+          {"attestation", "none"},
+          {"authenticatorSelection",
+           {{"residentKey", "required"},
+            {"requireResidentKey", true},
+            {"userVerification", "required"}}},
+          {"excludeCredentials", std::move(exclude)}};
+}
+
+// The caller of a bearer route, and the passkeys the account has; no user:
+// the request ends with `outcome` (unavailable, or invalid_token).
+struct Caller {
+  std::optional<UserRecord> user;
+  std::vector<PasskeyRecord> passkeys;
+};
+
+boost::asio::awaitable<Caller> find_caller(AuthContext& ctx, const Sha256Digest& digest,
+                                           PasskeyOutcome& outcome) {
+  Caller caller;
+  auto find = [&](Transaction& tx) {
+    caller.user = live_session_user(tx, digest, now_millis());
+    caller.passkeys.clear();
+    if (caller.user) caller.passkeys = tx.passkeys().of_user(caller.user->id);
+  };
+  if (co_await ctx.db.read(find) != StoreStatus::ok) {
+    caller.user.reset();
+    co_return caller;
+  }
+  if (!caller.user) outcome.kind = PasskeyOutcome::Kind::invalid_token;
+  co_return caller;
+}
+
+bool has_confirmed_totp(Transaction& tx, const std::string& user_id) {
+  std::optional<TotpFactorRecord> factor = tx.second_factors().totp_of(user_id);
+  return factor && factor->confirmed();
+}
+
+// 16.4.3: the account's second factor, when it has one, in the
+// transaction that acts on it (its step, code or challenge taken by the same
+// commit). False when the change may not go on: `outcome` says why; a
+// refusal stays counted as a failed login.
+bool second_factor_holds(AuthContext& ctx, Transaction& tx, const UserRecord& user,
+                         const SecondFactorInput& second, const ReservedFailure& reserved,
+                         const EventSource& source, Millis now, PasskeyOutcome& outcome) {
+  FactorVerdict verdict =
+      check_second_factor(tx, ctx.sealer, user.id, second, now, &ctx.policy.webauthn);
+  switch (verdict.check) {
+    case FactorCheck::refused:
+      outcome.kind = PasskeyOutcome::Kind::second_factor_required;
+      outcome.second_factors = second_factor_list(verdict);
+      return false;
+    case FactorCheck::no_key:
+      reserved.release(tx);
+      outcome.kind = PasskeyOutcome::Kind::unavailable;
+      return false;
+    case FactorCheck::passed_with_recovery_code:
+      record_recovery_code_used(tx, source, user.id, now);
+      return true;
+    case FactorCheck::passed:
+    case FactorCheck::passed_with_passkey:
+    case FactorCheck::not_enrolled:
+      break;
+  }
+  return true;
+}
+
+}  // namespace
+
+boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext& ctx,
+                                                                    const std::string& token,
+                                                                    std::string& password,
+                                                                    const SecondFactorInput& second,
+                                                                    const EventSource& source) {
+  WipeOnExit wipe_password(password);
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  const Sha256Digest digest = sha256(token);
+  Caller caller = co_await find_caller(ctx, digest, outcome);
+  if (!caller.user) co_return outcome;
+  PasswordProof proof = co_await prove_password(ctx, *caller.user, password, source.client_address);
+  if (stopped_by(proof, outcome)) co_return outcome;
+
+  const std::string email_key = login_email_key(caller.user->email);
+  std::string challenge;
+  auto issue = [&](Transaction& tx) {
+    Millis now = now_millis();
+    std::optional<UserRecord> user = live_session_user(tx, digest, now);
+    if (!user) {
+      outcome.kind = PasskeyOutcome::Kind::invalid_token;
+      return;
+    }
+    if (!second_factor_holds(ctx, tx, *user, second, proof.reserved, source, now, outcome)) return;
+    proof.reserved.clear_on_success(tx, email_key);  // the password (and factor) were right
+    if (tx.passkeys().count_of(user->id) >= kMostPasskeys) {
+      outcome.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    challenge = issue_passkey_challenge(tx, ChallengePurpose::registration, user->id, now);
+    caller.passkeys = tx.passkeys().of_user(user->id);
+    caller.user = std::move(user);
+    outcome.kind = PasskeyOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(issue) != StoreStatus::ok) {
+    outcome.kind = PasskeyOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == PasskeyOutcome::Kind::ok)
+    outcome.options = creation_options(ctx, *caller.user, challenge, caller.passkeys);
+  co_return outcome;
+}
+
+boost::asio::awaitable<PasskeyOutcome> register_passkey(
+    AuthContext& ctx, const std::string& token, const webauthn::RegistrationResponse& response,
+    const std::string& name, const EventSource& source) {
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  const Sha256Digest digest = sha256(token);
+  // Drawn before, kept only if this passkey is the account's first factor.
+  std::vector<std::string> codes = new_recovery_codes();
+  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
+  bool first_factor = false;
+  auto add = [&](Transaction& tx) {
+    Millis now = now_millis();
+    first_factor = false;
+    std::optional<UserRecord> user = live_session_user(tx, digest, now);
+    if (!user) {
+      outcome.kind = PasskeyOutcome::Kind::invalid_token;
+      return;
+    }
+    // The challenge is taken whatever follows (16.6.2); it must be one
+    // issued to this account for a registration.
+    std::optional<std::string> expected = webauthn::challenge_of(response.client_data_json);
+    if (expected) {
+      auto owner =
+          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
+      if (!owner || *owner != user->id) expected.reset();
+    }
+    webauthn::RegistrationResult result =
+        webauthn::verify_registration(response, ctx.policy.webauthn, expected);
+    if (result.failed) {
+      outcome.kind = PasskeyOutcome::Kind::refused;
+      outcome.failed = result.failed;
+      return;
+    }
+    const std::int64_t registered = tx.passkeys().count_of(user->id);
+    if (registered >= kMostPasskeys) {
+      outcome.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    first_factor = !has_confirmed_totp(tx, user->id) && registered == 0;
+    outcome.passkey = PasskeyRecord{base64url(result.credential.id),
+                                    user->id,
+                                    name,
+                                    result.credential.algorithm,
+                                    base64url(result.credential.public_key),
+                                    result.credential.sign_count,
+                                    result.backed_up,
+                                    now,
+                                    std::nullopt};
+    if (!tx.passkeys().insert(outcome.passkey)) {
+      outcome.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    if (first_factor) tx.second_factors().replace_recovery_codes(user->id, code_digests);
+    record_event(tx, source, "mfa.enabled", user->id,
+                 {{"factor", "webauthn"}, {"passkeyId", outcome.passkey.id}}, now);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, *user,
+                 user->email, now);
+    outcome.kind = PasskeyOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(add) != StoreStatus::ok) {
+    outcome.kind = PasskeyOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == PasskeyOutcome::Kind::ok && first_factor) {
+    outcome.recovery_codes = std::move(codes);
+  } else {
+    for (std::string& code : codes) wipe(code);  // never shown: not kept either
+  }
+  co_return outcome;
+}
+
+boost::asio::awaitable<PasskeyOutcome> passkey_sign_in_options(AuthContext& ctx,
+                                                               const std::string& client_address) {
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  const std::vector<ThrottleCounter> counters =
+      client_counters(ClientCounterKind::passkey, client_address,
+                      ctx.policy.login_failures_per_client, ctx.policy.ipv6_aggregates);
+  std::string challenge;
+  auto issue = [&](Transaction& tx) {
+    Millis now = now_millis();
+    ThrottleVerdict verdict = count_request(tx, counters, now);
+    if (!verdict.allowed) {
+      outcome.kind = PasskeyOutcome::Kind::throttled;
+      outcome.retry_after = verdict.retry_after;
+      return;
+    }
+    challenge = issue_passkey_challenge(tx, ChallengePurpose::sign_in, "", now);
+    outcome.kind = PasskeyOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(issue) != StoreStatus::ok) {
+    outcome.kind = PasskeyOutcome::Kind::unavailable;
+    co_return outcome;
+  }
+  if (outcome.kind == PasskeyOutcome::Kind::ok)
+    outcome.options = {{"challenge", base64url(challenge)},
+                       {"rpId", ctx.policy.webauthn.id},
+                       {"timeout", kPasskeyChallengeLifetime},
+                       {"userVerification", "required"},
+                       {"allowCredentials", nlohmann::json::array()}};
+  co_return outcome;
+}
+
+boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
+    AuthContext& ctx, const webauthn::AssertionResponse& response, const SessionOrigin& origin,
+    const EventSource& source) {
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  const AuthPolicy& policy = ctx.policy;
+  const std::vector<ThrottleCounter> per_client =
+      client_counters(ClientCounterKind::login, origin.client_address,
+                      policy.login_failures_per_client, policy.ipv6_aggregates);
+  auto sign_in = [&](Transaction& tx) {
+    Millis now = now_millis();
+    outcome.kind = PasskeyOutcome::Kind::refused;
+    // Counted as a failed login of the client up front, as /login does
+    // (16.3.2: of no e-mail); released on success.
+    ReservedFailure reserved = reserve_client_failure(tx, per_client, now);
+    if (!reserved.verdict.allowed) {
+      outcome.kind = PasskeyOutcome::Kind::throttled;
+      outcome.retry_after = reserved.verdict.retry_after;
+      if (!count_throttled(tx, reserved.refused_by.key, now))
+        record_throttled(tx, source, reserved.refused_by.key, reserved.refused_by.limit.window,
+                         std::nullopt, {{"throttle", "client"}}, now);
+      return;
+    }
+    PasskeyUse use = use_passkey(tx, policy.webauthn, response, nullptr, now);
+    std::optional<UserRecord> user;
+    if (use.passkey) user = tx.users().by_id(use.passkey->user_id);
+    if (use.failed || !user) {
+      outcome.failed = use.failed.value_or(webauthn::Check::credential_id);
+      std::optional<std::string> user_id;
+      if (user) user_id = user->id;
+      record_event(tx, source, "login.failed", user_id,
+                   {{"reason", "passkey"}, {"check", webauthn::check_name(*outcome.failed)}}, now);
+      return;  // stays counted
+    }
+    reserved.release(tx);  // not a failed guess, either way from here
+    if (user->disabled) {
+      outcome.kind = PasskeyOutcome::Kind::disabled;
+      record_event(tx, source, "login.failed", user->id, {{"reason", "disabled"}}, now);
+      return;
+    }
+    IssuedSession session = new_session(user->id, now, policy.session_lifetime, origin);
+    tx.sessions().insert(session.record);
+    tx.users().record_login(user->id, now);
+    record_event(tx, source, "login.succeeded", user->id,
+                 {{"sessionId", session.record.public_id},
+                  {"secondFactor", nullptr},
+                  {"method", "passkey"},
+                  {"passkeyId", use.passkey->id}},
+                 now);
+    user->last_login_at = now;
+    outcome.user = std::move(*user);
+    outcome.token = std::move(session.token);
+    outcome.kind = PasskeyOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(sign_in) != StoreStatus::ok) {
+    wipe(outcome.token);
+    outcome = PasskeyOutcome{};  // unavailable
+  }
+  co_return outcome;
+}
+
+boost::asio::awaitable<PasskeyOutcome> list_passkeys(AuthContext& ctx, const std::string& token) {
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  Caller caller = co_await find_caller(ctx, sha256(token), outcome);
+  if (!caller.user) co_return outcome;
+  outcome.passkeys = std::move(caller.passkeys);
+  outcome.kind = PasskeyOutcome::Kind::ok;
+  co_return outcome;
+}
+
+boost::asio::awaitable<PasskeyOutcome> remove_passkey(AuthContext& ctx, const std::string& token,
+                                                      const std::string& passkey_id,
+                                                      std::string& password,
+                                                      const SecondFactorInput& second,
+                                                      const EventSource& source) {
+  WipeOnExit wipe_password(password);
+  PasskeyOutcome outcome;
+  if (!passkeys_available(ctx)) co_return outcome;
+  const Sha256Digest digest = sha256(token);
+  Caller caller = co_await find_caller(ctx, digest, outcome);
+  if (!caller.user) co_return outcome;
+  bool owned = false;
+  for (const PasskeyRecord& passkey : caller.passkeys) owned = owned || passkey.id == passkey_id;
+  if (!owned) {  // before the password: the caller's own list says nothing new
+    outcome.kind = PasskeyOutcome::Kind::not_found;
+    co_return outcome;
+  }
+  PasswordProof proof = co_await prove_password(ctx, *caller.user, password, source.client_address);
+  if (stopped_by(proof, outcome)) co_return outcome;
+
+  const std::string email_key = login_email_key(caller.user->email);
+  auto remove = [&](Transaction& tx) {
+    Millis now = now_millis();
+    std::optional<UserRecord> user = live_session_user(tx, digest, now);
+    if (!user) {
+      outcome.kind = PasskeyOutcome::Kind::invalid_token;
+      return;
+    }
+    if (!second_factor_holds(ctx, tx, *user, second, proof.reserved, source, now, outcome)) return;
+    proof.reserved.clear_on_success(tx, email_key);  // the password (and factor) were right
+    if (!tx.passkeys().remove(user->id, passkey_id)) {
+      outcome.kind = PasskeyOutcome::Kind::not_found;  // removed meanwhile
+      return;
+    }
+    // The recovery codes live as long as some second factor does.
+    if (tx.passkeys().count_of(user->id) == 0 && !has_confirmed_totp(tx, user->id))
+      tx.second_factors().replace_recovery_codes(user->id, {});
+    record_event(tx, source, "mfa.disabled", user->id,
+                 {{"factor", "webauthn"}, {"passkeyId", passkey_id}}, now);
+    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_removed, NoticeActor::self}, *user,
+                 user->email, now);
+    outcome.kind = PasskeyOutcome::Kind::ok;
+  };
+  if (co_await ctx.db.write(remove) != StoreStatus::ok)
+    outcome.kind = PasskeyOutcome::Kind::unavailable;
+  co_return outcome;
+}
+
+}  // namespace authd
