@@ -100,6 +100,113 @@ bool second_factor_holds(AuthContext& ctx, Transaction& tx, const UserRecord& us
   return true;
 }
 
+// POST /mfa/webauthn/register's flow, one member per step, in the order
+// the steps run; it lives in register_passkey's frame, and its members are
+// the locals the steps share.
+class PasskeyRegistration {
+ public:
+  PasskeyRegistration(AuthContext& ctx, const std::string& token,
+                      const webauthn::RegistrationResponse& response, const std::string& name,
+                      const EventSource& source)
+      : ctx_(ctx),
+        response_(response),
+        name_(name),
+        source_(source),
+        digest_(sha256(token)),
+        // Drawn before, kept only if this passkey is the account's first factor.
+        codes_(new_recovery_codes()),
+        code_digests_(recovery_code_digests(codes_)) {}
+
+  boost::asio::awaitable<PasskeyOutcome> run() {
+    auto add = [this](Transaction& tx) { add_in(tx); };
+    if (co_await ctx_.db.write(add) != StoreStatus::ok)
+      outcome_.kind = PasskeyOutcome::Kind::unavailable;
+    if (outcome_.kind == PasskeyOutcome::Kind::ok && first_factor_) {
+      outcome_.recovery_codes = std::move(codes_);
+    } else {
+      for (std::string& code : codes_) wipe(code);  // never shown: not kept either
+    }
+    co_return std::move(outcome_);
+  }
+
+ private:
+  // The transaction: the response verified, then the passkey stored.
+  void add_in(Transaction& tx) {
+    Millis now = now_millis();
+    first_factor_ = false;
+    std::optional<UserRecord> user = live_session_user(tx, digest_, now);
+    if (!user) {
+      outcome_.kind = PasskeyOutcome::Kind::invalid_token;
+      return;
+    }
+    std::optional<webauthn::RegistrationResult> result = verified(tx, user->id, now);
+    if (!result) return;
+    const std::int64_t registered = tx.passkeys().count_of(user->id);
+    if (registered >= kMostPasskeys) {
+      outcome_.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    first_factor_ = !has_confirmed_totp(tx, user->id) && registered == 0;
+    if (!store(tx, *result, *user, now)) return;
+    outcome_.kind = PasskeyOutcome::Kind::ok;
+  }
+
+  // The response checked against a challenge of this account's; nothing
+  // when it fails (outcome_ says how).
+  std::optional<webauthn::RegistrationResult> verified(Transaction& tx, const std::string& user_id,
+                                                       Millis now) {
+    // The challenge is taken whatever follows (16.6.2); it must be one
+    // issued to this account for a registration.
+    std::optional<std::string> expected = webauthn::challenge_of(response_.client_data_json);
+    if (expected) {
+      auto owner =
+          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
+      if (!owner || *owner != user_id) expected.reset();
+    }
+    webauthn::RegistrationResult result =
+        webauthn::verify_registration(response_, ctx_.policy.webauthn, expected);
+    if (!result.failed) return result;
+    outcome_.kind = PasskeyOutcome::Kind::refused;
+    outcome_.failed = result.failed;
+    return std::nullopt;
+  }
+
+  // The passkey stored, with the recovery codes when it is the first
+  // factor; false on a conflict.
+  bool store(Transaction& tx, const webauthn::RegistrationResult& result, const UserRecord& user,
+             Millis now) {
+    outcome_.passkey = PasskeyRecord{base64url(result.credential.id),
+                                     user.id,
+                                     name_,
+                                     result.credential.algorithm,
+                                     base64url(result.credential.public_key),
+                                     result.credential.sign_count,
+                                     result.backed_up,
+                                     now,
+                                     std::nullopt};
+    if (!tx.passkeys().insert(outcome_.passkey)) {
+      outcome_.kind = PasskeyOutcome::Kind::conflict;
+      return false;
+    }
+    if (first_factor_) tx.second_factors().replace_recovery_codes(user.id, code_digests_);
+    record_event(tx, source_, "mfa.enabled", user.id,
+                 {{"factor", "webauthn"}, {"passkeyId", outcome_.passkey.id}}, now);
+    queue_notice(tx, ctx_.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, user,
+                 user.email, now);
+    return true;
+  }
+
+  AuthContext& ctx_;
+  const webauthn::RegistrationResponse& response_;
+  const std::string& name_;
+  const EventSource& source_;
+  const Sha256Digest digest_;
+  std::vector<std::string> codes_;
+  const std::vector<Sha256Digest> code_digests_;
+  bool first_factor_ = false;
+  PasskeyOutcome outcome_;
+};
+
 }  // namespace
 
 boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext& ctx,
@@ -148,72 +255,9 @@ boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext&
 boost::asio::awaitable<PasskeyOutcome> register_passkey(
     AuthContext& ctx, const std::string& token, const webauthn::RegistrationResponse& response,
     const std::string& name, const EventSource& source) {
-  PasskeyOutcome outcome;
-  if (!passkeys_available(ctx)) co_return outcome;
-  const Sha256Digest digest = sha256(token);
-  // Drawn before, kept only if this passkey is the account's first factor.
-  std::vector<std::string> codes = new_recovery_codes();
-  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
-  bool first_factor = false;
-  auto add = [&](Transaction& tx) {
-    Millis now = now_millis();
-    first_factor = false;
-    std::optional<UserRecord> user = live_session_user(tx, digest, now);
-    if (!user) {
-      outcome.kind = PasskeyOutcome::Kind::invalid_token;
-      return;
-    }
-    // The challenge is taken whatever follows (16.6.2); it must be one
-    // issued to this account for a registration.
-    std::optional<std::string> expected = webauthn::challenge_of(response.client_data_json);
-    if (expected) {
-      auto owner =
-          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
-      if (!owner || *owner != user->id) expected.reset();
-    }
-    webauthn::RegistrationResult result =
-        webauthn::verify_registration(response, ctx.policy.webauthn, expected);
-    if (result.failed) {
-      outcome.kind = PasskeyOutcome::Kind::refused;
-      outcome.failed = result.failed;
-      return;
-    }
-    const std::int64_t registered = tx.passkeys().count_of(user->id);
-    if (registered >= kMostPasskeys) {
-      outcome.kind = PasskeyOutcome::Kind::conflict;
-      return;
-    }
-    first_factor = !has_confirmed_totp(tx, user->id) && registered == 0;
-    outcome.passkey = PasskeyRecord{base64url(result.credential.id),
-                                    user->id,
-                                    name,
-                                    result.credential.algorithm,
-                                    base64url(result.credential.public_key),
-                                    result.credential.sign_count,
-                                    result.backed_up,
-                                    now,
-                                    std::nullopt};
-    if (!tx.passkeys().insert(outcome.passkey)) {
-      outcome.kind = PasskeyOutcome::Kind::conflict;
-      return;
-    }
-    if (first_factor) tx.second_factors().replace_recovery_codes(user->id, code_digests);
-    record_event(tx, source, "mfa.enabled", user->id,
-                 {{"factor", "webauthn"}, {"passkeyId", outcome.passkey.id}}, now);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, *user,
-                 user->email, now);
-    outcome.kind = PasskeyOutcome::Kind::ok;
-  };
-  if (co_await ctx.db.write(add) != StoreStatus::ok) {
-    outcome.kind = PasskeyOutcome::Kind::unavailable;
-    co_return outcome;
-  }
-  if (outcome.kind == PasskeyOutcome::Kind::ok && first_factor) {
-    outcome.recovery_codes = std::move(codes);
-  } else {
-    for (std::string& code : codes) wipe(code);  // never shown: not kept either
-  }
-  co_return outcome;
+  if (!passkeys_available(ctx)) co_return PasskeyOutcome{};
+  PasskeyRegistration registration(ctx, token, response, name, source);
+  co_return co_await registration.run();
 }
 
 boost::asio::awaitable<PasskeyOutcome> passkey_sign_in_options(AuthContext& ctx,
