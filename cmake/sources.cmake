@@ -28,6 +28,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/auth/mail_request.cpp ${AUTHD_ROOT}/src/auth/notices.cpp
   ${AUTHD_ROOT}/src/auth/password_change.cpp ${AUTHD_ROOT}/src/auth/password_proof.cpp
   ${AUTHD_ROOT}/src/auth/passkeys.cpp ${AUTHD_ROOT}/src/auth/passkey_factor.cpp
+  ${AUTHD_ROOT}/src/auth/passkey_sign_in.cpp
   ${AUTHD_ROOT}/src/auth/password_rules.cpp ${AUTHD_ROOT}/src/auth/recovery.cpp
   ${AUTHD_ROOT}/src/auth/signup.cpp ${AUTHD_ROOT}/src/auth/second_factor.cpp
   ${AUTHD_ROOT}/src/auth/recovery_codes.cpp ${AUTHD_ROOT}/src/auth/totp_enrollment.cpp
