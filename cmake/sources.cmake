@@ -13,6 +13,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/crypto/argon2_memory.cpp ${AUTHD_ROOT}/src/crypto/hash_kind.cpp
   ${AUTHD_ROOT}/src/crypto/hashing_pool.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash.cpp
   ${AUTHD_ROOT}/src/crypto/legacy_hash_cost.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash_parse.cpp
+  ${AUTHD_ROOT}/src/crypto/legacy_hash_formats.cpp ${AUTHD_ROOT}/src/crypto/legacy_hash_text.cpp
   ${AUTHD_ROOT}/src/crypto/legacy_hash_verify.cpp
   ${AUTHD_ROOT}/src/crypto/password_hasher.cpp
   ${AUTHD_ROOT}/src/crypto/random.cpp ${AUTHD_ROOT}/src/crypto/verification_floor.cpp
