@@ -45,6 +45,30 @@ boost::asio::awaitable<PasskeyOutcome> passkey_sign_in_options(AuthContext& ctx,
   co_return outcome;
 }
 
+namespace {
+
+// A sign-in whose assertion passed, of an account not disabled: its session
+// opens, and the login is recorded.
+void open_passkey_session(Transaction& tx, const AuthPolicy& policy, UserRecord& user,
+                          const PasskeyRecord& passkey, const SessionOrigin& origin,
+                          const EventSource& source, Millis now, PasskeyOutcome& outcome) {
+  IssuedSession session = new_session(user.id, now, policy.session_lifetime, origin);
+  tx.sessions().insert(session.record);
+  tx.users().record_login(user.id, now);
+  record_event(tx, source, "login.succeeded", user.id,
+               {{"sessionId", session.record.public_id},
+                {"secondFactor", nullptr},
+                {"method", "passkey"},
+                {"passkeyId", passkey.id}},
+               now);
+  user.last_login_at = now;
+  outcome.user = std::move(user);
+  outcome.token = std::move(session.token);
+  outcome.kind = PasskeyOutcome::Kind::ok;
+}
+
+}  // namespace
+
 boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
     AuthContext& ctx, const webauthn::AssertionResponse& response, const SessionOrigin& origin,
     const EventSource& source) {
@@ -85,19 +109,7 @@ boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
       record_event(tx, source, "login.failed", user->id, {{"reason", "disabled"}}, now);
       return;
     }
-    IssuedSession session = new_session(user->id, now, policy.session_lifetime, origin);
-    tx.sessions().insert(session.record);
-    tx.users().record_login(user->id, now);
-    record_event(tx, source, "login.succeeded", user->id,
-                 {{"sessionId", session.record.public_id},
-                  {"secondFactor", nullptr},
-                  {"method", "passkey"},
-                  {"passkeyId", use.passkey->id}},
-                 now);
-    user->last_login_at = now;
-    outcome.user = std::move(*user);
-    outcome.token = std::move(session.token);
-    outcome.kind = PasskeyOutcome::Kind::ok;
+    open_passkey_session(tx, policy, *user, *use.passkey, origin, source, now, outcome);
   };
   if (co_await ctx.db.write(sign_in) != StoreStatus::ok) {
     wipe(outcome.token);
