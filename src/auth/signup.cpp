@@ -160,52 +160,45 @@ class SignupVerification {
       : ctx_(ctx), password_(password), origin_(origin), source_(source), digest_(sha256(token)) {}
 
   boost::asio::awaitable<VerifyOutcome> run() {
-    if (!co_await find_request()) co_return std::move(outcome_);
+    // 1. Unknown and expired tokens stop at a read: they cost no hash. The
+    //    password to prove is the address's newest request's.
+    auto find = [this](Transaction& tx) { find_in(tx); };
+    StoreStatus found = co_await ctx_.db.read(find);
+    if (found != StoreStatus::ok) co_return std::move(outcome_);
+    if (!pending_ || !chosen_hash_) co_return ended(VerifyOutcome::Kind::invalid_token);
+    wipe(pending_->password_hash);
     // 2. The password chosen at that sign-up, proved and counted as a login
     //    of the address (6 /login 4): whoever opens the mail cannot complete
     //    somebody else's sign-up. A wrong one leaves the token as it was.
     proof_ = co_await prove_password(ctx_, pending_->email, chosen_hash_, password_,
                                      source_.client_address);
     if (stopped_by(proof_, outcome_)) co_return std::move(outcome_);
-    co_return co_await create();
+    // 3. Again under the write lock (on PostgreSQL the row's lock: of two
+    //    uses of one token, one wins): the sign-up becomes an account, the
+    //    token goes, and the account's first session opens. A newer request
+    //    of the address since step 1 holds another password: the proof was
+    //    not for it.
+    auto create = [this](Transaction& tx) { create_in(tx); };
+    StoreStatus created = co_await ctx_.db.write(create);
+    if (created != StoreStatus::ok) co_return std::move(outcome_);
+    if (!created_) co_return ended(VerifyOutcome::Kind::invalid_token);
+    outcome_.user = std::move(*created_);
+    outcome_.token = std::move(session_.token);
+    co_return ended(VerifyOutcome::Kind::created);
   }
 
  private:
-  // 1. Unknown and expired tokens stop at a read: they cost no hash. The
-  //    password to prove is the address's newest request's. False when the
-  //    verification ends here.
-  boost::asio::awaitable<bool> find_request() {
-    auto find = [this](Transaction& tx) {
-      pending_ = live_signup(tx, digest_, now_millis());
-      std::optional<SignupRequest> newest;
-      if (pending_) newest = newest_request(tx, pending_->email, pending_);
-      if (newest) chosen_hash_ = std::move(newest->password_hash);
-    };
-    if (co_await ctx_.db.read(find) != StoreStatus::ok) co_return false;
-    if (!pending_ || !chosen_hash_) {
-      outcome_.kind = VerifyOutcome::Kind::invalid_token;
-      co_return false;
-    }
-    wipe(pending_->password_hash);
-    co_return true;
+  VerifyOutcome ended(VerifyOutcome::Kind kind) {
+    outcome_.kind = kind;
+    return std::move(outcome_);
   }
 
-  // 3. Again under the write lock (on PostgreSQL the row's lock: of two
-  //    uses of one token, one wins): the sign-up becomes an account, the
-  //    token goes, and the account's first session opens. A newer request
-  //    of the address since step 1 holds another password: the proof was
-  //    not for it.
-  boost::asio::awaitable<VerifyOutcome> create() {
-    auto create = [this](Transaction& tx) { create_in(tx); };
-    if (co_await ctx_.db.write(create) != StoreStatus::ok) co_return std::move(outcome_);
-    if (!created_) {
-      outcome_.kind = VerifyOutcome::Kind::invalid_token;
-      co_return std::move(outcome_);
-    }
-    outcome_.kind = VerifyOutcome::Kind::created;
-    outcome_.user = std::move(*created_);
-    outcome_.token = std::move(session_.token);
-    co_return std::move(outcome_);
+  // Step 1's read.
+  void find_in(Transaction& tx) {
+    pending_ = live_signup(tx, digest_, now_millis());
+    std::optional<SignupRequest> newest;
+    if (pending_) newest = newest_request(tx, pending_->email, pending_);
+    if (newest) chosen_hash_ = std::move(newest->password_hash);
   }
 
   // Step 3's transaction.
