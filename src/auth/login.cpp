@@ -83,6 +83,8 @@ class Login {
         per_client_(client_counters(ClientCounterKind::login, origin.client_address,
                                     policy_.login_failures_per_client, policy_.ipv6_aggregates)) {}
 
+  // The steps' awaits are all here, in the order they run; the members
+  // below are what each step does between them.
   boost::asio::awaitable<LoginOutcome> run() {
     // 0. A place in the hashing pool first: a login the pool cannot take is
     //    answered 503 before it costs a database write. Under a login flood
@@ -90,11 +92,55 @@ class Login {
     //    while they wait for nothing (docs/performance.md).
     std::optional<HashingPool::Place> place = ctx_.hashing.reserve();
     if (!place) co_return ended(LoginOutcome::Kind::busy);
-    if (!co_await reserve_attempt()) co_return std::move(outcome_);
-    co_await verify(*place);
-    if (!user_ || !verified_.matches) co_return co_await refuse_credentials();
-    if (user_->disabled) co_return co_await refuse_disabled();
-    co_return co_await open_session();
+
+    // 1. Throttle, and count this attempt as a failure up front. Reserving
+    //    the failure before hashing keeps the limit exact even when an
+    //    attacker sends many guesses at once; it is released if the
+    //    password matches.
+    started_ = now_millis();
+    auto reserve = [this](Transaction& tx) { reserve_failure(tx); };
+    StoreStatus status = co_await ctx_.db.write(reserve);
+    if (status != StoreStatus::ok) co_return std::move(outcome_);
+    if (!reserved_.verdict.allowed) co_return throttled();
+
+    // 2. One full verification, against a dummy hash for an unknown e-mail,
+    //    so both failures cost the work of a hash; a failure is then
+    //    answered at the floor, so both take the same time whatever the
+    //    stored hash.
+    std::optional<std::string> stored_hash;
+    if (user_) stored_hash = user_->password_hash;
+    verified_ = co_await ctx_.hashing.verify(*place, password_, stored_hash);
+    if (!user_ || !verified_.matches) {
+      // Its own commit: the failure was counted before the hash, when it
+      // was not known to be one (a crash in between leaves it counted,
+      // unrecorded).
+      auto record = [this](Transaction& tx) { record_failure(tx); };
+      co_await ctx_.db.write(record);
+      co_await wait_out_floor(verified_);
+      co_return ended(LoginOutcome::Kind::invalid_credentials);  // the reservation stays
+    }
+    if (user_->disabled) {
+      // Not a failed guess (403, not 401): do not count it.
+      auto release = [this](Transaction& tx) { release_disabled(tx); };
+      StoreStatus released = co_await ctx_.db.write(release);
+      co_return ended(released == StoreStatus::ok ? LoginOutcome::Kind::disabled
+                                                  : LoginOutcome::Kind::unavailable);
+    }
+
+    // 3. Success: the second factor, if the account has one (its step or
+    //    recovery code taken by this commit), then clear the count, upgrade
+    //    an outdated hash, open a session, unless the account changed while
+    //    we were hashing.
+    session_ = new_session(user_->id, now_millis(), policy_.session_lifetime, origin_);
+    auto open = [this](Transaction& tx) { open_in(tx); };
+    StoreStatus opened = co_await ctx_.db.write(open);
+    if (opened != StoreStatus::ok) co_return std::move(outcome_);
+    // A password changed meanwhile, and a wrong or missing second factor
+    // (a wrong code and a missing one cost the same), are answered as late
+    // as a wrong password, the same as any other 401.
+    if (found_ == Found::password_changed || found_ == Found::second_factor)
+      co_await wait_out_floor(verified_);
+    co_return opened_outcome();
   }
 
  private:
@@ -103,21 +149,10 @@ class Login {
     return std::move(outcome_);
   }
 
-  // 1. Throttle, and count this attempt as a failure up front. Reserving the
-  //    failure before hashing keeps the limit exact even when an attacker
-  //    sends many guesses at once; it is released if the password matches.
-  //    False when the login ends here (unavailable, or throttled).
-  boost::asio::awaitable<bool> reserve_attempt() {
-    started_ = now_millis();
-    auto reserve = [this](Transaction& tx) { reserve_failure(tx); };
-    StoreStatus status = co_await ctx_.db.write(reserve);
-    if (status != StoreStatus::ok) co_return false;
-    if (!reserved_.verdict.allowed) {
-      outcome_.kind = LoginOutcome::Kind::throttled;
-      outcome_.retry_after = reserved_.verdict.retry_after;
-      co_return false;
-    }
-    co_return true;
+  // Step 1, refused.
+  LoginOutcome throttled() {
+    outcome_.retry_after = reserved_.verdict.retry_after;
+    return ended(LoginOutcome::Kind::throttled);
   }
 
   // Step 1's transaction.
@@ -138,72 +173,39 @@ class Login {
     record_throttled_login(tx, source_, reserved_.refused_by, email_, started_);
   }
 
-  // 2. One full verification, against a dummy hash for an unknown e-mail,
-  //    so both failures cost the work of a hash; a failure is then answered
-  //    at the floor, so both take the same time whatever the stored hash.
-  boost::asio::awaitable<void> verify(HashingPool::Place& place) {
-    std::optional<std::string> stored_hash;
-    if (user_) stored_hash = user_->password_hash;
-    verified_ = co_await ctx_.hashing.verify(place, password_, stored_hash);
+  // Step 2's record of a failure (unknown e-mail or wrong password).
+  void record_failure(Transaction& tx) {
+    record_failed_login(tx, source_, user_, email_, "credentials", now_millis());
+    spend_passkey_challenge(tx, second_.passkey, now_millis());
   }
 
-  // 2, failed: unknown e-mail or wrong password.
-  boost::asio::awaitable<LoginOutcome> refuse_credentials() {
-    // Its own commit: the failure was counted before the hash, when it was
-    // not known to be one (a crash in between leaves it counted, unrecorded).
-    auto record = [this](Transaction& tx) {
-      record_failed_login(tx, source_, user_, email_, "credentials", now_millis());
-      spend_passkey_challenge(tx, second_.passkey, now_millis());
-    };
-    co_await ctx_.db.write(record);
-    co_await wait_out_floor(verified_);
-    co_return ended(LoginOutcome::Kind::invalid_credentials);  // the reservation stays
-  }
-
-  // 2, the right password of a disabled account.
-  boost::asio::awaitable<LoginOutcome> refuse_disabled() {
-    // Not a failed guess (403, not 401): do not count it. Un-counts this
-    // attempt only.
-    auto release = [this](Transaction& tx) {
-      reserved_.release(tx);
-      record_failed_login(tx, source_, user_, email_, "disabled", now_millis());
-    };
-    StoreStatus released = co_await ctx_.db.write(release);
-    co_return ended(released == StoreStatus::ok ? LoginOutcome::Kind::disabled
-                                                : LoginOutcome::Kind::unavailable);
+  // Step 2's release of the right password of a disabled account: un-counts
+  // this attempt only.
+  void release_disabled(Transaction& tx) {
+    reserved_.release(tx);
+    record_failed_login(tx, source_, user_, email_, "disabled", now_millis());
   }
 
   // What step 3's transaction found.
   enum class Found { ok, disabled, password_changed, second_factor, no_key };
 
-  // 3. Success: the second factor, if the account has one (its step or
-  //    recovery code taken by this commit), then clear the count, upgrade
-  //    an outdated hash, open a session, unless the account changed while
-  //    we were hashing.
-  boost::asio::awaitable<LoginOutcome> open_session() {
-    session_ = new_session(user_->id, now_millis(), policy_.session_lifetime, origin_);
-    auto open = [this](Transaction& tx) { open_in(tx); };
-    StoreStatus opened = co_await ctx_.db.write(open);
-    if (opened != StoreStatus::ok) co_return std::move(outcome_);
+  // Step 3's answer, once its transaction committed.
+  LoginOutcome opened_outcome() {
     switch (found_) {
       case Found::password_changed:
-        co_await wait_out_floor(verified_);
-        co_return ended(LoginOutcome::Kind::invalid_credentials);
+        return ended(LoginOutcome::Kind::invalid_credentials);
       case Found::disabled:
-        co_return ended(LoginOutcome::Kind::disabled);
+        return ended(LoginOutcome::Kind::disabled);
       case Found::second_factor:
-        // As late as a wrong password: a wrong code and a missing one cost
-        // the same, and the same as any other 401.
-        co_await wait_out_floor(verified_);
-        co_return ended(LoginOutcome::Kind::second_factor_required);
+        return ended(LoginOutcome::Kind::second_factor_required);
       case Found::no_key:
-        co_return std::move(outcome_);  // unavailable
+        return std::move(outcome_);  // unavailable
       case Found::ok:
         break;
     }
     outcome_.user = std::move(*user_);
     outcome_.token = std::move(session_.token);
-    co_return ended(LoginOutcome::Kind::success);
+    return ended(LoginOutcome::Kind::success);
   }
 
   // Step 3's transaction.

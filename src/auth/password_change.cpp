@@ -30,18 +30,54 @@ class PasswordChange {
         source_(source),
         digest_(sha256(token)) {}
 
+  // The steps' awaits are all here, in the order they run; the members
+  // below are what each step does between them.
   boost::asio::awaitable<PasswordChangeOutcome> run() {
-    if (!co_await find_account()) co_return std::move(outcome_);
+    // 1. The session, then the rule that needs the account (interface.md 3.3).
+    auto find = [this](Transaction& tx) { user_ = live_session_user(tx, digest_, now_millis()); };
+    StoreStatus found = co_await ctx_.db.read(find);
+    if (found != StoreStatus::ok) co_return std::move(outcome_);
+    if (!user_) co_return ended(PasswordChangeOutcome::Kind::invalid_token);
+    if (new_password_refused()) co_return std::move(outcome_);
+
     // 2. A place in the hashing pool, before anything is written (as login).
     std::optional<HashingPool::Place> place = ctx_.hashing.reserve();
     if (!place) co_return ended(PasswordChangeOutcome::Kind::busy);
-    if (!co_await reserve_attempt()) co_return std::move(outcome_);
+
+    // 3. The login throttles, and this attempt counted as a failed login up
+    //    front (released on success), as login does: the same keys, locked
+    //    in the same order, and the user's row only later (step 6), so that
+    //    on PostgreSQL a login and a change of one account cannot deadlock.
+    email_key_ = login_email_key(user_->email);
+    per_client_ = client_counters(ClientCounterKind::login, source_.client_address,
+                                  policy_.login_failures_per_client, policy_.ipv6_aggregates);
+    auto reserve = [this](Transaction& tx) { reserve_failure(tx); };
+    StoreStatus counted = co_await ctx_.db.write(reserve);
+    if (counted != StoreStatus::ok) co_return std::move(outcome_);
+    if (!reserved_.verdict.allowed) co_return throttled();
+
     // 4. The current password, on the hashing pool. A wrong one stays counted.
     VerifyResult verified =
         co_await ctx_.hashing.verify(*place, current_password_, user_->password_hash);
     if (!verified.matches) co_return ended(PasswordChangeOutcome::Kind::wrong_password);
-    if (!co_await hash_new_password()) co_return std::move(outcome_);
-    co_return co_await apply();
+
+    // 5. The new hash, outside any transaction.
+    phc_ = co_await ctx_.hashing.hash(new_password_);
+    if (!phc_) {
+      auto release = [this](Transaction& tx) { reserved_.release(tx); };
+      StoreStatus released = co_await ctx_.db.write(release);
+      co_return ended(released == StoreStatus::ok ? PasswordChangeOutcome::Kind::busy
+                                                  : PasswordChangeOutcome::Kind::unavailable);
+    }
+
+    // 6. Apply, if the session is still live: a reset, an operator or another
+    //    change may have revoked it while we were hashing.
+    auto apply = [this](Transaction& tx) { apply_in(tx); };
+    StoreStatus applied = co_await ctx_.db.write(apply);
+    if (applied != StoreStatus::ok) co_return std::move(outcome_);
+    if (!user_) co_return ended(PasswordChangeOutcome::Kind::invalid_token);
+    outcome_.user = std::move(*user_);
+    co_return ended(PasswordChangeOutcome::Kind::ok);
   }
 
  private:
@@ -50,70 +86,27 @@ class PasswordChange {
     return std::move(outcome_);
   }
 
-  // 1. The session, then the rule that needs the account (interface.md 3.3).
-  //    False when the change ends here.
-  boost::asio::awaitable<bool> find_account() {
-    auto find = [this](Transaction& tx) { user_ = live_session_user(tx, digest_, now_millis()); };
-    StoreStatus found = co_await ctx_.db.read(find);
-    if (found != StoreStatus::ok) co_return false;
-    if (!user_) {
-      outcome_.kind = PasswordChangeOutcome::Kind::invalid_token;
-      co_return false;
-    }
-    if (auto problem = new_password_problem(new_password_, user_->email, "newPassword")) {
-      outcome_.kind = PasswordChangeOutcome::Kind::bad_password;
-      outcome_.problem = *problem;
-      co_return false;
-    }
-    co_return true;
+  // Step 1's rule that needs the account: true (outcome_ says why) when the
+  // new password breaks it.
+  bool new_password_refused() {
+    auto problem = new_password_problem(new_password_, user_->email, "newPassword");
+    if (!problem) return false;
+    outcome_.kind = PasswordChangeOutcome::Kind::bad_password;
+    outcome_.problem = *problem;
+    return true;
   }
 
-  // 3. The login throttles, and this attempt counted as a failed login up
-  //    front (released on success), as login does: the same keys, locked
-  //    in the same order, and the user's row only later (step 6), so that
-  //    on PostgreSQL a login and a change of one account cannot deadlock.
-  //    False when the change ends here.
-  boost::asio::awaitable<bool> reserve_attempt() {
-    email_key_ = login_email_key(user_->email);
-    const std::vector<ThrottleCounter> per_client =
-        client_counters(ClientCounterKind::login, source_.client_address,
-                        policy_.login_failures_per_client, policy_.ipv6_aggregates);
-    auto reserve = [&](Transaction& tx) {
-      reserved_ = reserve_login_failure(
-          tx, email_key_, policy_.login_failures_per_email, per_client, now_millis(),
-          [&] { return ctx_.hashing.failure_charge(user_->password_hash); });
-    };
-    StoreStatus counted = co_await ctx_.db.write(reserve);
-    if (counted != StoreStatus::ok) co_return false;
-    if (!reserved_.verdict.allowed) {
-      outcome_.kind = PasswordChangeOutcome::Kind::throttled;
-      outcome_.retry_after = reserved_.verdict.retry_after;
-      co_return false;
-    }
-    co_return true;
+  // Step 3's transaction.
+  void reserve_failure(Transaction& tx) {
+    reserved_ = reserve_login_failure(
+        tx, email_key_, policy_.login_failures_per_email, per_client_, now_millis(),
+        [&] { return ctx_.hashing.failure_charge(user_->password_hash); });
   }
 
-  // 5. The new hash, outside any transaction. False when the change ends
-  //    here.
-  boost::asio::awaitable<bool> hash_new_password() {
-    phc_ = co_await ctx_.hashing.hash(new_password_);
-    if (phc_) co_return true;
-    auto release = [this](Transaction& tx) { reserved_.release(tx); };
-    StoreStatus released = co_await ctx_.db.write(release);
-    outcome_.kind = released == StoreStatus::ok ? PasswordChangeOutcome::Kind::busy
-                                                : PasswordChangeOutcome::Kind::unavailable;
-    co_return false;
-  }
-
-  // 6. Apply, if the session is still live: a reset, an operator or another
-  //    change may have revoked it while we were hashing.
-  boost::asio::awaitable<PasswordChangeOutcome> apply() {
-    auto apply = [this](Transaction& tx) { apply_in(tx); };
-    StoreStatus applied = co_await ctx_.db.write(apply);
-    if (applied != StoreStatus::ok) co_return std::move(outcome_);
-    if (!user_) co_return ended(PasswordChangeOutcome::Kind::invalid_token);
-    outcome_.user = std::move(*user_);
-    co_return ended(PasswordChangeOutcome::Kind::ok);
+  // Step 3, refused.
+  PasswordChangeOutcome throttled() {
+    outcome_.retry_after = reserved_.verdict.retry_after;
+    return ended(PasswordChangeOutcome::Kind::throttled);
   }
 
   // Step 6's transaction.
@@ -140,10 +133,11 @@ class PasswordChange {
   const EventSource& source_;
   const Sha256Digest digest_;
 
-  std::optional<UserRecord> user_;  // step 1, and step 6's live record
-  std::string email_key_;           // step 3
-  ReservedFailure reserved_;        // step 3
-  std::optional<std::string> phc_;  // step 5
+  std::optional<UserRecord> user_;           // step 1, and step 6's live record
+  std::string email_key_;                    // step 3
+  std::vector<ThrottleCounter> per_client_;  // step 3
+  ReservedFailure reserved_;                 // step 3
+  std::optional<std::string> phc_;           // step 5
   PasswordChangeOutcome outcome_;
 };
 
