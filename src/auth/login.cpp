@@ -62,11 +62,12 @@ void record_throttled_login(Transaction& tx, const EventSource& source,
   record_throttled(tx, source, refused_by.key, refused_by.limit.window, user_id, detail, now);
 }
 
-// One login (interface.md 6 /login), one member per step, in the order the
-// steps run; it lives in log_in's frame, and its members are the locals the
-// steps share. The order of the transactions and of the hashing is the
-// timing's: a known and an unknown address take the same steps up to the
-// answer.
+// One login (interface.md 6 /login). run() holds the steps' awaits, in the
+// order they run; what a step does between them (a transaction, an answer)
+// is a member of its own. It lives in log_in's frame, and its members are
+// the locals the steps share. The order of the transactions and of the
+// hashing is the timing's: a known and an unknown address take the same
+// steps up to the answer.
 class Login {
  public:
   Login(AuthContext& ctx, const std::string& email, std::string& password,
@@ -83,8 +84,6 @@ class Login {
         per_client_(client_counters(ClientCounterKind::login, origin.client_address,
                                     policy_.login_failures_per_client, policy_.ipv6_aggregates)) {}
 
-  // The steps' awaits are all here, in the order they run; the members
-  // below are what each step does between them.
   boost::asio::awaitable<LoginOutcome> run() {
     // 0. A place in the hashing pool first: a login the pool cannot take is
     //    answered 503 before it costs a database write. Under a login flood

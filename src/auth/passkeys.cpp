@@ -97,9 +97,9 @@ bool second_factor_holds(AuthContext& ctx, Transaction& tx, const UserRecord& us
   return true;
 }
 
-// POST /mfa/webauthn/register's flow, one member per step, in the order
-// the steps run; it lives in register_passkey's frame, and its members are
-// the locals the steps share.
+// POST /webauthn/register (16.2.2). run() holds the one await, the
+// transaction; what the transaction does is a member per step. It lives in
+// register_passkey's frame, and its members are the locals the steps share.
 class PasskeyRegistration {
  public:
   PasskeyRegistration(AuthContext& ctx, const std::string& token,

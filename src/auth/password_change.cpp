@@ -16,9 +16,10 @@ namespace authd {
 
 namespace {
 
-// One change of password, one member per step, in the order the steps run;
-// it lives in change_password's frame, and its members are the locals the
-// steps share.
+// One change of password (interface.md 11.1). run() holds the steps'
+// awaits, in the order they run; what a step does between them is a member
+// of its own. It lives in change_password's frame, and its members are the
+// locals the steps share.
 class PasswordChange {
  public:
   PasswordChange(AuthContext& ctx, const std::string& token, std::string& current_password,
@@ -30,8 +31,6 @@ class PasswordChange {
         source_(source),
         digest_(sha256(token)) {}
 
-  // The steps' awaits are all here, in the order they run; the members
-  // below are what each step does between them.
   boost::asio::awaitable<PasswordChangeOutcome> run() {
     // 1. The session, then the rule that needs the account (interface.md 3.3).
     auto find = [this](Transaction& tx) { user_ = live_session_user(tx, digest_, now_millis()); };

@@ -150,9 +150,10 @@ UserRecord account_of(const std::string& email, const SignupRequest& request, Mi
   return user;
 }
 
-// A sign-up's verification, one member per step, in the order the steps
-// run; it lives in verify_signup's frame, and its members are the locals
-// the steps share.
+// A sign-up's verification (interface.md 11.5). run() holds the steps'
+// awaits, in the order they run; what a step does between them is a member
+// of its own. It lives in verify_signup's frame, and its members are the
+// locals the steps share.
 class SignupVerification {
  public:
   SignupVerification(AuthContext& ctx, const std::string& token, std::string& password,

@@ -161,9 +161,10 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
 namespace {
 
 // POST /mfa/totp/remove (`renew` false) and /mfa/recovery-codes (`renew`
-// true): the proof, then the factor removed or a new set of codes. One
-// member per step, in the order the steps run; it lives in the route's
-// frame, and its members are the locals the steps share.
+// true): the proof, then the factor removed or a new set of codes. run()
+// holds the steps' awaits, in the order they run; what a step does between
+// them is a member of its own. It lives in the route's frame, and its
+// members are the locals the steps share.
 class TotpProof {
  public:
   TotpProof(AuthContext& ctx, const std::string& token, std::string& code, bool renew,
