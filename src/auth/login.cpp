@@ -108,7 +108,8 @@ class Login {
     //    stored hash.
     std::optional<std::string> stored_hash;
     if (user_) stored_hash = user_->password_hash;
-    verified_ = co_await ctx_.hashing.verify(*place, password_, stored_hash);
+    VerifyResult verified = co_await ctx_.hashing.verify(*place, password_, stored_hash);
+    verified_ = std::move(verified);
     if (!user_ || !verified_.matches) {
       // Its own commit: the failure was counted before the hash, when it
       // was not known to be one (a crash in between leaves it counted,
@@ -316,7 +317,8 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
                                             const EventSource& source,
                                             const SecondFactorInput& second) {
   Login login(ctx, email, password, origin, source, second);
-  co_return co_await login.run();
+  LoginOutcome outcome = co_await login.run();
+  co_return outcome;
 }
 
 }  // namespace authd

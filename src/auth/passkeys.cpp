@@ -256,7 +256,8 @@ boost::asio::awaitable<PasskeyOutcome> register_passkey(
     const std::string& name, const EventSource& source) {
   if (!passkeys_available(ctx)) co_return PasskeyOutcome{};
   PasskeyRegistration registration(ctx, token, response, name, source);
-  co_return co_await registration.run();
+  PasskeyOutcome outcome = co_await registration.run();
+  co_return outcome;
 }
 
 boost::asio::awaitable<PasskeyOutcome> list_passkeys(AuthContext& ctx, const std::string& token) {

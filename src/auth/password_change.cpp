@@ -61,7 +61,8 @@ class PasswordChange {
     if (!verified.matches) co_return ended(PasswordChangeOutcome::Kind::wrong_password);
 
     // 5. The new hash, outside any transaction.
-    phc_ = co_await ctx_.hashing.hash(new_password_);
+    std::optional<std::string> phc = co_await ctx_.hashing.hash(new_password_);
+    phc_ = std::move(phc);
     if (!phc_) {
       auto release = [this](Transaction& tx) { reserved_.release(tx); };
       StoreStatus released = co_await ctx_.db.write(release);
@@ -150,7 +151,8 @@ boost::asio::awaitable<PasswordChangeOutcome> change_password(AuthContext& ctx,
   WipeOnExit wipe_current(current_password);
   WipeOnExit wipe_new(new_password);
   PasswordChange change(ctx, token, current_password, new_password, source);
-  co_return co_await change.run();
+  PasswordChangeOutcome outcome = co_await change.run();
+  co_return outcome;
 }
 
 }  // namespace authd

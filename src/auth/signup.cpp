@@ -171,8 +171,9 @@ class SignupVerification {
     // 2. The password chosen at that sign-up, proved and counted as a login
     //    of the address (6 /login 4): whoever opens the mail cannot complete
     //    somebody else's sign-up. A wrong one leaves the token as it was.
-    proof_ = co_await prove_password(ctx_, pending_->email, chosen_hash_, password_,
-                                     source_.client_address);
+    PasswordProof proof = co_await prove_password(ctx_, pending_->email, chosen_hash_, password_,
+                                                  source_.client_address);
+    proof_ = std::move(proof);
     if (stopped_by(proof_, outcome_)) co_return std::move(outcome_);
     // 3. Again under the write lock (on PostgreSQL the row's lock: of two
     //    uses of one token, one wins): the sign-up becomes an account, the
@@ -265,7 +266,8 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
                                                     const EventSource& source) {
   WipeOnExit wipe_password(password);
   SignupVerification verification(ctx, token, password, origin, source);
-  co_return co_await verification.run();
+  VerifyOutcome outcome = co_await verification.run();
+  co_return outcome;
 }
 
 }  // namespace authd

@@ -178,7 +178,9 @@ class TotpProof {
       outcome_.kind = FactorOutcome::Kind::conflict;
       co_return std::move(outcome_);
     }
-    reserved_ = co_await reserve_attempt(ctx_, *caller.user, source_.client_address, outcome_);
+    std::optional<ReservedFailure> reserved =
+        co_await reserve_attempt(ctx_, *caller.user, source_.client_address, outcome_);
+    reserved_ = std::move(reserved);
     if (!reserved_) co_return std::move(outcome_);
     read_proof();
     codes_ = renew_ ? new_recovery_codes() : std::vector<std::string>{};
@@ -279,7 +281,8 @@ boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std
                                                      const EventSource& source) {
   WipeOnExit wipe_code(code);
   TotpProof proof(ctx, token, code, renew, source);
-  co_return co_await proof.run();
+  FactorOutcome outcome = co_await proof.run();
+  co_return outcome;
 }
 
 }  // namespace
