@@ -62,140 +62,204 @@ void record_throttled_login(Transaction& tx, const EventSource& source,
   record_throttled(tx, source, refused_by.key, refused_by.limit.window, user_id, detail, now);
 }
 
-}  // namespace
+// One login (interface.md 6 /login). run() holds the steps' awaits, in the
+// order they run; what a step does between them (a transaction, an answer)
+// is a member of its own. It lives in log_in's frame, and its members are
+// the locals the steps share. The order of the transactions and of the
+// hashing is the timing's: a known and an unknown address take the same
+// steps up to the answer.
+class Login {
+ public:
+  Login(AuthContext& ctx, const std::string& email, std::string& password,
+        const SessionOrigin& origin, const EventSource& source, const SecondFactorInput& second)
+      : ctx_(ctx),
+        policy_(ctx.policy),
+        email_(email),
+        password_(password),
+        origin_(origin),
+        source_(source),
+        second_(second),
+        email_key_(login_email_key(email)),
+        // The client's own counter, and for IPv6 its /56's and /48's.
+        per_client_(client_counters(ClientCounterKind::login, origin.client_address,
+                                    policy_.login_failures_per_client, policy_.ipv6_aggregates)) {}
 
-boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
-                                            std::string& password, const SessionOrigin& origin,
-                                            const EventSource& source,
-                                            const SecondFactorInput& second) {
-  const AuthPolicy& policy = ctx.policy;
-  const std::string& client_address = origin.client_address;
-  const std::string email_key = login_email_key(email);
-  // The client's own counter, and for IPv6 its /56's and /48's.
-  const std::vector<ThrottleCounter> per_client =
-      client_counters(ClientCounterKind::login, client_address, policy.login_failures_per_client,
-                      policy.ipv6_aggregates);
-  LoginOutcome outcome;
+  boost::asio::awaitable<LoginOutcome> run() {
+    // 0. A place in the hashing pool first: a login the pool cannot take is
+    //    answered 503 before it costs a database write. Under a login flood
+    //    most logins are these, and they then hold no memory and no fsync
+    //    while they wait for nothing
+    //    (docs/design/performance-choices.md#a-place-in-the-hashing-pool-first).
+    std::optional<HashingPool::Place> place = ctx_.hashing.reserve();
+    if (!place) co_return ended(LoginOutcome::Kind::busy);
 
-  // 0. A place in the hashing pool first: a login the pool cannot take is
-  //    answered 503 before it costs a database write. Under a login flood
-  //    most logins are these, and they then hold no memory and no fsync
-  //    while they wait for nothing
-  //    (docs/design/performance-choices.md#a-place-in-the-hashing-pool-first).
-  std::optional<HashingPool::Place> place = ctx.hashing.reserve();
-  if (!place) {
-    outcome.kind = LoginOutcome::Kind::busy;
-    co_return outcome;
+    // 1. Throttle, and count this attempt as a failure up front. Reserving
+    //    the failure before hashing keeps the limit exact even when an
+    //    attacker sends many guesses at once; it is released if the
+    //    password matches.
+    started_ = now_millis();
+    auto reserve = [this](Transaction& tx) { reserve_failure(tx); };
+    StoreStatus status = co_await ctx_.db.write(reserve);
+    if (status != StoreStatus::ok) co_return std::move(outcome_);
+    if (!reserved_.verdict.allowed) co_return throttled();
+
+    // 2. One full verification, against a dummy hash for an unknown e-mail,
+    //    so both failures cost the work of a hash; a failure is then
+    //    answered at the floor, so both take the same time whatever the
+    //    stored hash.
+    std::optional<std::string> stored_hash;
+    if (user_) stored_hash = user_->password_hash;
+    VerifyResult verified = co_await ctx_.hashing.verify(*place, password_, stored_hash);
+    verified_ = std::move(verified);
+    if (!user_ || !verified_.matches) {
+      // Its own commit: the failure was counted before the hash, when it
+      // was not known to be one (a crash in between leaves it counted,
+      // unrecorded).
+      auto record = [this](Transaction& tx) { record_failure(tx); };
+      co_await ctx_.db.write(record);
+      co_await wait_out_floor(verified_);
+      co_return ended(LoginOutcome::Kind::invalid_credentials);  // the reservation stays
+    }
+    if (user_->disabled) {
+      // Not a failed guess (403, not 401): do not count it.
+      auto release = [this](Transaction& tx) { release_disabled(tx); };
+      StoreStatus released = co_await ctx_.db.write(release);
+      co_return ended(released == StoreStatus::ok ? LoginOutcome::Kind::disabled
+                                                  : LoginOutcome::Kind::unavailable);
+    }
+
+    // 3. Success: the second factor, if the account has one (its step or
+    //    recovery code taken by this commit), then clear the count, upgrade
+    //    an outdated hash, open a session, unless the account changed while
+    //    we were hashing.
+    session_ = new_session(user_->id, now_millis(), policy_.session_lifetime, origin_);
+    auto open = [this](Transaction& tx) { open_in(tx); };
+    StoreStatus opened = co_await ctx_.db.write(open);
+    if (opened != StoreStatus::ok) co_return std::move(outcome_);
+    // A password changed meanwhile, and a wrong or missing second factor
+    // (a wrong code and a missing one cost the same), are answered as late
+    // as a wrong password, the same as any other 401.
+    if (found_ == Found::password_changed || found_ == Found::second_factor)
+      co_await wait_out_floor(verified_);
+    co_return opened_outcome();
   }
 
-  // 1. Throttle, and count this attempt as a failure up front. Reserving the
-  //    failure before hashing keeps the limit exact even when an attacker
-  //    sends many guesses at once; it is released if the password matches.
-  ReservedFailure reserved;
-  std::optional<UserRecord> user;
-  Millis started = now_millis();
-  auto reserve = [&](Transaction& tx) {
-    user.reset();  // a transaction may run again: all anew
+ private:
+  LoginOutcome ended(LoginOutcome::Kind kind) {
+    outcome_.kind = kind;
+    return std::move(outcome_);
+  }
+
+  // Step 1, refused.
+  LoginOutcome throttled() {
+    outcome_.retry_after = reserved_.verdict.retry_after;
+    return ended(LoginOutcome::Kind::throttled);
+  }
+
+  // Step 1's transaction.
+  void reserve_failure(Transaction& tx) {
+    user_.reset();  // a transaction may run again: all anew
     // The account is read once the throttles' keys are locked (the order
     // every attempt takes them in) and they allow the attempt: a failure
     // at its hash counts as many failures as the hash costs (interface.md
     // 10.5), and a 429 looks no account up (14.1).
     auto charge = [&] {
-      user = tx.users().by_email(email);
-      return ctx.hashing.failure_charge(user ? user->password_hash : std::nullopt);
+      user_ = tx.users().by_email(email_);
+      return ctx_.hashing.failure_charge(user_ ? user_->password_hash : std::nullopt);
     };
-    reserved = reserve_login_failure(tx, email_key, policy.login_failures_per_email, per_client,
-                                     started, charge);
-    if (reserved.verdict.allowed) return;
-    spend_passkey_challenge(tx, second.passkey, started);
-    record_throttled_login(tx, source, reserved.refused_by, email, started);
-  };
-  StoreStatus status = co_await ctx.db.write(reserve);
-  if (status != StoreStatus::ok) co_return outcome;
-  if (!reserved.verdict.allowed) {
-    outcome.kind = LoginOutcome::Kind::throttled;
-    outcome.retry_after = reserved.verdict.retry_after;
-    co_return outcome;
+    reserved_ = reserve_login_failure(tx, email_key_, policy_.login_failures_per_email, per_client_,
+                                      started_, charge);
+    if (reserved_.verdict.allowed) return;
+    spend_passkey_challenge(tx, second_.passkey, started_);
+    record_throttled_login(tx, source_, reserved_.refused_by, email_, started_);
   }
 
-  // 2. One full verification, against a dummy hash for an unknown e-mail,
-  //    so both failures cost the work of a hash; a failure is then answered
-  //    at the floor, so both take the same time whatever the stored hash.
-  std::optional<std::string> stored_hash;
-  if (user) stored_hash = user->password_hash;
-  VerifyResult verified = co_await ctx.hashing.verify(*place, password, stored_hash);
-
-  // Un-counts this attempt only (a 403 is not a failed guess).
-  auto release = [&](Transaction& tx) {
-    reserved.release(tx);
-    record_failed_login(tx, source, user, email, "disabled", now_millis());
-  };
-  if (!user || !verified.matches) {
-    // Its own commit: the failure was counted before the hash, when it was
-    // not known to be one (a crash in between leaves it counted, unrecorded).
-    auto record = [&](Transaction& tx) {
-      record_failed_login(tx, source, user, email, "credentials", now_millis());
-      spend_passkey_challenge(tx, second.passkey, now_millis());
-    };
-    co_await ctx.db.write(record);
-    co_await wait_out_floor(verified);
-    outcome.kind = LoginOutcome::Kind::invalid_credentials;  // the reservation stays
-    co_return outcome;
-  }
-  if (user->disabled) {
-    // Not a failed guess (403, not 401): do not count it.
-    StoreStatus released = co_await ctx.db.write(release);
-    outcome.kind = released == StoreStatus::ok ? LoginOutcome::Kind::disabled
-                                               : LoginOutcome::Kind::unavailable;
-    co_return outcome;
+  // Step 2's record of a failure (unknown e-mail or wrong password).
+  void record_failure(Transaction& tx) {
+    record_failed_login(tx, source_, user_, email_, "credentials", now_millis());
+    spend_passkey_challenge(tx, second_.passkey, now_millis());
   }
 
-  // 3. Success: the second factor, if the account has one (its step or
-  //    recovery code taken by this commit), then clear the count, upgrade
-  //    an outdated hash, open a session, unless the account changed while
-  //    we were hashing.
-  IssuedSession session = new_session(user->id, now_millis(), policy.session_lifetime, origin);
-  enum class Found { ok, disabled, password_changed, second_factor, no_key } found = Found::ok;
-  auto open_session = [&](Transaction& tx) {
-    found = Found::ok;  // a transaction may run again: all anew
-    auto current = tx.users().by_id(user->id);
+  // Step 2's release of the right password of a disabled account: un-counts
+  // this attempt only.
+  void release_disabled(Transaction& tx) {
+    reserved_.release(tx);
+    record_failed_login(tx, source_, user_, email_, "disabled", now_millis());
+  }
+
+  // What step 3's transaction found.
+  enum class Found { ok, disabled, password_changed, second_factor, no_key };
+
+  // Step 3's answer, once its transaction committed.
+  LoginOutcome opened_outcome() {
+    switch (found_) {
+      case Found::password_changed:
+        return ended(LoginOutcome::Kind::invalid_credentials);
+      case Found::disabled:
+        return ended(LoginOutcome::Kind::disabled);
+      case Found::second_factor:
+        return ended(LoginOutcome::Kind::second_factor_required);
+      case Found::no_key:
+        return std::move(outcome_);  // unavailable
+      case Found::ok:
+        break;
+    }
+    outcome_.user = std::move(*user_);
+    outcome_.token = std::move(session_.token);
+    return ended(LoginOutcome::Kind::success);
+  }
+
+  // Step 3's transaction.
+  void open_in(Transaction& tx) {
+    found_ = Found::ok;  // a transaction may run again: all anew
+    std::optional<UserRecord> current = tx.users().by_id(user_->id);
     // Another hash than the one we verified: either a concurrent login
     // upgraded it (same password, updatedAt untouched), or the password was
     // set meanwhile (updatedAt moved): then the password we verified is no
     // longer the account's. That is a failed attempt: it stays counted, and
     // no session opens after the change that revoked them all.
-    bool hash_changed = current && current->password_hash != user->password_hash;
-    const Millis now = session.record.created_at;
-    if (!current || (hash_changed && current->updated_at != user->updated_at)) {
-      found = Found::password_changed;
-      record_failed_login(tx, source, current, email, "credentials", now);
+    bool hash_changed = current && current->password_hash != user_->password_hash;
+    const Millis now = session_.record.created_at;
+    if (!current || (hash_changed && current->updated_at != user_->updated_at)) {
+      found_ = Found::password_changed;
+      record_failed_login(tx, source_, current, email_, "credentials", now);
       return;
     }
     if (current->disabled) {  // disabled while we were hashing: 403 (12.3.7)
-      reserved.clear_on_success(tx, email_key);
-      found = Found::disabled;
-      record_failed_login(tx, source, current, email, "disabled", now);
+      reserved_.clear_on_success(tx, email_key_);
+      found_ = Found::disabled;
+      record_failed_login(tx, source_, current, email_, "disabled", now);
       return;  // before the factor, so that no step or recovery code is used up
     }
-    const char* factor_used = nullptr;
     FactorVerdict verdict =
-        check_second_factor(tx, ctx.sealer, user->id, second, now, &policy.webauthn);
+        check_second_factor(tx, ctx_.sealer, user_->id, second_, now, &policy_.webauthn);
+    const char* factor_used = nullptr;
+    if (!factor_passes(tx, verdict, *current, now, factor_used)) return;
+    commit_success(tx, hash_changed, verdict, factor_used, now);
+    current->last_login_at = session_.record.created_at;
+    user_ = std::move(current);
+  }
+
+  // Step 3's second factor: false when it refuses (found_ says how), else
+  // the factor used (none when the account has none).
+  bool factor_passes(Transaction& tx, const FactorVerdict& verdict, const UserRecord& current,
+                     Millis now, const char*& factor_used) {
     switch (verdict.check) {
       case FactorCheck::refused: {  // a failed login: the reservation stays
-        found = Found::second_factor;
-        outcome.second_factors = second_factor_list(verdict);
+        found_ = Found::second_factor;
+        outcome_.second_factors = second_factor_list(verdict);
         nlohmann::json detail = {{"reason", "second_factor"}};
         if (verdict.passkey_failed) detail["check"] = webauthn::check_name(*verdict.passkey_failed);
-        record_event(tx, source, "login.failed", current->id, detail, now);
-        return;
+        record_event(tx, source_, "login.failed", current.id, detail, now);
+        return false;
       }
       case FactorCheck::no_key:  // a 503, not a guess
-        reserved.release(tx);
-        found = Found::no_key;
-        return;
+        reserved_.release(tx);
+        found_ = Found::no_key;
+        return false;
       case FactorCheck::passed_with_recovery_code:
         factor_used = "recovery_code";
-        record_recovery_code_used(tx, source, user->id, now);
+        record_recovery_code_used(tx, source_, user_->id, now);
         break;
       case FactorCheck::passed:
         factor_used = "totp";
@@ -206,44 +270,55 @@ boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string&
       case FactorCheck::not_enrolled:
         break;
     }
-    reserved.clear_on_success(tx, email_key);
+    return true;
+  }
+
+  // Step 3, all checks passed: the count cleared, the hash upgraded, the
+  // session opened and the login recorded.
+  void commit_success(Transaction& tx, bool hash_changed, const FactorVerdict& verdict,
+                      const char* factor_used, Millis now) {
+    reserved_.clear_on_success(tx, email_key_);
     // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
-    if (!verified.upgraded_hash.empty() && !hash_changed)
-      tx.users().replace_password_hash(user->id, verified.upgraded_hash);
-    tx.sessions().insert(session.record);
+    if (!verified_.upgraded_hash.empty() && !hash_changed)
+      tx.users().replace_password_hash(user_->id, verified_.upgraded_hash);
+    tx.sessions().insert(session_.record);
     // The admin view's lastLoginAt (interface.md 10.3); not a change of the
     // record, so updatedAt stays (2.6).
-    tx.users().record_login(user->id, session.record.created_at);
-    nlohmann::json detail = {{"sessionId", session.record.public_id}};
+    tx.users().record_login(user_->id, session_.record.created_at);
+    nlohmann::json detail = {{"sessionId", session_.record.public_id}};
     detail["secondFactor"] = factor_used != nullptr ? nlohmann::json(factor_used) : nullptr;
     if (!verdict.passkey_id.empty()) detail["passkeyId"] = verdict.passkey_id;
     detail["method"] = "password";
-    record_event(tx, source, "login.succeeded", user->id, detail, now);
-    current->last_login_at = session.record.created_at;
-    user = std::move(current);
-  };
-  StoreStatus opened = co_await ctx.db.write(open_session);
-  if (opened != StoreStatus::ok) co_return outcome;
-  if (found == Found::password_changed) {
-    co_await wait_out_floor(verified);
-    outcome.kind = LoginOutcome::Kind::invalid_credentials;
-    co_return outcome;
+    record_event(tx, source_, "login.succeeded", user_->id, detail, now);
   }
-  if (found == Found::disabled) {
-    outcome.kind = LoginOutcome::Kind::disabled;
-    co_return outcome;
-  }
-  if (found == Found::second_factor) {
-    // As late as a wrong password: a wrong code and a missing one cost the
-    // same, and the same as any other 401.
-    co_await wait_out_floor(verified);
-    outcome.kind = LoginOutcome::Kind::second_factor_required;
-    co_return outcome;
-  }
-  if (found == Found::no_key) co_return outcome;  // unavailable
-  outcome.kind = LoginOutcome::Kind::success;
-  outcome.user = std::move(*user);
-  outcome.token = std::move(session.token);
+
+  AuthContext& ctx_;
+  const AuthPolicy& policy_;
+  const std::string& email_;
+  std::string& password_;
+  const SessionOrigin& origin_;
+  const EventSource& source_;
+  const SecondFactorInput& second_;
+  const std::string email_key_;
+  const std::vector<ThrottleCounter> per_client_;
+
+  Millis started_ = 0;              // step 1
+  ReservedFailure reserved_;        // step 1
+  std::optional<UserRecord> user_;  // step 1, and step 3's current record
+  VerifyResult verified_;           // step 2
+  IssuedSession session_;           // step 3
+  Found found_ = Found::ok;         // step 3
+  LoginOutcome outcome_;
+};
+
+}  // namespace
+
+boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
+                                            std::string& password, const SessionOrigin& origin,
+                                            const EventSource& source,
+                                            const SecondFactorInput& second) {
+  Login login(ctx, email, password, origin, source, second);
+  LoginOutcome outcome = co_await login.run();
   co_return outcome;
 }
 

@@ -83,6 +83,35 @@ std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord&
   return token;
 }
 
+namespace {
+
+// Step 3's transaction: the account of the token, if it is still live, with
+// its new password, its tokens and sessions gone; nothing when the token
+// is not live any more.
+std::optional<UserRecord> apply_reset(Transaction& tx, const AuthPolicy& policy,
+                                      const Sha256Digest& digest, const std::string& phc,
+                                      const EventSource& source) {
+  Millis now = now_millis();
+  std::optional<UserRecord> user = account_of_live_token(tx, digest, now);
+  if (!user) return user;
+  now = std::max(now, user->updated_at + 1);  // updatedAt always moves forward (2.6)
+  user->password_hash = phc;
+  if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
+  user->updated_at = now;
+  tx.users().update(*user);
+  tx.reset_tokens().delete_of_user(user->id);
+  tx.sessions().delete_of_user(user->id);
+  // The owner proved control of the address: lift a lockout that guesses
+  // by someone else put on it.
+  tx.throttle().delete_events(login_email_key(user->email));
+  record_event(tx, source, "password.reset", user->id, nlohmann::json::object(), now);
+  queue_notice(tx, policy.notify, {NoticeTopic::password_changed, NoticeActor::reset}, *user,
+               user->email, now);
+  return user;
+}
+
+}  // namespace
+
 boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std::string& token,
                                                     std::string& password,
                                                     const EventSource& source) {
@@ -115,24 +144,7 @@ boost::asio::awaitable<ResetOutcome> reset_password(AuthContext& ctx, const std:
 
   // 3. Check the token again: another reset may have used it, or the
   //    account may have been disabled, while we were hashing.
-  auto apply = [&](Transaction& tx) {
-    Millis now = now_millis();
-    user = account_of_live_token(tx, digest, now);
-    if (!user) return;
-    now = std::max(now, user->updated_at + 1);  // updatedAt always moves forward (2.6)
-    user->password_hash = *phc;
-    if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
-    user->updated_at = now;
-    tx.users().update(*user);
-    tx.reset_tokens().delete_of_user(user->id);
-    tx.sessions().delete_of_user(user->id);
-    // The owner proved control of the address: lift a lockout that guesses
-    // by someone else put on it.
-    tx.throttle().delete_events(login_email_key(user->email));
-    record_event(tx, source, "password.reset", user->id, nlohmann::json::object(), now);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::reset}, *user,
-                 user->email, now);
-  };
+  auto apply = [&](Transaction& tx) { user = apply_reset(tx, ctx.policy, digest, *phc, source); };
   StoreStatus applied = co_await ctx.db.write(apply);
   if (applied != StoreStatus::ok) co_return outcome;
   if (!user) {

@@ -150,6 +150,114 @@ UserRecord account_of(const std::string& email, const SignupRequest& request, Mi
   return user;
 }
 
+// A sign-up's verification (interface.md 11.5). run() holds the steps'
+// awaits, in the order they run; what a step does between them is a member
+// of its own. It lives in verify_signup's frame, and its members are the
+// locals the steps share.
+class SignupVerification {
+ public:
+  SignupVerification(AuthContext& ctx, const std::string& token, std::string& password,
+                     const SessionOrigin& origin, const EventSource& source)
+      : ctx_(ctx), password_(password), origin_(origin), source_(source), digest_(sha256(token)) {}
+
+  boost::asio::awaitable<VerifyOutcome> run() {
+    // 1. Unknown and expired tokens stop at a read: they cost no hash. The
+    //    password to prove is the address's newest request's.
+    auto find = [this](Transaction& tx) { find_in(tx); };
+    StoreStatus found = co_await ctx_.db.read(find);
+    if (found != StoreStatus::ok) co_return std::move(outcome_);
+    if (!pending_ || !chosen_hash_) co_return ended(VerifyOutcome::Kind::invalid_token);
+    wipe(pending_->password_hash);
+    // 2. The password chosen at that sign-up, proved and counted as a login
+    //    of the address (6 /login 4): whoever opens the mail cannot complete
+    //    somebody else's sign-up. A wrong one leaves the token as it was.
+    PasswordProof proof = co_await prove_password(ctx_, pending_->email, chosen_hash_, password_,
+                                                  source_.client_address);
+    proof_ = std::move(proof);
+    if (stopped_by(proof_, outcome_)) co_return std::move(outcome_);
+    // 3. Again under the write lock (on PostgreSQL the row's lock: of two
+    //    uses of one token, one wins): the sign-up becomes an account, the
+    //    token goes, and the account's first session opens. A newer request
+    //    of the address since step 1 holds another password: the proof was
+    //    not for it.
+    auto create = [this](Transaction& tx) { create_in(tx); };
+    StoreStatus created = co_await ctx_.db.write(create);
+    if (created != StoreStatus::ok) co_return std::move(outcome_);
+    if (!created_) co_return ended(VerifyOutcome::Kind::invalid_token);
+    outcome_.user = std::move(*created_);
+    outcome_.token = std::move(session_.token);
+    co_return ended(VerifyOutcome::Kind::created);
+  }
+
+ private:
+  VerifyOutcome ended(VerifyOutcome::Kind kind) {
+    outcome_.kind = kind;
+    return std::move(outcome_);
+  }
+
+  // Step 1's read.
+  void find_in(Transaction& tx) {
+    pending_ = live_signup(tx, digest_, now_millis());
+    std::optional<SignupRequest> newest;
+    if (pending_) newest = newest_request(tx, pending_->email, pending_);
+    if (newest) chosen_hash_ = std::move(newest->password_hash);
+  }
+
+  // Step 3's transaction.
+  void create_in(Transaction& tx) {
+    created_.reset();
+    Millis now = now_millis();
+    std::optional<PendingSignupRecord> current = live_signup(tx, digest_, now);
+    std::optional<SignupRequest> newest;
+    if (current) newest = newest_request(tx, current->email, current);
+    std::optional<WipeOnExit> wipe_current, wipe_newest;  // wiped before they go
+    if (current) wipe_current.emplace(current->password_hash);
+    if (newest) wipe_newest.emplace(newest->password_hash);
+    if (!newest || newest->password_hash != *chosen_hash_) {
+      proof_.reserved.release(tx);  // no wrong guess: the 401 says to try again
+      return;
+    }
+    tx.signups().remove(digest_);  // used, whatever the outcome
+    open_account(tx, current->email, *newest, now);
+  }
+
+  // Step 3: the account, its first session and its event.
+  void open_account(Transaction& tx, const std::string& email, const SignupRequest& newest,
+                    Millis now) {
+    UserRecord user = account_of(email, newest, now);
+    WipeOnExit wipe_user_hash(user.password_hash);  // stored: the answer needs none
+    // False when the address got an account meanwhile (an operator, or
+    // another instance): the sign-up is void.
+    if (!tx.users().insert(user)) {
+      proof_.reserved.release(tx);
+      return;
+    }
+    tx.outbox().forget_signup_requests(user.email);  // the account holds the hash now
+    proof_.reserved.clear_on_success(tx, login_email_key(user.email));
+    session_ = new_session(user.id, now, ctx_.policy.session_lifetime, origin_);
+    tx.sessions().insert(session_.record);
+    record_event(tx, source_, "signup.verified", user.id,
+                 {{"sessionId", session_.record.public_id}}, now);
+    wipe(*user.password_hash);
+    user.password_hash.reset();
+    created_ = std::move(user);
+  }
+
+  AuthContext& ctx_;
+  std::string& password_;
+  const SessionOrigin& origin_;
+  const EventSource& source_;
+  const Sha256Digest digest_;
+
+  std::optional<PendingSignupRecord> pending_;  // step 1
+  std::optional<std::string> chosen_hash_;      // step 1
+  WipeOnExit wipe_hash_{chosen_hash_};
+  PasswordProof proof_;                // step 2
+  std::optional<UserRecord> created_;  // step 3
+  IssuedSession session_;              // step 3
+  VerifyOutcome outcome_;
+};
+
 }  // namespace
 
 boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std::string& token,
@@ -157,81 +265,8 @@ boost::asio::awaitable<VerifyOutcome> verify_signup(AuthContext& ctx, const std:
                                                     const SessionOrigin& origin,
                                                     const EventSource& source) {
   WipeOnExit wipe_password(password);
-  const Sha256Digest digest = sha256(token);
-  VerifyOutcome outcome;
-
-  // 1. Unknown and expired tokens stop at a read: they cost no hash. The
-  //    password to prove is the address's newest request's.
-  std::optional<PendingSignupRecord> pending;
-  std::optional<std::string> chosen_hash;
-  WipeOnExit wipe_hash(chosen_hash);
-  auto find = [&](Transaction& tx) {
-    pending = live_signup(tx, digest, now_millis());
-    std::optional<SignupRequest> newest;
-    if (pending) newest = newest_request(tx, pending->email, pending);
-    if (newest) chosen_hash = std::move(newest->password_hash);
-  };
-  if (co_await ctx.db.read(find) != StoreStatus::ok) co_return outcome;
-  if (!pending || !chosen_hash) {
-    outcome.kind = VerifyOutcome::Kind::invalid_token;
-    co_return outcome;
-  }
-  wipe(pending->password_hash);
-
-  // 2. The password chosen at that sign-up, proved and counted as a login
-  //    of the address (6 /login 4): whoever opens the mail cannot complete
-  //    somebody else's sign-up. A wrong one leaves the token as it was.
-  PasswordProof proof =
-      co_await prove_password(ctx, pending->email, chosen_hash, password, source.client_address);
-  if (stopped_by(proof, outcome)) co_return outcome;
-
-  // 3. Again under the write lock (on PostgreSQL the row's lock: of two
-  //    uses of one token, one wins): the sign-up becomes an account, the
-  //    token goes, and the account's first session opens. A newer request
-  //    of the address since step 1 holds another password: the proof was
-  //    not for it.
-  std::optional<UserRecord> created;
-  IssuedSession session;
-  auto create = [&](Transaction& tx) {
-    created.reset();
-    Millis now = now_millis();
-    std::optional<PendingSignupRecord> current = live_signup(tx, digest, now);
-    std::optional<SignupRequest> newest;
-    if (current) newest = newest_request(tx, current->email, current);
-    std::optional<WipeOnExit> wipe_current, wipe_newest;  // wiped before they go
-    if (current) wipe_current.emplace(current->password_hash);
-    if (newest) wipe_newest.emplace(newest->password_hash);
-    if (!newest || newest->password_hash != *chosen_hash) {
-      proof.reserved.release(tx);  // no wrong guess: the 401 says to try again
-      return;
-    }
-    tx.signups().remove(digest);  // used, whatever the outcome
-    UserRecord user = account_of(current->email, *newest, now);
-    WipeOnExit wipe_user_hash(user.password_hash);  // stored: the answer needs none
-    // False when the address got an account meanwhile (an operator, or
-    // another instance): the sign-up is void.
-    if (!tx.users().insert(user)) {
-      proof.reserved.release(tx);
-      return;
-    }
-    tx.outbox().forget_signup_requests(user.email);  // the account holds the hash now
-    proof.reserved.clear_on_success(tx, login_email_key(user.email));
-    session = new_session(user.id, now, ctx.policy.session_lifetime, origin);
-    tx.sessions().insert(session.record);
-    record_event(tx, source, "signup.verified", user.id, {{"sessionId", session.record.public_id}},
-                 now);
-    wipe(*user.password_hash);
-    user.password_hash.reset();
-    created = std::move(user);
-  };
-  if (co_await ctx.db.write(create) != StoreStatus::ok) co_return outcome;
-  if (!created) {
-    outcome.kind = VerifyOutcome::Kind::invalid_token;
-    co_return outcome;
-  }
-  outcome.kind = VerifyOutcome::Kind::created;
-  outcome.user = std::move(*created);
-  outcome.token = std::move(session.token);
+  SignupVerification verification(ctx, token, password, origin, source);
+  VerifyOutcome outcome = co_await verification.run();
   co_return outcome;
 }
 

@@ -12,9 +12,6 @@
 namespace authd {
 namespace {
 
-// 16.1.2: without an RP ID no passkey can be made or checked.
-bool passkeys_available(const AuthContext& ctx) { return !ctx.policy.webauthn.id.empty(); }
-
 nlohmann::json public_key_parameters() {
   return nlohmann::json::array({{{"type", "public-key"}, {"alg", webauthn::kEs256}},
                                 {{"type", "public-key"}, {"alg", webauthn::kEdDsa}}});
@@ -100,7 +97,116 @@ bool second_factor_holds(AuthContext& ctx, Transaction& tx, const UserRecord& us
   return true;
 }
 
+// POST /webauthn/register (16.2.2). run() holds the one await, the
+// transaction; what the transaction does is a member per step. It lives in
+// register_passkey's frame, and its members are the locals the steps share.
+class PasskeyRegistration {
+ public:
+  PasskeyRegistration(AuthContext& ctx, const std::string& token,
+                      const webauthn::RegistrationResponse& response, const std::string& name,
+                      const EventSource& source)
+      : ctx_(ctx),
+        response_(response),
+        name_(name),
+        source_(source),
+        digest_(sha256(token)),
+        // Drawn before, kept only if this passkey is the account's first factor.
+        codes_(new_recovery_codes()),
+        code_digests_(recovery_code_digests(codes_)) {}
+
+  boost::asio::awaitable<PasskeyOutcome> run() {
+    auto add = [this](Transaction& tx) { add_in(tx); };
+    if (co_await ctx_.db.write(add) != StoreStatus::ok)
+      outcome_.kind = PasskeyOutcome::Kind::unavailable;
+    if (outcome_.kind == PasskeyOutcome::Kind::ok && first_factor_) {
+      outcome_.recovery_codes = std::move(codes_);
+    } else {
+      for (std::string& code : codes_) wipe(code);  // never shown: not kept either
+    }
+    co_return std::move(outcome_);
+  }
+
+ private:
+  // The transaction: the response verified, then the passkey stored.
+  void add_in(Transaction& tx) {
+    Millis now = now_millis();
+    first_factor_ = false;
+    std::optional<UserRecord> user = live_session_user(tx, digest_, now);
+    if (!user) {
+      outcome_.kind = PasskeyOutcome::Kind::invalid_token;
+      return;
+    }
+    std::optional<webauthn::RegistrationResult> result = verified(tx, user->id, now);
+    if (!result) return;
+    const std::int64_t registered = tx.passkeys().count_of(user->id);
+    if (registered >= kMostPasskeys) {
+      outcome_.kind = PasskeyOutcome::Kind::conflict;
+      return;
+    }
+    first_factor_ = !has_confirmed_totp(tx, user->id) && registered == 0;
+    if (!store(tx, *result, *user, now)) return;
+    outcome_.kind = PasskeyOutcome::Kind::ok;
+  }
+
+  // The response checked against a challenge of this account's; nothing
+  // when it fails (outcome_ says how).
+  std::optional<webauthn::RegistrationResult> verified(Transaction& tx, const std::string& user_id,
+                                                       Millis now) {
+    // The challenge is taken whatever follows (16.6.2); it must be one
+    // issued to this account for a registration.
+    std::optional<std::string> expected = webauthn::challenge_of(response_.client_data_json);
+    if (expected) {
+      auto owner =
+          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
+      if (!owner || *owner != user_id) expected.reset();
+    }
+    webauthn::RegistrationResult result =
+        webauthn::verify_registration(response_, ctx_.policy.webauthn, expected);
+    if (!result.failed) return result;
+    outcome_.kind = PasskeyOutcome::Kind::refused;
+    outcome_.failed = result.failed;
+    return std::nullopt;
+  }
+
+  // The passkey stored, with the recovery codes when it is the first
+  // factor; false on a conflict.
+  bool store(Transaction& tx, const webauthn::RegistrationResult& result, const UserRecord& user,
+             Millis now) {
+    outcome_.passkey = PasskeyRecord{base64url(result.credential.id),
+                                     user.id,
+                                     name_,
+                                     result.credential.algorithm,
+                                     base64url(result.credential.public_key),
+                                     result.credential.sign_count,
+                                     result.backed_up,
+                                     now,
+                                     std::nullopt};
+    if (!tx.passkeys().insert(outcome_.passkey)) {
+      outcome_.kind = PasskeyOutcome::Kind::conflict;
+      return false;
+    }
+    if (first_factor_) tx.second_factors().replace_recovery_codes(user.id, code_digests_);
+    record_event(tx, source_, "mfa.enabled", user.id,
+                 {{"factor", "webauthn"}, {"passkeyId", outcome_.passkey.id}}, now);
+    queue_notice(tx, ctx_.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, user,
+                 user.email, now);
+    return true;
+  }
+
+  AuthContext& ctx_;
+  const webauthn::RegistrationResponse& response_;
+  const std::string& name_;
+  const EventSource& source_;
+  const Sha256Digest digest_;
+  std::vector<std::string> codes_;
+  const std::vector<Sha256Digest> code_digests_;
+  bool first_factor_ = false;
+  PasskeyOutcome outcome_;
+};
+
 }  // namespace
+
+bool passkeys_available(const AuthContext& ctx) { return !ctx.policy.webauthn.id.empty(); }
 
 boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext& ctx,
                                                                     const std::string& token,
@@ -148,164 +254,9 @@ boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext&
 boost::asio::awaitable<PasskeyOutcome> register_passkey(
     AuthContext& ctx, const std::string& token, const webauthn::RegistrationResponse& response,
     const std::string& name, const EventSource& source) {
-  PasskeyOutcome outcome;
-  if (!passkeys_available(ctx)) co_return outcome;
-  const Sha256Digest digest = sha256(token);
-  // Drawn before, kept only if this passkey is the account's first factor.
-  std::vector<std::string> codes = new_recovery_codes();
-  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
-  bool first_factor = false;
-  auto add = [&](Transaction& tx) {
-    Millis now = now_millis();
-    first_factor = false;
-    std::optional<UserRecord> user = live_session_user(tx, digest, now);
-    if (!user) {
-      outcome.kind = PasskeyOutcome::Kind::invalid_token;
-      return;
-    }
-    // The challenge is taken whatever follows (16.6.2); it must be one
-    // issued to this account for a registration.
-    std::optional<std::string> expected = webauthn::challenge_of(response.client_data_json);
-    if (expected) {
-      auto owner =
-          tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::registration, now);
-      if (!owner || *owner != user->id) expected.reset();
-    }
-    webauthn::RegistrationResult result =
-        webauthn::verify_registration(response, ctx.policy.webauthn, expected);
-    if (result.failed) {
-      outcome.kind = PasskeyOutcome::Kind::refused;
-      outcome.failed = result.failed;
-      return;
-    }
-    const std::int64_t registered = tx.passkeys().count_of(user->id);
-    if (registered >= kMostPasskeys) {
-      outcome.kind = PasskeyOutcome::Kind::conflict;
-      return;
-    }
-    first_factor = !has_confirmed_totp(tx, user->id) && registered == 0;
-    outcome.passkey = PasskeyRecord{base64url(result.credential.id),
-                                    user->id,
-                                    name,
-                                    result.credential.algorithm,
-                                    base64url(result.credential.public_key),
-                                    result.credential.sign_count,
-                                    result.backed_up,
-                                    now,
-                                    std::nullopt};
-    if (!tx.passkeys().insert(outcome.passkey)) {
-      outcome.kind = PasskeyOutcome::Kind::conflict;
-      return;
-    }
-    if (first_factor) tx.second_factors().replace_recovery_codes(user->id, code_digests);
-    record_event(tx, source, "mfa.enabled", user->id,
-                 {{"factor", "webauthn"}, {"passkeyId", outcome.passkey.id}}, now);
-    queue_notice(tx, ctx.policy.notify, {NoticeTopic::passkey_added, NoticeActor::self}, *user,
-                 user->email, now);
-    outcome.kind = PasskeyOutcome::Kind::ok;
-  };
-  if (co_await ctx.db.write(add) != StoreStatus::ok) {
-    outcome.kind = PasskeyOutcome::Kind::unavailable;
-    co_return outcome;
-  }
-  if (outcome.kind == PasskeyOutcome::Kind::ok && first_factor) {
-    outcome.recovery_codes = std::move(codes);
-  } else {
-    for (std::string& code : codes) wipe(code);  // never shown: not kept either
-  }
-  co_return outcome;
-}
-
-boost::asio::awaitable<PasskeyOutcome> passkey_sign_in_options(AuthContext& ctx,
-                                                               const std::string& client_address) {
-  PasskeyOutcome outcome;
-  if (!passkeys_available(ctx)) co_return outcome;
-  const std::vector<ThrottleCounter> counters =
-      client_counters(ClientCounterKind::passkey, client_address,
-                      ctx.policy.login_failures_per_client, ctx.policy.ipv6_aggregates);
-  std::string challenge;
-  auto issue = [&](Transaction& tx) {
-    Millis now = now_millis();
-    ThrottleVerdict verdict = count_request(tx, counters, now);
-    if (!verdict.allowed) {
-      outcome.kind = PasskeyOutcome::Kind::throttled;
-      outcome.retry_after = verdict.retry_after;
-      return;
-    }
-    challenge = issue_passkey_challenge(tx, ChallengePurpose::sign_in, "", now);
-    outcome.kind = PasskeyOutcome::Kind::ok;
-  };
-  if (co_await ctx.db.write(issue) != StoreStatus::ok) {
-    outcome.kind = PasskeyOutcome::Kind::unavailable;
-    co_return outcome;
-  }
-  if (outcome.kind == PasskeyOutcome::Kind::ok)
-    outcome.options = {{"challenge", base64url(challenge)},
-                       {"rpId", ctx.policy.webauthn.id},
-                       {"timeout", kPasskeyChallengeLifetime},
-                       {"userVerification", "required"},
-                       {"allowCredentials", nlohmann::json::array()}};
-  co_return outcome;
-}
-
-boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
-    AuthContext& ctx, const webauthn::AssertionResponse& response, const SessionOrigin& origin,
-    const EventSource& source) {
-  PasskeyOutcome outcome;
-  if (!passkeys_available(ctx)) co_return outcome;
-  const AuthPolicy& policy = ctx.policy;
-  const std::vector<ThrottleCounter> per_client =
-      client_counters(ClientCounterKind::login, origin.client_address,
-                      policy.login_failures_per_client, policy.ipv6_aggregates);
-  auto sign_in = [&](Transaction& tx) {
-    Millis now = now_millis();
-    outcome.kind = PasskeyOutcome::Kind::refused;
-    // Counted as a failed login of the client up front, as /login does
-    // (16.3.2: of no e-mail); released on success.
-    ReservedFailure reserved = reserve_client_failure(tx, per_client, now);
-    if (!reserved.verdict.allowed) {
-      outcome.kind = PasskeyOutcome::Kind::throttled;
-      outcome.retry_after = reserved.verdict.retry_after;
-      if (!count_throttled(tx, reserved.refused_by.key, now))
-        record_throttled(tx, source, reserved.refused_by.key, reserved.refused_by.limit.window,
-                         std::nullopt, {{"throttle", "client"}}, now);
-      return;
-    }
-    PasskeyUse use = use_passkey(tx, policy.webauthn, response, nullptr, now);
-    std::optional<UserRecord> user;
-    if (use.passkey) user = tx.users().by_id(use.passkey->user_id);
-    if (use.failed || !user) {
-      outcome.failed = use.failed.value_or(webauthn::Check::credential_id);
-      std::optional<std::string> user_id;
-      if (user) user_id = user->id;
-      record_event(tx, source, "login.failed", user_id,
-                   {{"reason", "passkey"}, {"check", webauthn::check_name(*outcome.failed)}}, now);
-      return;  // stays counted
-    }
-    reserved.release(tx);  // not a failed guess, either way from here
-    if (user->disabled) {
-      outcome.kind = PasskeyOutcome::Kind::disabled;
-      record_event(tx, source, "login.failed", user->id, {{"reason", "disabled"}}, now);
-      return;
-    }
-    IssuedSession session = new_session(user->id, now, policy.session_lifetime, origin);
-    tx.sessions().insert(session.record);
-    tx.users().record_login(user->id, now);
-    record_event(tx, source, "login.succeeded", user->id,
-                 {{"sessionId", session.record.public_id},
-                  {"secondFactor", nullptr},
-                  {"method", "passkey"},
-                  {"passkeyId", use.passkey->id}},
-                 now);
-    user->last_login_at = now;
-    outcome.user = std::move(*user);
-    outcome.token = std::move(session.token);
-    outcome.kind = PasskeyOutcome::Kind::ok;
-  };
-  if (co_await ctx.db.write(sign_in) != StoreStatus::ok) {
-    wipe(outcome.token);
-    outcome = PasskeyOutcome{};  // unavailable
-  }
+  if (!passkeys_available(ctx)) co_return PasskeyOutcome{};
+  PasskeyRegistration registration(ctx, token, response, name, source);
+  PasskeyOutcome outcome = co_await registration.run();
   co_return outcome;
 }
 

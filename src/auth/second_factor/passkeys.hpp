@@ -47,6 +47,10 @@ struct PasskeyOutcome {
   std::string token;                        // signed in
 };
 
+// 16.1.2: without an RP ID no passkey can be made or checked; every flow
+// below answers unavailable then.
+bool passkeys_available(const AuthContext& ctx);
+
 // POST /webauthn/register/options (16.2.1), with the account's second
 // factor when it has one (16.4.3).
 boost::asio::awaitable<PasskeyOutcome> passkey_registration_options(AuthContext& ctx,

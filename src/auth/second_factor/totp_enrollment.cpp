@@ -161,81 +161,127 @@ boost::asio::awaitable<FactorOutcome> confirm_totp(AuthContext& ctx, const std::
 namespace {
 
 // POST /mfa/totp/remove (`renew` false) and /mfa/recovery-codes (`renew`
-// true): the proof, then the factor removed or a new set of codes.
-boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
-                                                     std::string& code, bool renew,
-                                                     const EventSource& source) {
-  WipeOnExit wipe_code(code);
-  const Sha256Digest digest = sha256(token);
-  FactorOutcome outcome;
-  TotpCaller caller = co_await find_totp_caller(ctx, digest, outcome);
-  if (!caller.user) co_return outcome;
-  if (!caller.factor || !caller.factor->confirmed()) {  // no factor to remove or renew
-    outcome.kind = FactorOutcome::Kind::conflict;
-    co_return outcome;
-  }
-  std::optional<ReservedFailure> reserved =
-      co_await reserve_attempt(ctx, *caller.user, source.client_address, outcome);
-  if (!reserved) co_return outcome;
+// true): the proof, then the factor removed or a new set of codes. run()
+// holds the steps' awaits, in the order they run; what a step does between
+// them is a member of its own. It lives in the route's frame, and its
+// members are the locals the steps share.
+class TotpProof {
+ public:
+  TotpProof(AuthContext& ctx, const std::string& token, std::string& code, bool renew,
+            const EventSource& source)
+      : ctx_(ctx), code_(code), renew_(renew), source_(source), digest_(sha256(token)) {}
 
+  boost::asio::awaitable<FactorOutcome> run() {
+    TotpCaller caller = co_await find_totp_caller(ctx_, digest_, outcome_);
+    if (!caller.user) co_return std::move(outcome_);
+    if (!caller.factor || !caller.factor->confirmed()) {  // no factor to remove or renew
+      outcome_.kind = FactorOutcome::Kind::conflict;
+      co_return std::move(outcome_);
+    }
+    std::optional<ReservedFailure> reserved =
+        co_await reserve_attempt(ctx_, *caller.user, source_.client_address, outcome_);
+    reserved_ = std::move(reserved);
+    if (!reserved_) co_return std::move(outcome_);
+    read_proof();
+    codes_ = renew_ ? new_recovery_codes() : std::vector<std::string>{};
+    code_digests_ = recovery_code_digests(codes_);
+    user_id_ = caller.user->id;
+    email_key_ = login_email_key(caller.user->email);
+    auto act = [this](Transaction& tx) { act_in(tx); };
+    if (co_await ctx_.db.write(act) != StoreStatus::ok) {
+      outcome_.kind = FactorOutcome::Kind::unavailable;
+      co_return std::move(outcome_);
+    }
+    if (outcome_.kind == FactorOutcome::Kind::ok) outcome_.recovery_codes = std::move(codes_);
+    co_return std::move(outcome_);
+  }
+
+ private:
   // Six digits are a TOTP code; anything else is tried as a recovery code.
-  SecondFactorInput proof;
-  WipeOnExit wipe_otp(proof.otp);
-  WipeOnExit wipe_recovery(proof.recovery_code);
-  if (code.size() == 6 && code.find_first_not_of("0123456789") == std::string::npos)
-    proof.otp = code;
-  else
-    proof.recovery_code = code;
-  std::vector<std::string> codes = renew ? new_recovery_codes() : std::vector<std::string>{};
-  const std::vector<Sha256Digest> code_digests = recovery_code_digests(codes);
-  const std::string user_id = caller.user->id;
-  const std::string email_key = login_email_key(caller.user->email);
-  auto act = [&](Transaction& tx) {
+  void read_proof() {
+    if (code_.size() == 6 && code_.find_first_not_of("0123456789") == std::string::npos)
+      proof_.otp = code_;
+    else
+      proof_.recovery_code = code_;
+  }
+
+  // The transaction: the proof checked, then the factor removed or the
+  // codes renewed.
+  void act_in(Transaction& tx) {
     Millis now = now_millis();
-    std::optional<UserRecord> user = live_session_user(tx, digest, now);
+    std::optional<UserRecord> user = live_session_user(tx, digest_, now);
     if (!user) {
-      outcome.kind = FactorOutcome::Kind::invalid_token;
+      outcome_.kind = FactorOutcome::Kind::invalid_token;
       return;
     }
-    switch (check_second_factor(tx, ctx.sealer, user_id, proof, now).check) {
+    if (!proof_passes(tx, now)) return;
+    if (renew_) {
+      tx.second_factors().replace_recovery_codes(user_id_, code_digests_);
+    } else {
+      remove_factor(tx, *user, now);
+    }
+    reserved_->clear_on_success(tx, email_key_);
+    outcome_.kind = FactorOutcome::Kind::ok;
+  }
+
+  // False when the proof does not pass: outcome_ says why.
+  bool proof_passes(Transaction& tx, Millis now) {
+    switch (check_second_factor(tx, ctx_.sealer, user_id_, proof_, now).check) {
       case FactorCheck::not_enrolled:  // removed meanwhile
-        reserved->release(tx);
-        outcome.kind = FactorOutcome::Kind::conflict;
-        return;
+        reserved_->release(tx);
+        outcome_.kind = FactorOutcome::Kind::conflict;
+        return false;
       case FactorCheck::no_key:
-        reserved->release(tx);
-        outcome.kind = FactorOutcome::Kind::unavailable;
-        return;
+        reserved_->release(tx);
+        outcome_.kind = FactorOutcome::Kind::unavailable;
+        return false;
       case FactorCheck::refused:
-        outcome.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
-        return;
+        outcome_.kind = FactorOutcome::Kind::wrong_proof;  // stays counted
+        return false;
       case FactorCheck::passed_with_recovery_code:
-        record_recovery_code_used(tx, source, user_id, now);
+        record_recovery_code_used(tx, source_, user_id_, now);
         break;
       case FactorCheck::passed:
       case FactorCheck::passed_with_passkey:  // not offered here
         break;
     }
-    if (renew) {
-      tx.second_factors().replace_recovery_codes(user_id, code_digests);
-    } else {
-      // The recovery codes stay while the account has a passkey (16.5.2).
-      if (tx.passkeys().count_of(user_id) > 0)
-        tx.second_factors().remove_totp(user_id);
-      else
-        tx.second_factors().remove_all(user_id);
-      record_event(tx, source, "mfa.disabled", user_id, {{"factor", "totp"}}, now);
-      queue_notice(tx, ctx.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::self}, *user,
-                   user->email, now);
-    }
-    reserved->clear_on_success(tx, email_key);
-    outcome.kind = FactorOutcome::Kind::ok;
-  };
-  if (co_await ctx.db.write(act) != StoreStatus::ok) {
-    outcome.kind = FactorOutcome::Kind::unavailable;
-    co_return outcome;
+    return true;
   }
-  if (outcome.kind == FactorOutcome::Kind::ok) outcome.recovery_codes = std::move(codes);
+
+  void remove_factor(Transaction& tx, const UserRecord& user, Millis now) {
+    // The recovery codes stay while the account has a passkey (16.5.2).
+    if (tx.passkeys().count_of(user_id_) > 0)
+      tx.second_factors().remove_totp(user_id_);
+    else
+      tx.second_factors().remove_all(user_id_);
+    record_event(tx, source_, "mfa.disabled", user_id_, {{"factor", "totp"}}, now);
+    queue_notice(tx, ctx_.policy.notify, {NoticeTopic::mfa_disabled, NoticeActor::self}, user,
+                 user.email, now);
+  }
+
+  AuthContext& ctx_;
+  std::string& code_;
+  const bool renew_;
+  const EventSource& source_;
+  const Sha256Digest digest_;
+
+  std::optional<ReservedFailure> reserved_;
+  SecondFactorInput proof_;
+  WipeOnExit wipe_otp_{proof_.otp};
+  WipeOnExit wipe_recovery_{proof_.recovery_code};
+  std::vector<std::string> codes_;
+  std::vector<Sha256Digest> code_digests_;
+  std::string user_id_;
+  std::string email_key_;
+  FactorOutcome outcome_;
+};
+
+boost::asio::awaitable<FactorOutcome> prove_totp_and(AuthContext& ctx, const std::string& token,
+                                                     std::string& code, bool renew,
+                                                     const EventSource& source) {
+  WipeOnExit wipe_code(code);
+  TotpProof proof(ctx, token, code, renew, source);
+  FactorOutcome outcome = co_await proof.run();
   co_return outcome;
 }
 
