@@ -394,12 +394,4 @@ int run_serve(const Config& config) {
   return dropped > 0 ? kExitDrainDropped : 0;
 }
 
-int run_migrate(const Config& config) {
-  auto store = open_store(config.database, config.store_options());
-  int version = store->migrate();
-  log::info("migrated",
-            {{"schema_version", version}, {"database", redact_url_secrets(config.database)}});
-  return 0;
-}
-
 }  // namespace authd
