@@ -96,7 +96,7 @@ set(AUTHD_CORE_SOURCES
   ${AUTHD_ROOT}/src/cli/admin_key_commands.cpp ${AUTHD_ROOT}/src/cli/user_import.cpp
   ${AUTHD_ROOT}/src/cli/bounded_lines.cpp
   ${AUTHD_ROOT}/src/cli/webhook_commands.cpp
-  ${AUTHD_ROOT}/src/cli/command_registry.cpp ${AUTHD_ROOT}/src/cli/serve_commands.cpp
+  ${AUTHD_ROOT}/src/cli/command_registry.cpp ${AUTHD_ROOT}/src/cli/serve_commands.cpp ${AUTHD_ROOT}/src/cli/serve_parts.cpp
   # webhooks/
   ${AUTHD_ROOT}/src/webhooks/http_post.cpp ${AUTHD_ROOT}/src/webhooks/signature.cpp
   ${AUTHD_ROOT}/src/webhooks/webhook_worker.cpp
