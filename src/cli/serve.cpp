@@ -3,8 +3,6 @@
 // (13.3). Its members are the parts in the order they start; what runs is
 // stopped in reverse order, last started first stopped (StopOrder), before
 // any part is destroyed, and the parts are destroyed in reverse order too.
-#include <unistd.h>
-
 #include <csignal>
 #include <optional>
 #include <utility>
