@@ -70,7 +70,7 @@ std::optional<ApiResponse> read_request(ApiRequest& request, const char* member,
   return read_credentials(request, credentials);
 }
 
-// One of auth/totp_enrollment's flows: the caller's token, the proof (the
+// One of auth/second_factor/totp_enrollment's flows: the caller's token, the proof (the
 // password or a code, wiped), where the request came from.
 using FactorFlow = boost::asio::awaitable<FactorOutcome> (*)(AuthContext&, const std::string&,
                                                              std::string&, const EventSource&);

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "auth/admin/admin_keys.hpp"
-#include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/time.hpp"
 #include "core/wipe.hpp"
@@ -43,66 +42,69 @@ std::string time_or_null(std::optional<Millis> at) {
   return out + "\"";
 }
 
+int create_key(const Config& config, const std::string& name, const std::string& scope) {
+  auto parsed = parse_admin_scope(scope);
+  if (!parsed) {
+    std::cerr << "error: --scope: read or write\n";
+    return 2;
+  }
+  auto store = migrated_store(config);
+  AdminKeyResult result = create_admin_key(*store, name, *parsed, cli_event_source(config));
+  if (result.kind == AdminKeyResult::Kind::ok) std::cout << result.key << std::endl;
+  wipe(result.key);
+  return exit_status(result);
+}
+
+int list_keys(const Config& config) {
+  auto store = migrated_store(config);
+  AdminKeyResult result = list_admin_keys(*store);
+  for (const AdminKeyRecord& key : result.keys) {
+    std::string created;
+    append_rfc3339(created, key.created_at);
+    // Names are of a plain character set: nothing to escape.
+    std::cout << R"({"name":")" << key.name << R"(","scope":")" << key.scope << R"(","createdAt":")"
+              << created << R"(","lastUsedAt":)" << time_or_null(key.last_used_at) << "}\n";
+  }
+  return exit_status(result);
+}
+
 }  // namespace
 
-void add_admin_key_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* keys = app.add_subcommand("admin-key", "Manage the admin API's keys (stored as digests)");
-  keys->require_subcommand(1);
-  // Owned by the parsing that outlives main's parse: names and scope.
+void add_admin_key_commands(CommandRegistry& commands) {
+  CLI::App& keys = commands.add_group(commands.root(), "admin-key",
+                                      "Manage the admin API's keys (stored as digests)");
+  // Owned by the registry, which outlives the parse: names and scope.
   auto name = std::make_shared<std::string>();
   auto scope = std::make_shared<std::string>();
-
-  auto* create = keys->add_subcommand("create", "Create a key and print it, once");
-  Config& create_config = configs.emplace_back();
-  add_database_options(*create, create_config);
-  create->add_option("--name", *name, "A name for the key: 1 to 64 of A-Z a-z 0-9 . _ -")
-      ->required();
-  create->add_option("--scope", *scope, "read (GET routes only) or write")->required();
-  create->callback([&chosen, &create_config, create, name, scope] {
-    chosen = {&create_config, create, [name, scope](const Config& config) {
-                auto parsed = parse_admin_scope(*scope);
-                if (!parsed) {
-                  std::cerr << "error: --scope: read or write\n";
-                  return 2;
-                }
-                auto store = migrated_store(config);
-                AdminKeyResult result =
-                    create_admin_key(*store, *name, *parsed, cli_event_source(config));
-                if (result.kind == AdminKeyResult::Kind::ok) std::cout << result.key << std::endl;
-                wipe(result.key);
-                return exit_status(result);
-              }};
-  });
-
-  auto* list = keys->add_subcommand("list", "List the keys: name, scope, created, last used");
-  Config& list_config = configs.emplace_back();
-  add_database_options(*list, list_config);
-  list->callback([&chosen, &list_config, list] {
-    chosen = {&list_config, list, [](const Config& config) {
-                auto store = migrated_store(config);
-                AdminKeyResult result = list_admin_keys(*store);
-                for (const AdminKeyRecord& key : result.keys) {
-                  std::string created;
-                  append_rfc3339(created, key.created_at);
-                  // Names are of a plain character set: nothing to escape.
-                  std::cout << R"({"name":")" << key.name << R"(","scope":")" << key.scope
-                            << R"(","createdAt":")" << created << R"(","lastUsedAt":)"
-                            << time_or_null(key.last_used_at) << "}\n";
-                }
-                return exit_status(result);
-              }};
-  });
-
-  auto* revoke = keys->add_subcommand("revoke", "Revoke a key by name: refused from then on");
-  Config& revoke_config = configs.emplace_back();
-  add_database_options(*revoke, revoke_config);
-  revoke->add_option("--name", *name, "The key's name")->required();
-  revoke->callback([&chosen, &revoke_config, revoke, name] {
-    chosen = {&revoke_config, revoke, [name](const Config& config) {
-                auto store = migrated_store(config);
-                return exit_status(revoke_admin_key(*store, *name, cli_event_source(config)));
-              }};
-  });
+  commands.add(
+      keys,
+      {.name = "create",
+       .help = "Create a key and print it, once",
+       .options =
+           [name, scope](CLI::App& create, Config& config) {
+             add_database_options(create, config);
+             create.add_option("--name", *name, "A name for the key: 1 to 64 of A-Z a-z 0-9 . _ -")
+                 ->required();
+             create.add_option("--scope", *scope, "read (GET routes only) or write")->required();
+           },
+       .run = [name, scope](const Config& c) { return create_key(c, *name, *scope); }});
+  commands.add(keys, {.name = "list",
+                      .help = "List the keys: name, scope, created, last used",
+                      .options = add_database_options,
+                      .run = list_keys});
+  commands.add(keys,
+               {.name = "revoke",
+                .help = "Revoke a key by name: refused from then on",
+                .options =
+                    [name](CLI::App& revoke, Config& config) {
+                      add_database_options(revoke, config);
+                      revoke.add_option("--name", *name, "The key's name")->required();
+                    },
+                .run =
+                    [name](const Config& config) {
+                      auto store = migrated_store(config);
+                      return exit_status(revoke_admin_key(*store, *name, cli_event_source(config)));
+                    }});
 }
 
 }  // namespace authd

@@ -3,6 +3,7 @@
 // Restoring is copying the file back while authd is stopped
 // (docs/guide/operations.md).
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
@@ -11,6 +12,7 @@
 #include "store/store.hpp"
 
 namespace authd {
+namespace {
 
 int run_backup(const Config& config, const std::string& destination) {
   constexpr std::string_view kSqlite = "sqlite:";
@@ -38,6 +40,22 @@ int run_backup(const Config& config, const std::string& destination) {
   }
   log::info("backup_written", {{"database", config.database}, {"path", destination}});
   return 0;
+}
+
+}  // namespace
+
+void add_backup_command(CommandRegistry& commands) {
+  auto path = std::make_shared<std::string>();
+  commands.add(
+      {.name = "backup",
+       .help = "Copy the SQLite database to PATH (consistent, while the server runs; mode 0600)",
+       .options =
+           [path](CLI::App& backup, Config& config) {
+             add_database_options(backup, config);
+             backup.add_option("path", *path, "Where to write the copy (replaced atomically)")
+                 ->required();
+           },
+       .run = [path](const Config& config) { return run_backup(config, *path); }});
 }
 
 }  // namespace authd

@@ -6,7 +6,7 @@
 
 #include "auth/events/event_log.hpp"
 #include "auth/events/events.hpp"
-#include "cli/chosen_command.hpp"
+#include "cli/commands.hpp"
 #include "config/option_groups.hpp"
 #include "store/backends/open_store.hpp"
 
@@ -47,21 +47,23 @@ int print_events(const Config& config, const EventsOptions& options) {
 
 }  // namespace
 
-void add_events_command(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* command = app.add_subcommand(
-      "events", "The audit trail as JSON lines, newest first (interface.md 14.2)");
-  Config& config = configs.emplace_back();
-  add_database_options(*command, config);
+void add_events_command(CommandRegistry& commands) {
   auto options = std::make_shared<EventsOptions>();
-  command->add_option("--user-id", options->query.user_id, "Only this account's events");
-  command->add_option("--type", options->query.type, "Only events of this type");
-  command->add_option("--since", options->query.since,
-                      "Only events at or after this RFC 3339 time");
-  command->add_option("--limit", options->limit, "At most this many events (default: all)")
-      ->check(CLI::PositiveNumber);
-  command->callback([&chosen, &config, command, options] {
-    chosen = {&config, command, [options](const Config& c) { return print_events(c, *options); }};
-  });
+  commands.add(
+      {.name = "events",
+       .help = "The audit trail as JSON lines, newest first (interface.md 14.2)",
+       .options =
+           [options](CLI::App& command, Config& config) {
+             add_database_options(command, config);
+             command.add_option("--user-id", options->query.user_id, "Only this account's events");
+             command.add_option("--type", options->query.type, "Only events of this type");
+             command.add_option("--since", options->query.since,
+                                "Only events at or after this RFC 3339 time");
+             command
+                 .add_option("--limit", options->limit, "At most this many events (default: all)")
+                 ->check(CLI::PositiveNumber);
+           },
+       .run = [options](const Config& c) { return print_events(c, *options); }});
 }
 
 }  // namespace authd

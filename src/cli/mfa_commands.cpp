@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "auth/second_factor/second_factor.hpp"
-#include "cli/chosen_command.hpp"
+#include "cli/commands.hpp"
 #include "cli/secret_keys.hpp"
 #include "config/option_groups.hpp"
 #include "core/wipe.hpp"
@@ -71,15 +71,17 @@ int reseal(const Config& config) {
 
 }  // namespace
 
-void add_mfa_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* mfa = app.add_subcommand("mfa", "Second factors (interface.md 12)");
-  mfa->require_subcommand(1);
-  auto* command = mfa->add_subcommand(
-      "reseal", "Seal every TOTP secret anew with --secret-key-file (after a key rotation)");
-  Config& config = configs.emplace_back();
-  add_database_options(*command, config);
-  add_second_factor_options(*command, config);
-  command->callback([&chosen, &config, command] { chosen = {&config, command, reseal}; });
+void add_mfa_commands(CommandRegistry& commands) {
+  CLI::App& mfa = commands.add_group(commands.root(), "mfa", "Second factors (interface.md 12)");
+  commands.add(mfa, {.name = "reseal",
+                     .help = "Seal every TOTP secret anew with --secret-key-file (after a key "
+                             "rotation)",
+                     .options =
+                         [](CLI::App& command, Config& config) {
+                           add_database_options(command, config);
+                           add_second_factor_options(command, config);
+                         },
+                     .run = reseal});
 }
 
 }  // namespace authd

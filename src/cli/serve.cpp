@@ -1,17 +1,13 @@
-// `authd serve`: wires the parts together, runs until SIGTERM or SIGINT, then
-// drains (interface.md 9.3); SIGHUP re-reads the TLS files (13.3).
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// `authd serve`: one service that owns its parts, runs until SIGTERM or
+// SIGINT, then drains (interface.md 9.3); SIGHUP re-reads the TLS files
+// (13.3). Its members are the parts in the order they start; what runs is
+// stopped in reverse order, last started first stopped (StopOrder), before
+// any part is destroyed, and the parts are destroyed in reverse order too.
 #include <csignal>
-#include <fstream>
 #include <optional>
-#include <thread>
 #include <utility>
-#include <vector>
 
-#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include "api/api.hpp"
@@ -19,387 +15,224 @@
 #include "cli/commands.hpp"
 #include "cli/housekeeping.hpp"
 #include "cli/metric_sources.hpp"
-#include "cli/secret_keys.hpp"
-#include "config/config_checks.hpp"
+#include "cli/serve_parts.hpp"
 #include "config/config_file.hpp"
 #include "core/log.hpp"
-#include "core/scheduling.hpp"
 #include "crypto/hashing_pool.hpp"
-#include "crypto/random.hpp"
-#include "http/server.hpp"
-#include "http/tls.hpp"
-#include "mail/outbox_worker.hpp"
-#include "mail/templates.hpp"
 #include "store/backends/open_store.hpp"
 #include "store/batching/scheduled_database.hpp"
-#include "webhooks/webhook_worker.hpp"
 
 namespace authd {
 namespace {
 
-// Thousands of concurrent clients need thousands of descriptors; the usual
-// soft limit is 1024, so take what the hard limit allows. Returns the limit
-// in force.
-rlim_t raise_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
-  if (limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
-  }
-  return limit.rlim_cur;
-}
+class ServeService {
+ public:
+  // Opens, makes and starts every part, in order, up to the bound listeners
+  // and the running workers. Throws StartRefused when a setting stops the
+  // start (what was made is destroyed again, in reverse order).
+  explicit ServeService(const Config& config);
+  ~ServeService() { stops_.run(); }
+  ServeService(const ServeService&) = delete;
+  ServeService& operator=(const ServeService&) = delete;
 
-// The connection caps, lowered to what the descriptor limit allows for
-// both listeners beside the database, log and mail descriptors: a cap the
-// process cannot reach would let accept() fail instead.
-ConnectionRegistry::Limits connection_limits_within(ConnectionRegistry::Limits limits,
-                                                    rlim_t descriptors) {
-  constexpr rlim_t kReserved = 128;
-  if (descriptors == RLIM_INFINITY || descriptors / 2 > limits.total + kReserved) return limits;
-  std::size_t fitting = descriptors / 2 > kReserved * 2 ? descriptors / 2 - kReserved : kReserved;
-  log::warn("max_connections_lowered", {{"configured", limits.total},
-                                        {"descriptor_limit", static_cast<std::size_t>(descriptors)},
-                                        {"max_connections", fitting}});
-  limits.total = fitting;
-  limits.per_client = std::min(limits.per_client, fitting);
-  return limits;
-}
+  // Says where it listens, serves until the drain is over, stops what runs;
+  // the exit status.
+  int serve();
 
-// The public listener's settings: --listen, the HTTP limits, and TLS.
-HttpSettings http_settings_from(const Config& c, rlim_t descriptors,
-                                std::shared_ptr<TlsContexts> tls) {
-  HttpSettings http = c.http;
-  auto endpoint = c.listen_endpoint();
-  http.host = endpoint->first;
-  http.port = endpoint->second;
-  http.connection_limits = connection_limits_within(c.http.connection_limits, descriptors);
-  // interface.md 13.5 (config_checks.cpp refused an unreadable public URL).
-  http.public_origin = c.public_origin().value_or("");
-  http.session_cookie.secure = c.session_cookie_secure();
-  http.tls = std::move(tls);
-  return http;
-}
+ private:
+  using Endpoint = boost::asio::ip::tcp::endpoint;
 
-// The management listener's (interface.md 10.1): --admin-listen, the same
-// limits, and neither the public path prefix nor CORS nor the session
-// cookie: browsers have no business there.
-HttpSettings admin_settings_from(const HttpSettings& public_settings, const Config& c) {
-  HttpSettings admin = public_settings;
-  auto endpoint = parse_endpoint(c.admin_listen);
-  admin.listener = Listener::management;
-  admin.host = endpoint->first;
-  admin.port = endpoint->second;
-  admin.base_path.clear();
-  admin.cors_origins.clear();
-  admin.session_cookie = {};
-  // Operators and Prometheus reach the management listener directly.
-  admin.proxy_protocol = false;
-  return admin;
-}
+  void drain_on_signal();
+  std::optional<Endpoint> listen_admin();
+  void start_workers();
+  void announce() const;
 
-// The connection caps' work, summed over the listeners, for GET /metrics.
-void add_connection_source(Metrics& metrics, std::vector<const Server*> servers) {
-  metrics.add_source([servers = std::move(servers)](std::vector<MetricReading>& out) {
-    double open = 0, refused_total = 0, refused_client = 0, idle_closed = 0;
-    for (const Server* server : servers) {
-      if (server == nullptr) continue;  // --admin-listen off
-      open += static_cast<double>(server->connections().open());
-      refused_total += static_cast<double>(server->connections().refused_total());
-      refused_client += static_cast<double>(server->connections().refused_per_client());
-      idle_closed += static_cast<double>(server->connections().idle_closed());
-    }
-    out.push_back(
-        {"authd_connections_open", "Open client connections, on every listener.", "gauge", open});
-    out.push_back({"authd_connections_refused_max_total",
-                   "New connections closed unanswered: --max-connections was reached and no "
-                   "connection was idle.",
-                   "counter", refused_total});
-    out.push_back({"authd_connections_refused_per_client_total",
-                   "New connections closed unanswered: their client had "
-                   "--max-connections-per-client open and none idle.",
-                   "counter", refused_client});
-    out.push_back({"authd_connections_idle_closed_total",
-                   "Idle connections closed to make room under a connection cap.", "counter",
-                   idle_closed});
+  const Config& config_;
+  StopOrder stops_;  // filled as the parts below start
+  StartChecks checks_;
+  std::unique_ptr<Store> store_;
+  int schema_;
+  // After the store: beside a new SQLite database, its key file is created
+  // now (interface.md 12.2).
+  SecretKeys secret_keys_;
+  PasswordHasher hasher_;
+  HashingPool hashing_;
+  ScheduledDatabase db_;
+  // Both run from here on, so they stop last: the database first, then the
+  // hashing pool. Every part that runs later writes through the one and
+  // hashes on the other, and stops before them; a hash still running
+  // touches no database, it resumes its request on a connection thread, and
+  // those threads (io_threads_) are destroyed only after every stop.
+  StartStep pools_stop_;
+  // The floor under every 401 of /login follows the slowest kind of hash
+  // stored: from the stored costs now, before the first login can arrive,
+  // and measured and kept up to date in the background
+  // (auth/login/hash_kinds_watch.hpp).
+  HashKindsWatch hash_kinds_;
+  StartStep stored_costs_;
+  std::unique_ptr<MailTransport> transport_;
+  // Background threads write through the group writer's queue (QueuedWriteStore).
+  OutboxWorker outbox_;
+  std::unique_ptr<WebhookWorker> webhooks_;
+  AuthPolicy policy_;
+  Housekeeping housekeeping_;
+  // The outbox worker is not woken by /forgot: it polls, and each mail is
+  // due after a random delay (AuthPolicy::reset_mail_jitter).
+  AuthContext auth_;
+  Metrics metrics_;
+  StartStep worker_metrics_;
+  ApiContext api_;
+  IoThreads io_threads_;
+  HttpSettings public_settings_;
+  Server server_;
+  std::unique_ptr<Server> admin_server_;
+  StartStep connection_metrics_;
+  // Only now, with every start check passed and the listeners bound: a
+  // start that fails turns webhooks neither on (with nobody to deliver)
+  // nor off for the other instances (interface.md 14.4).
+  StartStep webhooks_state_;
+  // Before the port files exist: a SIGTERM sent as soon as a script sees
+  // one must drain, not kill the process with the signal's default action.
+  // (A drain asked for before listening leaves the accept loops at once.)
+  boost::asio::signal_set signals_;
+  boost::asio::signal_set hangup_;
+  StartStep signal_handling_;
+  Endpoint endpoint_;
+  std::optional<Endpoint> admin_endpoint_;
+  StartStep workers_;
+};
+
+ServeService::ServeService(const Config& config)
+    : config_(config),
+      checks_(checked_start(config, AUTHD_VERSION)),
+      store_(open_store(config.database, config.store_options())),
+      schema_(store_->migrate()),
+      secret_keys_(secret_keys_or_refuse(config)),
+      hasher_({config.argon2_memory_kib, config.argon2_iterations}),
+      hashing_(hasher_, config.hash_worker_count(), config.hash_queue),
+      db_(*store_, config.database_thread_count()),
+      pools_stop_([this] {
+        stops_.push([this] { hashing_.stop(); });
+        stops_.push([this] { db_.stop(); });
+      }),
+      hash_kinds_(db_.for_background_threads(), hashing_, hasher_),
+      stored_costs_([this] { hash_kinds_.start_with_stored_costs(); }),
+      transport_(mail_transport_from(config)),
+      outbox_(db_.for_background_threads(), *transport_,
+              outbox_settings_from(config, checks_.mail_templates)),
+      webhooks_(webhook_worker_or_refuse(config, db_.for_background_threads(), AUTHD_VERSION)),
+      policy_(policy_from(config)),
+      housekeeping_(db_.for_background_threads(), {.prune_interval = config.prune_interval,
+                                                   .throttle_window = policy_.longest_window(),
+                                                   .event_retention = config.event_retention}),
+      auth_{db_, hashing_, policy_, secret_keys_.sealer ? &*secret_keys_.sealer : nullptr},
+      metrics_(route_labels()),
+      worker_metrics_([this] {
+        add_server_sources(metrics_, hashing_, outbox_);
+        add_webhook_source(metrics_, webhooks_.get());
+      }),
+      api_{auth_, &metrics_},
+      io_threads_(config.io_thread_count()),
+      public_settings_(http_settings_from(config, checks_.descriptors, checks_.tls)),
+      server_(io_threads_, public_settings_, api_),
+      admin_server_(admin_server_from(io_threads_, public_settings_, config, api_)),
+      connection_metrics_([this] {
+        add_connection_source(metrics_, {&server_, admin_server_.get()});
+      }),
+      webhooks_state_([this] {
+        if (!record_webhooks_state(*store_, !config_.webhook_url.empty())) throw StartRefused{1};
+      }),
+      signals_(io_threads_.main(), SIGINT, SIGTERM),
+      hangup_(io_threads_.main(), SIGHUP),
+      signal_handling_([this] { drain_on_signal(); }),
+      endpoint_(server_.listen()),
+      admin_endpoint_(listen_admin()),
+      workers_([this] { start_workers(); }) {}
+
+void ServeService::drain_on_signal() {
+  reload_on_hangup(hangup_, checks_.tls.get());
+  signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    // A waiting signal would keep the main thread's loop running.
+    boost::system::error_code ignored;
+    hangup_.cancel(ignored);
+    server_.drain();
+    if (admin_server_) admin_server_->drain();
   });
 }
 
-// The mail transport named by --mail-transport (its settings were checked
-// by check_config).
-std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
-  if (c.mail_transport == "log") return make_log_transport(c.mail_dir);
-  return make_smtp_transport(c.smtp);
+std::optional<ServeService::Endpoint> ServeService::listen_admin() {
+  if (!admin_server_) return std::nullopt;
+  return admin_server_->listen();
 }
 
-// The certificate a listener serves from now on, in the log: an operator
-// sees what a reload took, and when it expires.
-void log_certificate(std::string_view event, TlsContexts& tls) {
-  TlsCertificateInfo info = certificate_info(*tls.current());
-  log::info(event, {{"certificate", tls.files().certificate},
-                    {"subject", info.subject},
-                    {"not_after", info.not_after}});
-  if (info.expired)
-    log::warn("tls_certificate_expired",
-              {{"certificate", tls.files().certificate}, {"not_after", info.not_after}});
-}
-
-// interface.md 13.3: the TLS files, loaded before anything listens; null
-// when TLS is off. A file that fails to load stops the start like any bad
-// setting (the caller exits with 2); the reason never quotes the file.
-std::optional<std::shared_ptr<TlsContexts>> load_tls(const Config& c) {
-  if (!c.tls_on()) return std::shared_ptr<TlsContexts>();
-  std::shared_ptr<TlsContexts> tls;
-  try {
-    tls = std::make_shared<TlsContexts>(TlsFiles{c.tls_cert, c.tls_key});
-  } catch (const std::exception& e) {
-    log::error("bad_configuration", {{"option", "--tls-cert/--tls-key"}, {"reason", e.what()}});
-    return std::nullopt;
-  }
-  struct stat key {};
-  if (::stat(c.tls_key.c_str(), &key) == 0 && (key.st_mode & S_IRWXO) != 0)
-    log::warn(
-        "tls_key_readable_by_others",
-        {{"key", c.tls_key},
-         {"reason",
-          "any local user may read the private key: chmod 600 (or 640 with a group of its own)"}});
-  log_certificate("tls_loaded", *tls);
-  return tls;
-}
-
-// interface.md 13.3: each SIGHUP re-reads the TLS files; connections open
-// or accepted meanwhile are served throughout. A file that fails keeps the
-// certificate in force. Without TLS there is nothing to re-read, and the
-// signal no longer ends the process as its default action would.
-void reload_on_hangup(boost::asio::signal_set& hangup, TlsContexts* tls) {
-  hangup.async_wait([&hangup, tls](const boost::system::error_code& ec, int) {
-    if (ec) return;  // cancelled: draining
-    if (tls == nullptr) {
-      log::info("reload_ignored", {{"reason", "no --tls-cert: nothing to re-read"}});
-    } else if (std::string failure = tls->reload(); !failure.empty()) {
-      log::error("tls_reload_failed",
-                 {{"reason", failure}, {"kept", "the certificate loaded before"}});
-    } else {
-      log_certificate("tls_reloaded", *tls);
-    }
-    reload_on_hangup(hangup, tls);
+// Each worker's stop is pushed as it starts: they stop in reverse order.
+void ServeService::start_workers() {
+  outbox_.start();
+  log::info("outbox_worker_started", {{"transport", config_.mail_transport}});
+  stops_.push([this] {
+    outbox_.stop();
+    log::info("outbox_worker_stopped", {{"sent", outbox_.sent()},
+                                        {"failures", outbox_.failures()},
+                                        {"rejected", outbox_.rejected()}});
   });
+  if (webhooks_) {
+    webhooks_->start();
+    log::info("webhook_worker_started", {{"url", redact_url_secrets(config_.webhook_url)}});
+    stops_.push([this] {
+      webhooks_->stop();
+      log::info("webhook_worker_stopped",
+                {{"delivered", webhooks_->delivered()}, {"failed", webhooks_->failed()}});
+    });
+  }
+  housekeeping_.start();
+  stops_.push([this] { housekeeping_.stop(); });
+  hash_kinds_.start();
+  stops_.push([this] { hash_kinds_.stop(); });
 }
 
-// The mail templates (--mail-templates over the built-in set), read and
-// parsed before anything starts: a template that would fail at delivery
-// stops the start instead (the caller exits with 2). Null: the built-in set.
-std::optional<std::shared_ptr<const MailTemplates>> load_mail_templates(const Config& c) {
-  if (c.mail_templates.empty()) return std::shared_ptr<const MailTemplates>();
-  std::string error;
-  std::optional<MailTemplates> templates = MailTemplates::load(c.mail_templates, error);
-  if (!templates) {
-    log::error("bad_configuration", {{"option", "--mail-templates"}, {"reason", error}});
-    return std::nullopt;
-  }
-  log::info("mail_templates_loaded", {{"directory", c.mail_templates}});
-  return std::make_shared<const MailTemplates>(std::move(*templates));
+void ServeService::announce() const {
+  // The admin port first: a script that waits for the public port file
+  // finds both.
+  if (admin_endpoint_ && !config_.admin_port_file.empty())
+    write_port_file(config_.admin_port_file, admin_endpoint_->port());
+  if (!config_.port_file.empty()) write_port_file(config_.port_file, endpoint_.port());
+  if (admin_endpoint_)
+    log::info("admin_listening", {{"address", admin_endpoint_->address().to_string()},
+                                  {"port", admin_endpoint_->port()}});
+  log::info("listening", {{"address", endpoint_.address().to_string()},
+                          {"port", endpoint_.port()},
+                          {"schema_version", schema_},
+                          {"database", redact_url_secrets(config_.database)}});
 }
 
-// Logs the findings of check_config of one severity; true when there was any.
-bool log_findings(const std::vector<ConfigFinding>& findings, ConfigFinding::Severity severity) {
-  bool any = false;
-  for (const ConfigFinding& finding : findings) {
-    if (finding.severity != severity) continue;
-    any = true;
-    if (severity == ConfigFinding::Severity::error)
-      log::error(finding.event, finding.fields);
-    else
-      log::warn(finding.event, finding.fields);
-  }
-  return any;
-}
+int ServeService::serve() {
+  announce();
+  io_threads_.run();
 
-// interface.md 14.4: with --webhook-url, the worker that delivers the
-// queue, its secret read now; none without. A secret that cannot be read
-// stops the start (nullopt: the caller exits with 2); the reason never
-// quotes the file.
-std::optional<std::unique_ptr<WebhookWorker>> webhook_worker_from(const Config& c, Store& store) {
-  if (c.webhook_url.empty()) return std::unique_ptr<WebhookWorker>();
-  std::string problem;
-  std::optional<WebhookKey> key = read_webhook_secret_file(c.webhook_secret_file, problem);
-  if (!key) {
-    log::error("bad_configuration", {{"option", "--webhook-secret-file"}, {"reason", problem}});
-    return std::nullopt;
-  }
-  return std::make_unique<WebhookWorker>(store, std::move(*key),
-                                         WebhookSettings{.url = c.webhook_url,
-                                                         .max_attempts = c.webhook_max_attempts,
-                                                         .timeout = c.webhook_timeout,
-                                                         .lease = c.webhook_claim_lease,
-                                                         .first_retry = c.webhook_first_retry,
-                                                         .queue_max = c.webhook_queue_max,
-                                                         .user_agent = "authd/" AUTHD_VERSION});
-}
-
-void write_port_file(const std::string& path, unsigned short port) {
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << port << "\n";
-  }
-  std::rename(temporary.c_str(), path.c_str());  // readers see the whole file or none
+  // Past --drain-timeout: the requests still queued for a hash were cut
+  // off with their connections, so their hashes are skipped, not worked
+  // off, and the exit status says that requests were dropped.
+  std::size_t dropped = server_.dropped_by_drain();
+  if (admin_server_) dropped += admin_server_->dropped_by_drain();
+  if (dropped > 0) hashing_.abandon_queued();
+  log::info("drained");
+  stops_.run();
+  log::info("stopped", {{"dropped_connections", dropped}, {"skipped_hashes", hashing_.skipped()}});
+  return dropped > 0 ? kExitDrainDropped : 0;
 }
 
 }  // namespace
 
 int run_serve(const Config& config) {
-  // Settings that cannot work stop the start before anything is opened;
-  // those that work but weaken what authd protects are said once.
-  std::vector<ConfigFinding> findings = check_config(config);
-  if (log_findings(findings, ConfigFinding::Severity::error)) return 2;
-  std::optional<std::shared_ptr<TlsContexts>> tls = load_tls(config);
-  if (!tls) return 2;
-  std::optional<std::shared_ptr<const MailTemplates>> mail_templates = load_mail_templates(config);
-  if (!mail_templates) return 2;
-  rlim_t descriptors = raise_file_limit();
-  prefer_short_time_slices();  // before any other thread starts: they inherit it
-  log::info("starting", {{"version", AUTHD_VERSION},
-                         {"pid", static_cast<long>(::getpid())},
-                         {"config_file", config.config_file}});
-
-  log_findings(findings, ConfigFinding::Severity::warning);
-
-  std::unique_ptr<Store> store = open_store(config.database, config.store_options());
-  int schema = store->migrate();
-  // After the store: beside a new SQLite database, its key file is created
-  // now (interface.md 12.2).
-  SecretKeys secret_keys = open_secret_keys(config);
-  if (!secret_keys.ok) return 2;
-
-  PasswordHasher hasher({config.argon2_memory_kib, config.argon2_iterations});
-  HashingPool hashing(hasher, config.hash_worker_count(), config.hash_queue);
-  ScheduledDatabase db(*store, config.database_thread_count());
-  // The floor under every 401 of /login follows the slowest kind of hash
-  // stored: from the stored costs now, before the first login can arrive,
-  // and measured and kept up to date in the background
-  // (auth/login/hash_kinds_watch.hpp).
-  HashKindsWatch hash_kinds(db.for_background_threads(), hashing, hasher);
-  hash_kinds.start_with_stored_costs();
-
-  auto transport = mail_transport_from(config);
-  // Background threads write through the group writer's queue (QueuedWriteStore).
-  Store& background_store = db.for_background_threads();
-  OutboxWorker outbox(background_store, *transport,
-                      {.from = config.mail_from,
-                       .public_url = config.public_url,
-                       .reset_token_lifetime = config.policy.reset_token_lifetime,
-                       .signup_token_lifetime = config.policy.signup_token_lifetime,
-                       .lease = config.mail_claim_lease,
-                       .send_timeout = config.smtp.timeout,
-                       .concurrency = config.mail_concurrency,
-                       .templates = *mail_templates});
-  std::optional<std::unique_ptr<WebhookWorker>> webhooks =
-      webhook_worker_from(config, background_store);
-  if (!webhooks) return 2;
-  AuthPolicy policy = config.policy;
-  policy.allow_costly_hashes = config.allow_costly_hashes;
-  Config::RelyingParty party = config.webauthn_relying_party();  // checked: no problem left
-  policy.webauthn = {party.id, party.origins};
-  if (party.id.empty())
-    log::warn("passkeys_unavailable",
-              {{"reason",
-                "no RP ID: --public-url's host is an IP address, or its origin is "
-                "plain http:// off localhost; set --webauthn-rp-id"}});
-  Housekeeping housekeeping(background_store, {.prune_interval = config.prune_interval,
-                                               .throttle_window = policy.longest_window(),
-                                               .event_retention = config.event_retention});
-
-  // The outbox worker is not woken by /forgot: it polls, and each mail is
-  // due after a random delay (AuthPolicy::reset_mail_jitter).
-  AuthContext auth{db, hashing, policy, secret_keys.sealer ? &*secret_keys.sealer : nullptr};
-  Metrics metrics(route_labels());
-  add_server_sources(metrics, hashing, outbox);
-  add_webhook_source(metrics, webhooks->get());
-  ApiContext api{auth, &metrics};
-  IoThreads io_threads(config.io_thread_count());
-  HttpSettings public_settings = http_settings_from(config, descriptors, *tls);
-  Server server(io_threads, public_settings, api);
-  std::unique_ptr<Server> admin_server;
-  if (config.admin_listen != "off")
-    admin_server =
-        std::make_unique<Server>(io_threads, admin_settings_from(public_settings, config), api);
-  add_connection_source(metrics, {&server, admin_server.get()});
-  // Only now, with every start check passed and the listeners bound: a
-  // start that fails turns webhooks neither on (with nobody to deliver)
-  // nor off for the other instances (interface.md 14.4).
-  if (!record_webhooks_state(*store, !config.webhook_url.empty())) return 1;
-  // Before the port files exist: a SIGTERM sent as soon as a script sees
-  // one must drain, not kill the process with the signal's default action.
-  // (A drain asked for before listening leaves the accept loops at once.)
-  boost::asio::signal_set signals(io_threads.main(), SIGINT, SIGTERM);
-  boost::asio::signal_set hangup(io_threads.main(), SIGHUP);
-  reload_on_hangup(hangup, tls->get());
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    log::info("draining", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-    // A waiting signal would keep the main thread's loop running.
-    boost::system::error_code ignored;
-    hangup.cancel(ignored);
-    server.drain();
-    if (admin_server) admin_server->drain();
-  });
-  auto endpoint = server.listen();
-  std::optional<boost::asio::ip::tcp::endpoint> admin_endpoint;
-  if (admin_server) admin_endpoint = admin_server->listen();
-  outbox.start();
-  log::info("outbox_worker_started", {{"transport", config.mail_transport}});
-  if (*webhooks) {
-    (*webhooks)->start();
-    log::info("webhook_worker_started", {{"url", redact_url_secrets(config.webhook_url)}});
+  std::optional<ServeService> service;
+  try {
+    service.emplace(config);
+  } catch (const StartRefused& refused) {
+    return refused.status;
   }
-  housekeeping.start();
-  hash_kinds.start();
-  // The admin port first: a script that waits for the public port file
-  // finds both.
-  if (admin_endpoint && !config.admin_port_file.empty())
-    write_port_file(config.admin_port_file, admin_endpoint->port());
-  if (!config.port_file.empty()) write_port_file(config.port_file, endpoint.port());
-  if (admin_endpoint)
-    log::info("admin_listening", {{"address", admin_endpoint->address().to_string()},
-                                  {"port", admin_endpoint->port()}});
-  log::info("listening", {{"address", endpoint.address().to_string()},
-                          {"port", endpoint.port()},
-                          {"schema_version", schema},
-                          {"database", redact_url_secrets(config.database)}});
-
-  io_threads.run();
-
-  // Past --drain-timeout: the requests still queued for a hash were cut
-  // off with their connections, so their hashes are skipped, not worked
-  // off, and the exit status says that requests were dropped.
-  std::size_t dropped = server.dropped_by_drain();
-  if (admin_server) dropped += admin_server->dropped_by_drain();
-  if (dropped > 0) hashing.abandon_queued();
-  log::info("drained");
-  outbox.stop();
-  log::info(
-      "outbox_worker_stopped",
-      {{"sent", outbox.sent()}, {"failures", outbox.failures()}, {"rejected", outbox.rejected()}});
-  if (*webhooks) {
-    (*webhooks)->stop();
-    log::info("webhook_worker_stopped",
-              {{"delivered", (*webhooks)->delivered()}, {"failed", (*webhooks)->failed()}});
-  }
-  housekeeping.stop();
-  hash_kinds.stop();
-  hashing.stop();
-  db.stop();
-  log::info("stopped", {{"dropped_connections", dropped}, {"skipped_hashes", hashing.skipped()}});
-  return dropped > 0 ? kExitDrainDropped : 0;
-}
-
-int run_migrate(const Config& config) {
-  auto store = open_store(config.database, config.store_options());
-  int version = store->migrate();
-  log::info("migrated",
-            {{"schema_version", version}, {"database", redact_url_secrets(config.database)}});
-  return 0;
+  return service->serve();
 }
 
 }  // namespace authd

@@ -20,7 +20,6 @@
 #include "auth/events/account_events.hpp"
 #include "auth/login/hash_admission.hpp"
 #include "cli/bounded_lines.hpp"
-#include "cli/chosen_command.hpp"
 #include "cli/commands.hpp"
 #include "core/wipe.hpp"
 #include "crypto/password_hasher.hpp"
@@ -228,20 +227,22 @@ int run_import(const Config& config, const std::string& path, bool update) {
 
 }  // namespace
 
-void add_user_import_command(CLI::App& user, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* command = user.add_subcommand(
-      "import", "Create accounts from JSON Lines (FILE, or - for stdin), committed in batches");
-  Config& config = configs.emplace_back();
-  add_database_options(*command, config);
-  add_password_options(*command, config);
+void add_user_import_command(CommandRegistry& commands, CLI::App& user) {
   auto path = std::make_shared<std::string>();
   auto update = std::make_shared<bool>(false);
-  command->add_option("file", *path, "JSON Lines file, or - for standard input")->required();
-  command->add_flag("--update", *update, "Update accounts whose e-mail exists instead of skipping");
-  command->callback([&chosen, &config, command, path, update] {
-    chosen = {&config, command,
-              [path, update](const Config& c) { return run_import(c, *path, *update); }};
-  });
+  commands.add(
+      user, {.name = "import",
+             .help = "Create accounts from JSON Lines (FILE, or - for stdin), committed in batches",
+             .options =
+                 [path, update](CLI::App& command, Config& config) {
+                   add_database_options(command, config);
+                   add_password_options(command, config);
+                   command.add_option("file", *path, "JSON Lines file, or - for standard input")
+                       ->required();
+                   command.add_flag("--update", *update,
+                                    "Update accounts whose e-mail exists instead of skipping");
+                 },
+             .run = [path, update](const Config& c) { return run_import(c, *path, *update); }});
 }
 
 }  // namespace authd

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "auth/events/events.hpp"
-#include "cli/chosen_command.hpp"
+#include "cli/commands.hpp"
 #include "core/time.hpp"
 #include "store/backends/open_store.hpp"
 
@@ -59,28 +59,27 @@ int retry_dead(const Config& config) {
 
 }  // namespace
 
-void add_webhook_commands(CLI::App& app, std::list<Config>& configs, ChosenCommand& chosen) {
-  auto* webhooks = app.add_subcommand("webhooks", "Dead webhook deliveries: list them, retry them");
-  webhooks->require_subcommand(1);
-
-  auto* dead = webhooks->add_subcommand(
-      "dead", "Print the dead deliveries (attempts used up), oldest first, as JSON lines");
-  Config& dead_config = configs.emplace_back();
-  add_database_options(*dead, dead_config);
-  // Owned by the parsing that outlives main's parse.
+void add_webhook_commands(CommandRegistry& commands) {
+  CLI::App& webhooks = commands.add_group(commands.root(), "webhooks",
+                                          "Dead webhook deliveries: list them, retry them");
+  // Owned by the registry, which outlives the parse.
   auto limit = std::make_shared<int>(100);
-  dead->add_option("--limit", *limit, "At most this many")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  dead->callback([&chosen, &dead_config, dead, limit] {
-    chosen = {&dead_config, dead, [limit](const Config& c) { return list_dead(c, *limit); }};
-  });
-
-  auto* retry = webhooks->add_subcommand(
-      "retry", "Make every dead delivery due again, with a fresh count of attempts");
-  Config& retry_config = configs.emplace_back();
-  add_database_options(*retry, retry_config);
-  retry->callback([&chosen, &retry_config, retry] { chosen = {&retry_config, retry, retry_dead}; });
+  commands.add(webhooks,
+               {.name = "dead",
+                .help = "Print the dead deliveries (attempts used up), oldest first, as JSON lines",
+                .options =
+                    [limit](CLI::App& dead, Config& config) {
+                      add_database_options(dead, config);
+                      dead.add_option("--limit", *limit, "At most this many")
+                          ->check(CLI::Range(1, 100000))
+                          ->capture_default_str();
+                    },
+                .run = [limit](const Config& c) { return list_dead(c, *limit); }});
+  commands.add(webhooks,
+               {.name = "retry",
+                .help = "Make every dead delivery due again, with a fresh count of attempts",
+                .options = add_database_options,
+                .run = retry_dead});
 }
 
 }  // namespace authd

@@ -1,4 +1,4 @@
-// auth/email: interface.md 3.1 (WHATWG "valid e-mail address", 1 to 254
+// auth/credentials/email: interface.md 3.1 (WHATWG "valid e-mail address", 1 to 254
 // characters, no trimming, no quoted local parts, IP literals or non-ASCII)
 // and 2.5 (canonical form: ASCII-lowercased).
 #include <gtest/gtest.h>

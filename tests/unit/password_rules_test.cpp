@@ -1,4 +1,4 @@
-// auth/password_rules: interface.md 3.2 (login password: 1 to 255 code
+// auth/credentials/password_rules: interface.md 3.2 (login password: 1 to 255 code
 // points, any content) and 3.3 (new password: 8 to 255 code points, not the
 // account's e-mail).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// auth/throttle: the sliding-window arithmetic behind interface.md 6 /login 4
+// auth/login/throttle: the sliding-window arithmetic behind interface.md 6 /login 4
 // (10 failures per e-mail per 15 minutes, 429 with Retry-After until the
 // window allows again) and 6 /forgot 5 (per-client limit, per-e-mail mail
 // limits).
