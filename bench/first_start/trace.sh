@@ -1,0 +1,2 @@
+PS4='+ $EPOCHREALTIME '
+set -x
