@@ -377,17 +377,24 @@ long AuthdProcess::peak_rss_kib() const {
 
 void AuthdProcess::wait_until_ready() {
   std::string port_file = directory_ + "/port";
-  bool has_port = poll([&] {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      throw std::runtime_error("authd exited at start:\n" + log_text());
-    }
-    std::string text = read_file(port_file);
-    if (text.empty() || text.back() != '\n') return false;
-    port_ = static_cast<unsigned short>(std::stoi(text));
-    return true;
-  });
+  // A start measures the login floor with the server's own argon2 settings
+  // before it listens: with the shutdown tests' slow hashes (64 MiB, 40
+  // passes) that alone took 8 to 11 s on 2 busy cores. The wait ends as
+  // soon as the port is written, so a longer limit costs nothing then.
+  constexpr std::chrono::seconds kStartLimit{60};
+  bool has_port = poll(
+      [&] {
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          throw std::runtime_error("authd exited at start:\n" + log_text());
+        }
+        std::string text = read_file(port_file);
+        if (text.empty() || text.back() != '\n') return false;
+        port_ = static_cast<unsigned short>(std::stoi(text));
+        return true;
+      },
+      kStartLimit);
   if (!has_port) throw std::runtime_error("authd did not start:\n" + log_text());
   // Written before the public one, when the management listener is on.
   std::string admin_port = read_file(directory_ + "/admin_port");
