@@ -29,81 +29,76 @@ struct AbandonUnlessCompleted {
   }
 };
 
-}  // namespace
+// The store's counts, read on a database thread (Database::read_aside).
+void count_store_readings(Transaction& tx, StoreReadings& store) {
+  store.pending_mails = tx.outbox().pending_count();
+  store.live_sessions = tx.sessions().live_count(now_millis());
+  store.pending_webhooks = tx.webhooks().pending_count();
+  store.dead_webhooks = tx.webhooks().dead_count();
+  store.events_written = tx.events().last_seq();
+}
 
-boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& /*request*/) {
-  if (ctx.metrics == nullptr) co_return error_response(404);
-  StoreReadingsCache& cache = ctx.metrics->store_readings();
-  StoreReadings store;
-  while (true) {
-    StoreReadingsCache::Ticket ticket = cache.begin();
-    if (ticket.action == StoreReadingsCache::Action::use) {
-      store = ticket.readings;
-      break;
-    }
-    if (ticket.action == StoreReadingsCache::Action::refresh) {
-      AbandonUnlessCompleted guard{cache};
-      std::int64_t pending_mails = 0;
-      std::int64_t live_sessions = 0;
-      std::int64_t pending_webhooks = 0;
-      std::int64_t dead_webhooks = 0;
-      std::int64_t events_written = 0;
-      auto count = [&](Transaction& tx) {
-        pending_mails = tx.outbox().pending_count();
-        live_sessions = tx.sessions().live_count(now_millis());
-        pending_webhooks = tx.webhooks().pending_count();
-        dead_webhooks = tx.webhooks().dead_count();
-        events_written = tx.events().last_seq();
-      };
-      StoreStatus status = co_await ctx.auth.db.read_aside(count);
-      store.up = status == StoreStatus::ok;
-      store.pending_mails = pending_mails;
-      store.live_sessions = live_sessions;
-      store.pending_webhooks = pending_webhooks;
-      store.dead_webhooks = dead_webhooks;
-      store.events_written = events_written;
-      cache.complete(store);
-      guard.completed = true;
-      break;
-    }
-    // Another scrape's first query is in flight: ask again shortly.
-    auto executor = co_await boost::asio::this_coro::executor;
-    boost::asio::steady_timer pause(executor, std::chrono::milliseconds(5));
-    co_await pause.async_wait(boost::asio::use_awaitable);
-  }
-  std::int64_t pending_mails = store.pending_mails;
-  std::int64_t live_sessions = store.live_sessions;
-
+// authd_store_up, and the store's readings when it answered.
+std::vector<MetricReading> store_metric_readings(const StoreReadings& store) {
   std::vector<MetricReading> readings;
   bool up = store.up;
   readings.push_back({"authd_store_up",
                       "1 when the store answered its last reading (taken at most 5 s ago), else "
                       "0 (and the store's readings are left out).",
                       "gauge", up ? 1.0 : 0.0});
-  if (up) {
-    readings.push_back({"authd_outbox_pending_mails",
-                        "Mails in the outbox not yet delivered (due, retrying or in delivery).",
-                        "gauge", static_cast<double>(pending_mails)});
-    readings.push_back({"authd_sessions_live", "Login sessions not yet expired or revoked.",
-                        "gauge", static_cast<double>(live_sessions)});
-    readings.push_back({"authd_webhook_deliveries_pending",
-                        "Webhook deliveries neither delivered nor dead (due, retrying or under "
-                        "way), of every instance.",
-                        "gauge", static_cast<double>(store.pending_webhooks)});
-    readings.push_back({"authd_webhook_deliveries_dead",
-                        "Webhook deliveries that used up --webhook-max-attempts (see `authd "
-                        "webhooks dead`).",
-                        "gauge", static_cast<double>(store.dead_webhooks)});
-    readings.push_back({"authd_events_written_total",
-                        "Events written to the audit trail, by every instance and command (the "
-                        "newest event's sequence number): rate() is events per second.",
-                        "counter", static_cast<double>(store.events_written)});
-  }
+  if (!up) return readings;
+  readings.push_back({"authd_outbox_pending_mails",
+                      "Mails in the outbox not yet delivered (due, retrying or in delivery).",
+                      "gauge", static_cast<double>(store.pending_mails)});
+  readings.push_back({"authd_sessions_live", "Login sessions not yet expired or revoked.", "gauge",
+                      static_cast<double>(store.live_sessions)});
+  readings.push_back({"authd_webhook_deliveries_pending",
+                      "Webhook deliveries neither delivered nor dead (due, retrying or under "
+                      "way), of every instance.",
+                      "gauge", static_cast<double>(store.pending_webhooks)});
+  readings.push_back({"authd_webhook_deliveries_dead",
+                      "Webhook deliveries that used up --webhook-max-attempts (see `authd "
+                      "webhooks dead`).",
+                      "gauge", static_cast<double>(store.dead_webhooks)});
+  readings.push_back({"authd_events_written_total",
+                      "Events written to the audit trail, by every instance and command (the "
+                      "newest event's sequence number): rate() is events per second.",
+                      "counter", static_cast<double>(store.events_written)});
+  return readings;
+}
+
+ApiResponse metrics_response(const Metrics& metrics, const StoreReadings& store) {
   ApiResponse response;
   response.status = 200;
   response.content_type = kPrometheusContentType;
-  response.body = ctx.metrics->render(readings);
-  co_return response;
+  response.body = metrics.render(store_metric_readings(store));
+  return response;
+}
+
+}  // namespace
+
+boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& /*request*/) {
+  if (ctx.metrics == nullptr) co_return error_response(404);
+  StoreReadingsCache& cache = ctx.metrics->store_readings();
+  while (true) {
+    StoreReadingsCache::Ticket ticket = cache.begin();
+    if (ticket.action == StoreReadingsCache::Action::use)
+      co_return metrics_response(*ctx.metrics, ticket.readings);
+    if (ticket.action == StoreReadingsCache::Action::refresh) {
+      AbandonUnlessCompleted guard{cache};
+      StoreReadings store;
+      auto count = [&](Transaction& tx) { count_store_readings(tx, store); };
+      StoreStatus status = co_await ctx.auth.db.read_aside(count);
+      store.up = status == StoreStatus::ok;
+      cache.complete(store);
+      guard.completed = true;
+      co_return metrics_response(*ctx.metrics, store);
+    }
+    // Another scrape's first query is in flight: ask again shortly.
+    auto executor = co_await boost::asio::this_coro::executor;
+    boost::asio::steady_timer pause(executor, std::chrono::milliseconds(5));
+    co_await pause.async_wait(boost::asio::use_awaitable);
+  }
 }
 
 }  // namespace authd

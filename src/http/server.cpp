@@ -49,6 +49,13 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
     bool waiting = true;  // its own thread's view: waiting for a request's first byte
     asio::steady_timer* held_answer = nullptr;  // a busy 503's wait (http/exchange.cpp)
 
+    // Waiting for a request's first byte, or serving one: both its own
+    // thread's view (`waiting`) and the registry's (idle(), read by others).
+    void set_waiting(bool now_waiting) {
+      waiting = now_waiting;
+      set_idle(now_waiting);
+    }
+
     void close_if_idle() override { close_on_own_thread(false); }
     // As close_if_idle(), and a held answer goes now instead of at the end
     // of its wait.
@@ -86,8 +93,19 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   asio::awaitable<void> accept_loop();
   bool admit(const std::shared_ptr<Connection>& connection);
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
+  void start_connection(HttpStream& stream, ReadBuffer& buffer);
+  bool take_proxy_client(Connection& connection, std::optional<std::string> client);
+  void start_wait(ReadBuffer& buffer, HttpStream& stream, bool first_request);
+  void end_connection(HttpStream& stream);
   void drain();
   void forget(const std::shared_ptr<Connection>& connection);
+
+  // Calls forget() when a connection's coroutine ends, however it ends.
+  struct ForgetOnExit {
+    State& state;
+    std::shared_ptr<Connection>& connection;
+    ~ForgetOnExit() { state.forget(connection); }
+  };
 };
 
 namespace {
@@ -183,50 +201,76 @@ bool Server::State::admit(const std::shared_ptr<Connection>& connection) {
   return false;
 }
 
+void Server::State::start_connection(HttpStream& stream, ReadBuffer& buffer) {
+  // Everything a client can make us hold of its request is in this buffer,
+  // the parser's header (header_limit) or the body (max_body): capping the
+  // buffer bounds every part of the framing Beast keeps until it is whole,
+  // such as a chunk-size line, its extensions or the trailer fields
+  // (docs/design/threat-model/denial-of-service.md#memory-per-connection).
+  buffer.max_size(max_buffered(settings));
+  // A new connection's header deadline runs from the accept: the PROXY
+  // header, the TLS handshake and the first request's header all count
+  // against it, so that a client cannot stretch it by sending each slowly.
+  stream.expires_after(settings.header_timeout);
+}
+
+// interface.md 13.2: from here on the peer is the client the trusted
+// proxy names (the request log, throttling and 13.1 all see that one).
+// False when there is none: the connection is then closed unanswered.
+bool Server::State::take_proxy_client(Connection& connection, std::optional<std::string> client) {
+  if (!client) {
+    log::debug("proxy_header_refused", {{"peer", connection.peer}});
+    return false;
+  }
+  connection.peer = std::move(*client);
+  return true;
+}
+
+// Before waiting for the first byte of a request: the idle time-out between
+// keep-alive requests; a new connection's header deadline runs already.
+void Server::State::start_wait(ReadBuffer& buffer, HttpStream& stream, bool first_request) {
+  buffer.shrink_to_fit();  // wipes what the last request left behind
+  if (!first_request) stream.expires_after(settings.idle_timeout);
+}
+
+// Over TLS, no close_notify: every response is delimited by its
+// Content-Length, and waiting for the client's close_notify would let an
+// idle client hold the connection
+// (docs/design/decisions/http-tls-bodies.md#tls).
+void Server::State::end_connection(HttpStream& stream) {
+  error_code ignored;
+  stream.tcp().socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
 asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connection) {
   auto self = shared_from_this();  // keeps the state alive while we run
   error_code ec;
   HttpStream& stream = connection->stream;
   // Leaves the registry on every path out, exceptions included, so that a
   // drain never waits for a connection that is gone.
-  struct Forget {
-    State& state;
-    std::shared_ptr<Connection>& connection;
-    ~Forget() { state.forget(connection); }
-  } forget_on_exit{*this, connection};
-  // Everything a client can make us hold of its request is in this buffer,
-  // the parser's header (header_limit) or the body (max_body): capping the
-  // buffer bounds every part of the framing Beast keeps until it is whole,
-  // such as a chunk-size line, its extensions or the trailer fields
-  // (docs/design/threat-model/denial-of-service.md#memory-per-connection).
+  ForgetOnExit forget_on_exit{*this, connection};
   ReadBuffer buffer;
-  buffer.max_size(max_buffered(settings));
+  start_connection(stream, buffer);
   bool first_request = true;
   // Set when we answer before the whole request was read: see the
   // lingering close below.
   bool request_unread = false;
 
-  // A new connection's header deadline runs from the accept: the PROXY
-  // header, the TLS handshake and the first request's header all count
-  // against it, so that a client cannot stretch it by sending each slowly.
-  stream.expires_after(settings.header_timeout);
-
-  // interface.md 13.2: from here on the peer is the client the trusted
-  // proxy names (the request log, throttling and 13.1 all see that one).
+  // interface.md 13.2 and 13.3: the PROXY header, then the TLS handshake.
   bool open = true;
   if (settings.proxy_protocol) {
     std::optional<std::string> client;
-    if (is_trusted_proxy(connection->peer, settings.trusted_proxies))
-      client = co_await read_proxy_header(stream.tcp(), buffer, connection->peer);
-    if (client) {
-      connection->peer = std::move(*client);
-    } else {
-      log::debug("proxy_header_refused", {{"peer", connection->peer}});
-      open = false;
+    if (is_trusted_proxy(connection->peer, settings.trusted_proxies)) {
+      std::optional<std::string> named =
+          co_await read_proxy_header(stream.tcp(), buffer, connection->peer);
+      client = std::move(named);
     }
+    open = take_proxy_client(*connection, std::move(client));
   }
-  if (open && settings.tls)
-    open = co_await tls_handshake(stream, *settings.tls, buffer, connection->peer);
+  if (open && settings.tls) {
+    bool handshaken = co_await tls_handshake(stream, *settings.tls, buffer, connection->peer);
+    open = handshaken;
+  }
 
   while (open && !draining) {
     // 1. Wait for the first byte of the next request (idle time-out between
@@ -234,8 +278,7 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
     //    a new connection's runs already (above).
     const bool header_deadline_set = first_request;
     if (buffer.size() == 0) {
-      buffer.shrink_to_fit();  // wipes what the last request left behind
-      if (!first_request) stream.expires_after(settings.idle_timeout);
+      start_wait(buffer, stream, first_request);
       // A small first read: an idle keep-alive connection holds this buffer
       // for as long as it waits, and most requests fit in it; a longer one
       // is read on by serve_request.
@@ -244,23 +287,17 @@ asio::awaitable<void> Server::State::serve(std::shared_ptr<Connection> connectio
       if (ec) break;
       buffer.commit(n);
     }
-    connection->waiting = false;
-    connection->set_idle(false);
+    connection->set_waiting(false);
     first_request = false;
     // 2.: the request itself (http/exchange.hpp).
     After after = co_await serve_request(stream, connection->peer, buffer, header_deadline_set,
                                          {settings, api, draining, connection->held_answer});
     if (after == After::close_lingering) request_unread = true;
     if (after != After::next_request) break;
-    connection->waiting = true;
-    connection->set_idle(true);
+    connection->set_waiting(true);
   }
 
-  // Over TLS, no close_notify: every response is delimited by its
-  // Content-Length, and waiting for the client's close_notify would let an
-  // idle client hold the connection
-  // (docs/design/decisions/http-tls-bodies.md#tls).
-  stream.tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+  end_connection(stream);
   if (request_unread) co_await discard_until_closed(stream.tcp(), settings.header_timeout);
   stream.tcp().close();
 }

@@ -41,6 +41,15 @@ void header(std::string& out, std::string_view name, std::string_view help, std:
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+// One sample of a route's series: `name{route="route",label="value"} sample`,
+// the second label left out when `label` is empty.
+void route_sample(std::string& out, std::string_view name, std::string_view route,
+                  std::string_view label, std::string_view value, std::string_view sample) {
+  out.append(name).append("{route=\"").append(route);
+  if (!label.empty()) out.append("\",").append(label).append("=\"").append(value);
+  out.append("\"} ").append(sample).append("\n");
+}
+
 }  // namespace
 
 struct Metrics::Route {
@@ -50,7 +59,43 @@ struct Metrics::Route {
   std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size()> buckets{};  // not cumulative
   std::atomic<std::uint64_t> count{0};
   std::atomic<std::uint64_t> sum_ns{0};
+
+  void render_requests(std::string& out) const;
+  void render_duration(std::string& out) const;
 };
+
+// authd_http_requests_total's samples: one per status answered.
+void Metrics::Route::render_requests(std::string& out) const {
+  std::string label = label_value(name);
+  for (int i = 0; i < kStatuses; ++i) {
+    std::uint64_t n = by_status[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    route_sample(out, "authd_http_requests_total", label, "status",
+                 std::to_string(kLowestStatus + i), std::to_string(n));
+  }
+}
+
+// authd_http_request_duration_seconds' samples: the cumulative buckets, the
+// sum and the count.
+void Metrics::Route::render_duration(std::string& out) const {
+  // Read count first: buckets incremented after it only make the +Inf
+  // bucket (the count) lag, never go below a finite bucket.
+  std::uint64_t total = count.load(std::memory_order_relaxed);
+  std::uint64_t cumulative = 0;
+  std::string label = label_value(name);
+  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+    cumulative += buckets[i].load(std::memory_order_relaxed);
+    route_sample(out, "authd_http_request_duration_seconds_bucket", label, "le",
+                 number(kLatencyBuckets[i]), std::to_string(cumulative));
+  }
+  total = std::max(total, cumulative);
+  route_sample(out, "authd_http_request_duration_seconds_bucket", label, "le", "+Inf",
+               std::to_string(total));
+  double sum = static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9;
+  route_sample(out, "authd_http_request_duration_seconds_sum", label, {}, {}, number(sum));
+  route_sample(out, "authd_http_request_duration_seconds_count", label, {}, {},
+               std::to_string(total));
+}
 
 Metrics::Metrics(const std::vector<std::string>& routes) {
   for (const auto& name : routes) {
@@ -98,58 +143,13 @@ std::string Metrics::render(const std::vector<MetricReading>& extra) const {
 
   header(out, "authd_http_requests_total", "HTTP requests answered, by matched route and status.",
          "counter");
-  for (const auto& r : routes_) {
-    for (int i = 0; i < kStatuses; ++i) {
-      std::uint64_t n = r->by_status[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
-      if (n == 0) continue;
-      out.append("authd_http_requests_total{route=\"")
-          .append(label_value(r->name))
-          .append("\",status=\"")
-          .append(std::to_string(kLowestStatus + i))
-          .append("\"} ")
-          .append(std::to_string(n))
-          .append("\n");
-    }
-  }
+  for (const auto& r : routes_) r->render_requests(out);
 
   header(out, "authd_http_request_duration_seconds",
          "Time from the first byte of a request to the last byte of its response, by matched "
          "route.",
          "histogram");
-  for (const auto& r : routes_) {
-    // Read count first: buckets incremented after it only make the +Inf
-    // bucket (the count) lag, never go below a finite bucket.
-    std::uint64_t count = r->count.load(std::memory_order_relaxed);
-    std::uint64_t cumulative = 0;
-    std::string label = label_value(r->name);
-    for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
-      cumulative += r->buckets[i].load(std::memory_order_relaxed);
-      out.append("authd_http_request_duration_seconds_bucket{route=\"")
-          .append(label)
-          .append("\",le=\"")
-          .append(number(kLatencyBuckets[i]))
-          .append("\"} ")
-          .append(std::to_string(cumulative))
-          .append("\n");
-    }
-    count = std::max(count, cumulative);
-    out.append("authd_http_request_duration_seconds_bucket{route=\"")
-        .append(label)
-        .append("\",le=\"+Inf\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-    double sum = static_cast<double>(r->sum_ns.load(std::memory_order_relaxed)) / 1e9;
-    out.append("authd_http_request_duration_seconds_sum{route=\"")
-        .append(label)
-        .append("\"} ")
-        .append(number(sum))
-        .append("\n");
-    out.append("authd_http_request_duration_seconds_count{route=\"")
-        .append(label)
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-  }
+  for (const auto& r : routes_) r->render_duration(out);
 
   std::vector<MetricReading> readings;
   for (const auto& source : sources_) source(readings);
