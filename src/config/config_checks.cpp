@@ -68,15 +68,10 @@ void check_webhooks(const Config& c, std::vector<ConfigFinding>& findings) {
                           "another machine: use https://"}}});
 }
 
-}  // namespace
-
-std::vector<ConfigFinding> check_config(const Config& c) {
+// Settings that work but weaken what authd protects: a database reached
+// without verified TLS, proxies trusted to name any client.
+void check_database_and_proxies(const Config& c, std::vector<ConfigFinding>& findings) {
   using Severity = ConfigFinding::Severity;
-  std::vector<ConfigFinding> findings;
-  if (!c.listen_endpoint())
-    findings.push_back(
-        {Severity::error, "bad_configuration", {{"option", "--listen"}, {"value", c.listen}}});
-  // Settings that work but weaken what authd protects.
   if (auto risk = database_transport_risk(c.database)) {
     findings.push_back({Severity::warning,
                         "database_connection_unverified",
@@ -98,17 +93,23 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   if (c.http.proxy_protocol && c.http.trusted_proxies.empty())
     findings.push_back(bad_configuration(
         "--proxy-protocol", "needs --trusted-proxies: only their connections are accepted"));
+}
+
+void check_tls(const Config& c, std::vector<ConfigFinding>& findings) {
   // interface.md 13.3: a certificate is served with its key.
   if (c.tls_cert.empty() != c.tls_key.empty())
     findings.push_back(bad_configuration(c.tls_cert.empty() ? "--tls-cert" : "--tls-key",
                                          "--tls-cert and --tls-key go together"));
   if (c.tls_on() && c.public_url.rfind("http://", 0) == 0)
-    findings.push_back({Severity::warning,
+    findings.push_back({ConfigFinding::Severity::warning,
                         "public_url_not_https",
                         {{"public_url", c.public_url},
                          {"reason",
                           "the listeners speak HTTPS only: links in mails and the "
                           "allowed origin should be https://"}}});
+}
+
+void check_session_cookie(const Config& c, std::vector<ConfigFinding>& findings) {
   // interface.md 13.5: the cookie's Origin check needs the public origin.
   if (c.http.session_cookie.on() && !c.public_origin())
     findings.push_back(
@@ -120,20 +121,27 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   auto origin = c.public_origin();
   if (c.http.session_cookie.on() && origin && origin->rfind("https://", 0) == 0 &&
       c.http.session_cookie.name.rfind("__Host-", 0) != 0)
-    findings.push_back({Severity::warning,
+    findings.push_back({ConfigFinding::Severity::warning,
                         "session_cookie_without_host_prefix",
                         {{"session_cookie", c.http.session_cookie.name},
                          {"reason",
                           "a page on another host of the same site can set a cookie of this "
                           "name for authd's host (cookie tossing); name it __Host-" +
                               c.http.session_cookie.name}}});
+}
+
+void check_password_hashing(const Config& c, std::vector<ConfigFinding>& findings) {
   if (c.argon2_memory_kib < 19456 || c.argon2_iterations < 2) {
-    findings.push_back({Severity::warning,
+    findings.push_back({ConfigFinding::Severity::warning,
                         "weak_password_hashing",
                         {{"argon2_memory_kib", c.argon2_memory_kib},
                          {"argon2_iterations", c.argon2_iterations},
                          {"owasp_minimum", "m=19456 KiB, t=2"}}});
   }
+}
+
+// --notify, the mail transport (SMTP) and webhooks.
+void check_notifications(const Config& c, std::vector<ConfigFinding>& findings) {
   std::string notify_problem;
   if (!parse_notify_list(c.notify, notify_problem))
     findings.push_back(bad_configuration("--notify", notify_problem));
@@ -141,6 +149,23 @@ std::vector<ConfigFinding> check_config(const Config& c) {
     if (auto smtp = check_smtp(c)) findings.push_back(std::move(*smtp));
   }
   check_webhooks(c, findings);
+}
+
+}  // namespace
+
+// Each group appends its findings; the order of the calls is the order they
+// are logged in.
+std::vector<ConfigFinding> check_config(const Config& c) {
+  std::vector<ConfigFinding> findings;
+  if (!c.listen_endpoint())
+    findings.push_back({ConfigFinding::Severity::error,
+                        "bad_configuration",
+                        {{"option", "--listen"}, {"value", c.listen}}});
+  check_database_and_proxies(c, findings);
+  check_tls(c, findings);
+  check_session_cookie(c, findings);
+  check_password_hashing(c, findings);
+  check_notifications(c, findings);
   Config::RelyingParty party = c.webauthn_relying_party();
   if (!party.problem_option.empty())
     findings.push_back(bad_configuration(party.problem_option, party.problem));

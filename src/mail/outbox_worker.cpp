@@ -324,6 +324,90 @@ bool OutboxWorker::may_send_another(Millis claimed_at, Millis lease_until) const
   return now - claimed_at <= 2 * budget && now + settings_.send_timeout.count() < lease_until;
 }
 
+// The mails the claim removed (no account for them): logged, and counted as
+// deliveries that cost nothing.
+void OutboxWorker::log_dropped(const std::vector<Claimed>& batch) {
+  for (const Claimed& claimed : batch) {
+    if (claimed.resolved.kind != Resolved::Kind::dropped) continue;
+    note_delivery_time(std::chrono::microseconds(0));
+    log::info(
+        "mail_dropped",
+        {{"mail_id", claimed.mail.id},
+         {"reason", parse_notice_kind(claimed.mail.kind) ? "no account" : "no enabled account"}});
+  }
+}
+
+// A mail the relay refused for good, with `error`: removed.
+StoreStatus OutboxWorker::remove_rejected(const Claimed& claimed, const std::string& error) {
+  // Retrying cannot help: the mail goes, like one whose account went.
+  StoreStatus status =
+      store_.run(Store::Mode::write, [&](Transaction& tx) { tx.outbox().remove(claimed.mail.id); });
+  rejected_.fetch_add(1, std::memory_order_relaxed);
+  log::warn(
+      "mail_rejected",
+      {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}, {"error", error}});
+  return status;
+}
+
+// A mail the relay failed for now, with `error`: tried again after backoff.
+StoreStatus OutboxWorker::reschedule_failed(const Claimed& claimed, const std::string& error) {
+  const int attempts = claimed.mail.attempts + 1;
+  const Millis retry_at =
+      now_millis() + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    tx.outbox().reschedule(claimed.mail.id, attempts, retry_at, error);
+  });
+  failures_.fetch_add(1, std::memory_order_relaxed);
+  log::warn("mail_failed", {{"mail_id", claimed.mail.id}, {"attempt", attempts}, {"error", error}});
+  return status;
+}
+
+// Sends one claimed mail and acts on the relay's answer: taken (into `sent`,
+// marked later), refused for good (removed), or failed for now
+// (rescheduled). `status` becomes that of the store write, if any. False
+// when the relay failed: it is taken to be down.
+bool OutboxWorker::send_claimed(Claimed& claimed, Millis now, bool probing,
+                                std::vector<const OutboxRecord*>& sent, StoreStatus& status) {
+  const auto started = std::chrono::steady_clock::now();
+  bool permanent = false;
+  const std::string error = send(claimed, now, permanent);
+  note_delivery_time(std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started));
+  note_relay(error.empty() || permanent, probing);
+  if (error.empty()) {
+    sent_.fetch_add(1, std::memory_order_relaxed);
+    log::info("mail_sent", {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}});
+    sent.push_back(&claimed.mail);
+    return true;
+  }
+  if (permanent) {
+    status = remove_rejected(claimed, error);
+    return true;
+  }
+  status = reschedule_failed(claimed, error);
+  return false;
+}
+
+// Sends the batch's mails in claim order, those sent into `sent`; returns
+// the index of the first mail not tried.
+std::size_t OutboxWorker::send_batch(PeriodicThread& thread, std::vector<Claimed>& batch,
+                                     Millis now, Millis lease_until, bool probing,
+                                     std::vector<const OutboxRecord*>& sent, StoreStatus& status) {
+  std::size_t tried = 0;
+  std::size_t next = 0;
+  for (; next < batch.size(); ++next) {
+    Claimed& claimed = batch[next];
+    if (claimed.resolved.kind == Resolved::Kind::dropped) continue;  // removed in the claim
+    // The first mail goes as a claim of one would; the rest while the sends
+    // stay quick and inside the lease. Those not tried go back.
+    if (thread.stopping() || (tried > 0 && !may_send_another(now, lease_until))) break;
+    ++tried;
+    if (!send_claimed(claimed, now, probing, sent, status))
+      return next + 1;  // the relay is taken to be down: the rest are not tried now
+  }
+  return next;
+}
+
 OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   const Millis now = now_millis();
   bool probing = false;
@@ -337,61 +421,9 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
     if (probing) probing_ = false;
     return status == StoreStatus::ok ? Claim::nothing_due : Claim::store_failed;
   }
-
-  for (const Claimed& claimed : batch) {
-    if (claimed.resolved.kind != Resolved::Kind::dropped) continue;
-    note_delivery_time(std::chrono::microseconds(0));
-    log::info(
-        "mail_dropped",
-        {{"mail_id", claimed.mail.id},
-         {"reason", parse_notice_kind(claimed.mail.kind) ? "no account" : "no enabled account"}});
-  }
-
+  log_dropped(batch);
   std::vector<const OutboxRecord*> sent;
-  std::size_t tried = 0;
-  std::size_t next = 0;
-  for (; next < batch.size(); ++next) {
-    Claimed& claimed = batch[next];
-    if (claimed.resolved.kind == Resolved::Kind::dropped) continue;  // removed in the claim
-    // The first mail goes as a claim of one would; the rest while the sends
-    // stay quick and inside the lease. Those not tried go back.
-    if (thread.stopping() || (tried > 0 && !may_send_another(now, lease_until))) break;
-    ++tried;
-    const auto started = std::chrono::steady_clock::now();
-    bool permanent = false;
-    const std::string error = send(claimed, now, permanent);
-    note_delivery_time(std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - started));
-    note_relay(error.empty() || permanent, probing);
-    if (error.empty()) {
-      sent_.fetch_add(1, std::memory_order_relaxed);
-      log::info("mail_sent",
-                {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}});
-      sent.push_back(&claimed.mail);
-      continue;
-    }
-    if (permanent) {
-      // Retrying cannot help: the mail goes, like one whose account went.
-      status = store_.run(Store::Mode::write,
-                          [&](Transaction& tx) { tx.outbox().remove(claimed.mail.id); });
-      rejected_.fetch_add(1, std::memory_order_relaxed);
-      log::warn(
-          "mail_rejected",
-          {{"mail_id", claimed.mail.id}, {"to", mask_email(claimed.mail.email)}, {"error", error}});
-      continue;
-    }
-    const int attempts = claimed.mail.attempts + 1;
-    const Millis retry_at =
-        now_millis() + backoff(attempts, settings_.first_retry, settings_.max_retry).count();
-    status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      tx.outbox().reschedule(claimed.mail.id, attempts, retry_at, error);
-    });
-    failures_.fetch_add(1, std::memory_order_relaxed);
-    log::warn("mail_failed",
-              {{"mail_id", claimed.mail.id}, {"attempt", attempts}, {"error", error}});
-    ++next;
-    break;  // the relay is taken to be down: the rest are not tried now
-  }
+  const std::size_t next = send_batch(thread, batch, now, lease_until, probing, sent, status);
   if (probing) probing_ = false;
   wipe_claims(batch);  // the tokens not sent
   release(std::span(batch).subspan(next), lease_until);

@@ -107,6 +107,14 @@ class OutboxWorker {
   void note_delivery_time(std::chrono::microseconds took);
   std::string send(Claimed& claimed, Millis now, bool& permanent);
   void release(std::span<Claimed> untried, Millis lease_until);
+  void log_dropped(const std::vector<Claimed>& batch);
+  StoreStatus remove_rejected(const Claimed& claimed, const std::string& error);
+  StoreStatus reschedule_failed(const Claimed& claimed, const std::string& error);
+  bool send_claimed(Claimed& claimed, Millis now, bool probing,
+                    std::vector<const OutboxRecord*>& sent, StoreStatus& status);
+  std::size_t send_batch(PeriodicThread& thread, std::vector<Claimed>& batch, Millis now,
+                         Millis lease_until, bool probing, std::vector<const OutboxRecord*>& sent,
+                         StoreStatus& status);
   bool mark_sent(PeriodicThread& thread, std::vector<const OutboxRecord*> mails,
                  Millis lease_until);
 

@@ -82,18 +82,10 @@ void WebhookWorker::deliver_due(PeriodicThread& thread) {
   }
 }
 
-bool WebhookWorker::deliver_one() {
-  Millis now = now_millis();
-  Millis lease_until = now + settings_.lease.count();
-  std::optional<WebhookDeliveryRecord> delivery;
-  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-    delivery = tx.webhooks().claim_due(now, lease_until);
-  });
-  if (status != StoreStatus::ok || !delivery) return false;
-
+// Posts `event` to the webhook URL, signed.
+HttpPostOutcome WebhookWorker::post_signed(const EventRecord& event) {
   // Signed at each attempt with the time of the attempt: receivers refuse
   // old timestamps (replay protection), and a retry may come hours later.
-  const EventRecord& event = delivery->event;
   std::string body = event_json(event).dump();
   std::string timestamp = std::to_string(now_millis() / 1000);
   HttpHeaderList headers = {
@@ -103,30 +95,35 @@ bool WebhookWorker::deliver_one() {
       {"webhook-timestamp", timestamp},
       {"webhook-signature", webhook_signature(key_, event.id, std::stoll(timestamp), body)},
   };
-  HttpPostOutcome outcome = poster_(settings_.url, headers, body, settings_.timeout);
-  int attempt = delivery->attempts + 1;
-  Millis done = now_millis();
-  nlohmann::json fields = {{"event_id", event.id}, {"type", event.type}, {"attempt", attempt}};
+  return poster_(settings_.url, headers, body, settings_.timeout);
+}
 
-  if (outcome.delivered()) {
-    delivered_.fetch_add(1, std::memory_order_relaxed);
-    bool marked = false;
-    status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      marked = tx.webhooks().mark_delivered(event.seq, done, lease_until);
-    });
-    fields["status"] = outcome.status;
-    log::info("webhook_delivered", fields);
-    // Unmarked (the store failed, or the lease ran out and another claim
-    // took it): it is delivered again, which at least once allows.
-    if (status == StoreStatus::ok && !marked) log::warn("webhook_delivered_twice", fields);
-    return status == StoreStatus::ok;
-  }
+// The receiver took the event: it is marked delivered.
+bool WebhookWorker::record_delivered(const EventRecord& event, const HttpPostOutcome& outcome,
+                                     Millis done, Millis lease_until, nlohmann::json& fields) {
+  delivered_.fetch_add(1, std::memory_order_relaxed);
+  bool marked = false;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    marked = tx.webhooks().mark_delivered(event.seq, done, lease_until);
+  });
+  fields["status"] = outcome.status;
+  log::info("webhook_delivered", fields);
+  // Unmarked (the store failed, or the lease ran out and another claim
+  // took it): it is delivered again, which at least once allows.
+  if (status == StoreStatus::ok && !marked) log::warn("webhook_delivered_twice", fields);
+  return status == StoreStatus::ok;
+}
 
+// The attempt failed: the event is tried again after backoff, or, at its
+// last attempt, marked dead.
+bool WebhookWorker::record_failed(const EventRecord& event, const HttpPostOutcome& outcome,
+                                  int attempt, Millis done, Millis lease_until,
+                                  nlohmann::json& fields) {
   failed_.fetch_add(1, std::memory_order_relaxed);
   std::string error = outcome.summary();
   fields["error"] = error;
   bool dead = attempt >= settings_.max_attempts;
-  status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
     if (dead) {
       tx.webhooks().mark_dead(event.seq, lease_until, attempt, done, error);
     } else {
@@ -142,6 +139,24 @@ bool WebhookWorker::deliver_one() {
     log::warn("webhook_failed", fields);
   }
   return status == StoreStatus::ok;
+}
+
+bool WebhookWorker::deliver_one() {
+  Millis now = now_millis();
+  Millis lease_until = now + settings_.lease.count();
+  std::optional<WebhookDeliveryRecord> delivery;
+  StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+    delivery = tx.webhooks().claim_due(now, lease_until);
+  });
+  if (status != StoreStatus::ok || !delivery) return false;
+
+  const EventRecord& event = delivery->event;
+  HttpPostOutcome outcome = post_signed(event);
+  int attempt = delivery->attempts + 1;
+  Millis done = now_millis();
+  nlohmann::json fields = {{"event_id", event.id}, {"type", event.type}, {"attempt", attempt}};
+  if (outcome.delivered()) return record_delivered(event, outcome, done, lease_until, fields);
+  return record_failed(event, outcome, attempt, done, lease_until, fields);
 }
 
 }  // namespace authd

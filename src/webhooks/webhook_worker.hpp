@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/duration.hpp"
 #include "core/periodic_thread.hpp"
 #include "store/store.hpp"
@@ -78,6 +80,11 @@ class WebhookWorker {
 
  private:
   void deliver_due(PeriodicThread& thread);
+  HttpPostOutcome post_signed(const EventRecord& event);
+  bool record_delivered(const EventRecord& event, const HttpPostOutcome& outcome, Millis done,
+                        Millis lease_until, nlohmann::json& fields);
+  bool record_failed(const EventRecord& event, const HttpPostOutcome& outcome, int attempt,
+                     Millis done, Millis lease_until, nlohmann::json& fields);
 
   Store& store_;
   const WebhookKey key_;
