@@ -31,8 +31,8 @@ ScheduledDatabase::ScheduledDatabase(Store& store, std::size_t threads)
   } else {
     pool_.emplace(threads);
     together_ = std::make_unique<TransactionBatcher>(
-        [&store](std::span<TransactionUnit> units) { store.run_together(units); },
-        kTogetherThreads, kTogetherMaxBatch);
+        [&store](std::span<TransactionUnit> units) { store.run_together(units); }, kTogetherThreads,
+        kTogetherMaxBatch);
   }
   background_ = std::make_unique<QueuedWriteStore>(store_, writer_.get());
 }
@@ -144,13 +144,13 @@ asio::awaitable<StoreStatus> ScheduledDatabase::run_in_loop_batch(TransactionWor
   auto initiation = [this, executor, &reads, &work](auto handler) {
     auto resume_on = asio::get_associated_executor(handler, executor);
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    bool first = reads.add(this, BatchJob{[&work](Transaction& tx) { work(tx); },
-                                          [resume_on, shared](StoreStatus status,
-                                                              std::exception_ptr error) {
-                                            asio::dispatch(resume_on, [shared, status, error] {
-                                              std::move (*shared)(error, status);
-                                            });
-                                          }});
+    bool first =
+        reads.add(this, BatchJob{[&work](Transaction& tx) { work(tx); },
+                                 [resume_on, shared](StoreStatus status, std::exception_ptr error) {
+                                   asio::dispatch(resume_on, [shared, status, error] {
+                                     std::move (*shared)(error, status);
+                                   });
+                                 }});
     if (first) asio::post(executor, [this, &reads] { run_loop_batch(reads); });
   };
   StoreStatus status = co_await asio::async_initiate<decltype(asio::use_awaitable),

@@ -85,8 +85,7 @@ class ScheduledDatabase final : public Database {
                                                      std::vector<std::string> lock_keys);
   boost::asio::awaitable<StoreStatus> run_in_loop_batch(TransactionWork work);
   void run_loop_batch(LoopReads& reads);
-  boost::asio::awaitable<StoreStatus> read_on(boost::asio::thread_pool& pool,
-                                              TransactionWork work);
+  boost::asio::awaitable<StoreStatus> read_on(boost::asio::thread_pool& pool, TransactionWork work);
 
   static constexpr std::string_view kProbeKey = "health:write-probe";
 
