@@ -23,7 +23,7 @@ namespace {
 
 // Runs `count` verifications of `stored` at once on `pool` (two workers)
 // and returns the most workers seen busy together meanwhile.
-std::size_t most_busy_while_verifying(HashingPool& pool, const std::string& stored, int count) {
+std::size_t most_busy_in_one_run(HashingPool& pool, const std::string& stored, int count) {
   boost::asio::io_context io;
   std::atomic<int> done{0};
   auto verify_one = [&]() -> boost::asio::awaitable<void> {
@@ -39,6 +39,17 @@ std::size_t most_busy_while_verifying(HashingPool& pool, const std::string& stor
   std::size_t most = 0;
   while (done.load() < count) most = std::max(most, pool.busy_workers());
   runner.join();
+  return most;
+}
+
+// As above, run again (up to five times) while no worker was seen busy at
+// all: on 2 loaded cores the sampling thread may be descheduled for the
+// whole of a run (it once saw nothing). A run is repeated only when it saw
+// nothing, so the repetition hides no excess.
+std::size_t most_busy_while_verifying(HashingPool& pool, const std::string& stored, int count) {
+  std::size_t most = 0;
+  for (int run = 0; run < 5 && most == 0; ++run)
+    most = std::max(most, most_busy_in_one_run(pool, stored, count));
   return most;
 }
 
