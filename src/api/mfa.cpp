@@ -87,7 +87,10 @@ boost::asio::awaitable<ApiResponse> run_flow(ApiContext& ctx, ApiRequest& reques
   if (auto refused = read_request(request, member, proof, credentials)) co_return *refused;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   FactorOutcome outcome = co_await flow(ctx.auth, credentials.token, *proof, source);
-  if (outcome.kind != FactorOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != FactorOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   co_return answer(outcome);
 }
 
@@ -105,21 +108,27 @@ ApiResponse removed_response(FactorOutcome&) { return no_content(); }
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_mfa_enroll(ApiContext& ctx, ApiRequest& request) {
-  co_return co_await run_flow(ctx, request, "password", &enroll_totp, &enrolment_response);
+  ApiResponse answered =
+      co_await run_flow(ctx, request, "password", &enroll_totp, &enrolment_response);
+  co_return answered;
 }
 
 boost::asio::awaitable<ApiResponse> handle_mfa_confirm(ApiContext& ctx, ApiRequest& request) {
-  co_return co_await run_flow(ctx, request, "code", &confirm_totp, &recovery_codes_response);
+  ApiResponse answered =
+      co_await run_flow(ctx, request, "code", &confirm_totp, &recovery_codes_response);
+  co_return answered;
 }
 
 boost::asio::awaitable<ApiResponse> handle_mfa_remove(ApiContext& ctx, ApiRequest& request) {
-  co_return co_await run_flow(ctx, request, "code", &remove_totp, &removed_response);
+  ApiResponse answered = co_await run_flow(ctx, request, "code", &remove_totp, &removed_response);
+  co_return answered;
 }
 
 boost::asio::awaitable<ApiResponse> handle_mfa_recovery_codes(ApiContext& ctx,
                                                               ApiRequest& request) {
-  co_return co_await run_flow(ctx, request, "code", &renew_recovery_codes,
-                              &recovery_codes_response);
+  ApiResponse answered =
+      co_await run_flow(ctx, request, "code", &renew_recovery_codes, &recovery_codes_response);
+  co_return answered;
 }
 
 }  // namespace authd

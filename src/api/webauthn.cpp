@@ -106,7 +106,10 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register_options(ApiContext&
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   PasskeyOutcome outcome = co_await passkey_registration_options(
       ctx.auth, read.credentials.token, *read.password, read.second, source);
-  if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != PasskeyOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   co_return options_response(outcome);
 }
 
@@ -129,7 +132,10 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx, Ap
   const std::string chosen_name = name.value_or("Passkey");
   PasskeyOutcome outcome =
       co_await register_passkey(ctx.auth, credentials.token, *response, chosen_name, source);
-  if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != PasskeyOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   nlohmann::json answer = {{"passkey", passkey_json(outcome.passkey)}};
   if (!outcome.recovery_codes.empty()) answer["recoveryCodes"] = outcome.recovery_codes;
   for (std::string& code : outcome.recovery_codes) wipe(code);
@@ -141,7 +147,10 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_register(ApiContext& ctx, Ap
 boost::asio::awaitable<ApiResponse> handle_webauthn_login_options(ApiContext& ctx,
                                                                   ApiRequest& request) {
   PasskeyOutcome outcome = co_await passkey_sign_in_options(ctx.auth, request.client_address);
-  if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != PasskeyOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   co_return options_response(outcome);
 }
 
@@ -161,7 +170,8 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_login(ApiContext& ctx, ApiRe
     co_return signed_in_response(request, outcome.user, outcome.token,
                                  ctx.auth.policy.session_lifetime);
   if (outcome.kind == PasskeyOutcome::Kind::refused) co_return error_response(401);
-  co_return co_await refusal(outcome);
+  ApiResponse answered = co_await refusal(outcome);
+  co_return answered;
 }
 
 boost::asio::awaitable<ApiResponse> handle_webauthn_list(ApiContext& ctx, ApiRequest& request) {
@@ -169,7 +179,10 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_list(ApiContext& ctx, ApiReq
   WipeOnExit wipe_token(credentials.token);
   if (auto refused = read_credentials(request, credentials)) co_return *refused;
   PasskeyOutcome outcome = co_await list_passkeys(ctx.auth, credentials.token);
-  if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != PasskeyOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   nlohmann::json list = nlohmann::json::array();
   for (const PasskeyRecord& passkey : outcome.passkeys) list.push_back(passkey_json(passkey));
   co_return json_response(200, dump_json({{"passkeys", std::move(list)}}));
@@ -182,7 +195,10 @@ boost::asio::awaitable<ApiResponse> handle_webauthn_remove(ApiContext& ctx, ApiR
   const std::string passkey_id(request.path_parameter);
   PasskeyOutcome outcome = co_await remove_passkey(ctx.auth, read.credentials.token, passkey_id,
                                                    *read.password, read.second, source);
-  if (outcome.kind != PasskeyOutcome::Kind::ok) co_return co_await refusal(outcome);
+  if (outcome.kind != PasskeyOutcome::Kind::ok) {
+    ApiResponse refused = co_await refusal(outcome);
+    co_return refused;
+  }
   co_return no_content();
 }
 

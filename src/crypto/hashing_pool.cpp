@@ -128,9 +128,11 @@ boost::asio::awaitable<VerifyResult> HashingPool::verify(Place& place, std::stri
     std::optional<double> relative = floor_.relative_cost(kind);
     if (relative && *relative > VerificationFloor::kOneWorkerAbove) place.give_back();
     InLane in_lane{in_lane_};
-    result = co_await run_on(one_at_a_time_, job);
+    VerifyResult verified = co_await run_on(one_at_a_time_, job);
+    result = std::move(verified);
   } else {
-    result = co_await run_on(pool_, job);
+    VerifyResult verified = co_await run_on(pool_, job);
+    result = std::move(verified);
   }
   co_return result;
 }

@@ -12,7 +12,9 @@ namespace authd {
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
                                                             const UserRecord& user,
                                                             const std::string& client_address) {
-  co_return co_await reserve_proof_attempt(ctx, user.email, user.password_hash, client_address);
+  PasswordProof answered =
+      co_await reserve_proof_attempt(ctx, user.email, user.password_hash, client_address);
+  co_return answered;
 }
 
 boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
@@ -43,7 +45,9 @@ boost::asio::awaitable<PasswordProof> reserve_proof_attempt(AuthContext& ctx,
 boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx, const UserRecord& user,
                                                      std::string& password,
                                                      const std::string& client_address) {
-  co_return co_await prove_password(ctx, user.email, user.password_hash, password, client_address);
+  PasswordProof answered =
+      co_await prove_password(ctx, user.email, user.password_hash, password, client_address);
+  co_return answered;
 }
 
 boost::asio::awaitable<PasswordProof> prove_password(AuthContext& ctx,
