@@ -21,14 +21,8 @@ set -euo pipefail
 authd="$1"
 operations="$2"
 migrating="$3"
-work="$(mktemp -d /tmp/authd-operations-XXXXXX)"
-pid=""
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+. "$(dirname "$0")/support/walkthrough_work_dir.sh"
+enter_work_dir operations
 # The walkthrough says "Debian's python3": put it first, before any other
 # python3 on the PATH (a pyenv shim, say) that lacks the bcrypt module.
 export PATH="/usr/bin:$PATH"

@@ -9,14 +9,8 @@
 set -euo pipefail
 authd="$1"
 readme="$2"
-work="$(mktemp -d /tmp/authd-front-door-XXXXXX)"
-pid=""
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+. "$(dirname "$0")/support/walkthrough_work_dir.sh"
+enter_work_dir front-door
 
 awk '/^## Five minutes with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; next} grab{print > "block.sh"}' "$readme"
 [ -s block.sh ] || { echo "README: the 'Five minutes with curl' block was not found"; exit 1; }

@@ -15,14 +15,8 @@
 set -euo pipefail
 authd="$1"
 guide="$2"
-work="$(mktemp -d /tmp/authd-readme-XXXXXX)"
-pid=""
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+. "$(dirname "$0")/support/walkthrough_work_dir.sh"
+enter_work_dir readme
 
 # The sh blocks of the "Walkthrough with curl" section, in order.
 awk 'BEGIN{n=0} /^## Walkthrough with curl/{on=1; next} /^## /{on=0} on && /^```sh$/{grab=1; next} grab && /^```$/{grab=0; n++; next} grab{print > ("block" n ".sh")}' "$guide"
