@@ -33,6 +33,8 @@ SCENARIOS = [
     ("flood_5000", "5,000 connections flooding `POST /login`: 200 and 503 allowed (req/s counts the 503s too)"),
     ("forgot_unknown", "`POST /forgot` for addresses no account has (64 connections, each request from its own client address through X-Forwarded-For)"),
     ("forgot_existing", "`POST /forgot` for existing accounts (64 connections, client addresses as above): a reset mail queued each"),
+    ("email_signin_unknown", "`POST /signin/email` (authd started with `--email-signin on`) for addresses no account has (64 connections, client addresses as above): a sign-up mail queued each, sign-up being open"),
+    ("email_signin_existing", "`POST /signin/email` for existing accounts (64 connections, client addresses as above): a sign-in mail queued each"),
     ("signup_new", "`POST /signup` (authd started with `--signup open`) for a new address each (32 connections, client addresses as above): the password hashed and a confirmation mail queued each"),
     ("signup_existing", "`POST /signup` for existing accounts (32 connections, client addresses as above): the password hashed all the same and an \"account exists\" mail queued each"),
     ("logout_cold", "PostgreSQL only, last: `POST /logout` as in `logout` (tokens it did not use), on the cluster just restarted (its buffers empty) with the kernel's page cache dropped, and a fresh authd"),
@@ -270,6 +272,10 @@ def performance_section(rows, env, c, png, work):
         # addresses at the same rate.
         known, unknown = one("forgot_existing"), one("forgot_unknown")
         half_of_logout_and_alike("/forgot known and unknown addresses", known, unknown)
+        # /signin/email: the same work per request as /forgot (19.1).
+        signin_known, signin_unknown = one("email_signin_existing"), one("email_signin_unknown")
+        half_of_logout_and_alike("/signin/email known and unknown addresses", signin_known,
+                                 signin_unknown)
         # /signup: the same, as asked, although a
         # sign-up hashes its password by contract (11.4, both kinds of
         # address), so that its rate is the hashing pool's like login's
@@ -291,7 +297,7 @@ def performance_section(rows, env, c, png, work):
         # little if the mail falls behind. Each mail falls due up to 2 s
         # after its request (--reset-mail-delay), so
         # the last seconds' mails are unsent at the end however fast it goes.
-        for r in (unknown, known, new, taken):
+        for r in (unknown, known, signin_unknown, signin_known, new, taken):
             if not r:
                 continue
             key = "%s_1000_%s" % (backend, r["scenario"])

@@ -228,11 +228,13 @@ unsent_mails() { # dir: mails queued and not sent yet (or dropped)
   fi
 }
 
-# A /forgot or /signup scenario, and what the outbox worker did meanwhile:
-# a request is answered before its mail goes, so a rate of answers means
-# little unless the mail keeps up. Records the mails written to the mail
-# directory during the scenario and those still unsent at its end (for
-# /forgot's unknown addresses, none is written: each is dropped).
+# A /forgot, /signup or /signin/email scenario, and what the outbox worker
+# did meanwhile: a request is answered before its mail goes, so a rate of
+# answers means little unless the mail keeps up. Records the mails written
+# to the mail directory during the scenario and those still unsent at its
+# end (for /forgot's unknown addresses, none is written: each is dropped;
+# /signin/email's unknown addresses get the sign-up mail, since sign-up is
+# open here).
 mail_scenario() { # name users dir conns script [VAR=value]
   local name=$1 users=$2 dir=$3 conns=$4 script=$5 before
   shift 5
@@ -260,6 +262,8 @@ start_authd() { # database-url dir key (the ceilings get startup_ms_KEY)
     --reset-mail-limit-long 1000000/1m --mail-dir "$dir/mail" \
     --signup open --signup-client-limit 1000000/1m --signup-mail-limit-short 1000000/1m \
     --signup-mail-limit-long 1000000/1m \
+    --email-signin on --email-signin-client-limit 1000000/1m \
+    --email-signin-mail-limit-short 1000000/1m --email-signin-mail-limit-long 1000000/1m \
     --admin-listen 127.0.0.1:0 --max-connections-per-client 100000 \
     --trusted-proxies 127.0.0.1 --public-url "http://127.0.0.1:$PORT" >"$dir/authd.log" 2>&1 &
   AUTHD_PID=$!
@@ -313,6 +317,12 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   # during the scenario, as it would in service).
   mail_scenario forgot_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1
   mail_scenario forgot_existing "$users" "$dir" 64 bench/lua/forgot.lua
+  # POST /signin/email takes /forgot's bodies and does /forgot's work per
+  # request (interface.md 19.1): known and unknown addresses, as /forgot's.
+  mail_scenario email_signin_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1 \
+    BENCH_PATH=/signin/email
+  mail_scenario email_signin_existing "$users" "$dir" 64 bench/lua/forgot.lua \
+    BENCH_PATH=/signin/email
   # /signup hashes the password whether or not the address has an account
   # (interface.md 11.4), so it is bound by the hashing pool: as many
   # connections as login_ok.

@@ -1,5 +1,7 @@
 -- POST /forgot for existing addresses (user<N>@bench.test) or, when
--- BENCH_UNKNOWN=1, for addresses no account has.
+-- BENCH_UNKNOWN=1, for addresses no account has. BENCH_PATH=/signin/email
+-- sends the same bodies to POST /signin/email (interface.md 19.1), which
+-- takes what /forgot takes.
 -- Each request comes from a client address of its own (X-Forwarded-For from
 -- 10.0.0.0/8; bench/run.sh starts authd with --trusted-proxies 127.0.0.1),
 -- as /forgot traffic does behind a reverse proxy: many clients, a few
@@ -10,6 +12,7 @@ dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 
 local users = tonumber(os.getenv("BENCH_USERS") or "1000")
 local domain = os.getenv("BENCH_UNKNOWN") == "1" and "@nobody.test" or "@bench.test"
+local path = os.getenv("BENCH_PATH") or "/forgot"
 
 function init(args)
   math.randomseed(os.time() + 7919 * (thread_index or 0))
@@ -18,6 +21,6 @@ end
 function request()
   local body = '{"email":"user' .. math.random(1, users) .. domain .. '"}'
   local client = "10." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
-  return wrk.format("POST", "/forgot",
+  return wrk.format("POST", path,
                     {["Content-Type"] = "application/json", ["X-Forwarded-For"] = client}, body)
 end

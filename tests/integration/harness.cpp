@@ -309,8 +309,8 @@ void expect_no_secret_in_events(const AuthdProcess& authd) {
       "select type || ' ' || actor || ' ' || coalesce(user_agent, '') || ' ' || detail "
       "from events");
   static const std::regex kSecret(
-      R"(\$argon2|\$2[aby]\$|\$pbkdf2|\$scrypt|\$[156]\$|authd_|authdrt_|authdsu_|authdak_|)"
-      R"(whsec_|otpauth:|"\d{6}"|[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}|)"
+      R"(\$argon2|\$2[aby]\$|\$pbkdf2|\$scrypt|\$[156]\$|authd_|authdrt_|authdsu_|authdsi_|)"
+      R"(authdak_|whsec_|otpauth:|"\d{6}"|"\d{8}"|[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}|)"
       R"(correct horse battery staple|a brand new passphrase)");
   std::smatch found;
   if (std::regex_search(events, found, kSecret))
