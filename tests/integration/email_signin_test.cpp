@@ -6,6 +6,8 @@
 // timing_test.cpp measures the time of POST /signin/email.
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 #include <thread>
@@ -16,6 +18,7 @@
 #include "harness.hpp"
 #include "mfa_support.hpp"
 #include "passkey_support.hpp"
+#include "run_authd.hpp"
 
 namespace authd::test {
 namespace {
@@ -376,6 +379,71 @@ TEST(EmailSignin, Interface_19_1_AnAcceptedRequestRecordsItsEventNamingNoAccount
   EXPECT_EQ(requested[1]["detail"], (nlohmann::json{{"email", "a***@example.com"}}));
 }
 
+// interface.md 19.1: an IPv6 client is its /64, and the /56 and /48 around
+// it are counters too, at /forgot's factors (clients named through
+// X-Forwarded-For by the trusted loopback peer, 13.1).
+TEST(EmailSignin, Interface_19_1_Slash56AndSlash48AreLimitedAcrossTheirSlash64s) {
+  AuthdProcess authd(signin_args({"--trusted-proxies", "127.0.0.1/32",
+                                  "--email-signin-client-limit", "2/15m", "--ipv6-56-limit-factor",
+                                  "2", "--ipv6-48-limit-factor", "3", "--reset-mail-delay", "1h"}));
+  int n = 0;
+  auto ask_as = [&](const std::string& client) {
+    return post_json(authd.port(), kSignin,
+                     nlohmann::json{{"email", "n" + std::to_string(++n) + "@example.com"}}.dump(),
+                     {{"X-Forwarded-For", client}})
+        .status;
+  };
+  EXPECT_EQ(ask_as("2001:db8:1:100::1"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:100::2"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:100::3"), 429);  // the /64
+  EXPECT_EQ(ask_as("2001:db8:1:101::1"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:101::1"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:1ff::1"), 429);  // the /56 is full
+  EXPECT_EQ(ask_as("2001:db8:1:200::1"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:200::1"), 200);
+  EXPECT_EQ(ask_as("2001:db8:1:300::1"), 429);  // the /48 is full
+  EXPECT_EQ(ask_as("2001:db8:2::1"), 200);
+  EXPECT_EQ(ask_as("198.51.100.1"), 200);
+  // /forgot's counters are apart.
+  EXPECT_EQ(post_json(authd.port(), "/forgot", forgot_body("x@example.com"),
+                      {{"X-Forwarded-For", "2001:db8:1:100::1"}})
+                .status,
+            200);
+}
+
+// interface.md 19.1 (9.1): the flags, their defaults, and the same
+// settings as config-file keys and AUTHD_ environment variables.
+TEST(EmailSignin, Interface_19_1_FlagsDefaultsConfigKeysAndEnvironmentNames) {
+  auto value_of = [](const std::string& toml, const std::string& key) {
+    std::smatch m;
+    return std::regex_search(toml, m, std::regex("(^|\n)" + key + " = ([^\n]*)")) ? m[2].str() : "";
+  };
+  CommandResult defaults = run_authd({"config"});
+  ASSERT_EQ(defaults.exit_code, 0) << defaults.output;
+  EXPECT_EQ(value_of(defaults.output, "email-signin"), "'off'");
+  EXPECT_EQ(value_of(defaults.output, "email-signin-client-limit"), "'100/15m'");
+  EXPECT_EQ(value_of(defaults.output, "email-signin-mail-limit-short"), "'1/1m'");
+  EXPECT_EQ(value_of(defaults.output, "email-signin-mail-limit-long"), "'5/1h'");
+
+  char pattern[] = "/tmp/authd-signin-config-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/authd.toml";
+  std::ofstream(path) << "email-signin = \"on\"\nemail-signin-client-limit = \"7/15m\"\n";
+  CommandResult set = run_authd(
+      {"config", "--config", path},
+      {"AUTHD_EMAIL_SIGNIN_MAIL_LIMIT_SHORT=2/1m", "AUTHD_EMAIL_SIGNIN_MAIL_LIMIT_LONG=9/1h"});
+  std::filesystem::remove_all(pattern);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  EXPECT_EQ(value_of(set.output, "email-signin"), "'on'");
+  EXPECT_EQ(value_of(set.output, "email-signin-client-limit"), "'7/15m'");
+  EXPECT_EQ(value_of(set.output, "email-signin-mail-limit-short"), "'2/1m'");
+  EXPECT_EQ(value_of(set.output, "email-signin-mail-limit-long"), "'9/1h'");
+  CommandResult by_environment =
+      run_authd({"config"}, {"AUTHD_EMAIL_SIGNIN=on", "AUTHD_EMAIL_SIGNIN_CLIENT_LIMIT=3/1m"});
+  EXPECT_EQ(value_of(by_environment.output, "email-signin"), "'on'");
+  EXPECT_EQ(value_of(by_environment.output, "email-signin-client-limit"), "'3/1m'");
+}
+
 // ---- 19.2 the mail ---------------------------------------------------------
 
 // interface.md 19.2: an enabled account's mail has the link
@@ -392,6 +460,12 @@ TEST(EmailSignin, Interface_19_2_MailWithALinkAndAnEightDigitCodeAndOnlyDigestsA
   EXPECT_EQ(m.token.rfind("authdsi_", 0), 0u) << m.token;
   EXPECT_TRUE(matches(m.code, std::regex("^[0-9]{8}$"))) << m.code;
   EXPECT_NE(m.mail.find("15 minutes"), std::string::npos) << m.mail;
+  // The HTML part has both too.
+  const std::string link = "http://authd.test/signin/email#token=" + m.token;
+  std::size_t html = m.mail.find("Content-Type: text/html");
+  ASSERT_NE(html, std::string::npos) << m.mail;
+  EXPECT_NE(m.mail.find("href=\"" + link + "\"", html), std::string::npos) << m.mail;
+  EXPECT_NE(m.mail.find(m.code, html), std::string::npos) << m.mail;
 
   wait_until_sent(authd);
   EXPECT_EQ(signin_rows(authd, "select hex(token_digest) from email_signins"),
@@ -906,6 +980,8 @@ TEST(EmailSignin, Interface_19_5_AnUnknownAddressGetsASignupLinkWhenSignupIsOpen
   wait_until_sent(authd);
   EXPECT_EQ(signin_recipient(mails[0]), "newcomer@example.com");
   EXPECT_NE(mails[0].find("\r\nhttp://authd.test/signin/email#signup\r\n"), std::string::npos)
+      << mails[0];
+  EXPECT_NE(mails[0].find("href=\"http://authd.test/signin/email#signup\""), std::string::npos)
       << mails[0];
   EXPECT_EQ(mails[0].find("#token="), std::string::npos) << mails[0];
   EXPECT_EQ(signin_code_in(mails[0]), "") << mails[0];
