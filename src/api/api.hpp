@@ -111,9 +111,17 @@ std::vector<std::string> route_list();
 // The route labels of the metrics ("/login", ...), each path once.
 std::vector<std::string> route_labels();
 
+// The routes that exist only when the operator turns them on: sign-up
+// (interface.md 11.4) and passwordless sign-in by mail (19.1).
+struct OptionalRoutes {
+  bool signup_open = false;
+  bool email_signin = false;
+};
+
 // The methods served on `path` ("GET, POST"), for CORS preflights; empty
-// when no route has that path (the sign-up routes count only when
-// `signup_open`). `route` is set to the route's label.
-std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route);
+// when no route has that path (the optional routes count only when they
+// are on). `route` is set to the route's label.
+std::string methods_of_path(std::string_view path, OptionalRoutes optional,
+                            std::string_view& route);
 
 }  // namespace authd

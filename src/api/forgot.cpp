@@ -6,20 +6,16 @@
 #include "api/errors.hpp"
 #include "api/json_body.hpp"
 #include "api/user_json.hpp"
-#include "auth/credentials/email.hpp"
 #include "auth/mail_flows/recovery.hpp"
 
 namespace authd {
 
 boost::asio::awaitable<ApiResponse> handle_forgot(ApiContext& ctx, ApiRequest& request) {
   std::string problem;
-  auto body = parse_json_object(request.body, problem);
-  if (!body) co_return bad_request(problem);
-  auto email = take_string(*body, "email", problem);
+  std::optional<std::string> email = take_canonical_email(request.body, problem);
   if (!email) co_return bad_request(problem);
-  if (!is_valid_email(*email)) co_return bad_request("email: not a valid address");
 
-  std::string canonical = canonical_email(*email);
+  const std::string& canonical = *email;
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   ForgotOutcome outcome = co_await request_password_reset(ctx.auth, canonical, source);
   switch (outcome.kind) {

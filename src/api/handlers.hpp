@@ -23,6 +23,9 @@ boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& ctx, ApiR
 // Self-service sign-up (api/signup.cpp, api/verify.cpp).
 boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_email_signin(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
+                                                               ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and

@@ -5,6 +5,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "auth/credentials/email.hpp"
+
 namespace authd {
 
 std::optional<RequestJson> parse_json_object(std::string_view text, std::string& problem) {
@@ -88,6 +90,18 @@ std::optional<nlohmann::json> take_object(RequestJson& object, const char* name,
   }
   WipedString text = member->dump();
   return nlohmann::json::parse(text.begin(), text.end());
+}
+
+std::optional<std::string> take_canonical_email(std::string_view body, std::string& problem) {
+  auto object = parse_json_object(body, problem);
+  if (!object) return std::nullopt;
+  auto email = take_string(*object, "email", problem);
+  if (!email) return std::nullopt;
+  if (!is_valid_email(*email)) {
+    problem = "email: not a valid address";
+    return std::nullopt;
+  }
+  return canonical_email(*email);
 }
 
 }  // namespace authd

@@ -41,4 +41,10 @@ std::optional<std::string> take_optional_string(RequestJson& object, const char*
 std::optional<nlohmann::json> take_object(RequestJson& object, const char* name, bool required,
                                           std::string& problem);
 
+// The body of a request that names only an address and may queue a mail
+// (/forgot, /signin/email: interface.md 6 /forgot 1, 19.1): a JSON object
+// with a valid "email", whose canonical form this returns; nothing and
+// `problem` set otherwise.
+std::optional<std::string> take_canonical_email(std::string_view body, std::string& problem);
+
 }  // namespace authd

@@ -7,7 +7,8 @@
 // A path may have one parameter segment (api/path_pattern.hpp); the route's
 // pattern, not the path sent, labels the request in logs and metrics.
 // The sign-up routes (interface.md 11.4-11.5) exist only with --signup
-// open: closed, their paths are unknown (404), the page's included.
+// open, and those of passwordless sign-in (19) only with --email-signin
+// on: otherwise their paths are unknown (404), the pages' included.
 #include <algorithm>
 #include <array>
 
@@ -19,7 +20,7 @@
 namespace authd {
 namespace {
 
-enum class Served { publicly, on_management, on_both, with_signup_open };
+enum class Served { publicly, on_management, on_both, with_signup_open, with_email_signin };
 
 struct Route {
   std::string_view path;
@@ -28,9 +29,12 @@ struct Route {
   Handler handler;
   Served where = Served::publicly;
 
-  bool served_on(Listener listener, bool signup_open) const {
+  bool served_on(Listener listener, OptionalRoutes optional) const {
     if (where == Served::on_both) return true;
-    if (where == Served::with_signup_open) return signup_open && listener == Listener::public_api;
+    if (where == Served::with_signup_open)
+      return optional.signup_open && listener == Listener::public_api;
+    if (where == Served::with_email_signin)
+      return optional.email_signin && listener == Listener::public_api;
     return (where == Served::on_management) == (listener == Listener::management);
   }
 };
@@ -46,6 +50,9 @@ constexpr std::array kRoutes = {
     Route{"/verify", "POST", true, &handle_verify, Served::with_signup_open},
     Route{"/verify", "GET", false, &handle_verify_page, Served::with_signup_open},
     Route{"/verify.js", "GET", false, &handle_verify_script, Served::with_signup_open},
+    Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},
+    Route{"/signin/email/verify", "POST", true, &handle_email_signin_verify,
+          Served::with_email_signin},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     Route{"/logout", "POST", false, &handle_logout},
@@ -99,7 +106,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string allow;
   std::string_view parameter;
   for (const Route& route : kRoutes) {
-    if (!route.served_on(request.listener, ctx.auth.policy.signup_open) ||
+    const AuthPolicy& policy = ctx.auth.policy;
+    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin}) ||
         !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;
@@ -143,12 +151,13 @@ std::vector<std::string> route_labels() {
   return labels;
 }
 
-std::string methods_of_path(std::string_view path, bool signup_open, std::string_view& route) {
+std::string methods_of_path(std::string_view path, OptionalRoutes optional,
+                            std::string_view& route) {
   std::string methods;
   for (const Route& r : kRoutes) {
     // CORS is the public listener's only.
     std::string_view parameter;
-    if (!r.served_on(Listener::public_api, signup_open) || !match_path(r.path, path, parameter))
+    if (!r.served_on(Listener::public_api, optional) || !match_path(r.path, path, parameter))
       continue;
     if (!methods.empty()) methods += ", ";
     methods += r.method;

@@ -53,6 +53,14 @@ struct AuthPolicy {
   RateLimit signup_mails_per_email_short{1, std::chrono::minutes(1)};
   RateLimit signup_mails_per_email_long{5, std::chrono::hours(1)};
 
+  // Passwordless sign-in by mail (interface.md 19): off unless turned on;
+  // its limits are /forgot's, counted apart from them. Its mails wait out
+  // the same random delay as reset mails (reset_mail_jitter).
+  bool email_signin = false;
+  RateLimit email_signin_requests_per_client{100, std::chrono::minutes(15)};
+  RateLimit email_signin_mails_per_email_short{1, std::chrono::minutes(1)};
+  RateLimit email_signin_mails_per_email_long{5, std::chrono::hours(1)};
+
   // The second factor (interface.md 12): the issuer authenticator apps
   // show beside the account (otpauth:// URI), --mfa-issuer.
   std::string mfa_issuer = "authd";

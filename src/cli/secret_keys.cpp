@@ -29,6 +29,11 @@ SecretKeys open_secret_keys(const Config& config) {
                 {{"reason",
                   "no --secret-key-file: TOTP enrolment and logins with a second "
                   "factor answer 503"}});
+      if (config.policy.email_signin)
+        log::warn("email_signin_codes_unkeyed",
+                  {{"reason",
+                    "no --secret-key-file: the codes of sign-in mails are stored as unkeyed "
+                    "digests, which a copy of the database can test guesses against"}});
       return keys;
     }
     struct stat info {};

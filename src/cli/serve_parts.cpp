@@ -160,12 +160,14 @@ std::unique_ptr<MailTransport> mail_transport_from(const Config& c) {
   return make_smtp_transport(c.smtp);
 }
 
-OutboxSettings outbox_settings_from(const Config& c,
-                                    std::shared_ptr<const MailTemplates> templates) {
+OutboxSettings outbox_settings_from(const Config& c, std::shared_ptr<const MailTemplates> templates,
+                                    const SecretSealer* sealer) {
   return {.from = c.mail_from,
           .public_url = c.public_url,
           .reset_token_lifetime = c.policy.reset_token_lifetime,
           .signup_token_lifetime = c.policy.signup_token_lifetime,
+          .signup_open = c.policy.signup_open,
+          .sealer = sealer,
           .lease = c.mail_claim_lease,
           .send_timeout = c.smtp.timeout,
           .concurrency = c.mail_concurrency,

@@ -80,8 +80,8 @@ SecretKeys secret_keys_or_refuse(const Config& config);
 // The mail transport named by --mail-transport, and the outbox worker's
 // settings.
 std::unique_ptr<MailTransport> mail_transport_from(const Config& c);
-OutboxSettings outbox_settings_from(const Config& c,
-                                    std::shared_ptr<const MailTemplates> templates);
+OutboxSettings outbox_settings_from(const Config& c, std::shared_ptr<const MailTemplates> templates,
+                                    const SecretSealer* sealer);
 
 // interface.md 14.4: with --webhook-url, the worker that delivers the
 // queue, its secret read now; null without. A secret that cannot be read

@@ -283,6 +283,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_lifetime_options(app, c);
   add_throttling_options(app, c);
   add_signup_options(app, c);
+  add_email_signin_options(app, c);
   add_second_factor_options(app, c);
   add_event_options(app, c);
   add_smtp_options(app, c);

@@ -44,6 +44,9 @@ void add_throttling_options(CLI::App& app, Config& c);
 // Self-service sign-up (interface.md 11.4-11.5): --signup and its token
 // lifetime and limits.
 void add_signup_options(CLI::App& app, Config& c);
+// Passwordless sign-in by mail (interface.md 19): --email-signin and its
+// limits.
+void add_email_signin_options(CLI::App& app, Config& c);
 // The second factor (interface.md 12): the key TOTP secrets are sealed
 // with, the previous one during a rotation, and the issuer apps show.
 void add_second_factor_options(CLI::App& app, Config& c);

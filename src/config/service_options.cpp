@@ -59,14 +59,16 @@ void add_throttling_options(CLI::App& app, Config& c) {
             "AUTHD_FORGOT_CLIENT_LIMIT", "Valid /forgot requests per client address before 429");
   app.add_option("--ipv6-56-limit-factor", c.policy.ipv6_aggregates.per_56,
                  "The /56 around an IPv6 client's /64 may have this many times "
-                 "--login-client-limit, --forgot-client-limit and --signup-client-limit, in the "
+                 "--login-client-limit, --forgot-client-limit, --signup-client-limit and "
+                 "--email-signin-client-limit, in the "
                  "same window (0: no /56 counter)")
       ->envname("AUTHD_IPV6_56_LIMIT_FACTOR")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   app.add_option("--ipv6-48-limit-factor", c.policy.ipv6_aggregates.per_48,
                  "The /48 around an IPv6 client's /64 may have this many times "
-                 "--login-client-limit, --forgot-client-limit and --signup-client-limit, in the "
+                 "--login-client-limit, --forgot-client-limit, --signup-client-limit and "
+                 "--email-signin-client-limit, in the "
                  "same window (0: no /48 counter)")
       ->envname("AUTHD_IPV6_48_LIMIT_FACTOR")
       ->check(CLI::Range(0, 1000))
@@ -96,6 +98,23 @@ void add_signup_options(CLI::App& app, Config& c) {
             "AUTHD_SIGNUP_MAIL_LIMIT_SHORT", "Sign-up mails per e-mail, short window");
   add_limit(app, "--signup-mail-limit-long", c.policy.signup_mails_per_email_long,
             "AUTHD_SIGNUP_MAIL_LIMIT_LONG", "Sign-up mails per e-mail, long window");
+}
+
+void add_email_signin_options(CLI::App& app, Config& c) {
+  app.add_option_function<std::string>(
+         "--email-signin", [&c](const std::string& v) { c.policy.email_signin = v == "on"; },
+         "Passwordless sign-in by mail (POST /signin/email, POST /signin/email/verify, the "
+         "page GET /signin/email): on or off (the routes answer 404)")
+      ->envname("AUTHD_EMAIL_SIGNIN")
+      ->default_str("off")
+      ->check(CLI::IsMember({"on", "off"}));
+  add_limit(app, "--email-signin-client-limit", c.policy.email_signin_requests_per_client,
+            "AUTHD_EMAIL_SIGNIN_CLIENT_LIMIT",
+            "Valid /signin/email requests per client address before 429");
+  add_limit(app, "--email-signin-mail-limit-short", c.policy.email_signin_mails_per_email_short,
+            "AUTHD_EMAIL_SIGNIN_MAIL_LIMIT_SHORT", "Sign-in mails per e-mail, short window");
+  add_limit(app, "--email-signin-mail-limit-long", c.policy.email_signin_mails_per_email_long,
+            "AUTHD_EMAIL_SIGNIN_MAIL_LIMIT_LONG", "Sign-in mails per e-mail, long window");
 }
 
 void add_second_factor_options(CLI::App& app, Config& c) {

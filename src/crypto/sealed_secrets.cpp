@@ -36,6 +36,19 @@ std::string key_id(const std::array<std::uint8_t, 32>& key) {
   return std::string(hex.data(), 8);
 }
 
+std::array<std::uint8_t, 32> hmac_under(const SecretKey& key, std::string_view purpose,
+                                        std::string_view message) {
+  std::array<std::uint8_t, crypto_auth_hmacsha256_KEYBYTES> subkey{};
+  crypto_generichash(subkey.data(), subkey.size(),
+                     reinterpret_cast<const unsigned char*>(purpose.data()), purpose.size(),
+                     key.bytes.data(), key.bytes.size());
+  std::array<std::uint8_t, crypto_auth_hmacsha256_BYTES> digest{};
+  crypto_auth_hmacsha256(digest.data(), reinterpret_cast<const unsigned char*>(message.data()),
+                         message.size(), subkey.data());
+  sodium_memzero(subkey.data(), subkey.size());
+  return digest;
+}
+
 std::string hex_key_text(const std::array<std::uint8_t, 32>& key) {
   std::string hex(64 + 1, '\0');
   sodium_bin2hex(hex.data(), hex.size(), key.data(), key.size());
@@ -179,6 +192,17 @@ std::optional<SecretSealer::Opened> SecretSealer::open(std::string_view sealed,
     return std::nullopt;
   opened.by_previous_key = key != &current_;
   return opened;
+}
+
+std::array<std::uint8_t, 32> SecretSealer::keyed_digest(std::string_view purpose,
+                                                       std::string_view message) const {
+  return hmac_under(current_, purpose, message);
+}
+
+std::optional<std::array<std::uint8_t, 32>> SecretSealer::previous_keyed_digest(
+    std::string_view purpose, std::string_view message) const {
+  if (!previous_) return std::nullopt;
+  return hmac_under(*previous_, purpose, message);
 }
 
 }  // namespace authd

@@ -64,6 +64,16 @@ class SecretSealer {
 
   const std::string& current_key_id() const { return current_.id; }
 
+  // HMAC-SHA-256 (libsodium) of `message` under a key derived from the
+  // current key for `purpose` (a keyed BLAKE2b of the purpose): a digest
+  // that a copy of the database alone cannot test guesses against (the
+  // codes of interface.md 19.2). `previous` uses the previous key, when
+  // there is one (a digest made before a rotation): nothing otherwise.
+  std::array<std::uint8_t, 32> keyed_digest(std::string_view purpose,
+                                            std::string_view message) const;
+  std::optional<std::array<std::uint8_t, 32>> previous_keyed_digest(
+      std::string_view purpose, std::string_view message) const;
+
  private:
   SecretKey current_;
   std::optional<SecretKey> previous_;

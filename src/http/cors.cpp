@@ -21,7 +21,7 @@ std::optional<ApiResponse> answer_preflight(const CorsRequest& request,
                                             Duration max_age, bool credentials) {
   if (!origin || request.method != "OPTIONS" || !request.asks_method) return std::nullopt;
   std::string_view route;
-  std::string methods = methods_of_path(request.path, request.signup_open, route);
+  std::string methods = methods_of_path(request.path, request.optional_routes, route);
   if (methods.empty()) return std::nullopt;  // unknown path: 404 from the router
   ApiResponse response;
   response.status = 204;

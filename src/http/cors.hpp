@@ -36,7 +36,7 @@ struct CorsRequest {
   std::string_view method;
   std::string_view path;     // as routed (no query, no base path)
   bool asks_method = false;  // has Access-Control-Request-Method
-  bool signup_open = false;  // the sign-up routes exist (--signup open)
+  OptionalRoutes optional_routes;  // which of the optional routes exist
 };
 
 // The allowed origin a request comes from; nothing when CORS is off, the

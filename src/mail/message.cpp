@@ -130,6 +130,10 @@ std::string verify_link(std::string_view public_url, std::string_view token) {
   return link_with_token(public_url, "/verify", token);
 }
 
+std::string signin_link(std::string_view public_url, std::string_view token) {
+  return link_with_token(public_url, "/signin/email", token);
+}
+
 namespace {
 
 // The templates never see a link that carries a token: they get this
@@ -137,22 +141,29 @@ namespace {
 // characters), and the link is put in its place in the rendered text, one
 // allocation that the caller wipes. So no copy of the token is left in the
 // template engine's strings.
+// The sign-in code (interface.md 19.2) is put in the same way.
 constexpr std::string_view kLinkPlaceholder = "\x01link\x01";
+constexpr std::string_view kCodePlaceholder = "\x01code\x01";
 
-std::string with_link(std::string_view rendered, std::string_view link) {
+std::string with_secret(std::string_view rendered, std::string_view placeholder,
+                        std::string_view secret) {
   std::size_t count = 0;
-  for (std::size_t at = rendered.find(kLinkPlaceholder); at != std::string_view::npos;
-       at = rendered.find(kLinkPlaceholder, at + kLinkPlaceholder.size()))
+  for (std::size_t at = rendered.find(placeholder); at != std::string_view::npos;
+       at = rendered.find(placeholder, at + placeholder.size()))
     ++count;
   std::string out;
-  out.reserve(rendered.size() + count * link.size());
+  out.reserve(rendered.size() + count * secret.size());
   while (true) {
-    std::size_t at = rendered.find(kLinkPlaceholder);
+    std::size_t at = rendered.find(placeholder);
     out.append(rendered.substr(0, at));
     if (at == std::string_view::npos) return out;
-    out.append(link);
-    rendered.remove_prefix(at + kLinkPlaceholder.size());
+    out.append(secret);
+    rendered.remove_prefix(at + placeholder.size());
   }
+}
+
+std::string with_link(std::string_view rendered, std::string_view link) {
+  return with_secret(rendered, kLinkPlaceholder, link);
 }
 
 // What every template gets (docs/reference/mail-templates.md).
@@ -235,6 +246,34 @@ MailMessage account_exists_mail(std::string_view from, std::string_view to,
                                 const MailRequester& requester, const MailTemplates& templates) {
   return from_templates(templates, "account_exists", requested_data(to, public_url, requester),
                         from, to, public_url, now);
+}
+
+MailMessage email_signin_mail(std::string_view from, std::string_view to,
+                              std::string_view public_url, std::string_view token,
+                              std::string_view code, Duration lifetime, Millis now,
+                              const MailTemplates& templates) {
+  kainjow::mustache::data data = common_data(to, public_url);
+  auto minutes = std::chrono::duration_cast<std::chrono::minutes>(lifetime).count();
+  data.set("minutes", std::to_string(minutes));
+  data.set("code", std::string(kCodePlaceholder));
+  MailMessage m = with_token_link(templates, "email_signin", std::move(data),
+                                  signin_link(public_url, token), from, to, public_url, now);
+  // Digits only: the same text in both bodies. Never in the subject, which
+  // relays log and lock screens show.
+  for (std::string* part : {&m.text_body, &m.html_body}) {
+    std::string with_code = with_secret(*part, kCodePlaceholder, code);
+    wipe(*part);
+    *part = std::move(with_code);
+  }
+  return m;
+}
+
+MailMessage email_signin_signup_mail(std::string_view from, std::string_view to,
+                                     std::string_view public_url, Millis now,
+                                     const MailTemplates& templates) {
+  kainjow::mustache::data data = common_data(to, public_url);
+  data.set("link", std::string(without_trailing_slash(public_url)) + "/signin/email#signup");
+  return from_templates(templates, "email_signin_signup", data, from, to, public_url, now);
 }
 
 MailMessage notice_mail(std::string_view from, const NoticeFacts& facts,

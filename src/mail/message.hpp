@@ -60,6 +60,22 @@ MailMessage account_exists_mail(std::string_view from, std::string_view to,
                                 const MailRequester& requester,
                                 const MailTemplates& templates = MailTemplates::built_in());
 
+// The sign-in link is {public_url}/signin/email#token=<token> (interface.md 19.2).
+std::string signin_link(std::string_view public_url, std::string_view token);
+
+// A passwordless sign-in mail (interface.md 19.2): the link and the 8-digit
+// code, both valid for `lifetime`.
+MailMessage email_signin_mail(std::string_view from, std::string_view to,
+                              std::string_view public_url, std::string_view token,
+                              std::string_view code, Duration lifetime, Millis now,
+                              const MailTemplates& templates = MailTemplates::built_in());
+
+// A sign-in asked for by an address without an account, with sign-up open
+// (interface.md 19.5): a link to the page's sign-up form, no token, no code.
+MailMessage email_signin_signup_mail(std::string_view from, std::string_view to,
+                                     std::string_view public_url, Millis now,
+                                     const MailTemplates& templates = MailTemplates::built_in());
+
 // What a notification (interface.md 14.3) says: what changed and who
 // changed it, when, to whom it goes. Never a password, token, hash or code.
 struct NoticeFacts {

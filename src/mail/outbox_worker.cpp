@@ -9,6 +9,7 @@
 
 #include "auth/credentials/email.hpp"
 #include "auth/events/notices.hpp"
+#include "auth/mail_flows/email_signin.hpp"
 #include "auth/mail_flows/recovery.hpp"
 #include "auth/mail_flows/signup.hpp"
 #include "core/log.hpp"
@@ -21,8 +22,17 @@ namespace {
 // What a claimed mail turns into at delivery, decided in the claim's
 // transaction: the token minted there, or nothing to send.
 struct Resolved {
-  enum class Kind { dropped, reset, signup, account_exists, notice } kind = Kind::dropped;
-  std::string token;        // reset, signup
+  enum class Kind {
+    dropped,
+    reset,
+    signup,
+    account_exists,
+    notice,
+    email_signin,
+    signin_signup_invitation,
+  } kind = Kind::dropped;
+  std::string token;        // reset, signup, email_signin
+  std::string code;         // email_signin
   MailRequester requester;  // signup, account_exists
   std::optional<Notice> notice;
   std::optional<std::string> display_name;  // notice
@@ -58,6 +68,22 @@ Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
                              : MailRequester{signup.requested_at, std::move(signup.requested_by)};
     return resolved;
   }
+  if (mail.kind == kEmailSigninMailKind) {
+    EmailSigninMail signin =
+        prepare_email_signin_mail(tx, mail, now, settings.sealer, settings.signup_open);
+    switch (signin.kind) {
+      case EmailSigninMail::Kind::signin: {
+        Resolved resolved = resolved_as(Resolved::Kind::email_signin, std::move(signin.token));
+        resolved.code = std::move(signin.code);
+        return resolved;
+      }
+      case EmailSigninMail::Kind::signup_invitation:
+        return resolved_as(Resolved::Kind::signin_signup_invitation);
+      case EmailSigninMail::Kind::dropped:
+        break;
+    }
+    return {};
+  }
   std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
   if (!token) return {};
   return resolved_as(Resolved::Kind::reset, std::move(*token));
@@ -78,6 +104,12 @@ MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis n
       return notice_mail(settings.from,
                          {*resolved.notice, mail.email, resolved.display_name, mail.created_at},
                          settings.public_url, now, templates);
+    case Resolved::Kind::email_signin:
+      return email_signin_mail(settings.from, mail.email, settings.public_url, resolved.token,
+                               resolved.code, kSigninMailLifetime, now, templates);
+    case Resolved::Kind::signin_signup_invitation:
+      return email_signin_signup_mail(settings.from, mail.email, settings.public_url, now,
+                                      templates);
     case Resolved::Kind::reset:
     case Resolved::Kind::dropped:
       break;
@@ -230,6 +262,7 @@ void OutboxWorker::release(std::span<Claimed> untried, Millis lease_until) {
 std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
   MailMessage message = compose(claimed.resolved, claimed.mail, now, settings_);
   wipe(claimed.resolved.token);
+  wipe(claimed.resolved.code);
   std::string error;
   try {
     transport_.send(message);
@@ -257,6 +290,7 @@ void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
   for (Claimed& claimed : batch) {
     wipe_password_hash(claimed.mail);
     wipe(claimed.resolved.token);
+    wipe(claimed.resolved.code);
   }
 }
 

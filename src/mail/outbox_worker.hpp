@@ -42,12 +42,18 @@
 namespace authd {
 
 class MailTemplates;
+class SecretSealer;
 
 struct OutboxSettings {
   std::string from;
   std::string public_url;
   Duration reset_token_lifetime = std::chrono::minutes(30);
   Duration signup_token_lifetime = std::chrono::hours(24);
+  // A sign-in mail for an address without an account invites to sign up
+  // when sign-up is open (interface.md 19.5).
+  bool signup_open = false;
+  // Keys the digests of sign-in codes (interface.md 19.2); null: none.
+  const SecretSealer* sealer = nullptr;
   Duration poll_interval = std::chrono::seconds(1);
   Duration first_retry = std::chrono::seconds(2);
   Duration max_retry = std::chrono::minutes(10);

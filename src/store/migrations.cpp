@@ -1,5 +1,8 @@
 #include "store/migrations.hpp"
 
+#include <iterator>
+#include <vector>
+
 #include "core/log.hpp"
 
 namespace authd {
@@ -7,7 +10,7 @@ namespace {
 
 // Times are integer milliseconds since the Unix epoch (UTC) in both dialects;
 // token digests are raw SHA-256 bytes (BLOB, BYTEA).
-constexpr Migration kMigrations[] = {
+constexpr Migration kFirstMigrations[] = {
     {1, "users, sessions, throttling events, mail outbox, reset tokens", R"sql(
 CREATE TABLE users (
   id                TEXT PRIMARY KEY,
@@ -484,7 +487,15 @@ CREATE TABLE event_repeats (
 
 }  // namespace
 
-std::span<const Migration> migrations() { return kMigrations; }
+std::span<const Migration> migrations() {
+  // The list is long: its later entries are in migrations_13_on.cpp.
+  static const std::vector<Migration> all = [] {
+    std::vector<Migration> list(std::begin(kFirstMigrations), std::end(kFirstMigrations));
+    for (const Migration& m : migrations_from_13()) list.push_back(m);
+    return list;
+  }();
+  return all;
+}
 
 void log_applied(std::span<const Migration* const> applied) {
   for (const Migration* m : applied)

@@ -11,6 +11,7 @@
 
 #include "core/time.hpp"
 #include "store/areas/admin_keys.hpp"
+#include "store/areas/email_signins.hpp"
 #include "store/areas/events.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/passkeys.hpp"
@@ -33,6 +34,7 @@ class Transaction {
   virtual ThrottleStore& throttle() = 0;
   virtual OutboxStore& outbox() = 0;
   virtual ResetTokenStore& reset_tokens() = 0;
+  virtual EmailSignInStore& email_signins() = 0;
   virtual SignupStore& signups() = 0;
   virtual AdminKeyStore& admin_keys() = 0;
   virtual SecondFactorStore& second_factors() = 0;
@@ -41,12 +43,13 @@ class Transaction {
   virtual WebhookStore& webhooks() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
-  // tokens, pending sign-ups and passkey challenges, throttling events older than the longest
+  // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than the longest
   // window, mail sent before `sent_mail_horizon`, audit events from before `audit_horizon` with
   // their webhook deliveries); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
-    return sessions().prune(now) + reset_tokens().prune(now) + signups().prune(now) +
+    return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
+           signups().prune(now) +
            passkeys().prune(now) + throttle().prune(event_horizon) +
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
            events().prune_repeats(now);

@@ -10,8 +10,9 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 20> kEventTypes = {"login.succeeded",
+constexpr std::array<std::string_view, 21> kEventTypes = {"login.succeeded",
                                                           "login.failed",
+                                                          "login.email_requested",
                                                           "logout",
                                                           "session.revoked",
                                                           "password.reset_requested",

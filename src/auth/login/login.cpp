@@ -9,6 +9,7 @@
 
 #include "auth/credentials/email.hpp"
 #include "auth/events/events.hpp"
+#include "auth/login/login_events.hpp"
 #include "auth/login/throttle.hpp"
 #include "auth/second_factor/passkey_factor.hpp"
 #include "auth/sessions/session.hpp"
@@ -28,38 +29,6 @@ boost::asio::awaitable<void> wait_out_floor(const VerifyResult& verified) {
   auto executor = co_await boost::asio::this_coro::executor;
   boost::asio::steady_timer floor(executor, verified.failure_not_before);
   co_await floor.async_wait(boost::asio::use_awaitable);
-}
-
-// login.failed (interface.md 14.1): the account's id, or, when no account
-// has the address, the address masked.
-void record_failed_login(Transaction& tx, const EventSource& source,
-                         const std::optional<UserRecord>& user, const std::string& email,
-                         const char* reason, Millis now) {
-  nlohmann::json detail = {{"reason", reason}};
-  if (!user) detail["email"] = mask_email(email);
-  record_event(tx, source, "login.failed", user ? std::optional(user->id) : std::nullopt, detail,
-               now);
-}
-
-// A 429 (interface.md 14.1): counted in its key's open event, or the first
-// of its key's window. An e-mail's event names the account (or the address
-// masked); a client's names none, since it counts the refusals of every
-// address that client tried. A refusal that counts looks no account up.
-void record_throttled_login(Transaction& tx, const EventSource& source,
-                            const ThrottleCounter& refused_by, const std::string& email,
-                            Millis now) {
-  if (count_throttled(tx, refused_by.key, now)) return;
-  std::optional<std::string> user_id;
-  nlohmann::json detail = {{"throttle", "client"}};
-  if (refused_by.key == login_email_key(email)) {
-    detail["throttle"] = "email";
-    if (std::optional<UserRecord> user = tx.users().by_email(email)) {
-      user_id = user->id;
-    } else {
-      detail["email"] = mask_email(email);
-    }
-  }
-  record_throttled(tx, source, refused_by.key, refused_by.limit.window, user_id, detail, now);
 }
 
 // One login (interface.md 6 /login). run() holds the steps' awaits, in the
@@ -244,32 +213,19 @@ class Login {
   // the factor used (none when the account has none).
   bool factor_passes(Transaction& tx, const FactorVerdict& verdict, const UserRecord& current,
                      Millis now, const char*& factor_used) {
-    switch (verdict.check) {
-      case FactorCheck::refused: {  // a failed login: the reservation stays
+    SettledFactor settled = settle_second_factor(tx, source_, verdict, reserved_, current.id, now);
+    switch (settled.kind) {
+      case SettledFactor::Kind::refused:
         found_ = Found::second_factor;
-        outcome_.second_factors = second_factor_list(verdict);
-        nlohmann::json detail = {{"reason", "second_factor"}};
-        if (verdict.passkey_failed) detail["check"] = webauthn::check_name(*verdict.passkey_failed);
-        record_event(tx, source_, "login.failed", current.id, detail, now);
+        outcome_.second_factors = std::move(settled.header);
         return false;
-      }
-      case FactorCheck::no_key:  // a 503, not a guess
-        reserved_.release(tx);
+      case SettledFactor::Kind::no_key:
         found_ = Found::no_key;
         return false;
-      case FactorCheck::passed_with_recovery_code:
-        factor_used = "recovery_code";
-        record_recovery_code_used(tx, source_, user_->id, now);
-        break;
-      case FactorCheck::passed:
-        factor_used = "totp";
-        break;
-      case FactorCheck::passed_with_passkey:
-        factor_used = "webauthn";
-        break;
-      case FactorCheck::not_enrolled:
+      case SettledFactor::Kind::passed:
         break;
     }
+    factor_used = settled.used;
     return true;
   }
 
@@ -285,11 +241,8 @@ class Login {
     // The admin view's lastLoginAt (interface.md 10.3); not a change of the
     // record, so updatedAt stays (2.6).
     tx.users().record_login(user_->id, session_.record.created_at);
-    nlohmann::json detail = {{"sessionId", session_.record.public_id}};
-    detail["secondFactor"] = factor_used != nullptr ? nlohmann::json(factor_used) : nullptr;
-    if (!verdict.passkey_id.empty()) detail["passkeyId"] = verdict.passkey_id;
-    detail["method"] = "password";
-    record_event(tx, source_, "login.succeeded", user_->id, detail, now);
+    record_succeeded_login(tx, source_, user_->id, session_.record, verdict, factor_used,
+                           "password", now);
   }
 
   AuthContext& ctx_;

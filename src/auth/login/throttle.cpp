@@ -13,7 +13,10 @@ Duration AuthPolicy::longest_window() const {
   return std::max({login_failures_per_email.window, login_failures_per_client.window,
                    forgot_requests_per_client.window, reset_mails_per_email_short.window,
                    reset_mails_per_email_long.window, signup_requests_per_client.window,
-                   signup_mails_per_email_short.window, signup_mails_per_email_long.window});
+                   signup_mails_per_email_short.window, signup_mails_per_email_long.window,
+                   email_signin_requests_per_client.window,
+                   email_signin_mails_per_email_short.window,
+                   email_signin_mails_per_email_long.window});
 }
 
 ThrottleVerdict evaluate_window(const std::vector<Millis>& times, Millis now, RateLimit limit) {
@@ -56,6 +59,7 @@ constexpr std::string_view kLoginClientNamespace = "login:client:";
 constexpr std::string_view kForgotClientNamespace = "forgot:client:";
 constexpr std::string_view kSignupClientNamespace = "signup:client:";
 constexpr std::string_view kPasskeyClientNamespace = "passkey:client:";
+constexpr std::string_view kEmailSigninClientNamespace = "signin-mail:client:";
 
 std::string_view client_namespace(ClientCounterKind kind) {
   switch (kind) {
@@ -65,6 +69,8 @@ std::string_view client_namespace(ClientCounterKind kind) {
       return kForgotClientNamespace;
     case ClientCounterKind::passkey:
       return kPasskeyClientNamespace;
+    case ClientCounterKind::email_signin:
+      return kEmailSigninClientNamespace;
     case ClientCounterKind::signup:
       break;
   }
@@ -179,5 +185,6 @@ std::string forgot_client_key(std::string_view client) {
 }
 std::string reset_mail_key(std::string_view email) { return "mail:reset:" + std::string(email); }
 std::string signup_mail_key(std::string_view email) { return "mail:signup:" + std::string(email); }
+std::string signin_mail_key(std::string_view email) { return "mail:signin:" + std::string(email); }
 
 }  // namespace authd

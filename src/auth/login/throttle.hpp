@@ -53,6 +53,7 @@ std::string login_client_key(std::string_view client_address);
 std::string forgot_client_key(std::string_view client_address);
 std::string reset_mail_key(std::string_view canonical_email);
 std::string signup_mail_key(std::string_view canonical_email);
+std::string signin_mail_key(std::string_view canonical_email);  // interface.md 19.1
 
 // One counter that a request counts in, and its limit.
 struct ThrottleCounter {
@@ -60,7 +61,7 @@ struct ThrottleCounter {
   RateLimit limit;
 };
 
-enum class ClientCounterKind { login, forgot, signup, passkey };
+enum class ClientCounterKind { login, forgot, signup, passkey, email_signin };
 
 // The per-client counters of `client_address`: its own (the key of
 // login_client_key or forgot_client_key, or "signup:client:...") at `per_client`, and for an IPv6

@@ -1,6 +1,6 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
-// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp,
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp) with statements
 // prepared once per connection. PostgresStore (postgres_store.cpp) begins
 // and ends the transactions; the areas only run statements.
@@ -145,6 +145,21 @@ class ResetTokens final : public ResetTokenStore {
   bool locking_;
 };
 
+class EmailSignIns final : public EmailSignInStore {
+ public:
+  EmailSignIns(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void replace(const EmailSignInRecord& record) override;
+  std::optional<EmailSignInRecord> by_token(const Sha256Digest& digest) override;
+  std::optional<EmailSignInRecord> by_email(std::string_view email) override;
+  int count_wrong_code(std::string_view email) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
 class Signups final : public SignupStore {
  public:
   Signups(Connection& db, bool locking) : db_(db), locking_(locking) {}
@@ -266,6 +281,7 @@ class PostgresTransaction final : public Transaction {
         throttle_(db, locking),
         outbox_(db),
         reset_tokens_(db, locking),
+        email_signins_(db, locking),
         signups_(db, locking),
         admin_keys_(db),
         second_factors_(db),
@@ -277,6 +293,7 @@ class PostgresTransaction final : public Transaction {
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+  EmailSignInStore& email_signins() override { return email_signins_; }
   SignupStore& signups() override { return signups_; }
   AdminKeyStore& admin_keys() override { return admin_keys_; }
   SecondFactorStore& second_factors() override { return second_factors_; }
@@ -293,6 +310,7 @@ class PostgresTransaction final : public Transaction {
   ThrottleEvents throttle_;
   Outbox outbox_;
   ResetTokens reset_tokens_;
+  EmailSignIns email_signins_;
   Signups signups_;
   AdminKeys admin_keys_;
   SecondFactors second_factors_;

@@ -1,6 +1,6 @@
 // SQLite's areas of a transaction (store/transaction.hpp), each implemented
 // in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
-// outbox.cpp, reset_tokens.cpp, signups.cpp, admin_keys.cpp,
+// outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the
 // transactions and batches them; the areas only run statements.
@@ -105,6 +105,20 @@ class ResetTokens final : public ResetTokenStore {
   explicit ResetTokens(Connection& db) : db_(db) {}
   void replace(const ResetTokenRecord& token) override;
   std::optional<ResetTokenRecord> by_digest(const Sha256Digest& digest) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class EmailSignIns final : public EmailSignInStore {
+ public:
+  explicit EmailSignIns(Connection& db) : db_(db) {}
+  void replace(const EmailSignInRecord& record) override;
+  std::optional<EmailSignInRecord> by_token(const Sha256Digest& digest) override;
+  std::optional<EmailSignInRecord> by_email(std::string_view email) override;
+  int count_wrong_code(std::string_view email) override;
   void delete_of_user(std::string_view user_id) override;
   std::int64_t prune(Millis now) override;
 
@@ -244,6 +258,7 @@ class SqliteTransaction final : public Transaction {
         throttle_(db),
         outbox_(db),
         reset_tokens_(db),
+        email_signins_(db),
         signups_(db),
         admin_keys_(db),
         second_factors_(db),
@@ -255,6 +270,7 @@ class SqliteTransaction final : public Transaction {
   ThrottleStore& throttle() override { return throttle_; }
   OutboxStore& outbox() override { return outbox_; }
   ResetTokenStore& reset_tokens() override { return reset_tokens_; }
+  EmailSignInStore& email_signins() override { return email_signins_; }
   SignupStore& signups() override { return signups_; }
   AdminKeyStore& admin_keys() override { return admin_keys_; }
   SecondFactorStore& second_factors() override { return second_factors_; }
@@ -268,6 +284,7 @@ class SqliteTransaction final : public Transaction {
   ThrottleEvents throttle_;
   Outbox outbox_;
   ResetTokens reset_tokens_;
+  EmailSignIns email_signins_;
   Signups signups_;
   AdminKeys admin_keys_;
   SecondFactors second_factors_;
