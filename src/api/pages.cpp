@@ -4,11 +4,13 @@
 // /verify.js (interface.md 11.5, with the reset page's style sheet), which
 // confirms a sign-up through POST /verify, and GET /passkeys and
 // /passkeys.js (interface.md 16.8, with the reset page's style sheet),
-// where a user signs in and manages passkeys. Their sources are src/web/*,
-// embedded at build time. A page loads nothing but its own script and the
-// style sheet (relative URLs, so a configured path prefix works), under a
-// Content-Security-Policy without 'unsafe-inline' that also forbids
-// framing and plain form submission.
+// where a user signs in and manages passkeys, and GET /signin/email and
+// /signin/email.js (interface.md 19.6, with the reset page's style sheet as
+// ../reset.css), where a user signs in with a link or a code sent by mail.
+// Their sources are src/web/*, embedded at build time. A page loads nothing
+// but its own script and the style sheet (relative URLs, so a configured
+// path prefix works), under a Content-Security-Policy without
+// 'unsafe-inline' that also forbids framing and plain form submission.
 #include "api/errors.hpp"
 #include "api/handlers.hpp"
 #include "web/assets.hpp"
@@ -78,6 +80,16 @@ boost::asio::awaitable<ApiResponse> handle_passkeys_page(ApiContext& /*ctx*/,
 boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& /*ctx*/,
                                                            ApiRequest& /*request*/) {
   co_return asset_response("passkeys.js", "text/javascript; charset=utf-8");
+}
+
+boost::asio::awaitable<ApiResponse> handle_email_signin_page(ApiContext& /*ctx*/,
+                                                             ApiRequest& /*request*/) {
+  co_return page_response("email.html");
+}
+
+boost::asio::awaitable<ApiResponse> handle_email_signin_script(ApiContext& /*ctx*/,
+                                                               ApiRequest& /*request*/) {
+  co_return asset_response("email.js", "text/javascript; charset=utf-8");
 }
 
 }  // namespace authd

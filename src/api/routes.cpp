@@ -53,6 +53,8 @@ constexpr std::array kRoutes = {
     Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},
     Route{"/signin/email/verify", "POST", true, &handle_email_signin_verify,
           Served::with_email_signin},
+    Route{"/signin/email", "GET", false, &handle_email_signin_page, Served::with_email_signin},
+    Route{"/signin/email.js", "GET", false, &handle_email_signin_script, Served::with_email_signin},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     Route{"/logout", "POST", false, &handle_logout},

@@ -19,6 +19,7 @@
 #include "api/admin_user_body.hpp"
 #include "auth/events/account_events.hpp"
 #include "auth/login/hash_admission.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 #include "cli/bounded_lines.hpp"
 #include "cli/commands.hpp"
 #include "core/wipe.hpp"
@@ -56,7 +57,7 @@ void update_existing(Transaction& tx, const EventSource& source, UserRecord user
   if (new_password) user.password_hash = line.password_hash;
   if (new_password || user.disabled) {
     tx.sessions().delete_of_user(user.id);
-    tx.reset_tokens().delete_of_user(user.id);
+    void_mailed_links(tx, user.id);
   }
   if (!changed && !new_password) return;
   user.updated_at = at;

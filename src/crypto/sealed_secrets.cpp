@@ -195,7 +195,7 @@ std::optional<SecretSealer::Opened> SecretSealer::open(std::string_view sealed,
 }
 
 std::array<std::uint8_t, 32> SecretSealer::keyed_digest(std::string_view purpose,
-                                                       std::string_view message) const {
+                                                        std::string_view message) const {
   return hmac_under(current_, purpose, message);
 }
 

@@ -71,8 +71,8 @@ class SecretSealer {
   // there is one (a digest made before a rotation): nothing otherwise.
   std::array<std::uint8_t, 32> keyed_digest(std::string_view purpose,
                                             std::string_view message) const;
-  std::optional<std::array<std::uint8_t, 32>> previous_keyed_digest(
-      std::string_view purpose, std::string_view message) const;
+  std::optional<std::array<std::uint8_t, 32>> previous_keyed_digest(std::string_view purpose,
+                                                                    std::string_view message) const;
 
  private:
   SecretKey current_;

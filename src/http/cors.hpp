@@ -34,8 +34,8 @@ inline constexpr const char* kCorsExposedHeaders =
 
 struct CorsRequest {
   std::string_view method;
-  std::string_view path;     // as routed (no query, no base path)
-  bool asks_method = false;  // has Access-Control-Request-Method
+  std::string_view path;           // as routed (no query, no base path)
+  bool asks_method = false;        // has Access-Control-Request-Method
   OptionalRoutes optional_routes;  // which of the optional routes exist
 };
 

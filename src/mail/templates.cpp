@@ -63,9 +63,9 @@ std::optional<std::string> read_file(const std::string& path) {
 
 const std::vector<std::string_view>& MailTemplates::mail_names() {
   static const std::vector<std::string_view> kNames = {
-      "password_reset", "signup",       "account_exists", "password_changed", "email_changed",
-      "mfa_enabled",    "mfa_disabled", "passkey_added",  "passkey_removed",
-      "email_signin",   "email_signin_signup"};
+      "password_reset",  "signup",       "account_exists",     "password_changed",
+      "email_changed",   "mfa_enabled",  "mfa_disabled",       "passkey_added",
+      "passkey_removed", "email_signin", "email_signin_signup"};
   return kNames;
 }
 

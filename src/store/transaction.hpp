@@ -43,14 +43,13 @@ class Transaction {
   virtual WebhookStore& webhooks() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
-  // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than the longest
-  // window, mail sent before `sent_mail_horizon`, audit events from before `audit_horizon` with
-  // their webhook deliveries); returns the rows removed.
+  // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
+  // the longest window, mail sent before `sent_mail_horizon`, audit events from before
+  // `audit_horizon` with their webhook deliveries); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
-           signups().prune(now) +
-           passkeys().prune(now) + throttle().prune(event_horizon) +
+           signups().prune(now) + passkeys().prune(now) + throttle().prune(event_horizon) +
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
            events().prune_repeats(now);
   }

@@ -11,7 +11,8 @@
 // account's passkeys at once (when "webauthn" is named) and sends the same
 // request again with the assertion, or shows a code field (a TOTP code or a
 // recovery code) when the passkey cannot be used or the account has a TOTP
-// only. A wrong password's 403 has no such header.
+// only. A wrong password's 403 has no such header. When the page of
+// sign-in by mail is served (interface.md 19.6), a link leads there.
 //
 // The session's token is kept in a variable of this script only: never in
 // localStorage, sessionStorage or a cookie, so it is gone with the page.
@@ -111,6 +112,7 @@
   const email = $('email');
   const password = $('password');
   const passwordSubmit = $('password-submit');
+  const emailSignin = $('email-signin');
   const secondForm = $('second-factor-form');
   const secondIntro = $('second-factor-intro');
   const secondPasskey = $('second-factor-passkey');
@@ -1000,6 +1002,25 @@
 
   // -------------------------------------------------------------------------
 
+  // The page of sign-in by mail (interface.md 19.6) is served only with
+  // --email-signin on (404 otherwise): its link shows once a GET finds it.
+  async function offerEmailSignin() {
+    let found = false;
+    try {
+      const response = await fetch('signin/email', {
+        method: 'GET',
+        credentials: 'omit',
+        cache: 'no-store',
+        redirect: 'error',
+        referrerPolicy: 'no-referrer'
+      });
+      found = response.status === 200;
+    } catch (e) {
+      found = false;
+    }
+    emailSignin.hidden = !found;
+  }
+
   function onSubmit(form, action) {
     form.addEventListener('submit', function (event) {
       event.preventDefault();
@@ -1057,6 +1078,7 @@
       passkeySignin.disabled = true;
       say('info', window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure);
     }
+    offerEmailSignin();
   }
 
   start();

@@ -9,6 +9,7 @@
 #include "auth/credentials/password_rules.hpp"
 #include "auth/events/account_events.hpp"
 #include "auth/events/notices.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 #include "auth/second_factor/second_factor.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -140,7 +141,7 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   return update(email, [&](Transaction& tx, UserRecord& user, Millis now) {
     user.password_hash = phc;
     tx.sessions().delete_of_user(user.id);
-    tx.reset_tokens().delete_of_user(user.id);
+    void_mailed_links(tx, user.id);
     record_event(tx, source_, "password.changed", user.id, {{"stored", "password"}}, now);
     queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user, user.email,
                  now);
@@ -152,7 +153,7 @@ AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
   return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     if (disabled) {
       tx.sessions().delete_of_user(user.id);
-      tx.reset_tokens().delete_of_user(user.id);
+      void_mailed_links(tx, user.id);
     }
     if (user.disabled == disabled) return false;
     user.disabled = disabled;

@@ -8,6 +8,7 @@
 #include "auth/events/notices.hpp"
 #include "auth/login/hash_admission.hpp"
 #include "auth/login/throttle.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 #include "auth/second_factor/second_factor.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -195,21 +196,23 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       // What was mailed to the old address must not work any more: reset
       // tokens and queued mails go; and the old address's counters, which
       // would otherwise keep it in the database after the account moved.
-      tx.reset_tokens().delete_of_user(user->id);
+      void_mailed_links(tx, user->id);
       tx.outbox().remove_links_for(user->id, old_email);
       tx.throttle().delete_events(login_email_key(old_email));
       tx.events().forget_repeat(login_email_key(old_email));
       tx.throttle().delete_events(reset_mail_key(old_email));
       tx.throttle().delete_events(signup_mail_key(old_email));
+      tx.throttle().delete_events(signin_mail_key(old_email));
       // After the mails above went: the old address is told (14.3).
       queue_notice(tx, ctx.policy.notify, {NoticeTopic::email_changed, NoticeActor::admin}, *user,
                    old_email, now);
     }
     if (fields.disabled.value_or(false)) {
       // interface.md 6 /logout 4 and 7.2: disabling revokes every session
-      // and voids reset tokens (again, harmlessly, if it was disabled).
+      // and voids reset tokens and sign-in mails (19.2) (again, harmlessly,
+      // if it was disabled).
       tx.sessions().delete_of_user(user->id);
-      tx.reset_tokens().delete_of_user(user->id);
+      void_mailed_links(tx, user->id);
     }
     if (changed) record_account_changes(tx, source, before, *user, now);
   };
@@ -246,7 +249,7 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     tx.users().update(*user);
     // As a reset: every session ends, reset tokens are void.
     tx.sessions().delete_of_user(user->id);
-    tx.reset_tokens().delete_of_user(user->id);
+    void_mailed_links(tx, user->id);
     record_event(tx, source, "password.changed", user->id, {{"stored", stored}}, user->updated_at);
     queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin}, *user,
                  user->email, user->updated_at);

@@ -1,12 +1,13 @@
 #include "auth/admin/erasure.hpp"
 
 #include "auth/login/throttle.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 
 namespace authd {
 
 void erase_account(Transaction& tx, const UserRecord& user) {
   tx.sessions().delete_of_user(user.id);
-  tx.reset_tokens().delete_of_user(user.id);
+  void_mailed_links(tx, user.id);
   tx.outbox().remove_for(user.id, user.email);
   tx.signups().remove_of_email(user.email);
   tx.second_factors().remove_all(user.id);
@@ -15,6 +16,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.events().forget_repeat(login_email_key(user.email));
   tx.throttle().delete_events(reset_mail_key(user.email));
   tx.throttle().delete_events(signup_mail_key(user.email));
+  tx.throttle().delete_events(signin_mail_key(user.email));
   tx.users().remove(user.id);
 }
 

@@ -7,6 +7,7 @@
 #include "auth/credentials/password_rules.hpp"
 #include "auth/events/notices.hpp"
 #include "auth/login/throttle.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 #include "auth/sessions/session.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -118,7 +119,7 @@ class PasswordChange {
     user_->password_hash = *phc_;
     user_->updated_at = now;
     tx.users().update(*user_);
-    tx.reset_tokens().delete_of_user(user_->id);
+    void_mailed_links(tx, user_->id);
     tx.sessions().revoke_others_of_user(user_->id, digest_, now);
     reserved_.clear_on_success(tx, email_key_);  // as a login's success does
     record_event(tx, source_, "password.changed", user_->id, nlohmann::json::object(), now);

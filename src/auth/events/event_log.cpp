@@ -10,27 +10,14 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 21> kEventTypes = {"login.succeeded",
-                                                          "login.failed",
-                                                          "login.email_requested",
-                                                          "logout",
-                                                          "session.revoked",
-                                                          "password.reset_requested",
-                                                          "password.reset",
-                                                          "password.changed",
-                                                          "email.changed",
-                                                          "mfa.enabled",
-                                                          "mfa.disabled",
-                                                          "recovery_code.used",
-                                                          "signup.requested",
-                                                          "signup.verified",
-                                                          "user.created",
-                                                          "user.updated",
-                                                          "user.disabled",
-                                                          "user.enabled",
-                                                          "user.deleted",
-                                                          "admin_key.created",
-                                                          "admin_key.revoked"};
+constexpr std::array<std::string_view, 21> kEventTypes = {
+    "login.succeeded",  "login.failed",      "login.email_requested",
+    "logout",           "session.revoked",   "password.reset_requested",
+    "password.reset",   "password.changed",  "email.changed",
+    "mfa.enabled",      "mfa.disabled",      "recovery_code.used",
+    "signup.requested", "signup.verified",   "user.created",
+    "user.updated",     "user.disabled",     "user.enabled",
+    "user.deleted",     "admin_key.created", "admin_key.revoked"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

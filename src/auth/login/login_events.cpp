@@ -64,10 +64,9 @@ SettledFactor settle_second_factor(Transaction& tx, const EventSource& source,
   return settled;
 }
 
-void record_succeeded_login(Transaction& tx, const EventSource& source,
-                            const std::string& user_id, const SessionRecord& session,
-                            const FactorVerdict& verdict, const char* factor_used,
-                            const char* method, Millis now) {
+void record_succeeded_login(Transaction& tx, const EventSource& source, const std::string& user_id,
+                            const SessionRecord& session, const FactorVerdict& verdict,
+                            const char* factor_used, const char* method, Millis now) {
   nlohmann::json detail = {{"sessionId", session.public_id}};
   detail["secondFactor"] = factor_used != nullptr ? nlohmann::json(factor_used) : nullptr;
   if (!verdict.passkey_id.empty()) detail["passkeyId"] = verdict.passkey_id;

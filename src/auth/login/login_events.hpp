@@ -46,9 +46,8 @@ SettledFactor settle_second_factor(Transaction& tx, const EventSource& source,
 
 // login.succeeded with the session opened, the factor used and the way the
 // first factor was proved (`method`: "password", "email_link", ...).
-void record_succeeded_login(Transaction& tx, const EventSource& source,
-                            const std::string& user_id, const SessionRecord& session,
-                            const FactorVerdict& verdict, const char* factor_used,
-                            const char* method, Millis now);
+void record_succeeded_login(Transaction& tx, const EventSource& source, const std::string& user_id,
+                            const SessionRecord& session, const FactorVerdict& verdict,
+                            const char* factor_used, const char* method, Millis now);
 
 }  // namespace authd

@@ -38,7 +38,8 @@ std::string code_message(const Sha256Digest& token_digest, std::string_view code
 Sha256Digest code_digest(const SecretSealer* sealer, const Sha256Digest& token_digest,
                          std::string_view code) {
   std::string message = code_message(token_digest, code);
-  Sha256Digest digest = sealer ? sealer->keyed_digest(kCodeDigestPurpose, message) : sha256(message);
+  Sha256Digest digest =
+      sealer ? sealer->keyed_digest(kCodeDigestPurpose, message) : sha256(message);
   sodium_memzero(message.data(), message.size());
   return digest;
 }

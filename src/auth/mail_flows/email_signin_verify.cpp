@@ -100,10 +100,10 @@ class EmailSignIn {
   // client, counted up front as a login's are: false when they refuse.
   bool reserve(Transaction& tx, Millis now) {
     email_key_ = email_.empty() ? std::string() : login_email_key(email_);
-    reserved_ = email_.empty() ? reserve_client_failure(tx, per_client_, now)
-                               : reserve_login_failure(tx, email_key_,
-                                                       policy_.login_failures_per_email,
-                                                       per_client_, now);
+    reserved_ = email_.empty()
+                    ? reserve_client_failure(tx, per_client_, now)
+                    : reserve_login_failure(tx, email_key_, policy_.login_failures_per_email,
+                                            per_client_, now);
     if (reserved_.verdict.allowed) return true;
     spend_passkey_challenge(tx, second_.passkey, now);
     record_throttled_login(tx, source_, reserved_.refused_by, email_, now);
@@ -127,7 +127,8 @@ class EmailSignIn {
                     const std::optional<EmailSignInRecord>& mail, Millis now) {
     if (!proof_.token) {
       int wrong = tx.email_signins().count_wrong_code(email_);
-      if (mail && wrong >= kSigninWrongCodesPerMail) tx.email_signins().delete_of_user(mail->user_id);
+      if (mail && wrong >= kSigninWrongCodesPerMail)
+        tx.email_signins().delete_of_user(mail->user_id);
     }
     spend_passkey_challenge(tx, second_.passkey, now);
     if (email_.empty()) {  // an unknown link names no address

@@ -8,6 +8,7 @@
 #include "auth/events/notices.hpp"
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/mail_request.hpp"
+#include "auth/mail_flows/mailed_links.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
@@ -99,7 +100,7 @@ std::optional<UserRecord> apply_reset(Transaction& tx, const AuthPolicy& policy,
   if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
   user->updated_at = now;
   tx.users().update(*user);
-  tx.reset_tokens().delete_of_user(user->id);
+  void_mailed_links(tx, user->id);
   tx.sessions().delete_of_user(user->id);
   // The owner proved control of the address: lift a lockout that guesses
   // by someone else put on it.

@@ -9,8 +9,12 @@ namespace {
 
 // A row of the SELECTs below, in their columns' order.
 EmailSignInRecord read_row(const Result& rows) {
-  return EmailSignInRecord{rows.digest(0, 0),  rows.digest(0, 1),  rows.text(0, 2),
-                           rows.text(0, 3),    rows.integer(0, 4), rows.integer(0, 5),
+  return EmailSignInRecord{rows.digest(0, 0),
+                           rows.digest(0, 1),
+                           rows.text(0, 2),
+                           rows.text(0, 3),
+                           rows.integer(0, 4),
+                           rows.integer(0, 5),
                            static_cast<int>(rows.integer(0, 6))};
 }
 

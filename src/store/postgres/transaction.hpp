@@ -1,9 +1,9 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
-// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
-// second_factors.cpp, events.cpp, webhooks.cpp) with statements
-// prepared once per connection. PostgresStore (postgres_store.cpp) begins
-// and ends the transactions; the areas only run statements.
+// throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp,
+// admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp) with statements prepared once per
+// connection. PostgresStore (postgres_store.cpp) begins and ends the transactions; the areas only
+// run statements.
 //
 // How the write transactions keep the domain's read-then-write steps
 // atomic across instances (READ COMMITTED, no retry loop needed):

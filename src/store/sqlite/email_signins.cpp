@@ -8,8 +8,12 @@ namespace {
 
 // A row of the SELECTs below, in their columns' order.
 EmailSignInRecord read_row(const Statement& st) {
-  return EmailSignInRecord{st.digest(0),   st.digest(1),   st.text(2),
-                           st.text(3),     st.integer(4),  st.integer(5),
+  return EmailSignInRecord{st.digest(0),
+                           st.digest(1),
+                           st.text(2),
+                           st.text(3),
+                           st.integer(4),
+                           st.integer(5),
                            static_cast<int>(st.integer(6))};
 }
 
