@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "admin_support.hpp"
 #include "contract_support.hpp"
 #include "harness.hpp"
 #include "mfa_support.hpp"
@@ -551,6 +552,87 @@ TEST(EmailSignin, Interface_19_2_AnErasedAccountLeavesNoSignInMailBehind) {
   EXPECT_EQ(verify_code(authd, kEmail, m.code).status, 401);
 }
 
+// interface.md 19.2: disabling voids the mail in its own transaction: its
+// link and code are 401 then, and stay void once the account is enabled
+// again (it needs a new mail).
+TEST(EmailSignin, Interface_19_2_DisablingVoidsTheMailForGood) {
+  AuthdProcess authd(signin_args());
+  authd.add_user(kEmail, kPassword);
+  SigninMail m = mailed_signin(authd, kEmail);
+  ASSERT_FALSE(m.token.empty());
+  wait_until_sent(authd);
+  ASSERT_EQ(authd.cli({"user", "disable", "--email", kEmail}), 0);
+  EXPECT_EQ(signin_rows(authd, "select count(*) from email_signins"),
+            std::vector<std::string>{"0"});
+  HttpResponse res = verify_token(authd, m.token);
+  EXPECT_EQ(res.status, 401) << res.body;
+  EXPECT_EQ(res.body, unauthorized_body());
+  EXPECT_EQ(verify_code(authd, kEmail, m.code).status, 401);
+  ASSERT_EQ(authd.cli({"user", "enable", "--email", kEmail}), 0);
+  EXPECT_EQ(verify_token(authd, m.token).status, 401);
+  EXPECT_EQ(verify_code(authd, kEmail, m.code).status, 401);
+  EXPECT_EQ(signin_rows(authd, "select count(*) from sessions"), std::vector<std::string>{"0"});
+}
+
+// interface.md 19.2 (7.2): whatever voids the account's reset token voids
+// its sign-in mail: a password set by the operator, by the user, by a
+// reset, and a new address.
+TEST(EmailSignin, Interface_19_2_ANewPasswordOrAddressVoidsTheMail) {
+  AuthdProcess authd(signin_args(
+      {"--email-signin-mail-limit-short", "100/1m", "--reset-mail-limit-short", "100/1m"}));
+  authd.add_user(kEmail, kPassword);
+  const std::string id = show_user(authd, kEmail)["id"];
+  auto expect_void = [&](const SigninMail& m, const std::string& email, const std::string& how) {
+    EXPECT_EQ(signin_rows(authd, "select count(*) from email_signins"),
+              std::vector<std::string>{"0"})
+        << how;
+    EXPECT_EQ(verify_token(authd, m.token).status, 401) << how;
+    EXPECT_EQ(verify_code(authd, email, m.code).status, 401) << how;
+  };
+
+  SigninMail m = mailed_signin(authd, kEmail);
+  wait_until_sent(authd);
+  ASSERT_EQ(authd.cli({"user", "set-password", "--email", kEmail}, kNewPassword), 0);
+  expect_void(m, kEmail, "authd user set-password");
+
+  m = mailed_signin(authd, kEmail);
+  wait_until_sent(authd);
+  std::string session = authd.login(kEmail, kNewPassword);
+  ASSERT_EQ(post_json(authd.port(), "/password",
+                      nlohmann::json{{"currentPassword", kNewPassword},
+                                     {"newPassword", "a third passphrase"}}
+                          .dump(),
+                      {{"Authorization", "Bearer " + session}})
+                .status,
+            200);
+  expect_void(m, kEmail, "POST /password");
+
+  m = mailed_signin(authd, kEmail);
+  wait_until_sent(authd);
+  ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(kEmail)).status, 200);
+  std::string reset_token;
+  ASSERT_TRUE(eventually([&] {
+    for (const std::string& mail : authd.mails())
+      if (!reset_token_in(mail).empty()) reset_token = reset_token_in(mail);
+    return !reset_token.empty();
+  }));
+  wait_until_sent(authd);
+  ASSERT_EQ(
+      post_json(authd.port(), "/reset", reset_body(reset_token, "a fourth passphrase")).status,
+      200);
+  expect_void(m, kEmail, "POST /reset");
+
+  m = mailed_signin(authd, kEmail);
+  wait_until_sent(authd);
+  const std::string key = admin::create_key(authd, "ops", "write");
+  ASSERT_EQ(admin::call(authd, key, "PATCH", "/admin/users/" + id,
+                        nlohmann::json{{"email", "moved@example.com"}})
+                .status,
+            200);
+  expect_void(m, kEmail, "a new address");
+  EXPECT_EQ(verify_code(authd, "moved@example.com", m.code).status, 401);
+}
+
 // ---- 19.3 the verification -------------------------------------------------
 
 // interface.md 19.3: the link's token opens a session: 200 with the User
@@ -664,6 +746,8 @@ TEST(EmailSignin, Interface_19_3_InvalidBodyIs400AndCountsNothing) {
       {{"email", kEmail},
        {"code", "\xd9\xa1\xd9\xa2\xd9\xa3\xd9\xa4\xd9\xa5\xd9\xa6\xd9\xa7\xd9\xa8"}},
       {{"email", kEmail}, {"code", ""}},
+      {{"token", m.token}, {"otp", 123456}},
+      {{"email", kEmail}, {"code", m.code}, {"recoveryCode", nlohmann::json::array()}},
   };
   for (const nlohmann::json& body : bodies) {
     HttpResponse res = post_json(authd.port(), kVerify, body.dump());
@@ -708,6 +792,15 @@ TEST(EmailSignin, Interface_19_3_UnknownTokenOrCodeIs401) {
   ASSERT_EQ(failed.size(), tokens.size() + 2);
   for (const nlohmann::json& event : failed)
     EXPECT_EQ(event["detail"]["reason"], "email_proof") << event;
+  // Newest first: the unknown address (null, masked), the account's
+  // address (its id), then the tokens (null, no address).
+  EXPECT_TRUE(failed[0]["userId"].is_null()) << failed[0];
+  EXPECT_EQ(failed[0]["detail"]["email"], "n***@example.com") << failed[0];
+  EXPECT_EQ(failed[1]["userId"], show_user(authd, kEmail)["id"]) << failed[1];
+  for (std::size_t i = 2; i < failed.size(); ++i) {
+    EXPECT_TRUE(failed[i]["userId"].is_null()) << failed[i];
+    EXPECT_FALSE(failed[i]["detail"].contains("email")) << failed[i];
+  }
   EXPECT_EQ(signin_rows(authd, "select count(*) from sessions"), std::vector<std::string>{"1"});
 }
 
@@ -776,6 +869,8 @@ TEST(EmailSignin, Interface_19_3_WrongCodesCountAsFailedLoginsOfTheAddress) {
   EXPECT_EQ(blocked.status, 429) << blocked.body;
   EXPECT_EQ(blocked.body, R"({"code":429,"message":"Too Many Requests"})");
   expect_retry_after(blocked, 900);
+  // With a token, the address of the token's mail (read first).
+  EXPECT_EQ(verify_token(authd, m.token).status, 429);
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 429);
   // 14.1.6: the 429s of the address are one event.
   std::vector<nlohmann::json> failed = events_of_type(authd, "login.failed");
@@ -783,6 +878,20 @@ TEST(EmailSignin, Interface_19_3_WrongCodesCountAsFailedLoginsOfTheAddress) {
   for (const nlohmann::json& event : failed)
     if (event["detail"]["reason"] == "throttled") ++throttled;
   EXPECT_EQ(throttled, 1) << nlohmann::json(failed).dump();
+}
+
+// interface.md 19.3 (6 /login 4): /login's failures and this route's
+// share the address's counter.
+TEST(EmailSignin, Interface_19_3_LoginFailuresAndWrongCodesShareTheAddressCounter) {
+  AuthdProcess authd(signin_args({"--login-email-limit", "3/15m"}));
+  authd.add_user(kEmail, kPassword);
+  SigninMail m = mailed_signin(authd, kEmail);
+  ASSERT_FALSE(m.code.empty());
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, "a wrong guess")).status, 401);
+  EXPECT_EQ(verify_code(authd, kEmail, other_code(m.code)).status, 401);
+  EXPECT_EQ(verify_code(authd, kEmail, m.code).status, 429);
+  EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 429);
 }
 
 // interface.md 19.3 (6 /login 4): unknown tokens are failed logins of the
@@ -817,22 +926,31 @@ TEST(EmailSignin, Interface_19_3_ASignInClearsTheAddressFailures) {
   EXPECT_EQ(post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status, 200);
 }
 
-// interface.md 19.3: the right proof for an account disabled since the
-// mail is 403, and opens nothing.
-TEST(EmailSignin, Interface_19_3_AnAccountDisabledSinceIs403) {
+// interface.md 19.3: a right proof for a live mail of a disabled account
+// is 403, not counted as a failed login, and opens nothing. authd never
+// leaves such a mail (disabling voids it, 19.2): the account is disabled
+// behind its back here.
+TEST(EmailSignin, Interface_19_3_ARightProofForADisabledAccountIs403) {
   AuthdProcess authd(signin_args());
   authd.add_user(kEmail, kPassword);
   SigninMail m = mailed_signin(authd, kEmail);
   ASSERT_FALSE(m.token.empty());
   wait_until_sent(authd);
-  ASSERT_EQ(authd.cli({"user", "disable", "--email", kEmail}), 0);
-  HttpResponse res = verify_token(authd, m.token);
-  EXPECT_EQ(res.status, 403) << res.body;
-  EXPECT_EQ(res.body, R"({"code":403,"message":"Forbidden"})");
+  authd.sql("update users set disabled = true");
+  HttpResponse by_token = verify_token(authd, m.token);
+  EXPECT_EQ(by_token.status, 403) << by_token.body;
+  EXPECT_EQ(by_token.body, R"({"code":403,"message":"Forbidden"})");
+  EXPECT_TRUE(by_token.header("Authorization").empty());
+  HttpResponse by_code = verify_code(authd, kEmail, m.code, {{"otp", "123456"}});
+  EXPECT_EQ(by_code.status, 403) << by_code.body;
+  EXPECT_EQ(by_code.header_count("authd-second-factor"), 0u);
   EXPECT_EQ(signin_rows(authd, "select count(*) from sessions"), std::vector<std::string>{"0"});
+  EXPECT_EQ(signin_rows(authd, "select count(*) from throttle_events where key like 'login:%'"),
+            std::vector<std::string>{"0"});
   std::vector<nlohmann::json> failed = events_of_type(authd, "login.failed");
-  ASSERT_FALSE(failed.empty());
+  ASSERT_EQ(failed.size(), 2u);
   EXPECT_EQ(failed[0]["detail"]["reason"], "disabled");
+  EXPECT_EQ(failed[1]["detail"]["reason"], "disabled");
 }
 
 // interface.md 19.3 and 13.5: with --session-cookie on, a sign-in by mail
@@ -955,6 +1073,15 @@ TEST(EmailSignin, Interface_19_4_TheCodeStillNeedsTheSecondFactor) {
   HttpResponse without = verify_code(authd, kEmail, m.code);
   EXPECT_EQ(without.status, 401);
   EXPECT_EQ(without.header("authd-second-factor"), "totp");
+  // A wrong code is the plain 401, whatever the account has.
+  HttpResponse wrong = verify_code(authd, kEmail, other_code(m.code),
+                                   {{"recoveryCode", enrolled.recovery_codes[0]}});
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_EQ(wrong.header_count("authd-second-factor"), 0u);
+  // The factor's 401 is not a wrong code of the mail; the wrong code is.
+  wait_until_sent(authd);
+  EXPECT_EQ(signin_rows(authd, "select wrong_codes from email_signins"),
+            std::vector<std::string>{"1"});
   HttpResponse ok =
       verify_code(authd, kEmail, m.code, {{"recoveryCode", enrolled.recovery_codes[0]}});
   ASSERT_EQ(ok.status, 200) << ok.body;
