@@ -51,8 +51,9 @@ class OutboxStore {
   // Every mail, sent or not, for the account `user_id` or addressed to
   // `email` (erasure, and an e-mail change voiding pending reset mails).
   virtual void remove_for(std::string_view user_id, std::string_view email) = 0;
-  // Only the reset and sign-up mails among those (an e-mail change): a
-  // notice already queued, such as "your password was changed", still goes.
+  // Only the reset, sign-up and sign-in mails among those (an e-mail
+  // change): a notice already queued, such as "your password was changed",
+  // still goes.
   virtual void remove_links_for(std::string_view user_id, std::string_view email) = 0;
   virtual std::int64_t pending_count() = 0;  // not sent yet, held or not
   // Removes the mail sent at or before `sent_horizon`; unsent mail stays.

@@ -123,7 +123,7 @@ void Outbox::remove_links_for(std::string_view user_id, std::string_view email) 
   params.text(user_id).text(email);
   db_.run(
       "DELETE FROM outbox WHERE (user_id = $1 OR email = $2) "
-      "AND kind IN ('password_reset', 'signup', 'signup_request')",
+      "AND kind IN ('password_reset', 'signup', 'signup_request', 'email_signin')",
       params);
 }
 

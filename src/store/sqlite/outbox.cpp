@@ -91,7 +91,7 @@ void Outbox::remove(std::int64_t mail_id) {
 void Outbox::remove_links_for(std::string_view user_id, std::string_view email) {
   auto st = db_.prepare(
       "DELETE FROM outbox WHERE (user_id = ?1 OR email = ?2) "
-      "AND kind IN ('password_reset', 'signup', 'signup_request')");
+      "AND kind IN ('password_reset', 'signup', 'signup_request', 'email_signin')");
   st.bind(1, user_id).bind(2, email);
   st.run();
 }
