@@ -214,7 +214,14 @@ scenario() { # name users conns allowed script [VAR=value...]
 
 empty_outbox() { # dir
   if [ "$BACKEND" = postgres ]; then
-    pg_psql "$AUTHD_DATABASE" -c "DELETE FROM outbox"
+    # The worker may be marking a claim's mails sent meanwhile, one row
+    # after another: PostgreSQL can pick this DELETE as a deadlock's victim.
+    for attempt in 1 2 3 4 5; do
+      pg_psql "$AUTHD_DATABASE" -c "DELETE FROM outbox" && return 0
+      echo "empty_outbox: attempt $attempt failed, again" >&2
+      sleep 1
+    done
+    return 1
   else
     sqlite3 "$1/authd.db" ".timeout 10000" "DELETE FROM outbox" >/dev/null
   fi
