@@ -12,6 +12,7 @@
 
 #include "auth/context.hpp"
 #include "auth/events/events.hpp"
+#include "auth/mail_flows/mail_request.hpp"
 #include "auth/second_factor/second_factor.hpp"
 #include "auth/sessions/session.hpp"
 #include "core/wipe.hpp"
@@ -29,10 +30,7 @@ inline constexpr int kSigninWrongCodesPerMail = 5;
 // How long a sign-in mail's link and code work (interface.md 19.2).
 inline constexpr std::chrono::minutes kSigninMailLifetime{15};
 
-struct EmailSigninRequestOutcome {
-  enum class Kind { accepted, throttled, unavailable } kind = Kind::unavailable;
-  std::chrono::seconds retry_after{0};
-};
+using EmailSigninRequestOutcome = AddressMailOutcome;
 
 // POST /signin/email (interface.md 19.1), `email` canonical and valid:
 // counts the request per client and, within the address's mail limits,

@@ -58,8 +58,7 @@ boost::asio::awaitable<EmailSigninRequestOutcome> request_email_signin(AuthConte
                                                                        const std::string& email,
                                                                        const EventSource& source) {
   const AuthPolicy& policy = ctx.policy;
-  // The client's own counter (and for IPv6 its /56's and /48's), and the
-  // address's mail limits: /forgot's rules, counted apart.
+  // /forgot's rules (auth/mail_flows/recovery.cpp), counted apart.
   const MailRequestLimits limits{
       client_counters(ClientCounterKind::email_signin, source.client_address,
                       policy.email_signin_requests_per_client, policy.ipv6_aggregates),
@@ -67,25 +66,10 @@ boost::asio::awaitable<EmailSigninRequestOutcome> request_email_signin(AuthConte
       policy.email_signin_mails_per_email_long};
   OutboxRecord mail;
   mail.kind = std::string(kEmailSigninMailKind);
-  mail.email = email;  // no user id: the account is found at delivery
-  ThrottleVerdict verdict;
-
-  // As /forgot (auth/mail_flows/recovery.cpp): the same statements with the
-  // same rows whatever the address, no account looked up, the event naming
-  // none; it shares its COMMIT with the requests queued beside it.
-  auto work = [&](Transaction& tx) {
-    Millis now = now_millis();
-    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
-    if (verdict.allowed)
-      record_event_for_address(tx, source, "login.email_requested", email, {}, now);
-  };
-  StoreStatus status = co_await ctx.db.write_together(work, limits.keys());
-
-  if (status != StoreStatus::ok) co_return EmailSigninRequestOutcome{};
-  if (!verdict.allowed)
-    co_return EmailSigninRequestOutcome{EmailSigninRequestOutcome::Kind::throttled,
-                                        verdict.retry_after};
-  co_return EmailSigninRequestOutcome{EmailSigninRequestOutcome::Kind::accepted, {}};
+  mail.email = email;
+  AddressMailOutcome outcome =
+      co_await request_address_mail(ctx, limits, mail, source, "login.email_requested");
+  co_return outcome;
 }
 
 EmailSigninMail prepare_email_signin_mail(Transaction& tx, const OutboxRecord& mail, Millis now,

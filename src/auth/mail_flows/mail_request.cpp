@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include "core/wipe.hpp"
+#include "store/database.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
@@ -42,6 +43,26 @@ ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& l
   mail.next_attempt_at = now + random_delay(jitter);
   tx.outbox().add(mail);
   return verdict;
+}
+
+boost::asio::awaitable<AddressMailOutcome> request_address_mail(AuthContext& ctx,
+                                                                const MailRequestLimits& limits,
+                                                                const OutboxRecord& mail,
+                                                                const EventSource& source,
+                                                                std::string_view event_type) {
+  ThrottleVerdict verdict;
+  // Run again, it only assigns `verdict` again.
+  auto work = [&](Transaction& tx) {
+    Millis now = now_millis();
+    verdict = count_and_queue_mail(tx, limits, mail, now, ctx.policy.reset_mail_jitter);
+    if (verdict.allowed) record_event_for_address(tx, source, event_type, mail.email, {}, now);
+  };
+  StoreStatus status = co_await ctx.db.write_together(work, limits.keys());
+
+  if (status != StoreStatus::ok) co_return AddressMailOutcome{};
+  if (!verdict.allowed)
+    co_return AddressMailOutcome{AddressMailOutcome::Kind::throttled, verdict.retry_after};
+  co_return AddressMailOutcome{AddressMailOutcome::Kind::accepted, {}};
 }
 
 }  // namespace authd

@@ -3,9 +3,15 @@
 // and, within the address's mail limits, queued in the same transaction.
 #pragma once
 
+#include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
+
+#include "auth/context.hpp"
+#include "auth/events/events.hpp"
 #include "auth/login/throttle.hpp"
 #include "auth/policy.hpp"
 #include "store/records.hpp"
@@ -39,5 +45,26 @@ using PastMailLimit = void (*)(Transaction& tx, const OutboxRecord& mail);
 ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& limits,
                                      OutboxRecord mail, Millis now, Duration jitter,
                                      PastMailLimit past_limit = nullptr);
+
+// A request that names only an address and may queue a mail for it
+// (/forgot, /signin/email: interface.md 6 /forgot 2, 19.1), whole: one
+// write transaction that counts it and, within the address's mail limits,
+// queues `mail` (its kind and address set, no account: the account is
+// found at delivery) and records `event_type` naming no account. The same
+// statements with the same rows whether the address has an enabled
+// account, a disabled one or none: nothing is looked up here (a lookup,
+// and what would follow only for an account, would show in the response
+// time, on PostgreSQL as round trips). It shares its COMMIT with the
+// requests queued beside it: it writes only new rows and names the
+// throttling keys it counts, which a batch locks first.
+struct AddressMailOutcome {
+  enum class Kind { accepted, throttled, unavailable } kind = Kind::unavailable;
+  std::chrono::seconds retry_after{0};
+};
+boost::asio::awaitable<AddressMailOutcome> request_address_mail(AuthContext& ctx,
+                                                                const MailRequestLimits& limits,
+                                                                const OutboxRecord& mail,
+                                                                const EventSource& source,
+                                                                std::string_view event_type);
 
 }  // namespace authd

@@ -34,41 +34,19 @@ boost::asio::awaitable<ForgotOutcome> request_password_reset(AuthContext& ctx,
                                                              const std::string& email,
                                                              const EventSource& source) {
   const AuthPolicy& policy = ctx.policy;
-  const std::string& client_address = source.client_address;
   // The client's own counter (and for IPv6 its /56's and /48's), and the
-  // address's mail limits.
+  // address's mail limits. The event names no account
+  // (auth/events/events.hpp).
   const MailRequestLimits limits{
-      client_counters(ClientCounterKind::forgot, client_address, policy.forgot_requests_per_client,
-                      policy.ipv6_aggregates),
+      client_counters(ClientCounterKind::forgot, source.client_address,
+                      policy.forgot_requests_per_client, policy.ipv6_aggregates),
       reset_mail_key(email), policy.reset_mails_per_email_short, policy.reset_mails_per_email_long};
   OutboxRecord mail;
   mail.kind = std::string(kResetMailKind);
-  mail.email = email;  // no user id: the account is found at delivery
-  ThrottleVerdict verdict;
-
-  // The same statements with the same rows, whether the address has an
-  // enabled account, a disabled one or none: no account is looked up here
-  // (a lookup, and what would follow only for an account, would show in
-  // the response time, on PostgreSQL as round trips). The address is what
-  // the mail limits count and what the outbox row is keyed by; the worker
-  // resolves the account at delivery and drops a request that has none.
-  // Its event names no account, for the same reason (auth/events/events.hpp).
-  //
-  // It shares its COMMIT with the /forgot requests queued beside it: it
-  // writes only new rows and names the throttling keys it counts, which a
-  // batch locks first. Run again, it only assigns `verdict` again.
-  auto work = [&](Transaction& tx) {
-    Millis now = now_millis();
-    verdict = count_and_queue_mail(tx, limits, mail, now, policy.reset_mail_jitter);
-    if (verdict.allowed)
-      record_event_for_address(tx, source, "password.reset_requested", email, {}, now);
-  };
-  StoreStatus status = co_await ctx.db.write_together(work, limits.keys());
-
-  if (status != StoreStatus::ok) co_return ForgotOutcome{};
-  if (!verdict.allowed)
-    co_return ForgotOutcome{ForgotOutcome::Kind::throttled, verdict.retry_after};
-  co_return ForgotOutcome{ForgotOutcome::Kind::accepted, {}};
+  mail.email = email;
+  AddressMailOutcome outcome =
+      co_await request_address_mail(ctx, limits, mail, source, "password.reset_requested");
+  co_return outcome;
 }
 
 std::optional<std::string> mint_reset_token(Transaction& tx, const OutboxRecord& mail, Millis now,

@@ -11,6 +11,7 @@
 
 #include "auth/context.hpp"
 #include "auth/events/events.hpp"
+#include "auth/mail_flows/mail_request.hpp"
 #include "store/records.hpp"
 
 namespace authd {
@@ -20,10 +21,7 @@ class Transaction;
 inline constexpr std::string_view kResetTokenPrefix = "authdrt_";
 inline constexpr std::string_view kResetMailKind = "password_reset";
 
-struct ForgotOutcome {
-  enum class Kind { accepted, throttled, unavailable } kind = Kind::unavailable;
-  std::chrono::seconds retry_after{0};
-};
+using ForgotOutcome = AddressMailOutcome;
 
 // Counts the request per client and, within the address's mail limits,
 // writes an outbox row keyed by the address, in the same transaction. The
