@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <thread>
@@ -972,6 +973,25 @@ TEST(EmailSignin, Interface_19_3_SetsTheSessionCookieWhenOn) {
             "authd_session=" + token + "; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=7200");
 }
 
+// interface.md 19.3: 8 concurrent attempts (attempt(i) is the status of
+// the i-th) at one mail: exactly one 200, the others 401, one session.
+void expect_one_winner(AuthdProcess& authd, const std::function<int(int)>& attempt) {
+  constexpr int kClients = 8;
+  std::atomic<int> ok{0}, unauthorized{0}, other{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      int status = attempt(i);
+      (status == 200 ? ok : status == 401 ? unauthorized : other)++;
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(unauthorized.load(), kClients - 1);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(signin_rows(authd, "select count(*) from sessions"), std::vector<std::string>{"1"});
+}
+
 // interface.md 19.3: of concurrent uses of one token exactly one gets 200;
 // on PostgreSQL across two instances of one database.
 TEST(EmailSignin, Interface_19_3_ConcurrentUsesOfOneTokenHaveOneWinner) {
@@ -982,21 +1002,10 @@ TEST(EmailSignin, Interface_19_3_ConcurrentUsesOfOneTokenHaveOneWinner) {
   wait_until_sent(first);
   std::unique_ptr<AuthdProcess> second;
   if (on_postgres()) second = std::make_unique<AuthdProcess>(signin_args(), first.database_url());
-  constexpr int kClients = 8;
-  std::atomic<int> ok{0}, unauthorized{0}, other{0};
-  std::vector<std::thread> clients;
-  for (int i = 0; i < kClients; ++i) {
+  expect_one_winner(first, [&](int i) {
     unsigned short port = second && i % 2 == 1 ? second->port() : first.port();
-    clients.emplace_back([&, port] {
-      int status = verify_token(first, m.token, nlohmann::json::object(), port).status;
-      (status == 200 ? ok : status == 401 ? unauthorized : other)++;
-    });
-  }
-  for (auto& client : clients) client.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(unauthorized.load(), kClients - 1);
-  EXPECT_EQ(other.load(), 0);
-  EXPECT_EQ(signin_rows(first, "select count(*) from sessions"), std::vector<std::string>{"1"});
+    return verify_token(first, m.token, nlohmann::json::object(), port).status;
+  });
 }
 
 // interface.md 19.3: the same for concurrent uses of one code, and of the
@@ -1007,21 +1016,10 @@ TEST(EmailSignin, Interface_19_3_ConcurrentUsesOfTheCodeAndTheLinkHaveOneWinner)
   SigninMail m = mailed_signin(authd, kEmail);
   ASSERT_FALSE(m.code.empty());
   wait_until_sent(authd);
-  constexpr int kClients = 8;
-  std::atomic<int> ok{0}, unauthorized{0}, other{0};
-  std::vector<std::thread> clients;
-  for (int i = 0; i < kClients; ++i) {
-    clients.emplace_back([&, i] {
-      int status = i % 2 == 0 ? verify_code(authd, kEmail, m.code).status
-                              : verify_token(authd, m.token).status;
-      (status == 200 ? ok : status == 401 ? unauthorized : other)++;
-    });
-  }
-  for (auto& client : clients) client.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(unauthorized.load(), kClients - 1);
-  EXPECT_EQ(other.load(), 0);
-  EXPECT_EQ(signin_rows(authd, "select count(*) from sessions"), std::vector<std::string>{"1"});
+  expect_one_winner(authd, [&](int i) {
+    return i % 2 == 0 ? verify_code(authd, kEmail, m.code).status
+                      : verify_token(authd, m.token).status;
+  });
 }
 
 // ---- 19.4 the second factor ------------------------------------------------
