@@ -137,6 +137,12 @@
     status.textContent = '';
   }
 
+  // A field the page will not send: the message, and the field marked.
+  function refuse(field, text) {
+    say('error', text, true);
+    markInvalid(field, true);
+  }
+
   function markInvalid(field, invalid) {
     if (invalid) {
       field.setAttribute('aria-invalid', 'true');
@@ -252,8 +258,7 @@
     markInvalid(email, false);
     const address = email.value.trim();
     if (address === '') {
-      say('error', MESSAGES.emptyEmail, true);
-      markInvalid(email, true);
+      refuse(email, MESSAGES.emptyEmail);
       return;
     }
     setBusy(true);
@@ -277,8 +282,7 @@
         break;
       }
       case 400:
-        say('error', MESSAGES.badEmail, true);
-        markInvalid(email, true);
+        refuse(email, MESSAGES.badEmail);
         break;
       case 404:
         finish('Sign in by e-mail', 'error', MESSAGES.notServed, false);
@@ -307,13 +311,11 @@
     // Spaces and dashes, as a mail reader may copy them, are not digits.
     const typed = code.value.replace(/[\s-]/g, '');
     if (typed === '') {
-      say('error', MESSAGES.emptyCode, true);
-      markInvalid(code, true);
+      refuse(code, MESSAGES.emptyCode);
       return;
     }
     if (!/^[0-9]{8}$/.test(typed)) {
-      say('error', MESSAGES.badCode, true);
-      markInvalid(code, true);
+      refuse(code, MESSAGES.badCode);
       return;
     }
     proof = { email: codeForm.dataset.email, code: typed };
@@ -359,16 +361,14 @@
       factors = named;
       if (extra) {
         secondCode.value = '';
-        say('error', MESSAGES.secondFactorRefused, true);
-        markInvalid(secondCode, true);
+        refuse(secondCode, MESSAGES.secondFactorRefused);
       } else {
         showSecondFactor();
       }
     } else if (response.status === 401) {
       if (sent.code !== undefined && !extra) {
         // Perhaps a typo: up to 5 wrong codes, the mail stays usable.
-        say('error', MESSAGES.codeRefused, true);
-        markInvalid(code, true);
+        refuse(code, MESSAGES.codeRefused);
       } else if (sent.code !== undefined) {
         finish('This code cannot be used', 'error', MESSAGES.codeUnusable, true);
       } else {
@@ -406,8 +406,7 @@
     markInvalid(secondCode, false);
     const typed = secondCode.value.trim();
     if (typed === '') {
-      say('error', MESSAGES.emptySecondFactor, true);
-      markInvalid(secondCode, true);
+      refuse(secondCode, MESSAGES.emptySecondFactor);
       return;
     }
     const extra = /^\d{6}$/.test(typed) && factors.includes('totp')
@@ -467,8 +466,7 @@
     markInvalid(signupPassword, false);
     const problem = signupProblem();
     if (problem) {
-      say('error', problem.text, true);
-      markInvalid(problem.field, true);
+      refuse(problem.field, problem.text);
       return;
     }
     setBusy(true);
@@ -490,8 +488,7 @@
         break;
       case 400: {
         const bad = signupBadRequest(response.body && response.body.detail);
-        say('error', bad.text, true);
-        markInvalid(bad.field, true);
+        refuse(bad.field, bad.text);
         break;
       }
       case 404:
