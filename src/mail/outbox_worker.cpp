@@ -8,117 +8,12 @@
 #include <span>
 
 #include "auth/credentials/email.hpp"
-#include "auth/events/notices.hpp"
-#include "auth/mail_flows/email_signin.hpp"
-#include "auth/mail_flows/recovery.hpp"
-#include "auth/mail_flows/signup.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
 #include "mail/message.hpp"
+#include "mail/resolved_mail.hpp"
 
 namespace authd {
-namespace {
-
-// What a claimed mail turns into at delivery, decided in the claim's
-// transaction: the token minted there, or nothing to send.
-struct Resolved {
-  enum class Kind {
-    dropped,
-    reset,
-    signup,
-    account_exists,
-    notice,
-    email_signin,
-    signin_signup_invitation,
-  } kind = Kind::dropped;
-  std::string token;        // reset, signup, email_signin
-  std::string code;         // email_signin
-  MailRequester requester;  // signup, account_exists
-  std::optional<Notice> notice;
-  std::optional<std::string> display_name;  // notice
-};
-
-Resolved resolved_as(Resolved::Kind kind, std::string token = {}) {
-  Resolved resolved;
-  resolved.kind = kind;
-  resolved.token = std::move(token);
-  return resolved;
-}
-
-Resolved resolve(Transaction& tx, const OutboxRecord& mail, Millis now,
-                 const OutboxSettings& settings) {
-  // A notification (interface.md 14.3) goes while its account exists
-  // (erasing an account erases its queued mail too); nothing is minted.
-  if (std::optional<Notice> notice = parse_notice_kind(mail.kind)) {
-    std::optional<UserRecord> user = tx.users().by_id(mail.user_id);
-    if (!user) return {};
-    Resolved resolved = resolved_as(Resolved::Kind::notice);
-    resolved.notice = notice;
-    resolved.display_name = user->display_name;
-    return resolved;
-  }
-  if (mail.kind == kSignupMailKind) {
-    SignupMail signup = prepare_signup_mail(tx, mail, now, settings.signup_token_lifetime);
-    if (signup.dropped()) return {};
-    Resolved resolved = signup.account_exists
-                            ? resolved_as(Resolved::Kind::account_exists)
-                            : resolved_as(Resolved::Kind::signup, std::move(signup.token));
-    resolved.requester = signup.account_exists
-                             ? MailRequester{mail.created_at, mail.client_address.value_or("")}
-                             : MailRequester{signup.requested_at, std::move(signup.requested_by)};
-    return resolved;
-  }
-  if (mail.kind == kEmailSigninMailKind) {
-    EmailSigninMail signin =
-        prepare_email_signin_mail(tx, mail, now, settings.sealer, settings.signup_open);
-    switch (signin.kind) {
-      case EmailSigninMail::Kind::signin: {
-        Resolved resolved = resolved_as(Resolved::Kind::email_signin, std::move(signin.token));
-        resolved.code = std::move(signin.code);
-        return resolved;
-      }
-      case EmailSigninMail::Kind::signup_invitation:
-        return resolved_as(Resolved::Kind::signin_signup_invitation);
-      case EmailSigninMail::Kind::dropped:
-        break;
-    }
-    return {};
-  }
-  std::optional<std::string> token = mint_reset_token(tx, mail, now, settings.reset_token_lifetime);
-  if (!token) return {};
-  return resolved_as(Resolved::Kind::reset, std::move(*token));
-}
-
-MailMessage compose(const Resolved& resolved, const OutboxRecord& mail, Millis now,
-                    const OutboxSettings& settings) {
-  const MailTemplates& templates =
-      settings.templates ? *settings.templates : MailTemplates::built_in();
-  switch (resolved.kind) {
-    case Resolved::Kind::signup:
-      return signup_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                         settings.signup_token_lifetime, now, resolved.requester, templates);
-    case Resolved::Kind::account_exists:
-      return account_exists_mail(settings.from, mail.email, settings.public_url, now,
-                                 resolved.requester, templates);
-    case Resolved::Kind::notice:
-      return notice_mail(settings.from,
-                         {*resolved.notice, mail.email, resolved.display_name, mail.created_at},
-                         settings.public_url, now, templates);
-    case Resolved::Kind::email_signin:
-      return email_signin_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                               resolved.code, kSigninMailLifetime, now, templates);
-    case Resolved::Kind::signin_signup_invitation:
-      return email_signin_signup_mail(settings.from, mail.email, settings.public_url, now,
-                                      templates);
-    case Resolved::Kind::reset:
-    case Resolved::Kind::dropped:
-      break;
-  }
-  return password_reset_mail(settings.from, mail.email, settings.public_url, resolved.token,
-                             settings.reset_token_lifetime, now, templates);
-}
-
-}  // namespace
 
 OutboxWorker::OutboxWorker(Store& store, MailTransport& transport, OutboxSettings settings)
     : store_(store), transport_(transport), settings_(std::move(settings)) {
@@ -261,8 +156,7 @@ void OutboxWorker::release(std::span<Claimed> untried, Millis lease_until) {
 // Sends one resolved mail; "" when the relay took it, else its error.
 std::string OutboxWorker::send(Claimed& claimed, Millis now, bool& permanent) {
   MailMessage message = compose(claimed.resolved, claimed.mail, now, settings_);
-  wipe(claimed.resolved.token);
-  wipe(claimed.resolved.code);
+  claimed.resolved.wipe_secrets();
   std::string error;
   try {
     transport_.send(message);
@@ -289,8 +183,7 @@ void wipe_password_hash(OutboxRecord& mail) {
 void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
   for (Claimed& claimed : batch) {
     wipe_password_hash(claimed.mail);
-    wipe(claimed.resolved.token);
-    wipe(claimed.resolved.code);
+    claimed.resolved.wipe_secrets();
   }
 }
 

@@ -417,81 +417,15 @@ CREATE TABLE webauthn_challenges (
 );
 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 )sql"},
-    // Sign-up pre-hijacking (interface.md 11.5): a sign-up mail says from
-    // which client address it was asked for; the sign-up requests that
-    // still hold a password hash (unsent sign-up mails, and the requests
-    // past the mail limit, recorded as handled rows) are found by address
-    // through a partial index that reset mails, the bulk of the outbox, are
-    // not in; a pending sign-up names the request whose password it holds.
-    // Nullable or defaulted columns: no table rewrite; instances of the
-    // previous release ignore them.
-    {10, "outbox.client_address, signups.request_id, sign-up requests by address",
-     R"sql(
-ALTER TABLE outbox ADD COLUMN client_address TEXT;
-ALTER TABLE signups ADD COLUMN request_id INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX outbox_signup_requests ON outbox(email, id) WHERE password_hash IS NOT NULL;
-)sql",
-     R"sql(
-ALTER TABLE outbox ADD COLUMN client_address TEXT;
-ALTER TABLE signups ADD COLUMN request_id BIGINT NOT NULL DEFAULT 0;
-CREATE INDEX outbox_signup_requests ON outbox(email, id) WHERE password_hash IS NOT NULL;
-)sql"},
-    // Each kind of stored hash keeps its last measured cost (interface.md
-    // 10.5): its cost relative to the server's own argon2id, in thousandths
-    // (an integer on both backends), and that own
-    // kind (the basis: a cost measured against other parameters is measured
-    // again). A start then begins with the stored costs instead of waiting
-    // for measurements. Nullable columns: no table rewrite, and instances
-    // of the previous release, which insert only the kind, stay correct.
-    {11, "password_hash_kinds.relative_cost_milli, cost_basis: the last measured cost of each kind",
-     R"sql(
-ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli INTEGER;
-ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
-)sql",
-     R"sql(
-ALTER TABLE password_hash_kinds ADD COLUMN relative_cost_milli BIGINT;
-ALTER TABLE password_hash_kinds ADD COLUMN cost_basis TEXT;
-)sql"},
-    // Webhooks decided by the database, and throttled events counted
-    // (interface.md 14.1, 14.4): `webhook_config.delivering`, one row, set
-    // by `authd serve` from its --webhook-url and read by every writer of
-    // an event (the CLI's too), says whether an event queues its delivery;
-    // `event_repeats` names each throttle key's open login.failed event
-    // until its window closes, so that later 429s count in it.
-    {12, "webhook_config, event_repeats: webhooks for every writer, throttled events counted",
-     R"sql(
-CREATE TABLE webhook_config (
-  id         INTEGER PRIMARY KEY CHECK (id = 1),
-  delivering INTEGER NOT NULL
-);
-INSERT INTO webhook_config (id, delivering) VALUES (1, 0);
-CREATE TABLE event_repeats (
-  key       TEXT PRIMARY KEY,
-  event_seq INTEGER NOT NULL,
-  until     INTEGER NOT NULL
-) WITHOUT ROWID;
-)sql",
-     R"sql(
-CREATE TABLE webhook_config (
-  id         INTEGER PRIMARY KEY CHECK (id = 1),
-  delivering BOOLEAN NOT NULL
-);
-INSERT INTO webhook_config (id, delivering) VALUES (1, false);
-CREATE TABLE event_repeats (
-  key       TEXT PRIMARY KEY,
-  event_seq BIGINT NOT NULL,
-  until     BIGINT NOT NULL
-);
-)sql"},
 };
 
 }  // namespace
 
 std::span<const Migration> migrations() {
-  // The list is long: its later entries are in migrations_13_on.cpp.
+  // The list is long: its later entries are in migrations_10_on.cpp.
   static const std::vector<Migration> all = [] {
     std::vector<Migration> list(std::begin(kFirstMigrations), std::end(kFirstMigrations));
-    for (const Migration& m : migrations_from_13()) list.push_back(m);
+    for (const Migration& m : migrations_from_10()) list.push_back(m);
     return list;
   }();
   return all;

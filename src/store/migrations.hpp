@@ -18,9 +18,9 @@ struct Migration {
 
 std::span<const Migration> migrations();
 
-// Migrations 13 and later (migrations_13_on.cpp); migrations() lists them
-// after 1 to 12.
-std::span<const Migration> migrations_from_13();
+// Migrations 10 and later (migrations_10_on.cpp); migrations() lists them
+// after 1 to 9.
+std::span<const Migration> migrations_from_10();
 
 // Logs one migration_applied event per migration, once they are committed.
 void log_applied(std::span<const Migration* const> applied);
