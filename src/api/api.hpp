@@ -112,10 +112,12 @@ std::vector<std::string> route_list();
 std::vector<std::string> route_labels();
 
 // The routes that exist only when the operator turns them on: sign-up
-// (interface.md 11.4) and passwordless sign-in by mail (19.1).
+// (interface.md 11.4), passwordless sign-in by mail (19.1) and the OpenID
+// provider (17.2).
 struct OptionalRoutes {
   bool signup_open = false;
   bool email_signin = false;
+  bool oidc = false;
 };
 
 // The methods served on `path` ("GET, POST"), for CORS preflights; empty

@@ -20,7 +20,14 @@
 namespace authd {
 namespace {
 
-enum class Served { publicly, on_management, on_both, with_signup_open, with_email_signin };
+enum class Served {
+  publicly,
+  on_management,
+  on_both,
+  with_signup_open,
+  with_email_signin,
+  with_oidc,  // interface.md 17.2: the provider's public routes, with --oidc on
+};
 
 struct Route {
   std::string_view path;
@@ -35,6 +42,7 @@ struct Route {
       return optional.signup_open && listener == Listener::public_api;
     if (where == Served::with_email_signin)
       return optional.email_signin && listener == Listener::public_api;
+    if (where == Served::with_oidc) return optional.oidc && listener == Listener::public_api;
     return (where == Served::on_management) == (listener == Listener::management);
   }
 };
@@ -109,7 +117,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string_view parameter;
   for (const Route& route : kRoutes) {
     const AuthPolicy& policy = ctx.auth.policy;
-    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin}) ||
+    if (!route.served_on(request.listener,
+                         {policy.signup_open, policy.email_signin, policy.oidc.on}) ||
         !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;

@@ -27,6 +27,19 @@ struct NoticeSettings {
   bool mfa_changed = true;  // a second factor added or removed
 };
 
+// The OpenID provider (interface.md 17): off unless --oidc on.
+struct OidcSettings {
+  bool on = false;
+  std::string issuer;  // --public-url exactly, without a trailing slash (17.2)
+  Duration id_token_ttl = std::chrono::minutes(10);      // --oidc-id-token-ttl (17.8)
+  Duration access_token_ttl = std::chrono::minutes(10);  // --oidc-access-token-ttl (17.9)
+  Duration secret_overlap = std::chrono::hours(24);      // --oidc-secret-overlap (17.3)
+  Duration key_prepublish = std::chrono::hours(24);      // --oidc-key-prepublish (17.12)
+  Duration key_rotation = std::chrono::hours(24 * 90);   // --oidc-key-rotation (17.12)
+  Duration request_lifetime = std::chrono::minutes(10);  // a waiting request (17.5)
+  Duration code_lifetime = std::chrono::seconds(60);     // an authorization code (17.6)
+};
+
 struct AuthPolicy {
   // Stored hashes of kinds dearer than 20 times the own are taken in
   // (--allow-costly-hashes, interface.md 10.5).
@@ -72,6 +85,8 @@ struct AuthPolicy {
 
   // Notification mails (interface.md 14.3): all on unless --notify says.
   NoticeSettings notify;
+
+  OidcSettings oidc;
 
   // Throttling events older than this can no longer count in any window.
   Duration longest_window() const;

@@ -25,6 +25,16 @@ SecretKeys open_secret_keys(const Config& config) {
     path = config.default_secret_key_file();
     option = "the default key file beside the database";
     if (path.empty()) {
+      // interface.md 17.2, 17.12: the provider's signing keys are sealed
+      // with this key; without one it cannot start.
+      if (config.policy.oidc.on) {
+        log::error("bad_configuration",
+                   {{"option", "--secret-key-file"},
+                    {"reason", "--oidc on seals its signing keys with the secret key: give "
+                               "--secret-key-file"}});
+        keys.ok = false;
+        return keys;
+      }
       log::warn("second_factor_unavailable",
                 {{"reason",
                   "no --secret-key-file: TOTP enrolment and logins with a second "

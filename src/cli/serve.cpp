@@ -226,7 +226,9 @@ int ServeService::serve() {
 
 }  // namespace
 
-int run_serve(const Config& config) {
+int run_serve(const Config& given) {
+  Config config = given;
+  config.apply_oidc_defaults();
   std::optional<ServeService> service;
   try {
     service.emplace(config);

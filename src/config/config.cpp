@@ -113,6 +113,16 @@ bool Config::public_url_is_loopback_http() const {
   return address && address->is_loopback();
 }
 
+void Config::apply_oidc_defaults() {
+  if (!policy.oidc.on) return;
+  std::string issuer = public_url;
+  while (!issuer.empty() && issuer.back() == '/') issuer.pop_back();
+  policy.oidc.issuer = issuer;
+  if (!http.session_cookie.on())
+    http.session_cookie.name =
+        public_url_is_loopback_http() ? "authd_session" : "__Host-authd_session";
+}
+
 namespace {
 
 // A domain an RP ID can be: labels of letters, digits and hyphens, and not
@@ -284,6 +294,7 @@ void add_serve_options(CLI::App& app, Config& c) {
   add_throttling_options(app, c);
   add_signup_options(app, c);
   add_email_signin_options(app, c);
+  add_oidc_options(app, c);
   add_second_factor_options(app, c);
   add_event_options(app, c);
   add_smtp_options(app, c);

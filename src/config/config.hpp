@@ -143,6 +143,10 @@ struct Config {
   // localhost): the only case where the session cookie goes without
   // `Secure` (interface.md 13.5).
   bool public_url_is_loopback_http() const;
+  // interface.md 17.2, 17.5: with --oidc on, the issuer is the public URL
+  // without a trailing slash, and cookie sessions are on (default name
+  // `__Host-authd_session`, or `authd_session` on a loopback http:// URL).
+  void apply_oidc_defaults();
 
   // Passkeys (interface.md 16.1): --webauthn-rp-id and --webauthn-origins
   // as given (empty: from --public-url).

@@ -130,6 +130,16 @@ void check_session_cookie(const Config& c, std::vector<ConfigFinding>& findings)
                               c.http.session_cookie.name}}});
 }
 
+// interface.md 17.2: an issuer is https://, or http:// on a loopback host.
+void check_oidc(const Config& c, std::vector<ConfigFinding>& findings) {
+  if (!c.policy.oidc.on) return;
+  std::optional<std::string> origin = c.public_origin();
+  if (!origin || (origin->rfind("https://", 0) != 0 && !c.public_url_is_loopback_http()))
+    findings.push_back(bad_configuration(
+        "--public-url", "--oidc on needs an https:// public URL (the issuer), or http:// on a "
+                        "loopback host for development"));
+}
+
 void check_password_hashing(const Config& c, std::vector<ConfigFinding>& findings) {
   if (c.argon2_memory_kib < 19456 || c.argon2_iterations < 2) {
     findings.push_back({ConfigFinding::Severity::warning,
@@ -164,6 +174,7 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   check_database_and_proxies(c, findings);
   check_tls(c, findings);
   check_session_cookie(c, findings);
+  check_oidc(c, findings);
   check_password_hashing(c, findings);
   check_notifications(c, findings);
   Config::RelyingParty party = c.webauthn_relying_party();

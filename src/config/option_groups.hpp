@@ -47,6 +47,8 @@ void add_signup_options(CLI::App& app, Config& c);
 // Passwordless sign-in by mail (interface.md 19): --email-signin and its
 // limits.
 void add_email_signin_options(CLI::App& app, Config& c);
+// The OpenID Connect provider (interface.md 17): --oidc and its lifetimes.
+void add_oidc_options(CLI::App& app, Config& c);
 // The second factor (interface.md 12): the key TOTP secrets are sealed
 // with, the previous one during a rotation, and the issuer apps show.
 void add_second_factor_options(CLI::App& app, Config& c);

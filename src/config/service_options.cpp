@@ -117,6 +117,28 @@ void add_email_signin_options(CLI::App& app, Config& c) {
             "AUTHD_EMAIL_SIGNIN_MAIL_LIMIT_LONG", "Sign-in mails per e-mail, long window");
 }
 
+void add_oidc_options(CLI::App& app, Config& c) {
+  OidcSettings& oidc = c.policy.oidc;
+  app.add_option_function<std::string>(
+         "--oidc", [&oidc](const std::string& v) { oidc.on = v == "on"; },
+         "The OpenID Connect provider (/oauth2/..., /.well-known/..., the sign-in page "
+         "GET /signin): on or off (the routes answer 404). Needs a secret key "
+         "(--secret-key-file) and turns cookie sessions on")
+      ->envname("AUTHD_OIDC")
+      ->default_str("off")
+      ->check(CLI::IsMember({"on", "off"}));
+  add_duration(app, "--oidc-id-token-ttl", oidc.id_token_ttl, "AUTHD_OIDC_ID_TOKEN_TTL",
+               "Lifetime of an ID token");
+  add_duration(app, "--oidc-access-token-ttl", oidc.access_token_ttl,
+               "AUTHD_OIDC_ACCESS_TOKEN_TTL", "Lifetime of an OAuth access token");
+  add_duration(app, "--oidc-secret-overlap", oidc.secret_overlap, "AUTHD_OIDC_SECRET_OVERLAP",
+               "How long a client's previous secret keeps working after a rotation");
+  add_duration(app, "--oidc-key-prepublish", oidc.key_prepublish, "AUTHD_OIDC_KEY_PREPUBLISH",
+               "How long the next signing keys are published before they sign");
+  add_duration(app, "--oidc-key-rotation", oidc.key_rotation, "AUTHD_OIDC_KEY_ROTATION",
+               "How long a signing key signs before the next one takes over");
+}
+
 void add_second_factor_options(CLI::App& app, Config& c) {
   app.add_option("--secret-key-file", c.secret_key_file,
                  "File of the key that seals TOTP secrets (64 hex digits, `openssl rand -hex "

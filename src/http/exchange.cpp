@@ -289,7 +289,8 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
         {answer.method,
          request.path,
          req.count("Access-Control-Request-Method") > 0,
-         {context.api.auth.policy.signup_open, context.api.auth.policy.email_signin}},
+         {context.api.auth.policy.signup_open, context.api.auth.policy.email_signin,
+          context.api.auth.policy.oidc.on}},
         origin, settings.cors_max_age, settings.session_cookie.on());
     if (preflight) {
       answer.response = std::move(*preflight);

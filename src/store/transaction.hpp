@@ -8,16 +8,20 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "core/time.hpp"
 #include "store/areas/admin_keys.hpp"
 #include "store/areas/email_signins.hpp"
 #include "store/areas/events.hpp"
+#include "store/areas/oauth_clients.hpp"
+#include "store/areas/oauth_grants.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/passkeys.hpp"
 #include "store/areas/reset_tokens.hpp"
 #include "store/areas/second_factors.hpp"
 #include "store/areas/sessions.hpp"
+#include "store/areas/signing_keys.hpp"
 #include "store/areas/signups.hpp"
 #include "store/areas/throttle_events.hpp"
 #include "store/areas/users.hpp"
@@ -41,6 +45,18 @@ class Transaction {
   virtual PasskeyStore& passkeys() = 0;
   virtual EventStore& events() = 0;
   virtual WebhookStore& webhooks() = 0;
+  // The OpenID provider (interface.md 17). TEMPORARY (oidc-base): the
+  // backends implement these; the defaults go once they do.
+  virtual OAuthClientStore& oauth_clients() { throw std::logic_error("oauth_clients"); }
+  virtual AuthorizationRequestStore& authorization_requests() {
+    throw std::logic_error("authorization_requests");
+  }
+  virtual AuthorizationCodeStore& authorization_codes() {
+    throw std::logic_error("authorization_codes");
+  }
+  virtual AccessTokenStore& access_tokens() { throw std::logic_error("access_tokens"); }
+  virtual ConsentStore& consents() { throw std::logic_error("consents"); }
+  virtual SigningKeyStore& signing_keys() { throw std::logic_error("signing_keys"); }
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than

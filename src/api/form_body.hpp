@@ -1,0 +1,35 @@
+// The parameters of OAuth requests (interface.md 17.1): an
+// application/x-www-form-urlencoded body, or an authorization request's
+// query, which uses the same encoding. Unlike parse_query (api/query.hpp), a
+// '+' is a space (scope=openid+email). A parameter sent without a value is
+// treated as omitted (RFC 6749 3.1), and one sent twice is kept apart: the
+// standards refuse it, each endpoint with its own error.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace authd {
+
+struct FormParameters {
+  std::map<std::string, std::string, std::less<>> values;  // each name's first value
+  std::vector<std::string> repeated;                       // names sent more than once
+
+  const std::string* find(std::string_view name) const {
+    auto found = values.find(name);
+    return found == values.end() ? nullptr : &found->second;
+  }
+  bool is_repeated(std::string_view name) const;
+};
+
+// Nothing when an escape is malformed ("%4", "%zz").
+std::optional<FormParameters> parse_form(std::string_view text);
+
+// One value in that encoding (for redirect URIs' queries): unreserved
+// characters as they are, every other byte as %XX.
+std::string form_encode(std::string_view value);
+
+}  // namespace authd
