@@ -25,6 +25,10 @@ struct FormParameters {
   bool is_repeated(std::string_view name) const;
 };
 
+// Exactly one Content-Type, application/x-www-form-urlencoded (any case,
+// parameters such as charset allowed).
+bool is_form_content_type(const std::vector<std::string_view>& content_types);
+
 // Nothing when an escape is malformed ("%4", "%zz").
 std::optional<FormParameters> parse_form(std::string_view text);
 

@@ -30,6 +30,17 @@ boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& r
 boost::asio::awaitable<ApiResponse> handle_email_signin(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
                                                                ApiRequest& request);
+// The OpenID provider (interface.md 17): api/oauth_authorize.cpp,
+// api/oauth_token.cpp, api/oauth_userinfo.cpp, api/consents.cpp.
+boost::asio::awaitable<ApiResponse> handle_oauth_authorize(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_authorize_resume(ApiContext& ctx,
+                                                                  ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_withdraw_consent(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and
