@@ -277,8 +277,11 @@ TEST(OidcFlow, Interface_17_4_oidcc_prompt_login) {
   ASSERT_FALSE(code.empty()) << resumed.header("Location");
   nlohmann::json claims =
       jwt_payload(exchange_code(authd, client, code, pkce).json()["id_token"].get<std::string>());
-  nlohmann::json sessions = get_with_token(authd.port(), "/sessions", fresh).json();
-  EXPECT_EQ(claims["sid"], sessions["current"]) << sessions.dump();
+  nlohmann::json sessions = get_with_token(authd.port(), "/sessions", fresh).json()["sessions"];
+  auto current = std::find_if(sessions.begin(), sessions.end(),
+                              [](const nlohmann::json& s) { return s["current"] == true; });
+  ASSERT_NE(current, sessions.end()) << sessions.dump();
+  EXPECT_EQ(claims["sid"], (*current)["id"]) << "the fresh session's, not the old one's";
 }
 
 // oidcc-max-age-1 (with 0, so that no test waits): a session older than
