@@ -15,7 +15,11 @@
 # BENCH_BACKENDS (default "sqlite postgres"), AUTHD_BIN (an already built
 # authd, skips the build), BENCH_SKIP_LARGE=1 (no 1,000,000-user SQLite
 # database), BENCH_PG_LARGE=1 (a 1,000,000-user PostgreSQL database as well),
-# BENCH_QUIET_WAIT (seconds to wait for a quiet machine, default 120).
+# BENCH_QUIET_WAIT (seconds to wait for a quiet machine, default 120),
+# BENCH_SCENARIOS (only these scenarios, by name, separated by commas or
+# spaces, e.g. "me,logout,userinfo": the ceilings are measured all the same,
+# the 1,000,000-user data sets only for me or login_ok, and the report
+# rewrites only the OpenID provider's section of the docs; default: all).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -28,10 +32,34 @@ TRIVIAL_PORT=$((PORT + 1))
 THREADS=2  # wrk threads
 PY=/usr/bin/python3  # Debian's (bench/packages.txt), not whatever python3 is first on PATH
 export BENCH_LUA=$ROOT/bench/lua
+SCENARIOS=${BENCH_SCENARIOS:-}
+read -ra SCENARIO_LIST <<<"${SCENARIOS//,/ }"
+SCENARIOS="${SCENARIO_LIST[*]}"
+# The OpenID provider's scenarios (authd runs with --oidc on for all).
+OIDC_SCENARIOS=(userinfo token_exchange token_exchange_es256 token_exchange_plain code_flow)
+KNOWN_SCENARIOS=(me login_ok logout login_wrong mixed_me mixed_login me_under_login_flood flood_5000
+  forgot_unknown forgot_existing email_signin_unknown email_signin_existing signup_new signup_existing
+  logout_cold "${OIDC_SCENARIOS[@]}")
+for name in "${SCENARIO_LIST[@]}"; do
+  case " ${KNOWN_SCENARIOS[*]} " in
+    *" $name "*) ;;
+    *) echo "BENCH_SCENARIOS: no scenario '$name' (known: ${KNOWN_SCENARIOS[*]})" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$BUILD" "$WORK"
 
 log() { printf '\n== %s\n' "$*" >&2; }
 has_backend() { case " $BACKENDS " in *" $1 "*) return 0 ;; esac; return 1; }
+wanted() { # scenario: whether BENCH_SCENARIOS (empty: all) names it
+  [ -z "$SCENARIOS" ] && return 0
+  case " $SCENARIOS " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+any_wanted() { # scenario...
+  local s
+  for s in "$@"; do wanted "$s" && return 0; done
+  return 1
+}
 for backend in $BACKENDS; do
   case $backend in
     sqlite | postgres) ;;
@@ -75,7 +103,7 @@ done
 
 # The command as typed, with the settings that were given.
 COMMAND="bash bench/run.sh"
-for var in AUTHD_BIN BENCH_QUIET_WAIT BENCH_PG_LARGE BENCH_SKIP_LARGE BENCH_BACKENDS BENCH_DURATION; do
+for var in AUTHD_BIN BENCH_QUIET_WAIT BENCH_PG_LARGE BENCH_SKIP_LARGE BENCH_BACKENDS BENCH_SCENARIOS BENCH_DURATION; do
   if [ -n "${!var:-}" ]; then COMMAND="$var=${!var} $COMMAND"; fi
 done
 CORES=$(nproc)
@@ -87,6 +115,7 @@ RESULTS=$WORK/results.tsv
   echo "command=$COMMAND"
   echo "duration_s=$DURATION"
   echo "backends=$BACKENDS"
+  echo "scenarios=$SCENARIOS"
   echo "nproc=$CORES"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "mem_total_kib=$(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
@@ -202,6 +231,7 @@ record() { # scenario users conns "rps p50 p95 p99 errors socket statuses"
 scenario() { # name users conns allowed script [VAR=value...]
   local name=$1 users=$2 conns=$3 allowed=$4 script=$5
   shift 5
+  wanted "$name" || return 0
   reset_peak
   local out
   out=$(
@@ -245,6 +275,7 @@ unsent_mails() { # dir: mails queued and not sent yet (or dropped)
 mail_scenario() { # name users dir conns script [VAR=value]
   local name=$1 users=$2 dir=$3 conns=$4 script=$5 before
   shift 5
+  wanted "$name" || return 0
   empty_outbox "$dir"
   sleep 1  # mails claimed before the DELETE are still written: not this scenario's
   before=$(find "$dir/mail" -name '*.eml' | wc -l)
@@ -259,11 +290,24 @@ split_tokens() { # dir: 2,000 tokens for GET /me, the rest for logout
 }
 
 start_authd() { # database-url dir key (the ceilings get startup_ms_KEY)
-  local database=$1 dir=$2 key=$3 t0
+  local database=$1 dir=$2 key=$3 t0 keys=()
   AUTHD_DATABASE=$database
+  # The provider (interface.md 17.2) is on in every run: a loopback http
+  # issuer, and a secret key, which SQLite makes beside the database and
+  # PostgreSQL is given. A write admin key registers the clients.
+  if [ "$BACKEND" = postgres ]; then
+    [ -f "$dir/secret.key" ] || (umask 077 && "$PY" -c 'import secrets; print(secrets.token_hex(32))' >"$dir/secret.key")
+    keys=(--secret-key-file "$dir/secret.key")
+  fi
+  if [ ! -s "$dir/admin.key" ]; then
+    (umask 077 && "$AUTHD_BIN" admin-key create --name bench --scope write --database "$database" \
+      "${keys[@]}" >"$dir/admin.key")
+  fi
+  rm -f "$dir/admin.port"
   log "starting authd ($BACKEND, $key)"
   t0=$(date +%s%N)
-  "$AUTHD_BIN" serve --database "$database" --listen "127.0.0.1:$PORT" \
+  "$AUTHD_BIN" serve --database "$database" --listen "127.0.0.1:$PORT" "${keys[@]}" \
+    --oidc on --admin-port-file "$dir/admin.port" \
     --login-email-limit 1000000/1m --login-client-limit 1000000/1m \
     --forgot-client-limit 1000000/1m --reset-mail-limit-short 1000000/1m \
     --reset-mail-limit-long 1000000/1m --mail-dir "$dir/mail" \
@@ -282,33 +326,24 @@ start_authd() { # database-url dir key (the ceilings get startup_ms_KEY)
   tail -n1 "$CEIL" >&2
 }
 
-run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and login with more
-  local users=$1 dir=$2 flood mixed
-  export BENCH_TOKENS=$dir/me_tokens.txt
-  # Warm-up, not measured: GET /me is measured in its steady state, with
-  # its sessions' pages in the read connection's cache (a fresh process
-  # reads about 6,000 pages first;
-  # docs/design/performance-choices.md#the-read-connections-page-cache).
-  BENCH_ALLOWED=200 run_wrk 64 bench/lua/me.lua "http://127.0.0.1:$PORT" -d2s >/dev/null
-  scenario me "$users" 64 200 bench/lua/me.lua
-  scenario login_ok "$users" 32 200 bench/lua/login.lua
-  [ "$users" = 1000 ] || return 0
-  scenario logout "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/logout_tokens.txt"
-  scenario login_wrong "$users" 32 401 bench/lua/login.lua BENCH_WRONG=1
-
-  # Fair sharing: logins and GET /me, each as above and each
-  # trying to take the whole machine, at the same time. The report sets
-  # each against its rate alone (login_ok, me).
+# Fair sharing: logins and GET /me, each as in login_ok and me and each
+# trying to take the whole machine, at the same time. The report sets each
+# against its rate alone (login_ok, me). Both run or neither.
+mixed_scenarios() { # users
+  local users=$1 mixed
   (
     export BENCH_ALLOWED=200 BENCH_USERS="$users" BENCH_THREADS="$THREADS" WRK_OUT=$WORK/mixed_login.out
     run_wrk 32 bench/lua/login.lua "http://127.0.0.1:$PORT" >"$WORK/mixed_login.fields"
   ) &
   mixed=$!
-  scenario mixed_me "$users" 64 200 bench/lua/me.lua
+  SCENARIOS='' scenario mixed_me "$users" 64 200 bench/lua/me.lua
   wait "$mixed" || true
   record mixed_login "$users" 32 "$(cat "$WORK/mixed_login.fields")"
+}
 
-  # GET /me while a login flood keeps the hashing pool saturated.
+# GET /me while a login flood keeps the hashing pool saturated.
+me_under_login_flood() { # users
+  local users=$1 flood
   reset_peak
   BENCH_ALLOWED=200,503 BENCH_USERS=$users wrk -t1 -c64 -d"$((DURATION + 4))s" --timeout 10s \
     -s bench/lua/login.lua "http://127.0.0.1:$PORT" >"$WORK/flood.out" 2>&1 &
@@ -317,7 +352,25 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   scenario me_under_login_flood "$users" 4 200 bench/lua/me.lua
   wait "$flood" || true
   grep RESULT "$WORK/flood.out" | sed 's/^/  (the flood) /' >&2 || true
+}
 
+run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and login with more
+  local users=$1 dir=$2
+  export BENCH_TOKENS=$dir/me_tokens.txt
+  # Warm-up, not measured: GET /me is measured in its steady state, with
+  # its sessions' pages in the read connection's cache (a fresh process
+  # reads about 6,000 pages first;
+  # docs/design/performance-choices.md#the-read-connections-page-cache).
+  if any_wanted me mixed_me me_under_login_flood; then
+    BENCH_ALLOWED=200 run_wrk 64 bench/lua/me.lua "http://127.0.0.1:$PORT" -d2s >/dev/null
+  fi
+  scenario me "$users" 64 200 bench/lua/me.lua
+  scenario login_ok "$users" 32 200 bench/lua/login.lua
+  [ "$users" = 1000 ] || return 0
+  scenario logout "$users" 64 200 bench/lua/logout.lua BENCH_TOKENS="$dir/logout_tokens.txt"
+  scenario login_wrong "$users" 32 401 bench/lua/login.lua BENCH_WRONG=1
+  if any_wanted mixed_me mixed_login; then mixed_scenarios "$users"; fi
+  if wanted me_under_login_flood; then me_under_login_flood "$users"; fi
   scenario flood_5000 "$users" 5000 200,503 bench/lua/login.lua
   # Each /forgot and /signup scenario starts with an empty outbox, so that none
   # pays for the others' queued mails (the worker delivers or drops them
@@ -335,12 +388,71 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   # connections as login_ok.
   mail_scenario signup_new "$users" "$dir" 32 bench/lua/signup.lua
   mail_scenario signup_existing "$users" "$dir" 32 bench/lua/signup.lua BENCH_EXISTING=1
+  if any_wanted "${OIDC_SCENARIOS[@]}"; then oidc_scenarios "$users" "$dir"; fi
+}
+
+# The OpenID provider (interface.md 17), last, from an empty outbox (the
+# mail scenarios' backlog would share the cores): clients registered through
+# the admin API, then GET /oauth2/userinfo (against GET /me), POST
+# /oauth2/token (against logout) and whole code flows. The codes and tokens
+# come from the sessions of GET /me (me_tokens.txt), which no scenario ends.
+oidc_scenarios() { # users dir
+  local users=$1 dir=$2 admin base="http://127.0.0.1:$PORT"
+  empty_outbox "$dir"
+  sleep 1
+  for _ in $(seq 200); do [ -s "$dir/admin.port" ] && break; sleep 0.05; done
+  admin="http://127.0.0.1:$(cat "$dir/admin.port")"
+  "$PY" bench/oidc_mint.py client "$admin" "$dir/admin.key" "$dir/client_rs256.env" --alg RS256
+  "$PY" bench/oidc_mint.py client "$admin" "$dir/admin.key" "$dir/client_es256.env" --alg ES256
+  export BENCH_SESSIONS=$dir/me_tokens.txt
+  if wanted userinfo; then
+    # 2,000 access tokens, as GET /me has 2,000 sessions; the scope of a
+    # relying party that shows who signed in.
+    "$PY" bench/oidc_mint.py tokens "$dir/client_rs256.env" "$base" "$dir/me_tokens.txt" 2000 \
+      "$dir/access_tokens.txt" --scope "openid profile email"
+    # Warm-up, not measured, as for GET /me.
+    BENCH_ALLOWED=200 BENCH_TOKENS=$dir/access_tokens.txt run_wrk 64 bench/lua/userinfo.lua "$base" -d2s >/dev/null
+    scenario userinfo "$users" 64 200 bench/lua/userinfo.lua BENCH_TOKENS="$dir/access_tokens.txt"
+  fi
+  # Signing an ID token: RS256 (the default), ES256, and none (a scope
+  # without openid: a plain OAuth 2 code, no ID token).
+  token_scenario token_exchange "$dir" "$dir/client_rs256.env" openid
+  token_scenario token_exchange_es256 "$dir" "$dir/client_es256.env" openid
+  token_scenario token_exchange_plain "$dir" "$dir/client_rs256.env" profile
+  scenario code_flow "$users" 64 200 bench/lua/code_flow.lua BENCH_CLIENT="$dir/client_rs256.env" \
+    BENCH_SCOPE=openid
+}
+
+# POST /oauth2/token on codes minted just before: a code lives 60 s
+# (interface.md 17.6), so wrk mints them (mint_codes.lua) for twice the
+# scenario's duration (at most 55 s less the duration) at the rate
+# /oauth2/authorize answers, which does less than the token endpoint (no
+# client authentication, no token, no signature): enough for the scenario.
+# A scenario that runs out answers 400s, which count as errors.
+token_scenario() { # name dir client-file scope
+  local name=$1 dir=$2 client=$3 scope=$4 seconds minted
+  wanted "$name" || return 0
+  seconds=$((2 * DURATION))
+  [ "$seconds" -le $((55 - DURATION)) ] || seconds=$((55 - DURATION))
+  [ "$seconds" -ge 2 ] || seconds=2
+  rm -f "$dir/codes.txt"*
+  log "minting codes for $name: GET /oauth2/authorize for $seconds s"
+  BENCH_ALLOWED=302 BENCH_CLIENT=$client BENCH_SCOPE=$scope BENCH_CODES_OUT=$dir/codes.txt \
+    wrk -t"$THREADS" -c64 -d"${seconds}s" --timeout 10s -s bench/lua/mint_codes.lua \
+    "http://127.0.0.1:$PORT" >"$WORK/mint.out" 2>&1 || true
+  cat "$dir/codes.txt".* >"$dir/codes.txt"
+  minted=$(wc -l <"$dir/codes.txt")
+  echo "codes_minted_${BACKEND}_${name}=$minted" >>"$CEIL"
+  echo "minted $minted codes ($(grep -o 'rps=[^ ]*' "$WORK/mint.out" || echo '?') a second)" >&2
+  scenario "$name" 1000 64 200 bench/lua/token_exchange.lua BENCH_CLIENT="$client" \
+    BENCH_CODES="$dir/codes.txt"
 }
 
 if has_backend sqlite; then
   BACKEND=sqlite
   for USERS in 1000 1000000; do
     if [ "$USERS" = 1000000 ] && [ "${BENCH_SKIP_LARGE:-0}" = 1 ]; then continue; fi
+    if [ "$USERS" = 1000000 ] && ! any_wanted me login_ok; then continue; fi
     DIR=$WORK/db-$USERS
     rm -rf "$DIR"
     mkdir -p "$DIR/mail"

@@ -61,3 +61,50 @@ function done(summary, latency, requests)
     latency:percentile(95) / 1000, latency:percentile(99) / 1000, bad + socket_errors, socket_errors,
     table.concat(parts, ",")))
 end
+
+-- Reads key=value lines (bench/oidc_mint.py's client file) into a table.
+function read_env(path)
+  local values = {}
+  for line in io.lines(path) do
+    local key, value = string.match(line, "^([^=]+)=(.*)$")
+    if key then values[key] = value end
+  end
+  return values
+end
+
+-- application/x-www-form-urlencoded's encoding of one value.
+function form_encode(value)
+  return (string.gsub(value, "[^%w%-%._~]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+
+-- The OpenID provider's scenarios: the client of bench/oidc_mint.py
+-- (env BENCH_CLIENT) and GET /oauth2/authorize for each session token of
+-- env BENCH_SESSIONS, with the scope of env BENCH_SCOPE (default openid),
+-- formatted once.
+function authorize_requests()
+  local client = read_env(os.getenv("BENCH_CLIENT"))
+  local path = "/oauth2/authorize?" .. client.authorize_query .. "&scope=" ..
+               form_encode(os.getenv("BENCH_SCOPE") or "openid")
+  local requests = {}
+  for _, token in ipairs(read_lines(os.getenv("BENCH_SESSIONS"))) do
+    requests[#requests + 1] = wrk.format("GET", path, {["Cookie"] = client.cookie .. "=" .. token})
+  end
+  return client, requests
+end
+
+-- POST /oauth2/token redeeming `code` (form-urlencoded, client_secret_basic).
+function token_request(client, code)
+  local body = "grant_type=authorization_code&code=" .. code .. "&redirect_uri=" ..
+               form_encode(client.redirect_uri) .. "&code_verifier=" .. form_encode(client.code_verifier)
+  return wrk.format("POST", "/oauth2/token", {
+    ["Content-Type"] = "application/x-www-form-urlencoded",
+    ["Authorization"] = client.basic,
+  }, body)
+end
+
+-- The code of a 302 from /oauth2/authorize (already form-encoded: it is
+-- sent back as it came), or nil.
+function code_of(headers)
+  local location = headers["Location"] or headers["location"] or ""
+  return string.match(location, "[?&]code=([^&]+)")
+end
