@@ -198,7 +198,7 @@ def mint(args, what):
     fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write("\n".join(minted) + "\n")
-    print("minted %d %s in %.1f s (%.0f a second)" % (len(minted), what, seconds, len(minted) / seconds),
+    print("minted %d %ss in %.1f s (%.0f a second)" % (len(minted), what, seconds, len(minted) / seconds),
           file=sys.stderr)
     if failures:
         print("first failure: " + failures[0], file=sys.stderr)

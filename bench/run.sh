@@ -419,7 +419,7 @@ oidc_scenarios() { # users dir
   token_scenario token_exchange "$dir" "$dir/client_rs256.env" openid
   token_scenario token_exchange_es256 "$dir" "$dir/client_es256.env" openid
   token_scenario token_exchange_plain "$dir" "$dir/client_rs256.env" profile
-  scenario code_flow "$users" 64 200 bench/lua/code_flow.lua BENCH_CLIENT="$dir/client_rs256.env" \
+  scenario code_flow "$users" 64 200,302 bench/lua/code_flow.lua BENCH_CLIENT="$dir/client_rs256.env" \
     BENCH_SCOPE=openid
 }
 
