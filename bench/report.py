@@ -501,7 +501,8 @@ plot %s, %s
       "and the database) |" % (env.get("wrk_version", "?"), env.get("wrk_threads", "?")))
     w("| authd | %s (`%s`), Release build; %s hashing workers, argon2id m=%s KiB t=%s p=1; throttling "
       "limits raised out of the way (every request comes from 127.0.0.1, but /forgot's and /signup's "
-      "from a client address each, through X-Forwarded-For); `--signup open` |" % (
+      "from a client address each, through X-Forwarded-For); `--signup open`; `--oidc on` with a loopback "
+      "issuer (`http://127.0.0.1:PORT`) |" % (
           env.get("authd_commit", "?"), env.get("authd_build", "?"), env.get("hash_workers", "?"),
           env.get("argon2_memory_kib", "?"), env.get("argon2_iterations", "?")))
     if "sqlite" in backends:
@@ -615,7 +616,8 @@ plot %s, %s
       "of performance.md. Settings: `BENCH_DURATION` (seconds per scenario, default 10), "
       "`BENCH_BACKENDS` (default `sqlite postgres`), `BENCH_SKIP_LARGE=1` (no 1,000,000-user SQLite "
       "database), `BENCH_PG_LARGE=1` (a 1,000,000-user PostgreSQL database too), `AUTHD_BIN` (an "
-      "authd already built). Run it on an otherwise idle machine (it waits up to `BENCH_QUIET_WAIT` "
+      "authd already built), `BENCH_SCENARIOS` (some scenarios only, e.g. `me,logout,userinfo`: such a run "
+      "rewrites only the OpenID provider's section). Run it on an otherwise idle machine (it waits up to `BENCH_QUIET_WAIT` "
       "seconds, default 120, for the load average to fall below 1), and compare ratios to the "
       "ceilings rather than raw rates across machines.")
     w("")
