@@ -25,6 +25,7 @@ void add_commands(CommandRegistry& commands) {
   add_mfa_commands(commands);
   add_events_command(commands);
   add_webhook_commands(commands);
+  add_oidc_commands(commands);
 }
 
 // Starts the log and says what weakens the secrets the command holds; false

@@ -81,6 +81,10 @@ boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiR
 // The audit trail (interface.md 14.2): api/admin_events.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
+// The OpenID provider's keys and metadata (interface.md 17.12, 17.2):
+// api/oauth_jwks.cpp, api/oauth_discovery.cpp (both metadata paths).
+boost::asio::awaitable<ApiResponse> handle_oauth_jwks(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_discovery(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 
 }  // namespace authd

@@ -95,6 +95,12 @@ constexpr std::array kRoutes = {
     Route{"/webauthn/credentials", "GET", false, &handle_webauthn_list},
     Route{"/webauthn/credentials/{id}/remove", "POST", true, &handle_webauthn_remove},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
+    // The OpenID provider (interface.md 17.2, 17.12).
+    Route{"/oauth2/jwks", "GET", false, &handle_oauth_jwks, Served::with_oidc},
+    Route{"/.well-known/openid-configuration", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
+    Route{"/.well-known/oauth-authorization-server", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
     // The admin API (interface.md 10.4): the management listener's only.
     Route{"/admin/users", "POST", true, &handle_admin_create_user, Served::on_management},
     Route{"/admin/users", "GET", false, &handle_admin_list_users, Served::on_management},

@@ -44,6 +44,9 @@ void add_events_command(CommandRegistry& commands);
 // `authd webhooks dead|retry` (interface.md 14.4).
 void add_webhook_commands(CommandRegistry& commands);
 
+// `authd oidc rotate-keys [--now]` (interface.md 17.12).
+void add_oidc_commands(CommandRegistry& commands);
+
 // Runs `authd serve` until SIGTERM or SIGINT and its drain (cli/serve.cpp).
 int run_serve(const Config& config);
 
