@@ -36,6 +36,8 @@ std::optional<std::string> form_decoded(std::string_view text) {
 
 }  // namespace
 
+std::optional<std::string> form_decode(std::string_view text) { return form_decoded(text); }
+
 bool FormParameters::is_repeated(std::string_view name) const {
   return std::find(repeated.begin(), repeated.end(), name) != repeated.end();
 }
