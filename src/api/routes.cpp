@@ -116,6 +116,15 @@ constexpr std::array kRoutes = {
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
           Served::on_management},
+    // interface.md 17.3: whether or not --oidc is on.
+    Route{"/admin/clients", "POST", true, &handle_admin_create_client, Served::on_management},
+    Route{"/admin/clients", "GET", false, &handle_admin_list_clients, Served::on_management},
+    Route{"/admin/clients/{id}", "GET", false, &handle_admin_get_client, Served::on_management},
+    Route{"/admin/clients/{id}", "PATCH", true, &handle_admin_patch_client, Served::on_management},
+    Route{"/admin/clients/{id}", "DELETE", false, &handle_admin_delete_client,
+          Served::on_management},
+    Route{"/admin/clients/{id}/secret", "POST", false, &handle_admin_rotate_client_secret,
+          Served::on_management},
     Route{"/admin/events", "GET", false, &handle_admin_list_events, Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an
     // address has an account (scrape, /forgot, scrape).

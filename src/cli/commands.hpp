@@ -34,6 +34,10 @@ void add_user_import_command(CommandRegistry& commands, CLI::App& user);
 // `authd admin-key create|list|revoke` (interface.md 10.2).
 void add_admin_key_commands(CommandRegistry& commands);
 
+// `authd client create|list|show|update|rotate-secret|delete` (interface.md
+// 17.3; cli/client_commands.cpp).
+void add_client_commands(CommandRegistry& commands);
+
 // `authd mfa reseal` (interface.md 12.2.3).
 void add_mfa_commands(CommandRegistry& commands);
 
