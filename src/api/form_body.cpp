@@ -45,6 +45,8 @@ bool is_form_content_type(const std::vector<std::string_view>& content_types) {
                               "application/x-www-form-urlencoded");
 }
 
+std::optional<std::string> form_decode(std::string_view text) { return form_decoded(text); }
+
 bool FormParameters::is_repeated(std::string_view name) const {
   return std::find(repeated.begin(), repeated.end(), name) != repeated.end();
 }

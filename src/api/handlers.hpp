@@ -78,9 +78,23 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
 boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request);
+// The OAuth clients (interface.md 17.3): api/admin_clients.cpp.
+boost::asio::awaitable<ApiResponse> handle_admin_create_client(ApiContext& ctx,
+                                                               ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_list_clients(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_get_client(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_patch_client(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_delete_client(ApiContext& ctx,
+                                                               ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_rotate_client_secret(ApiContext& ctx,
+                                                                      ApiRequest& request);
 // The audit trail (interface.md 14.2): api/admin_events.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
+// The OpenID provider's keys and metadata (interface.md 17.12, 17.2):
+// api/oauth_jwks.cpp, api/oauth_discovery.cpp (both metadata paths).
+boost::asio::awaitable<ApiResponse> handle_oauth_jwks(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_discovery(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 
 }  // namespace authd

@@ -95,6 +95,12 @@ constexpr std::array kRoutes = {
     Route{"/webauthn/credentials", "GET", false, &handle_webauthn_list},
     Route{"/webauthn/credentials/{id}/remove", "POST", true, &handle_webauthn_remove},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
+    // The OpenID provider (interface.md 17.2, 17.12).
+    Route{"/oauth2/jwks", "GET", false, &handle_oauth_jwks, Served::with_oidc},
+    Route{"/.well-known/openid-configuration", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
+    Route{"/.well-known/oauth-authorization-server", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
     // The admin API (interface.md 10.4): the management listener's only.
     Route{"/admin/users", "POST", true, &handle_admin_create_user, Served::on_management},
     Route{"/admin/users", "GET", false, &handle_admin_list_users, Served::on_management},
@@ -109,6 +115,15 @@ constexpr std::array kRoutes = {
           Served::on_management},
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
+          Served::on_management},
+    // interface.md 17.3: whether or not --oidc is on.
+    Route{"/admin/clients", "POST", true, &handle_admin_create_client, Served::on_management},
+    Route{"/admin/clients", "GET", false, &handle_admin_list_clients, Served::on_management},
+    Route{"/admin/clients/{id}", "GET", false, &handle_admin_get_client, Served::on_management},
+    Route{"/admin/clients/{id}", "PATCH", true, &handle_admin_patch_client, Served::on_management},
+    Route{"/admin/clients/{id}", "DELETE", false, &handle_admin_delete_client,
+          Served::on_management},
+    Route{"/admin/clients/{id}/secret", "POST", false, &handle_admin_rotate_client_secret,
           Served::on_management},
     Route{"/admin/events", "GET", false, &handle_admin_list_events, Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an
