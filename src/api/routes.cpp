@@ -8,7 +8,8 @@
 // pattern, not the path sent, labels the request in logs and metrics.
 // The sign-up routes (interface.md 11.4-11.5) exist only with --signup
 // open, and those of passwordless sign-in (19) only with --email-signin
-// on: otherwise their paths are unknown (404), the pages' included.
+// on, and the OpenID provider's (17) only with --oidc on: otherwise their
+// paths are unknown (404), the pages' included.
 #include <algorithm>
 #include <array>
 
@@ -63,6 +64,8 @@ constexpr std::array kRoutes = {
           Served::with_email_signin},
     Route{"/signin/email", "GET", false, &handle_email_signin_page, Served::with_email_signin},
     Route{"/signin/email.js", "GET", false, &handle_email_signin_script, Served::with_email_signin},
+    Route{"/signin", "GET", false, &handle_signin_page, Served::with_oidc},
+    Route{"/signin.js", "GET", false, &handle_signin_script, Served::with_oidc},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     Route{"/logout", "POST", false, &handle_logout},
