@@ -32,7 +32,7 @@ std::string security_policy(std::string_view form_action) {
 }
 
 ApiResponse oidc_html_page(int status, std::string body, std::string_view form_action,
-                      std::string_view referrer_policy) {
+                           std::string_view referrer_policy) {
   ApiResponse response;
   response.status = status;
   response.body = std::move(body);
@@ -55,7 +55,7 @@ std::optional<std::string> render_template(std::string_view name, const mustache
   if (!source) return std::nullopt;
   mustache::mustache page{std::string(*source)};
   if (!page.is_valid()) return std::nullopt;
-  std::string out = page.render_template(data);
+  std::string out = page.render(data);
   if (!page.is_valid()) return std::nullopt;
   return out;
 }
@@ -102,6 +102,9 @@ std::string redirect_source(std::string_view redirect_uri) {
   std::string scheme(redirect_uri.substr(0, colon));
   if (!is_scheme(scheme)) return "";
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Registration refuses these (17.3); never allowed as a form's target.
+  for (std::string_view unsafe : {"javascript", "data", "blob", "filesystem", "file"})
+    if (scheme == unsafe) return "";
   std::string_view rest = redirect_uri.substr(colon + 1);
   if ((scheme != "http" && scheme != "https") || !rest.starts_with("//")) return scheme + ":";
   rest.remove_prefix(2);

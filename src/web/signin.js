@@ -70,6 +70,7 @@
   };
 
   const $ = (id) => document.getElementById(id);
+  const heading = $('heading');
   const status = $('status');
   const section = $('signin-section');
   const signinForm = $('signin');
@@ -130,6 +131,7 @@
 
   // Shows one part of the page: 'signin', 'second-factor' or 'forgot'.
   function show(part) {
+    heading.textContent = part === 'forgot' ? 'Forgot your password?' : 'Sign in';
     section.hidden = part !== 'signin';
     secondForm.hidden = part !== 'second-factor';
     forgotForm.hidden = part !== 'forgot';
