@@ -4,24 +4,31 @@
 //   node tests/browser/oidc_signin_page.test.mjs <path to authd>
 //
 // Starts authd with --oidc on (which turns the session cookie of 13.5 on,
-// named authd_session for a loopback http:// public URL) and drives
-// headless Chromium (Debian's, driven by playwright-core) through
-// /signin?request=...: its headers; login_hint prefilling the e-mail field
-// as a value, never as markup; a wrong password refused in the same words
-// as an unknown address; a password sign-in that sets the session cookie
-// and navigates to oauth2/authorize/resume?request=<the same id> (asserted
-// on the URL: what that route answers is another test's); an account with
-// TOTP asked for its code (a wrong one refused, the right one signs in);
-// the forgotten-password form, which says the same for every address;
-// the page opened without a request id. Every request the page makes goes
-// to authd's own origin, and no Content-Security-Policy report is raised.
-// Screenshots go to test-artifacts/. Exit status 0 on success.
+// named authd_session for a loopback http:// public URL), on SQLite or, with
+// AUTHD_TEST_POSTGRES, PostgreSQL, and drives headless Chromium (Debian's,
+// driven by playwright-core) through /signin?request=...: its headers;
+// login_hint prefilling the e-mail field as a value, never as markup; a
+// wrong password refused in the same words as an unknown address; a
+// password sign-in that sets the session cookie and navigates to
+// oauth2/authorize/resume?request=<the same id> (asserted on the URL: what
+// that route answers is another test's); an account with TOTP asked for its
+// code (a wrong one refused, the right one signs in); the forgotten-password
+// form, which says the same for every address; the page opened without a
+// request id. Then a second authd over HTTPS on auth.example.test (WebAuthn
+// needs a domain) with Chromium's virtual authenticator: a passkey signs in
+// alone, and as the second factor of a password. Every request the page
+// makes goes to authd's own origin, and no Content-Security-Policy report
+// or script error is raised. Screenshots go to test-artifacts/. Exit
+// status 0 on success.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 
 import {
-  launchBrowser, log, runAuthd, runTest, shot, startAuthd, waitForStatus, FAST_HASHING
+  freePort, launchBrowser, log, portFrom, runAuthd, runTest, shot, startProcess, waitFor,
+  waitForStatus, workDir, FAST_HASHING
 } from './support.mjs';
 
 const AUTHD = process.argv[2] && path.resolve(process.argv[2]);
@@ -30,7 +37,10 @@ const ALICE = 'alice@example.com';
 const BOB = 'bob@example.com';  // with a TOTP
 const NOBODY = 'nobody@example.com';  // no account
 const PASSWORD = 'correct horse battery staple';
+const CAROL = 'carol@example.com';  // with a passkey
 const COOKIE = 'authd_session';  // interface.md 17.2: --oidc on, loopback http://
+const HTTPS_COOKIE = '__Host-authd_session';  // the same, https://
+const HTTPS_HOST = 'auth.example.test';  // mapped to 127.0.0.1 by Chromium
 const REQUEST = 'authdar_test-request-id';
 
 // The page's messages (src/web/signin.js), as the user reads them.
@@ -99,6 +109,58 @@ async function enrolTotp(base, email) {
 }
 
 // ---------------------------------------------------------------------------
+// authd with --oidc on, on SQLite or PostgreSQL (AUTHD_TEST_POSTGRES).
+
+// A fresh database: the SQLite file, or a new database on AUTHD_TEST_POSTGRES
+// and a --secret-key-file (interface.md 17.2: --oidc on needs one there).
+function freshDatabase(name) {
+  const server = process.env.AUTHD_TEST_POSTGRES;
+  if (!server) return { url: `sqlite:${path.join(workDir, `${name}.db`)}`, args: [] };
+  const database = `authdtest_oidc_${name}_${process.pid}_${Date.now()}`;
+  execFileSync('/usr/bin/psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', `${server}/postgres`,
+    '-c', `CREATE DATABASE ${database}`], { stdio: 'pipe' });
+  const keyFile = path.join(workDir, `${name}.key`);
+  fs.writeFileSync(keyFile, `${crypto.randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return { url: `${server}/${database}`, args: ['--secret-key-file', keyFile] };
+}
+
+// A self-signed certificate for HTTPS_HOST, and its SPKI digest for
+// Chromium's --ignore-certificate-errors-spki-list: a page whose certificate
+// is in error may not use WebAuthn, one on that list may.
+function makeCertificate() {
+  const cert = path.join(workDir, 'cert.pem');
+  const key = path.join(workDir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt',
+    'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
+    '-subj', `/CN=${HTTPS_HOST}`, '-addext', `subjectAltName=DNS:${HTTPS_HOST}`], { stdio: 'ignore' });
+  const spki = crypto.createPublicKey(fs.readFileSync(cert)).export({ type: 'spki', format: 'der' });
+  return { cert, key, spki: crypto.createHash('sha256').update(spki).digest('base64') };
+}
+
+// `authd serve --oidc on` on http://127.0.0.1:<port>, or with `tls` on
+// https://auth.example.test:<port>; the users added with PASSWORD.
+async function startOidcAuthd(name, users, tls) {
+  const database = freshDatabase(name);
+  const port = await freePort();
+  const base = tls ? `https://${HTTPS_HOST}:${port}` : `http://127.0.0.1:${port}`;
+  const portFile = path.join(workDir, `${name}.port`);
+  const tlsArgs = tls ? ['--tls-cert', tls.cert, '--tls-key', tls.key] : [];
+  const authd = startProcess(name, AUTHD, [
+    'serve', '--listen', `127.0.0.1:${port}`, '--admin-listen', '127.0.0.1:0',
+    '--port-file', portFile, '--database', database.url, '--mail-dir', path.join(workDir, `${name}-mail`),
+    '--public-url', base, '--oidc', 'on', ...tlsArgs, ...database.args, ...FAST_HASHING
+  ]);
+  assert.equal(await portFrom(authd, portFile), port);
+  for (const email of users) {
+    const added = await runAuthd(AUTHD, ['user', 'add', '--email', email, '--database', database.url,
+      ...FAST_HASHING], PASSWORD);
+    assert.equal(added.code, 0, `user add failed: ${added.output}`);
+  }
+  log('authd on', base, process.env.AUTHD_TEST_POSTGRES ? 'PostgreSQL' : 'SQLite');
+  return { authd, base };
+}
+
+// ---------------------------------------------------------------------------
 
 // A new page, the browser's cookies cleared first, that records every
 // request and CSP reports.
@@ -133,12 +195,7 @@ const resumeUrl = (base, id) => `${base}/oauth2/authorize/resume?request=${encod
 
 async function main() {
   assert.ok(AUTHD, 'usage: node oidc_signin_page.test.mjs <path to authd>');
-  const { base, database } = await startAuthd(AUTHD, ['--oidc', 'on']);
-  for (const email of [ALICE, BOB]) {
-    const added = await runAuthd(AUTHD, ['user', 'add', '--email', email, '--database', database,
-      ...FAST_HASHING], PASSWORD);
-    assert.equal(added.code, 0, `user add failed: ${added.output}`);
-  }
+  const { base } = await startOidcAuthd('authd', [ALICE, BOB]);
   const context = await launchBrowser();
 
   await clause('Interface 17.5: the page is served with a strict CSP, no framing, no referrer, no caching', async () => {
@@ -267,6 +324,79 @@ async function main() {
     assert.equal(await page.locator('#signin').isVisible(), false);
     assert.equal(await page.locator('#passkey').isVisible(), false);
     await shot(page, 'oidc-signin-page-no-request.png');
+  });
+
+  await passkeyClauses();
+}
+
+// Passkeys need a secure context and a domain for the RP ID, and --oidc on
+// an https:// or loopback-IP public URL: a second authd over HTTPS on
+// auth.example.test, with Chromium's virtual authenticator. The passkey is
+// added on the passkeys page (16.8) of the same origin.
+async function passkeyClauses() {
+  const tls = makeCertificate();
+  const { base } = await startOidcAuthd('authd_https', [CAROL], tls);
+  const context = await launchBrowser([`--host-resolver-rules=MAP *.example.test 127.0.0.1`,
+    `--ignore-certificate-errors-spki-list=${tls.spki}`]);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      isUserVerified: true, automaticPresenceSimulation: true
+    }
+  });
+  page.requests = [];
+  page.cspViolations = [];
+  page.on('request', (request) => page.requests.push({ method: request.method(), url: request.url() }));
+  page.on('pageerror', (error) => page.cspViolations.push(`page error: ${error.message}`));
+
+  await page.goto(`${base}/passkeys`);
+  await page.locator('#email').fill(CAROL);
+  await page.locator('#password').fill(PASSWORD);
+  await page.locator('#password-submit').click();
+  await page.locator('#account').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.locator('#add-passkey').click();
+  await page.locator('#add-password').fill(PASSWORD);
+  await page.locator('#add-submit').click();
+  await waitForStatus(page, /passkey has been added/i);
+  log('passkey added for', CAROL);
+
+  await clause('Interface 17.5, 16.3: a passkey signs in without an e-mail and goes to oauth2/authorize/resume', async () => {
+    await context.clearCookies();
+    page.requests = [];
+    await page.goto(`${base}/signin?request=${REQUEST}`);
+    await page.locator('#passkey').waitFor({ state: 'visible' });
+    assert.equal(await page.evaluate(() => window.isSecureContext), true);
+    await Promise.all([
+      page.waitForURL(resumeUrl(base, REQUEST)),
+      page.locator('#passkey').click()
+    ]);
+    const session = (await context.cookies(base)).find((c) => c.name === HTTPS_COOKIE);
+    assert.ok(session, 'the session cookie, __Host- for an https:// public URL');
+    assert.equal(session.secure, true);
+    assert.equal(session.httpOnly, true);
+    assert.equal(posts(page, 'webauthn/login/options'), 1);
+    assert.equal(posts(page, 'webauthn/login'), 1);
+    assert.equal(posts(page, 'login'), 0);
+    assertSameOriginOnly(page, base);
+  });
+
+  await clause('Interface 17.5, 16.4: the password of an account with a passkey asks the device at once, then goes on', async () => {
+    await context.clearCookies();
+    page.requests = [];
+    const id = 'authdar_passkey-second';
+    await page.goto(`${base}/signin?request=${id}&login_hint=${CAROL}`);
+    await page.locator('#password').fill(PASSWORD);
+    await Promise.all([
+      page.waitForURL(resumeUrl(base, id)),
+      page.locator('#signin-submit').click()
+    ]);
+    assert.ok((await context.cookies(base)).some((c) => c.name === HTTPS_COOKIE));
+    assert.equal(posts(page, 'login'), 2, 'the password alone, then with the assertion');
+    assert.equal(posts(page, 'webauthn/login/options'), 1);
+    assertSameOriginOnly(page, base);
   });
 }
 
