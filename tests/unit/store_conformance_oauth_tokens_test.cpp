@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/admin/erasure.hpp"
 #include "store_conformance_oauth_fixture.hpp"
 
 namespace authd {
@@ -218,6 +219,32 @@ TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_9_HousekeepingPrunesTheProv
     EXPECT_TRUE(tx.authorization_codes().by_digest(sha256("kept")));
     EXPECT_TRUE(tx.access_tokens().live_with_user(sha256("live"), now));
     EXPECT_EQ(tx.signing_keys().list().size(), 1u);
+  });
+}
+
+// interface.md 10.4.13 with 17.5-17.9: erasing an account removes its
+// consents, codes and access tokens (the account's removal is refused while
+// one is left), and nothing of another account's.
+TYPED_TEST(StoreConformanceOAuthTokens, Interface_10_4_13_ErasureRemovesConsentsCodesAndTokens) {
+  UserRecord gone = this->stored_user("gone@example.com");
+  UserRecord kept = this->stored_user("kept@example.com");
+  OAuthClientRecord c = this->stored_client("app");
+  this->write([&](Transaction& tx) {
+    for (const UserRecord* u : {&gone, &kept}) {
+      tx.consents().upsert(ConsentRecord{u->id, c.id, {"openid"}, 1'000, 1'000});
+      tx.authorization_codes().insert(this->code("code-" + u->email, c, *u));
+      tx.access_tokens().insert(this->token("tok-" + u->email, "code-" + u->email, c, *u));
+    }
+  });
+  this->write([&](Transaction& tx) { erase_account(tx, gone); });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.users().by_id(gone.id));
+    EXPECT_TRUE(tx.consents().list_of_user(gone.id).empty());
+    EXPECT_FALSE(tx.authorization_codes().by_digest(sha256("code-gone@example.com")));
+    EXPECT_FALSE(tx.access_tokens().live_with_user(sha256("tok-gone@example.com"), 2'000));
+    EXPECT_TRUE(tx.consents().get(kept.id, c.id));
+    EXPECT_TRUE(tx.authorization_codes().by_digest(sha256("code-kept@example.com")));
+    EXPECT_TRUE(tx.access_tokens().live_with_user(sha256("tok-kept@example.com"), 2'000));
   });
 }
 
