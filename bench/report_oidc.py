@@ -82,6 +82,12 @@ def checks(rows, env):
                                "machine per exchange (about %.2f ms of CPU on %d cores): %.1f against %.1f "
                                "exchanges a second |" % (name, alg, extra, extra * cores, cores, r["good_rps"],
                                                          plain["good_rps"]))
+        for r, alg, key in ((rs256, "RS256", "rs256_signs_per_s"), (es256, "ES256", "es256_signs_per_s")):
+            ceiling = float(env.get(key) or 0)
+            if r and ceiling:
+                out.append("| (no target) %s: POST /oauth2/token, %s, against OpenSSL's %s signatures a second "
+                           "(`openssl speed`, one process per core) | - | %.1f / %.0f = %.2f |"
+                           % (name, alg, alg, r["good_rps"], ceiling, r["good_rps"] / ceiling))
         flow = _one(rows, backend, "code_flow")
         if flow:
             detail = "%.1f flows a second" % flows(flow)
@@ -120,6 +126,15 @@ def section(rows, env):
             NAMES.get(r["backend"], r["backend"]), r["scenario"], r["conc"], r["rps"],
             "%.1f" % flows(r) if r["scenario"] == "code_flow" else "", _ms(r["p50"]), _ms(r["p95"]),
             _ms(r["p99"]), r["errors"], r["statuses"].replace(",", " "), r["rss"] / 1024.0))
+    cores = float(env.get("nproc", "2") or 2)
+    signs = [(alg, float(env[key])) for alg, key in (("RS256 (RSA-2048)", "rs256_signs_per_s"),
+                                                      ("ES256 (P-256)", "es256_signs_per_s")) if env.get(key)]
+    if signs:
+        lines.append("OpenSSL %s on this machine in the same run (`openssl speed -seconds 3 -multi %d`): %s."
+                     % (env.get("openssl_version", "?"), cores, "; ".join(
+                         "%s %.0f signatures a second, %.3f ms of CPU each" % (alg, rate, 1000.0 * cores / rate)
+                         for alg, rate in signs)))
+        lines.append("")
     minted = ["%s %s: %s" % (NAMES.get(k.split("_")[2], "?"), "_".join(k.split("_")[3:]), v)
               for k, v in sorted(env.items()) if k.startswith("codes_minted_")]
     lines.append("")

@@ -93,13 +93,22 @@ function authorize_requests()
 end
 
 -- POST /oauth2/token redeeming `code` (form-urlencoded, client_secret_basic).
+-- All from 127.0.0.1, as one relying party's server sends them; with env
+-- BENCH_SPREAD_CLIENTS=1, each from a client address of its own (through
+-- X-Forwarded-For, as forgot.lua), to tell what the client address's
+-- counters cost.
 function token_request(client, code)
   local body = "grant_type=authorization_code&code=" .. code .. "&redirect_uri=" ..
                form_encode(client.redirect_uri) .. "&code_verifier=" .. form_encode(client.code_verifier)
-  return wrk.format("POST", "/oauth2/token", {
+  local headers = {
     ["Content-Type"] = "application/x-www-form-urlencoded",
     ["Authorization"] = client.basic,
-  }, body)
+  }
+  if os.getenv("BENCH_SPREAD_CLIENTS") == "1" then
+    headers["X-Forwarded-For"] =
+      "10." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
+  end
+  return wrk.format("POST", "/oauth2/token", headers, body)
 end
 
 -- The code of a 302 from /oauth2/authorize (already form-encoded: it is
