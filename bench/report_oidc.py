@@ -11,7 +11,9 @@ END = "<!-- bench-oidc:end -->"
 NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
 # benchmarks.md's heading of the section.
 BENCH_PREAMBLE = ("## The OpenID provider\n\nIts scenarios set against `me` and `logout` of the same run and "
-                  "backend ([performance.md](performance.md#the-openid-provider)).\n\n")
+                  "backend ([performance.md](performance.md#the-openid-provider)). A run of some scenarios "
+                  "(`BENCH_SCENARIOS`) rewrites this section alone: its own run, command and machine are its "
+                  "first lines, and may differ from the rest of the page's.\n\n")
 
 SCENARIOS = [
     ("userinfo", "`GET /oauth2/userinfo` with a random opaque access token among 2,000 (scope `openid profile "
