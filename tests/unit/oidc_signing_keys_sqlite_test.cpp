@@ -30,8 +30,7 @@ std::string kid_in_header(const std::string& compact) {
 std::set<std::string> published_kids(const SigningKeys& keys) {
   std::set<std::string> kids;
   const nlohmann::json jwks = nlohmann::json::parse(keys.jwks_json());
-  for (const nlohmann::json& jwk : jwks["keys"])
-    kids.insert(jwk["kid"].get<std::string>());
+  for (const nlohmann::json& jwk : jwks["keys"]) kids.insert(jwk["kid"].get<std::string>());
   return kids;
 }
 
