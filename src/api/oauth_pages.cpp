@@ -13,6 +13,10 @@
 // when the pop-up lands on its redirect_uri.
 #include "api/oauth_pages.hpp"
 
+#include <cctype>
+#include <optional>
+#include <string>
+
 #include <kainjow/mustache.hpp>
 
 #include "api/errors.hpp"
