@@ -105,8 +105,7 @@ void client_options(CLI::App& sub, Config& config, ClientAction action, ClientOp
     field_options(sub, options.fields, action == ClientAction::create);
   if (action == ClientAction::rotate_secret)
     add_duration(sub, "--oidc-secret-overlap", config.policy.oidc.secret_overlap,
-                 "AUTHD_OIDC_SECRET_OVERLAP",
-                 "How long the previous secret keeps working (0s: not at all)");
+                 "AUTHD_OIDC_SECRET_OVERLAP", "How long the previous secret keeps working");
 }
 
 int list_all(Store& store) {
