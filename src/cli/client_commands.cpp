@@ -59,7 +59,7 @@ void add_list_option(CLI::App& sub, const std::string& name,
 }
 
 void add_text_option(CLI::App& sub, const std::string& name, std::optional<std::string>& target,
-                     const std::string& help, std::vector<std::string> allowed = {}) {
+                     const std::string& help, const std::vector<std::string>& allowed = {}) {
   CLI::Option* option = sub.add_option_function<std::string>(
       name, [&target](const std::string& value) { target = value; }, help);
   if (!allowed.empty()) option->check(CLI::IsMember(allowed));

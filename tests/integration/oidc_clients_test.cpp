@@ -290,6 +290,9 @@ TEST(OidcClients, Interface_17_3_DeleteAnswers204ThenTheClientIsGone) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["detail"]["clientId"], id);
   EXPECT_EQ(events[0]["actor"], "admin:ops");
+  // A type of the trail's (14.2 refuses unknown ones), recorded at the
+  // token endpoint (tests/unit/oidc_client_auth_test.cpp).
+  EXPECT_TRUE(events_of(authd, key, "oauth.client_auth_failed").empty());
 }
 
 // interface.md 10.2 on these routes: a key is needed, a read key only reads,
