@@ -17,7 +17,7 @@
 namespace authd::test {
 namespace {
 
-std::vector<std::string> oidc_args(std::vector<std::string> more = {}) {
+std::vector<std::string> pages_oidc_args(std::vector<std::string> more = {}) {
   std::vector<std::string> args = fast_hashing();
   for (const char* arg : {"--oidc", "on", "--public-url", "https://authd.test"})
     args.emplace_back(arg);
@@ -37,7 +37,7 @@ TEST(OidcPages, Interface_17_2_SignInPageIsServedOnlyWithOidcOn) {
   AuthdProcess off(fast_hashing());
   for (const char* path : {"/signin", "/signin?request=x", "/signin.js"})
     EXPECT_EQ(send_request(off.port(), "GET", path).status, 404) << path;
-  AuthdProcess on(oidc_args());
+  AuthdProcess on(pages_oidc_args());
   for (const char* path : {"/signin", "/signin?request=x", "/signin.js", "/reset.css"})
     EXPECT_EQ(send_request(on.port(), "GET", path).status, 200) << path;
   // The public listener's pages only (interface.md 10.1).
@@ -50,7 +50,7 @@ TEST(OidcPages, Interface_17_2_SignInPageIsServedOnlyWithOidcOn) {
 }
 
 TEST(OidcPages, Interface_17_5_SignInPageHasStrictHeaders) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(pages_oidc_args());
   HttpResponse res = send_request(authd.port(), "GET", "/signin?request=authdar_x");
   ASSERT_EQ(res.status, 200);
   EXPECT_EQ(res.header("content-type"), "text/html; charset=utf-8");
@@ -78,7 +78,7 @@ TEST(OidcPages, Interface_17_5_SignInPageHasStrictHeaders) {
 }
 
 TEST(OidcPages, Interface_17_5_SignInPageLoadsOnlyItsOwnScriptAndStyle) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(pages_oidc_args());
   const std::string html = send_request(authd.port(), "GET", "/signin?request=x").body;
   EXPECT_EQ(html.find("http:"), std::string::npos);
   EXPECT_EQ(html.find("https:"), std::string::npos);
@@ -102,7 +102,7 @@ TEST(OidcPages, Interface_17_5_SignInPageLoadsOnlyItsOwnScriptAndStyle) {
 // The ids of the page's contract (interface.md 17.5), which browser tests
 // and relying parties' tests drive.
 TEST(OidcPages, Interface_17_5_SignInPageHasTheAgreedElements) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(pages_oidc_args());
   const std::string html = send_request(authd.port(), "GET", "/signin?request=x").body;
   for (const char* element :
        {R"(<form id="signin")", R"(<input id="email"[^>]*type="email")",
@@ -119,12 +119,12 @@ TEST(OidcPages, Interface_17_5_SignInPageHasTheAgreedElements) {
 // signs up is the one of sign-in by mail (19.6, "#signup"), so the link
 // needs both.
 TEST(OidcPages, Interface_17_5_SignUpLinkOnlyWhenSignUpIsOpen) {
-  AuthdProcess open(oidc_args({"--signup", "open", "--email-signin", "on"}));
+  AuthdProcess open(pages_oidc_args({"--signup", "open", "--email-signin", "on"}));
   const std::string html = send_request(open.port(), "GET", "/signin?request=x").body;
   EXPECT_TRUE(std::regex_search(html, std::regex(R"(<a id="signup" href="signin/email#signup">)")))
       << html;
   EXPECT_EQ(send_request(open.port(), "GET", "/signin/email").status, 200);
-  AuthdProcess no_page(oidc_args({"--signup", "open"}));
+  AuthdProcess no_page(pages_oidc_args({"--signup", "open"}));
   EXPECT_EQ(send_request(no_page.port(), "GET", "/signin?request=x").body.find("id=\"signup\""),
             std::string::npos);
 }
