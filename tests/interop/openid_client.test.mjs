@@ -17,7 +17,7 @@ import path from 'node:path';
 import * as client from 'openid-client';
 
 import {
-  addUser, authorizeInBrowser, registerClient, setup, startCallbackServer, startProvider, suite
+  addUser, authorizeInBrowser, newBrowserContext, onCleanup, registerClient, setup, startCallbackServer, startProvider, suite
 } from './support.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
@@ -104,6 +104,24 @@ check('Interface_17_14 openid-client completes the code flow with PKCE for a fir
   assert.equal(userinfo.sub, user.id);
   assert.equal(userinfo.email, EMAIL);
   assert.equal(userinfo.name, 'Alice Example');
+});
+
+check('Interface_17_14 openid-client signs in again through the browser session at authd without the sign-in page', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop single sign-on', type: 'confidential', firstParty: true,
+    redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId, undefined, client.ClientSecretBasic(registered.clientSecret));
+  const context = await newBrowserContext();
+  onCleanup(() => context.close());
+  const first = await codeFlow(config, callback.redirectUri, 'openid email', { context });
+  // The same browser, a new authorization: authd's cookie session answers
+  // it at once (17.5), with the same session and sign-in time.
+  const second = await codeFlow(config, callback.redirectUri, 'openid email', { context, signedIn: true });
+  assert.equal(second.claims.sub, user.id);
+  assert.equal(second.claims.sid, first.claims.sid);
+  assert.equal(second.claims.auth_time, first.claims.auth_time);
+  assert.notEqual(second.claims.nonce, first.claims.nonce);
 });
 
 check('Interface_17_14 openid-client completes the code flow of a third-party confidential client after consent (client_secret_post)', async () => {

@@ -338,21 +338,24 @@ export async function signIn(page, issuer, email, { consent = false, screenshot 
   await page.locator('#allow').click();
 }
 
-// Sends a fresh browser to `authorizationUrl`, signs in, and returns the
-// authorization response that reached `callback`.
+// Sends a browser to `authorizationUrl` and returns the authorization
+// response that reached `callback`. A fresh browser signs in first; with
+// `options.context` the given one goes (its cookie session at authd may
+// make signing in needless: `options.signedIn`).
 export async function authorizeInBrowser(provider, callback, authorizationUrl, email, options = {}) {
-  const context = await newBrowserContext();
+  const context = options.context ?? await newBrowserContext();
   try {
     const page = await context.newPage();
     const answer = callback.next();
     await page.goto(String(authorizationUrl));
-    await signIn(page, provider.issuer, email, options);
+    if (!options.signedIn) await signIn(page, provider.issuer, email, options);
     const url = await Promise.race([answer, sleep(20_000).then(() => null)]);
     assert.ok(url, `the browser never reached the redirect URI; it is at ${page.url()}`);
     assert.equal(url.searchParams.get('error'), null,
       `authorization error: ${url.searchParams.get('error')} ${url.searchParams.get('error_description')}`);
+    await page.close();
     return url;
   } finally {
-    await context.close();
+    if (!options.context) await context.close();
   }
 }
