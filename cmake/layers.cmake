@@ -53,7 +53,7 @@ target_compile_definitions(authd_build_settings INTERFACE BOOST_ASIO_NO_DEPRECAT
 target_link_libraries(authd_build_settings INTERFACE
   PkgConfig::SODIUM PkgConfig::ARGON2 PkgConfig::XCRYPT PkgConfig::LIBSSL PkgConfig::LIBCRYPTO
   PkgConfig::SQLITE PkgConfig::OATH PkgConfig::QRENCODE PkgConfig::FIDO2 PkgConfig::CBOR
-  PkgConfig::PQ PkgConfig::CURL PkgConfig::TOMLPP Boost::headers Boost::context
+  PkgConfig::PQ PkgConfig::CURL PkgConfig::TOMLPP PkgConfig::CJOSE Boost::headers Boost::context
   nlohmann_json::nlohmann_json CLI11::CLI11 spdlog::spdlog Threads::Threads)
 
 # Boost.Asio/Beast and nlohmann are header-heavy: precompiled once, in a

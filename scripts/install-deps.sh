@@ -33,6 +33,11 @@ serve_packages=(
   # passkeys (interface.md 16): libfido2 verifies COSE keys and assertion
   # signatures, libcbor decodes the attestation object
   libfido2-dev libcbor-dev
+  # the OpenID provider's signing keys and ID tokens (interface.md 17.12):
+  # libcjose (the JOSE library mod_auth_openidc builds on) makes the JWKs
+  # with OpenSSL and signs the compact JWS; its pkg-config file requires
+  # jansson's, which Debian's libcjose-dev does not pull in
+  libcjose-dev libjansson-dev
   # the CA certificates that libcurl checks an SMTP relay's TLS against
   ca-certificates
 )
@@ -63,6 +68,9 @@ test_packages=(
   # bcrypt module also makes the hashes of docs/guide/migrating-users.md
   # (tests/operations_walkthrough.sh)
   python3-passlib python3-bcrypt whois
+  # an independent JOSE implementation that verifies the provider's ID
+  # token signatures against its JWKS (interface.md 17.12)
+  python3-jwcrypto
   # an independent TOTP implementation (oathtool) and a QR decoder (zbarimg,
   # on the SVG rasterised by rsvg-convert) for the second factor's tests
   oathtool zbar-tools librsvg2-bin

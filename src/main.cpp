@@ -22,9 +22,11 @@ void add_commands(CommandRegistry& commands) {
   add_backup_command(commands);
   add_user_commands(commands);
   add_admin_key_commands(commands);
+  add_client_commands(commands);
   add_mfa_commands(commands);
   add_events_command(commands);
   add_webhook_commands(commands);
+  add_oidc_commands(commands);
 }
 
 // Starts the log and says what weakens the secrets the command holds; false

@@ -25,8 +25,17 @@ struct FormParameters {
   bool is_repeated(std::string_view name) const;
 };
 
+// Exactly one Content-Type, application/x-www-form-urlencoded (any case,
+// parameters such as charset allowed).
+bool is_form_content_type(const std::vector<std::string_view>& content_types);
+
 // Nothing when an escape is malformed ("%4", "%zz").
 std::optional<FormParameters> parse_form(std::string_view text);
+
+// One value of that encoding decoded ('+' a space, %XX a byte); nothing
+// when an escape is malformed. Also the encoding of HTTP Basic client
+// credentials (RFC 6749 2.3.1).
+std::optional<std::string> form_decode(std::string_view text);
 
 // One value in that encoding (for redirect URIs' queries): unreserved
 // characters as they are, every other byte as %XX.

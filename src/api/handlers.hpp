@@ -30,6 +30,17 @@ boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& r
 boost::asio::awaitable<ApiResponse> handle_email_signin(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
                                                                ApiRequest& request);
+// The OpenID provider (interface.md 17): api/oauth_authorize.cpp,
+// api/oauth_token.cpp, api/oauth_userinfo.cpp, api/consents.cpp.
+boost::asio::awaitable<ApiResponse> handle_oauth_authorize(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_authorize_resume(ApiContext& ctx,
+                                                                  ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_withdraw_consent(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and
@@ -67,9 +78,23 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
 boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request);
+// The OAuth clients (interface.md 17.3): api/admin_clients.cpp.
+boost::asio::awaitable<ApiResponse> handle_admin_create_client(ApiContext& ctx,
+                                                               ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_list_clients(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_get_client(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_patch_client(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_delete_client(ApiContext& ctx,
+                                                               ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_rotate_client_secret(ApiContext& ctx,
+                                                                      ApiRequest& request);
 // The audit trail (interface.md 14.2): api/admin_events.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
+// The OpenID provider's keys and metadata (interface.md 17.12, 17.2):
+// api/oauth_jwks.cpp, api/oauth_discovery.cpp (both metadata paths).
+boost::asio::awaitable<ApiResponse> handle_oauth_jwks(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_discovery(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_metrics(ApiContext& ctx, ApiRequest& request);
 
 }  // namespace authd

@@ -63,6 +63,19 @@ constexpr std::array kRoutes = {
           Served::with_email_signin},
     Route{"/signin/email", "GET", false, &handle_email_signin_page, Served::with_email_signin},
     Route{"/signin/email.js", "GET", false, &handle_email_signin_script, Served::with_email_signin},
+    // The OpenID provider (interface.md 17): its browser routes, the token
+    // and userinfo endpoints, and the user's consents.
+    Route{"/oauth2/authorize", "GET", false, &handle_oauth_authorize, Served::with_oidc},
+    Route{"/oauth2/authorize", "POST", false, &handle_oauth_authorize, Served::with_oidc},
+    Route{"/oauth2/authorize/resume", "GET", false, &handle_oauth_authorize_resume,
+          Served::with_oidc},
+    Route{"/consent", "GET", false, &handle_consent_page, Served::with_oidc},
+    Route{"/oauth2/consent", "POST", false, &handle_oauth_consent, Served::with_oidc},
+    Route{"/oauth2/token", "POST", false, &handle_oauth_token, Served::with_oidc},
+    Route{"/oauth2/userinfo", "GET", false, &handle_oauth_userinfo, Served::with_oidc},
+    Route{"/oauth2/userinfo", "POST", false, &handle_oauth_userinfo, Served::with_oidc},
+    Route{"/consents", "GET", false, &handle_list_consents, Served::with_oidc},
+    Route{"/consents/{id}", "DELETE", false, &handle_withdraw_consent, Served::with_oidc},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     Route{"/logout", "POST", false, &handle_logout},
@@ -82,6 +95,12 @@ constexpr std::array kRoutes = {
     Route{"/webauthn/credentials", "GET", false, &handle_webauthn_list},
     Route{"/webauthn/credentials/{id}/remove", "POST", true, &handle_webauthn_remove},
     Route{"/healthz", "GET", false, &handle_healthz, Served::on_both},
+    // The OpenID provider (interface.md 17.2, 17.12).
+    Route{"/oauth2/jwks", "GET", false, &handle_oauth_jwks, Served::with_oidc},
+    Route{"/.well-known/openid-configuration", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
+    Route{"/.well-known/oauth-authorization-server", "GET", false, &handle_oauth_discovery,
+          Served::with_oidc},
     // The admin API (interface.md 10.4): the management listener's only.
     Route{"/admin/users", "POST", true, &handle_admin_create_user, Served::on_management},
     Route{"/admin/users", "GET", false, &handle_admin_list_users, Served::on_management},
@@ -96,6 +115,15 @@ constexpr std::array kRoutes = {
           Served::on_management},
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
+          Served::on_management},
+    // interface.md 17.3: whether or not --oidc is on.
+    Route{"/admin/clients", "POST", true, &handle_admin_create_client, Served::on_management},
+    Route{"/admin/clients", "GET", false, &handle_admin_list_clients, Served::on_management},
+    Route{"/admin/clients/{id}", "GET", false, &handle_admin_get_client, Served::on_management},
+    Route{"/admin/clients/{id}", "PATCH", true, &handle_admin_patch_client, Served::on_management},
+    Route{"/admin/clients/{id}", "DELETE", false, &handle_admin_delete_client,
+          Served::on_management},
+    Route{"/admin/clients/{id}/secret", "POST", false, &handle_admin_rotate_client_secret,
           Served::on_management},
     Route{"/admin/events", "GET", false, &handle_admin_list_events, Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an

@@ -8,6 +8,7 @@ namespace authd {
 class Database;
 class HashingPool;
 class SecretSealer;
+class SigningKeys;
 
 struct AuthContext {
   Database& db;
@@ -17,6 +18,9 @@ struct AuthContext {
   // key is configured (PostgreSQL without --secret-key-file): enrolment and
   // the logins of accounts with a factor then answer 503.
   const SecretSealer* sealer = nullptr;
+  // The OpenID provider's key ring (interface.md 17.12); null when --oidc
+  // is off.
+  SigningKeys* signing_keys = nullptr;
 };
 
 }  // namespace authd

@@ -34,6 +34,10 @@ void add_user_import_command(CommandRegistry& commands, CLI::App& user);
 // `authd admin-key create|list|revoke` (interface.md 10.2).
 void add_admin_key_commands(CommandRegistry& commands);
 
+// `authd client create|list|show|update|rotate-secret|delete` (interface.md
+// 17.3; cli/client_commands.cpp).
+void add_client_commands(CommandRegistry& commands);
+
 // `authd mfa reseal` (interface.md 12.2.3).
 void add_mfa_commands(CommandRegistry& commands);
 
@@ -43,6 +47,9 @@ void add_events_command(CommandRegistry& commands);
 
 // `authd webhooks dead|retry` (interface.md 14.4).
 void add_webhook_commands(CommandRegistry& commands);
+
+// `authd oidc rotate-keys [--now]` (interface.md 17.12).
+void add_oidc_commands(CommandRegistry& commands);
 
 // Runs `authd serve` until SIGTERM or SIGINT and its drain (cli/serve.cpp).
 int run_serve(const Config& config);

@@ -76,6 +76,9 @@ class ServeService {
   std::unique_ptr<WebhookWorker> webhooks_;
   AuthPolicy policy_;
   Housekeeping housekeeping_;
+  // interface.md 17.12: opened before listening, so that the first ID
+  // token and the first JWKS find their keys; re-read in the background.
+  std::unique_ptr<SigningKeys> signing_keys_;
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
   AuthContext auth_;
@@ -126,7 +129,10 @@ ServeService::ServeService(const Config& config)
       housekeeping_(db_.for_background_threads(), {.prune_interval = config.prune_interval,
                                                    .throttle_window = policy_.longest_window(),
                                                    .event_retention = config.event_retention}),
-      auth_{db_, hashing_, policy_, secret_keys_.sealer ? &*secret_keys_.sealer : nullptr},
+      signing_keys_(signing_keys_or_refuse(config, db_.for_background_threads(),
+                                           secret_keys_.sealer ? &*secret_keys_.sealer : nullptr)),
+      auth_{db_, hashing_, policy_, secret_keys_.sealer ? &*secret_keys_.sealer : nullptr,
+            signing_keys_.get()},
       metrics_(route_labels()),
       worker_metrics_([this] {
         add_server_sources(metrics_, hashing_, outbox_);
@@ -191,6 +197,10 @@ void ServeService::start_workers() {
   stops_.push([this] { housekeeping_.stop(); });
   hash_kinds_.start();
   stops_.push([this] { hash_kinds_.stop(); });
+  if (signing_keys_) {
+    signing_keys_->start();
+    stops_.push([this] { signing_keys_->stop(); });
+  }
 }
 
 void ServeService::announce() const {

@@ -194,6 +194,21 @@ std::unique_ptr<WebhookWorker> webhook_worker_or_refuse(const Config& c, Store& 
                       .user_agent = "authd/" + std::string(version)});
 }
 
+std::unique_ptr<SigningKeys> signing_keys_or_refuse(const Config& c, Store& store,
+                                                    const SecretSealer* sealer) {
+  if (!c.policy.oidc.on) return nullptr;
+  // open_secret_keys refused --oidc on without a key already.
+  if (sealer == nullptr) throw StartRefused{2};
+  const OidcSettings& oidc = c.policy.oidc;
+  auto keys = std::make_unique<SigningKeys>(
+      store, *sealer,
+      SigningKeySettings{.prepublish = oidc.key_prepublish,
+                         .rotation = oidc.key_rotation,
+                         .longest_token_ttl = std::max(oidc.id_token_ttl, oidc.access_token_ttl)});
+  if (!keys->start_with_keys()) throw StartRefused{1};
+  return keys;
+}
+
 AuthPolicy policy_from(const Config& c) {
   AuthPolicy policy = c.policy;
   policy.allow_costly_hashes = c.allow_costly_hashes;

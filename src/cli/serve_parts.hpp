@@ -15,6 +15,7 @@
 
 #include <boost/asio/signal_set.hpp>
 
+#include "auth/oidc/signing_keys.hpp"
 #include "auth/policy.hpp"
 #include "cli/secret_keys.hpp"
 #include "config/config.hpp"
@@ -76,6 +77,12 @@ StartChecks checked_start(const Config& config, std::string_view version);  // t
 // interface.md 12.2: the secret key; a configured key file that cannot be
 // read refuses the start (logged).
 SecretKeys secret_keys_or_refuse(const Config& config);
+
+// interface.md 17.12: with --oidc on, the provider's key ring, the first
+// pair made when the store has none and every key opened; null with --oidc
+// off. A ring that cannot be read or opened refuses the start (logged).
+std::unique_ptr<SigningKeys> signing_keys_or_refuse(const Config& c, Store& store,
+                                                    const SecretSealer* sealer);
 
 // The mail transport named by --mail-transport, and the outbox worker's
 // settings.

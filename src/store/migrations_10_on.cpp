@@ -102,6 +102,10 @@ CREATE TABLE email_signins (
 );
 CREATE INDEX email_signins_by_expiry ON email_signins(expires_at);
 )sql"},
+    // How a session signed in (interface.md 17.8: the ID token's amr). A
+    // nullable column: instances of the previous release insert without it.
+    {15, "sessions.amr: how each session signed in",
+     "ALTER TABLE sessions ADD COLUMN amr TEXT;", "ALTER TABLE sessions ADD COLUMN amr TEXT;"},
 };
 
 }  // namespace

@@ -55,6 +55,10 @@ struct SessionRecord {
   std::string public_id{};
   std::optional<std::string> client_address{};
   std::optional<std::string> user_agent{};
+  // How it signed in, as RFC 8176 methods, space-separated ("pwd otp mfa"):
+  // the ID token's amr (interface.md 17.8). Empty for a session opened
+  // before migration 15.
+  std::string amr{};
 };
 
 // An unrevoked session's user and expiry, read together (GET /me, logout).

@@ -8,7 +8,7 @@
 // A macro so that it concatenates into string literals: both backends'
 // connections cache statements by the literal's address.
 #define AUTHD_SESSION_COLUMNS \
-  "token_digest, user_id, created_at, expires_at, public_id, client_address, user_agent"
+  "token_digest, user_id, created_at, expires_at, public_id, client_address, user_agent, amr"
 
 namespace authd {
 
@@ -23,6 +23,7 @@ SessionRecord read_session(const Row& row) {
   session.public_id = row.optional_text(4).value_or("");
   session.client_address = row.optional_text(5);
   session.user_agent = row.optional_text(6);
+  session.amr = row.optional_text(7).value_or("");
   return session;
 }
 

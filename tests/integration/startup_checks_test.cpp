@@ -225,3 +225,31 @@ TEST_F(StartupChecks, Interface_13_5_CookieWithoutHostPrefixOverHttpsIsWarnedAbo
 
 }  // namespace
 }  // namespace authd::test
+
+namespace authd::test {
+namespace {
+
+// 17.2: the issuer is https://, or http:// on a loopback host.
+TEST_F(StartupChecks, Interface_17_2_HttpIssuerOffLoopbackIsRefused) {
+  CommandResult plain = serve({"--oidc", "on", "--public-url", "http://auth.example.com"});
+  EXPECT_EQ(plain.exit_code, 2) << plain.output;
+  EXPECT_TRUE(logged_event(plain.output, "bad_configuration")) << plain.output;
+  for (const std::string& url : {"https://auth.example.com", "http://127.0.0.1:8080"}) {
+    CommandResult fine = serve({"--oidc", "on", "--public-url", url});
+    EXPECT_EQ(fine.exit_code, 0) << url << ": " << fine.output;
+  }
+}
+
+// 17.2, 17.12: the signing keys are sealed with the secret key; on
+// PostgreSQL, where no key file is made beside the database, --oidc on
+// without --secret-key-file does not start.
+TEST_F(StartupChecks, Interface_17_12_ProviderWithoutSecretKeyOnPostgresIsRefused) {
+  if (!on_postgres()) GTEST_SKIP() << "PostgreSQL only: SQLite makes a key beside the database";
+  CommandResult refused = serve({"--oidc", "on", "--public-url", "https://auth.example.com",
+                                 "--database", fresh_postgres_database()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--secret-key-file"), std::string::npos) << refused.output;
+}
+
+}  // namespace
+}  // namespace authd::test

@@ -10,14 +10,18 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 21> kEventTypes = {
-    "login.succeeded",  "login.failed",      "login.email_requested",
-    "logout",           "session.revoked",   "password.reset_requested",
-    "password.reset",   "password.changed",  "email.changed",
-    "mfa.enabled",      "mfa.disabled",      "recovery_code.used",
-    "signup.requested", "signup.verified",   "user.created",
-    "user.updated",     "user.disabled",     "user.enabled",
-    "user.deleted",     "admin_key.created", "admin_key.revoked"};
+constexpr std::array<std::string_view, 31> kEventTypes = {
+    "login.succeeded", "login.failed", "login.email_requested", "logout", "session.revoked",
+    "password.reset_requested", "password.reset", "password.changed", "email.changed",
+    "mfa.enabled", "mfa.disabled", "recovery_code.used", "signup.requested", "signup.verified",
+    "user.created", "user.updated", "user.disabled", "user.enabled", "user.deleted",
+    "admin_key.created", "admin_key.revoked",
+    // The OpenID provider (interface.md 17): its clients, their
+    // authorizations and consents, its signing keys.
+    "oauth.client_created", "oauth.client_updated", "oauth.client_secret_rotated",
+    "oauth.client_deleted", "oauth.client_auth_failed", "oauth.authorized",
+    "oauth.consent_granted", "oauth.consent_revoked", "oauth.code_reused",
+    "oidc.signing_keys_rotated"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

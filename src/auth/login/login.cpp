@@ -237,6 +237,7 @@ class Login {
     // A transparent upgrade changes only the hash, not updatedAt (2.6, 4.2).
     if (!verified_.upgraded_hash.empty() && !hash_changed)
       tx.users().replace_password_hash(user_->id, verified_.upgraded_hash);
+    session_.record.amr = sign_in_methods("pwd", factor_used);
     tx.sessions().insert(session_.record);
     // The admin view's lastLoginAt (interface.md 10.3); not a change of the
     // record, so updatedAt stays (2.6).

@@ -151,6 +151,7 @@ class EmailSignIn {
       tx.users().update(user);
     }
     IssuedSession session = new_session(user.id, now, policy_.session_lifetime, origin_);
+    session.record.amr = sign_in_methods("otp", factor_used);
     tx.sessions().insert(session.record);
     tx.users().record_login(user.id, now);
     user.last_login_at = now;

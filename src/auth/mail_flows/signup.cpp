@@ -235,6 +235,7 @@ class SignupVerification {
     tx.outbox().forget_signup_requests(user.email);  // the account holds the hash now
     proof_.reserved.clear_on_success(tx, login_email_key(user.email));
     session_ = new_session(user.id, now, ctx_.policy.session_lifetime, origin_);
+    session_.record.amr = sign_in_methods("pwd", nullptr);  // the password proved at /verify
     tx.sessions().insert(session_.record);
     record_event(tx, source_, "signup.verified", user.id,
                  {{"sessionId", session_.record.public_id}}, now);

@@ -53,6 +53,7 @@ void open_passkey_session(Transaction& tx, const AuthPolicy& policy, UserRecord&
                           const PasskeyRecord& passkey, const SessionOrigin& origin,
                           const EventSource& source, Millis now, PasskeyOutcome& outcome) {
   IssuedSession session = new_session(user.id, now, policy.session_lifetime, origin);
+  session.record.amr = sign_in_methods("hwk user", nullptr);  // user verification: 16
   tx.sessions().insert(session.record);
   tx.users().record_login(user.id, now);
   record_event(tx, source, "login.succeeded", user.id,

@@ -44,6 +44,14 @@ std::optional<UserRecord> live_session_user(Transaction& tx, const Sha256Digest&
   return std::move(found->user);
 }
 
+std::string sign_in_methods(std::string_view first_factor, const char* second_factor_used) {
+  std::string methods(first_factor);
+  if (second_factor_used == nullptr) return methods;
+  std::string_view second = std::string_view(second_factor_used) == "webauthn" ? "hwk" : "otp";
+  if (methods.find(second) == std::string::npos) methods.append(" ").append(second);
+  return methods + " mfa";
+}
+
 IssuedSession new_session(std::string_view user_id, Millis now, Duration lifetime,
                           const SessionOrigin& origin) {
   IssuedSession issued;

@@ -35,6 +35,13 @@ inline constexpr std::size_t kMaxUserAgentBytes = 256;
 IssuedSession new_session(std::string_view user_id, Millis now, Duration lifetime,
                           const SessionOrigin& origin);
 
+// How a session signed in, as RFC 8176 methods, space-separated (the ID
+// token's amr, interface.md 17.8): the first factor's ("pwd"; "otp" for a
+// mailed link or code; "hwk user" for a passkey), the second factor's when
+// one was used ("totp" and "recovery_code": "otp"; "webauthn": "hwk"), each
+// once, and "mfa" when there were two.
+std::string sign_in_methods(std::string_view first_factor, const char* second_factor_used);
+
 class Transaction;
 
 // The user of a live session (known, unrevoked, unexpired) of an enabled

@@ -19,6 +19,10 @@ class SessionStore {
   // one statement. In a write transaction the user's row is locked, as by
   // UserStore::by_id.
   virtual std::optional<SessionUser> user_of(const Sha256Digest& digest) = 0;
+  // The unrevoked session with this digest, expired or not (the OpenID
+  // provider's view of the browser's session: its public id, when it signed
+  // in and how, interface.md 17.5, 17.8).
+  virtual std::optional<SessionRecord> record_of(const Sha256Digest& digest) = 0;
   // POST /logout. False when no unrevoked session has that digest. A revoked
   // session is never found again; whether its row stays until pruned (SQLite
   // marks it) or goes at once (PostgreSQL deletes it) is the backend's.

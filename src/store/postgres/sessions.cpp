@@ -12,9 +12,20 @@ namespace authd::postgres {
 void Sessions::insert(const SessionRecord& s) {
   Params params;
   params.digest(s.token_digest).text(s.user_id).integer(s.created_at).integer(s.expires_at);
-  params.text(s.public_id).text(s.client_address).text(s.user_agent);
-  db_.run("INSERT INTO sessions (" AUTHD_SESSION_COLUMNS ") VALUES ($1, $2, $3, $4, $5, $6, $7)",
+  params.text(s.public_id).text(s.client_address).text(s.user_agent).text(s.amr);
+  db_.run("INSERT INTO sessions (" AUTHD_SESSION_COLUMNS
+          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
           params);
+}
+
+std::optional<SessionRecord> Sessions::record_of(const Sha256Digest& digest) {
+  Params params;
+  params.digest(digest);
+  Result rows = db_.run("SELECT " AUTHD_SESSION_COLUMNS
+                        " FROM sessions WHERE token_digest = $1 AND revoked_at IS NULL",
+                        params);
+  if (rows.rows() == 0) return std::nullopt;
+  return read_session(Row(rows, 0));
 }
 
 // In a batch of reads, the lookup shares one statement with the batch's

@@ -64,6 +64,7 @@ class Sessions final : public SessionStore {
   Sessions(Connection& db, bool locking) : db_(db), locking_(locking) {}
   void insert(const SessionRecord& session) override;
   std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
+  std::optional<SessionRecord> record_of(const Sha256Digest& digest) override;
   bool revoke(const Sha256Digest& digest, Millis now) override;
   std::optional<UserRecord> revoke_live(const Sha256Digest& digest, Millis now) override;
   void delete_of_user(std::string_view user_id) override;

@@ -9,10 +9,18 @@ namespace authd::sqlite {
 
 void Sessions::insert(const SessionRecord& s) {
   auto st = db_.prepare("INSERT INTO sessions (" AUTHD_SESSION_COLUMNS
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   st.bind(1, s.token_digest).bind(2, s.user_id).bind(3, s.created_at).bind(4, s.expires_at);
-  st.bind(5, s.public_id).bind(6, s.client_address).bind(7, s.user_agent);
+  st.bind(5, s.public_id).bind(6, s.client_address).bind(7, s.user_agent).bind(8, s.amr);
   st.run();
+}
+
+std::optional<SessionRecord> Sessions::record_of(const Sha256Digest& digest) {
+  auto st = db_.prepare("SELECT " AUTHD_SESSION_COLUMNS
+                        " FROM sessions WHERE token_digest = ?1 AND revoked_at IS NULL");
+  st.bind(1, digest);
+  if (!st.step()) return std::nullopt;
+  return read_session(st);
 }
 
 std::optional<SessionUser> Sessions::user_of(const Sha256Digest& digest) {

@@ -45,6 +45,7 @@ class Sessions final : public SessionStore {
   explicit Sessions(Connection& db) : db_(db) {}
   void insert(const SessionRecord& session) override;
   std::optional<SessionUser> user_of(const Sha256Digest& digest) override;
+  std::optional<SessionRecord> record_of(const Sha256Digest& digest) override;
   bool revoke(const Sha256Digest& digest, Millis now) override;
   std::optional<UserRecord> revoke_live(const Sha256Digest& digest, Millis now) override;
   void delete_of_user(std::string_view user_id) override;

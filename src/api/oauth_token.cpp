@@ -1,0 +1,90 @@
+// POST /oauth2/token (interface.md 17.7): the client authenticates, then
+// redeems an authorization code (17.6). Errors take RFC 6749 5.2's shape;
+// every answer carries Cache-Control: no-store.
+#include <nlohmann/json.hpp>
+
+#include "api/form_body.hpp"
+#include "api/handlers.hpp"
+#include "api/oauth_client_credentials.hpp"
+#include "api/oauth_errors.hpp"
+#include "auth/oidc/client_auth.hpp"
+#include "auth/oidc/token_exchange.hpp"
+#include "core/wipe.hpp"
+
+namespace authd {
+namespace {
+
+ApiResponse tokens_response(TokenOutcome& outcome) {
+  nlohmann::json body = {{"access_token", outcome.access_token},
+                         {"token_type", "Bearer"},
+                         {"expires_in", outcome.expires_in},
+                         {"scope", outcome.scope}};
+  if (!outcome.id_token.empty()) body["id_token"] = outcome.id_token;
+  wipe(outcome.access_token);
+  ApiResponse response = no_store_json(body.dump());
+  wipe(body["access_token"].get_ref<std::string&>());
+  response.holds_secret = true;
+  return response;
+}
+
+// The grant's own parameters, present: otherwise invalid_request.
+const char* missing_parameter(const FormParameters& form) {
+  for (const char* name : {"code", "redirect_uri", "code_verifier"})
+    if (form.find(name) == nullptr) return name;
+  return nullptr;
+}
+
+}  // namespace
+
+boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request) {
+  if (!is_form_content_type(request.content_types))
+    co_return oauth_error(400, "invalid_request",
+                          "the body must be application/x-www-form-urlencoded");
+  std::optional<FormParameters> form = parse_form(request.body);
+  if (!form) co_return oauth_error(400, "invalid_request", "the body is not well-formed");
+  if (!form->repeated.empty())
+    co_return oauth_error(400, "invalid_request", "parameter sent twice: " + form->repeated.front());
+
+  std::string problem;
+  std::optional<PresentedClient> presented = presented_client(request, *form, problem);
+  if (!presented) co_return oauth_error(400, "invalid_request", problem);
+  EventSource source = event_source(ctx, request, std::string(kActorSelf));
+  ClientAuthOutcome client = co_await authenticate_client(ctx.auth, *presented, source);
+  if (presented->secret) wipe(*presented->secret);
+  switch (client.status) {
+    case ClientAuthOutcome::Status::ok:
+      break;
+    case ClientAuthOutcome::Status::invalid_client:
+      co_return invalid_client(presented->method == PresentedClient::Method::basic);
+    case ClientAuthOutcome::Status::throttled:
+      co_return oauth_too_many(client.retry_after);
+    case ClientAuthOutcome::Status::unavailable:
+      co_return oauth_unavailable(std::chrono::seconds(1));
+  }
+
+  const std::string* grant_type = form->find("grant_type");
+  if (grant_type == nullptr) co_return oauth_error(400, "invalid_request", "grant_type is missing");
+  if (*grant_type != "authorization_code")
+    co_return oauth_error(400, "unsupported_grant_type", "only authorization_code is served");
+  if (std::find(client.client->grant_types.begin(), client.client->grant_types.end(),
+                *grant_type) == client.client->grant_types.end())
+    co_return oauth_error(400, "unauthorized_client", "the client may not use this grant");
+  if (const char* missing = missing_parameter(*form))
+    co_return oauth_error(400, "invalid_request", std::string(missing) + " is missing");
+
+  CodeExchange exchange{*form->find("code"), *form->find("redirect_uri"),
+                        *form->find("code_verifier")};
+  TokenOutcome outcome = co_await exchange_code(ctx.auth, *client.client, exchange, source);
+  wipe(exchange.code);
+  switch (outcome.kind) {
+    case TokenOutcome::Kind::ok:
+      co_return tokens_response(outcome);
+    case TokenOutcome::Kind::invalid_grant:
+      co_return oauth_error(400, "invalid_grant", outcome.description);
+    case TokenOutcome::Kind::unavailable:
+      break;
+  }
+  co_return oauth_unavailable(std::chrono::seconds(1));
+}
+
+}  // namespace authd

@@ -1,0 +1,329 @@
+#include "auth/oidc/authorization.hpp"
+
+#include <algorithm>
+
+#include "auth/oidc/authorization_request.hpp"
+#include "auth/oidc/redirect_uris.hpp"
+#include "auth/oidc/codes.hpp"
+#include "crypto/random.hpp"
+#include "store/database.hpp"
+
+namespace authd {
+namespace {
+
+using Values = std::map<std::string, std::string, std::less<>>;
+
+AuthorizationStep error_page(std::string message) {
+  AuthorizationStep step;
+  step.kind = AuthorizationStep::Kind::error_page;
+  step.message = std::move(message);
+  return step;
+}
+
+AuthorizationStep unavailable() { return AuthorizationStep{}; }
+
+constexpr std::string_view kExpiredRequest =
+    "This sign-in request has expired or was already answered. Go back to the application and "
+    "try again.";
+
+// RFC 6749 4.1.2.1 with RFC 9207's iss.
+AuthorizationStep error_redirect(const AuthPolicy& policy, const std::string& redirect_uri,
+                                 const std::optional<std::string>& state, std::string error,
+                                 std::string description) {
+  AuthorizationStep step;
+  step.kind = AuthorizationStep::Kind::redirect;
+  step.redirect.uri = redirect_uri;
+  step.redirect.parameters = {{"error", std::move(error)},
+                              {"error_description", std::move(description)}};
+  if (state) step.redirect.parameters.emplace_back("state", *state);
+  step.redirect.parameters.emplace_back("iss", policy.oidc.issuer);
+  return step;
+}
+
+// The browser's session, when its cookie names a live one of an enabled
+// account.
+struct BrowserSession {
+  SessionRecord session;
+  UserRecord user;
+};
+
+std::optional<BrowserSession> live_browser_session(Transaction& tx,
+                                                   const std::optional<std::string>& token,
+                                                   Millis now) {
+  if (!token) return std::nullopt;
+  std::optional<SessionRecord> session = tx.sessions().record_of(sha256(*token));
+  if (!session || session->expires_at <= now) return std::nullopt;
+  std::optional<UserRecord> user = tx.users().by_id(session->user_id);
+  if (!user || user->disabled) return std::nullopt;
+  return BrowserSession{std::move(*session), std::move(*user)};
+}
+
+// Everything a decision reads, in one read transaction.
+struct Situation {
+  std::optional<OAuthClientRecord> client;
+  std::optional<BrowserSession> browser;
+  std::optional<ConsentRecord> consent;
+};
+
+bool consent_covers(const std::optional<ConsentRecord>& consent,
+                    const AuthorizationParameters& parameters) {
+  if (!consent) return false;
+  return std::all_of(parameters.scopes.begin(), parameters.scopes.end(), [&](const auto& scope) {
+    return std::find(consent->scopes.begin(), consent->scopes.end(), scope) !=
+           consent->scopes.end();
+  });
+}
+
+// A request decided (17.4, 17.5): a code, an error for the client, or a
+// wait. `waiting_since`: when the request was stored, if it was (a session
+// that signed in after it is fresh, whatever prompt=login or max_age ask);
+// `consented`: the user has just allowed it on the consent page.
+class Decision {
+ public:
+  Decision(AuthContext& ctx, AuthorizationParameters parameters, const EventSource& source)
+      : ctx_(ctx), parameters_(std::move(parameters)), source_(source) {}
+
+  boost::asio::awaitable<AuthorizationStep> decide(const Situation& situation,
+                                                   std::optional<Millis> waiting_since,
+                                                   std::optional<Sha256Digest> waiting_digest) {
+    Millis now = now_millis();
+    const AuthPolicy& policy = ctx_.policy;
+    if (!fresh_enough(situation.browser, waiting_since, now)) {
+      if (parameters_.prompt_none)
+        co_return error_redirect(policy, parameters_.redirect_uri, parameters_.state,
+                                 "login_required", "the user is not signed in");
+      co_return co_await wait_for(AuthorizationStep::Kind::sign_in, waiting_digest);
+    }
+    // prompt=consent always asks (the answer issues the code itself, so a
+    // resumed request does not ask twice).
+    if (!situation.client->first_party &&
+        (parameters_.prompt_consent || !consent_covers(situation.consent, parameters_))) {
+      if (parameters_.prompt_none)
+        co_return error_redirect(policy, parameters_.redirect_uri, parameters_.state,
+                                 "consent_required", "the user has not consented");
+      co_return co_await wait_for(AuthorizationStep::Kind::consent, waiting_digest);
+    }
+    co_return co_await issue_code(*situation.browser, waiting_digest, false);
+  }
+
+  // Issues the code; with `grant_consent`, records the user's consent in
+  // the same transaction.
+  boost::asio::awaitable<AuthorizationStep> issue_code(const BrowserSession& browser,
+                                                       std::optional<Sha256Digest> waiting_digest,
+                                                       bool grant_consent) {
+    Millis now = now_millis();
+    IssuedCode code = new_authorization_code(ctx_.policy.oidc, parameters_, browser.session, now);
+    auto work = [&](Transaction& tx) {
+      if (grant_consent) record_consent(tx, browser.user.id, now);
+      tx.authorization_codes().insert(code.record);
+      if (waiting_digest) tx.authorization_requests().remove(*waiting_digest);
+      record_event(tx, source_, "oauth.authorized", browser.user.id,
+                   {{"clientId", parameters_.client_id}, {"scopes", parameters_.scopes}}, now);
+    };
+    if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    AuthorizationStep step;
+    step.kind = AuthorizationStep::Kind::redirect;
+    step.redirect.uri = parameters_.redirect_uri;
+    step.redirect.parameters.emplace_back("code", std::move(code.code));
+    if (parameters_.state) step.redirect.parameters.emplace_back("state", *parameters_.state);
+    step.redirect.parameters.emplace_back("iss", ctx_.policy.oidc.issuer);
+    co_return step;
+  }
+
+  const AuthorizationParameters& parameters() const { return parameters_; }
+
+ private:
+  bool fresh_enough(const std::optional<BrowserSession>& browser,
+                    std::optional<Millis> waiting_since, Millis now) const {
+    if (!browser) return false;
+    if (waiting_since && browser->session.created_at >= *waiting_since) return true;
+    if (parameters_.prompt_login) return false;
+    if (parameters_.max_age && now - browser->session.created_at > *parameters_.max_age * 1000)
+      return false;
+    return true;
+  }
+
+  // Keeps the request server side (17.5), unless it already is.
+  boost::asio::awaitable<AuthorizationStep> wait_for(AuthorizationStep::Kind kind,
+                                                     std::optional<Sha256Digest> waiting_digest) {
+    AuthorizationStep step;
+    step.kind = kind;
+    step.login_hint = parameters_.login_hint;
+    if (waiting_digest) co_return step;  // the resumed request's id is the caller's
+    step.request_id = new_secret_token("authdar_");
+    Millis now = now_millis();
+    AuthorizationRequestRecord record{sha256(step.request_id), parameters_.client_id,
+                                      to_json(parameters_), now,
+                                      now + ctx_.policy.oidc.request_lifetime.count()};
+    auto work = [&](Transaction& tx) { tx.authorization_requests().insert(record); };
+    if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    co_return step;
+  }
+
+  void record_consent(Transaction& tx, const std::string& user_id, Millis now) {
+    std::optional<ConsentRecord> consent = tx.consents().get(user_id, parameters_.client_id);
+    ConsentRecord updated = consent.value_or(ConsentRecord{user_id, parameters_.client_id, {},
+                                                           now, now});
+    for (const std::string& scope : parameters_.scopes)
+      if (std::find(updated.scopes.begin(), updated.scopes.end(), scope) == updated.scopes.end())
+        updated.scopes.push_back(scope);
+    std::sort(updated.scopes.begin(), updated.scopes.end());
+    updated.updated_at = now;
+    tx.consents().upsert(updated);
+    record_event(tx, source_, "oauth.consent_granted", user_id,
+                 {{"clientId", parameters_.client_id}, {"scopes", updated.scopes}}, now);
+  }
+
+  AuthContext& ctx_;
+  AuthorizationParameters parameters_;
+  const EventSource& source_;
+};
+
+// Reads the client, the browser's session and its user's consent to the
+// client.
+boost::asio::awaitable<std::optional<Situation>> read_situation(
+    AuthContext& ctx, const std::string& client_id, const std::optional<std::string>& token) {
+  Situation situation;
+  Millis now = now_millis();
+  auto work = [&](Transaction& tx) {
+    situation.client = tx.oauth_clients().by_id(client_id);
+    situation.browser = live_browser_session(tx, token, now);
+    if (situation.client && situation.browser)
+      situation.consent = tx.consents().get(situation.browser->user.id, client_id);
+  };
+  if (co_await ctx.db.read(work) != StoreStatus::ok) co_return std::nullopt;
+  co_return situation;
+}
+
+// A waiting request and what its decision reads, or the step to answer
+// instead (an expired request, a deleted client, the database).
+struct Resumed {
+  std::optional<AuthorizationStep> answer;
+  std::optional<AuthorizationParameters> parameters;
+  AuthorizationRequestRecord record;
+  Situation situation;
+};
+
+boost::asio::awaitable<Resumed> resume(AuthContext& ctx, std::string_view request_id,
+                                       const std::optional<std::string>& token) {
+  Resumed resumed;
+  Sha256Digest digest = sha256(request_id);
+  std::optional<AuthorizationRequestRecord> record;
+  Millis now = now_millis();
+  auto work = [&](Transaction& tx) {
+    record = tx.authorization_requests().by_id(digest);
+    if (!record || record->expires_at <= now) return;
+    resumed.situation.client = tx.oauth_clients().by_id(record->client_id);
+    resumed.situation.browser = live_browser_session(tx, token, now);
+    if (resumed.situation.client && resumed.situation.browser)
+      resumed.situation.consent =
+          tx.consents().get(resumed.situation.browser->user.id, record->client_id);
+  };
+  if (co_await ctx.db.read(work) != StoreStatus::ok) {
+    resumed.answer = unavailable();
+    co_return resumed;
+  }
+  if (!record || record->expires_at <= now || !resumed.situation.client ||
+      !(resumed.parameters = parameters_from_json(record->parameters)) ||
+      !redirect_uri_matches(*resumed.situation.client, resumed.parameters->redirect_uri)) {
+    resumed.answer = error_page(std::string(kExpiredRequest));
+    co_return resumed;
+  }
+  resumed.record = std::move(*record);
+  co_return resumed;
+}
+
+}  // namespace
+
+boost::asio::awaitable<AuthorizationStep> authorize(AuthContext& ctx, RequestParameters request,
+                                                    const std::optional<std::string>& session_token,
+                                                    const EventSource& source) {
+  // 17.4: a wrong client or redirect URI is told on authd's page: a
+  // redirect there could deliver an error, or worse, anywhere.
+  auto client_id = request.values.find("client_id");
+  auto redirect_uri = request.values.find("redirect_uri");
+  auto sent_twice = [&](std::string_view name) {
+    return std::find(request.repeated.begin(), request.repeated.end(), name) !=
+           request.repeated.end();
+  };
+  if (client_id == request.values.end() || sent_twice("client_id"))
+    co_return error_page("The application's sign-in request has no valid client_id.");
+  if (redirect_uri == request.values.end() || sent_twice("redirect_uri"))
+    co_return error_page("The application's sign-in request has no valid redirect_uri.");
+  std::optional<Situation> situation = co_await read_situation(ctx, client_id->second,
+                                                               session_token);
+  if (!situation) co_return unavailable();
+  if (!situation->client)
+    co_return error_page("The application that sent you here is not registered with authd.");
+  if (!redirect_uri_matches(*situation->client, redirect_uri->second))
+    co_return error_page(
+        "The application asked to send you back to an address it did not register.");
+
+  AuthorizationParameters parameters;
+  parameters.redirect_uri = redirect_uri->second;
+  if (auto error = check_authorization_parameters(request.values, request.repeated,
+                                                  *situation->client, parameters))
+    co_return error_redirect(ctx.policy, parameters.redirect_uri,
+                             returnable_state(request.values, request.repeated), error->error,
+                             error->description);
+  Decision decision(ctx, std::move(parameters), source);
+  co_return co_await decision.decide(*situation, std::nullopt, std::nullopt);
+}
+
+boost::asio::awaitable<AuthorizationStep> resume_authorization(
+    AuthContext& ctx, std::string_view request_id, const std::optional<std::string>& session_token,
+    const EventSource& source) {
+  Resumed resumed = co_await resume(ctx, request_id, session_token);
+  if (resumed.answer) co_return std::move(*resumed.answer);
+  Decision decision(ctx, std::move(*resumed.parameters), source);
+  AuthorizationStep step = co_await decision.decide(resumed.situation, resumed.record.created_at,
+                                                    resumed.record.id_digest);
+  if (step.kind == AuthorizationStep::Kind::sign_in ||
+      step.kind == AuthorizationStep::Kind::consent)
+    step.request_id = std::string(request_id);
+  co_return step;
+}
+
+boost::asio::awaitable<AuthorizationStep> answer_consent(
+    AuthContext& ctx, std::string_view request_id, bool allow,
+    const std::optional<std::string>& session_token, const EventSource& source) {
+  Resumed resumed = co_await resume(ctx, request_id, session_token);
+  if (resumed.answer) co_return std::move(*resumed.answer);
+  if (!resumed.situation.browser) {
+    AuthorizationStep step;
+    step.kind = AuthorizationStep::Kind::sign_in;
+    step.request_id = std::string(request_id);
+    co_return step;
+  }
+  Decision decision(ctx, std::move(*resumed.parameters), source);
+  if (allow)
+    co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
+                                           true);
+  auto forget = [&](Transaction& tx) { tx.authorization_requests().remove(resumed.record.id_digest); };
+  if (co_await ctx.db.write(forget) != StoreStatus::ok) co_return unavailable();
+  co_return error_redirect(ctx.policy, decision.parameters().redirect_uri,
+                           decision.parameters().state, "access_denied",
+                           "the user did not allow the request");
+}
+
+boost::asio::awaitable<ConsentPrompt> consent_prompt(
+    AuthContext& ctx, std::string_view request_id, const std::optional<std::string>& session_token) {
+  ConsentPrompt prompt;
+  Resumed resumed = co_await resume(ctx, request_id, session_token);
+  if (resumed.answer) {
+    prompt.step = std::move(*resumed.answer);
+    co_return prompt;
+  }
+  if (!resumed.situation.browser) {
+    prompt.step.kind = AuthorizationStep::Kind::sign_in;
+    prompt.step.request_id = std::string(request_id);
+    co_return prompt;
+  }
+  prompt.step.kind = AuthorizationStep::Kind::consent;
+  prompt.step.request_id = std::string(request_id);
+  prompt.client_name = resumed.situation.client->name;
+  prompt.scopes = resumed.parameters->scopes;
+  co_return prompt;
+}
+
+}  // namespace authd
