@@ -38,16 +38,14 @@ std::optional<std::string> form_decoded(std::string_view text) {
 
 }  // namespace
 
-<<<<<<< HEAD
 bool is_form_content_type(const std::vector<std::string_view>& content_types) {
   if (content_types.size() != 1) return false;
   std::string_view value = content_types.front();
   return equals_ignoring_case(trim_ows(value.substr(0, value.find(';'))),
                               "application/x-www-form-urlencoded");
 }
-=======
+
 std::optional<std::string> form_decode(std::string_view text) { return form_decoded(text); }
->>>>>>> oidc-clients
 
 bool FormParameters::is_repeated(std::string_view name) const {
   return std::find(repeated.begin(), repeated.end(), name) != repeated.end();

@@ -24,6 +24,10 @@ boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& ctx, ApiR
 boost::asio::awaitable<ApiResponse> handle_email_signin_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_email_signin_script(ApiContext& ctx,
                                                                ApiRequest& request);
+// The provider's sign-in page and its script (interface.md 17.5,
+// api/oauth_pages.cpp); the page uses the reset page's style sheet.
+boost::asio::awaitable<ApiResponse> handle_signin_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_signin_script(ApiContext& ctx, ApiRequest& request);
 // Self-service sign-up (api/signup.cpp, api/verify.cpp).
 boost::asio::awaitable<ApiResponse> handle_signup(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_verify(ApiContext& ctx, ApiRequest& request);

@@ -8,7 +8,8 @@
 // pattern, not the path sent, labels the request in logs and metrics.
 // The sign-up routes (interface.md 11.4-11.5) exist only with --signup
 // open, and those of passwordless sign-in (19) only with --email-signin
-// on: otherwise their paths are unknown (404), the pages' included.
+// on, and the OpenID provider's (17) only with --oidc on: otherwise their
+// paths are unknown (404), the pages' included.
 #include <algorithm>
 #include <array>
 
@@ -76,6 +77,8 @@ constexpr std::array kRoutes = {
     Route{"/oauth2/userinfo", "POST", false, &handle_oauth_userinfo, Served::with_oidc},
     Route{"/consents", "GET", false, &handle_list_consents, Served::with_oidc},
     Route{"/consents/{id}", "DELETE", false, &handle_withdraw_consent, Served::with_oidc},
+    Route{"/signin", "GET", false, &handle_signin_page, Served::with_oidc},
+    Route{"/signin.js", "GET", false, &handle_signin_script, Served::with_oidc},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     Route{"/logout", "POST", false, &handle_logout},
