@@ -108,7 +108,10 @@ boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequ
   if (!id) co_return unknown_request();
   ConsentPrompt prompt = co_await consent_prompt(ctx.auth, *id, session_token(request));
   if (prompt.step.kind != AuthorizationStep::Kind::consent) co_return step_response(ctx, prompt.step);
-  co_return consent_page({*id, prompt.client_name, prompt.scopes});
+  co_return consent_page({.request_id = *id,
+                          .client_name = prompt.client_name,
+                          .scopes = prompt.scopes,
+                          .redirect_uri = prompt.redirect_uri});
 }
 
 // 17.5: the answer to the consent page. A form of another origin must not

@@ -101,6 +101,184 @@ CREATE TABLE email_signins (
   wrong_codes  INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX email_signins_by_expiry ON email_signins(expires_at);
+)sql"},  // The OpenID provider (interface.md 17): registered clients (17.3), the
+    // authorization requests that wait for a sign-in (17.5), codes (17.6),
+    // opaque access tokens (17.9), consents (17.5) and the signing keys
+    // every instance shares (17.12). Secrets as their digests only; lists
+    // as JSON arrays. No cascade from users or clients: erasure (10.4.13)
+    // and OAuthClientStore::remove delete the rows that name them, and the
+    // foreign keys refuse a deletion that forgot one. New tables: instances
+    // of the previous release ignore them.
+    {14,
+     "oauth_clients, oauth_authorization_requests, oauth_codes, oauth_access_tokens, "
+     "oauth_consents, oidc_signing_keys: the OpenID provider",
+     R"sql(
+CREATE TABLE oauth_clients (
+  id                        TEXT PRIMARY KEY,
+  name                      TEXT NOT NULL,
+  confidential              INTEGER NOT NULL,
+  secret_digest             BLOB,
+  previous_secret_digest    BLOB,
+  previous_secret_until     INTEGER,
+  redirect_uris             TEXT NOT NULL,
+  post_logout_redirect_uris TEXT NOT NULL,
+  grant_types               TEXT NOT NULL,
+  scopes                    TEXT NOT NULL,
+  first_party               INTEGER NOT NULL,
+  access_token_format       TEXT NOT NULL,
+  id_token_alg              TEXT NOT NULL,
+  introspection             INTEGER NOT NULL,
+  created_at                INTEGER NOT NULL,
+  updated_at                INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE oauth_authorization_requests (
+  id_digest  BLOB PRIMARY KEY,
+  client_id  TEXT NOT NULL REFERENCES oauth_clients(id),
+  parameters TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX oauth_authorization_requests_by_client ON oauth_authorization_requests(client_id);
+CREATE INDEX oauth_authorization_requests_by_expiry ON oauth_authorization_requests(expires_at);
+CREATE TABLE oauth_codes (
+  code_digest       BLOB PRIMARY KEY,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  redirect_uri      TEXT NOT NULL,
+  scope             TEXT NOT NULL,
+  nonce             TEXT NOT NULL,
+  code_challenge    TEXT NOT NULL,
+  session_digest    BLOB NOT NULL,
+  session_public_id TEXT NOT NULL,
+  auth_time         INTEGER NOT NULL,
+  amr               TEXT NOT NULL,
+  created_at        INTEGER NOT NULL,
+  expires_at        INTEGER NOT NULL,
+  used_at           INTEGER,
+  keep_until        INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX oauth_codes_by_user ON oauth_codes(user_id);
+CREATE INDEX oauth_codes_by_client ON oauth_codes(client_id);
+CREATE INDEX oauth_codes_by_keep_until ON oauth_codes(keep_until);
+CREATE TABLE oauth_access_tokens (
+  token_digest      BLOB PRIMARY KEY,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  scope             TEXT NOT NULL,
+  grant_digest      BLOB NOT NULL,
+  session_public_id TEXT NOT NULL,
+  created_at        INTEGER NOT NULL,
+  expires_at        INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX oauth_access_tokens_by_grant ON oauth_access_tokens(grant_digest);
+CREATE INDEX oauth_access_tokens_by_user ON oauth_access_tokens(user_id, client_id);
+CREATE INDEX oauth_access_tokens_by_client ON oauth_access_tokens(client_id);
+CREATE INDEX oauth_access_tokens_by_expiry ON oauth_access_tokens(expires_at);
+CREATE TABLE oauth_consents (
+  user_id    TEXT NOT NULL REFERENCES users(id),
+  client_id  TEXT NOT NULL REFERENCES oauth_clients(id),
+  scopes     TEXT NOT NULL,
+  granted_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, client_id)
+) WITHOUT ROWID;
+CREATE INDEX oauth_consents_by_client ON oauth_consents(client_id);
+CREATE TABLE oidc_signing_keys (
+  kid            TEXT PRIMARY KEY,
+  alg            TEXT NOT NULL,
+  generation     INTEGER NOT NULL,
+  public_jwk     TEXT NOT NULL,
+  sealed_private TEXT NOT NULL,
+  created_at     INTEGER NOT NULL,
+  signs_from     INTEGER NOT NULL,
+  retired_at     INTEGER,
+  remove_after   INTEGER,
+  UNIQUE (alg, generation)
+) WITHOUT ROWID;
+)sql",
+     R"sql(
+CREATE TABLE oauth_clients (
+  id                        TEXT PRIMARY KEY,
+  name                      TEXT NOT NULL,
+  confidential              BOOLEAN NOT NULL,
+  secret_digest             BYTEA,
+  previous_secret_digest    BYTEA,
+  previous_secret_until     BIGINT,
+  redirect_uris             TEXT NOT NULL,
+  post_logout_redirect_uris TEXT NOT NULL,
+  grant_types               TEXT NOT NULL,
+  scopes                    TEXT NOT NULL,
+  first_party               BOOLEAN NOT NULL,
+  access_token_format       TEXT NOT NULL,
+  id_token_alg              TEXT NOT NULL,
+  introspection             BOOLEAN NOT NULL,
+  created_at                BIGINT NOT NULL,
+  updated_at                BIGINT NOT NULL
+);
+CREATE TABLE oauth_authorization_requests (
+  id_digest  BYTEA PRIMARY KEY,
+  client_id  TEXT NOT NULL REFERENCES oauth_clients(id),
+  parameters TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX oauth_authorization_requests_by_client ON oauth_authorization_requests(client_id);
+CREATE INDEX oauth_authorization_requests_by_expiry ON oauth_authorization_requests(expires_at);
+CREATE TABLE oauth_codes (
+  code_digest       BYTEA PRIMARY KEY,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  redirect_uri      TEXT NOT NULL,
+  scope             TEXT NOT NULL,
+  nonce             TEXT NOT NULL,
+  code_challenge    TEXT NOT NULL,
+  session_digest    BYTEA NOT NULL,
+  session_public_id TEXT NOT NULL,
+  auth_time         BIGINT NOT NULL,
+  amr               TEXT NOT NULL,
+  created_at        BIGINT NOT NULL,
+  expires_at        BIGINT NOT NULL,
+  used_at           BIGINT,
+  keep_until        BIGINT NOT NULL
+);
+CREATE INDEX oauth_codes_by_user ON oauth_codes(user_id);
+CREATE INDEX oauth_codes_by_client ON oauth_codes(client_id);
+CREATE INDEX oauth_codes_by_keep_until ON oauth_codes(keep_until);
+CREATE TABLE oauth_access_tokens (
+  token_digest      BYTEA PRIMARY KEY,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  scope             TEXT NOT NULL,
+  grant_digest      BYTEA NOT NULL,
+  session_public_id TEXT NOT NULL,
+  created_at        BIGINT NOT NULL,
+  expires_at        BIGINT NOT NULL
+);
+CREATE INDEX oauth_access_tokens_by_grant ON oauth_access_tokens(grant_digest);
+CREATE INDEX oauth_access_tokens_by_user ON oauth_access_tokens(user_id, client_id);
+CREATE INDEX oauth_access_tokens_by_client ON oauth_access_tokens(client_id);
+CREATE INDEX oauth_access_tokens_by_expiry ON oauth_access_tokens(expires_at);
+CREATE TABLE oauth_consents (
+  user_id    TEXT NOT NULL REFERENCES users(id),
+  client_id  TEXT NOT NULL REFERENCES oauth_clients(id),
+  scopes     TEXT NOT NULL,
+  granted_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, client_id)
+);
+CREATE INDEX oauth_consents_by_client ON oauth_consents(client_id);
+CREATE TABLE oidc_signing_keys (
+  kid            TEXT PRIMARY KEY,
+  alg            TEXT NOT NULL,
+  generation     BIGINT NOT NULL,
+  public_jwk     TEXT NOT NULL,
+  sealed_private TEXT NOT NULL,
+  created_at     BIGINT NOT NULL,
+  signs_from     BIGINT NOT NULL,
+  retired_at     BIGINT,
+  remove_after   BIGINT,
+  UNIQUE (alg, generation)
+);
 )sql"},
     // How a session signed in (interface.md 17.8: the ID token's amr). A
     // nullable column: instances of the previous release insert without it.

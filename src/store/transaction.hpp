@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 
 #include "core/time.hpp"
 #include "store/areas/admin_keys.hpp"
@@ -45,29 +44,28 @@ class Transaction {
   virtual PasskeyStore& passkeys() = 0;
   virtual EventStore& events() = 0;
   virtual WebhookStore& webhooks() = 0;
-  // The OpenID provider (interface.md 17). TEMPORARY (oidc-base): the
-  // backends implement these; the defaults go once they do.
-  virtual OAuthClientStore& oauth_clients() { throw std::logic_error("oauth_clients"); }
-  virtual AuthorizationRequestStore& authorization_requests() {
-    throw std::logic_error("authorization_requests");
-  }
-  virtual AuthorizationCodeStore& authorization_codes() {
-    throw std::logic_error("authorization_codes");
-  }
-  virtual AccessTokenStore& access_tokens() { throw std::logic_error("access_tokens"); }
-  virtual ConsentStore& consents() { throw std::logic_error("consents"); }
-  virtual SigningKeyStore& signing_keys() { throw std::logic_error("signing_keys"); }
+  // The OpenID provider (interface.md 17).
+  virtual OAuthClientStore& oauth_clients() = 0;
+  virtual AuthorizationRequestStore& authorization_requests() = 0;
+  virtual AuthorizationCodeStore& authorization_codes() = 0;
+  virtual AccessTokenStore& access_tokens() = 0;
+  virtual ConsentStore& consents() = 0;
+  virtual SigningKeyStore& signing_keys() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
   // the longest window, mail sent before `sent_mail_horizon`, audit events from before
-  // `audit_horizon` with their webhook deliveries); returns the rows removed.
+  // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
+  // requests and access tokens, codes past their keep_until and signing keys past their
+  // remove_after); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
            signups().prune(now) + passkeys().prune(now) + throttle().prune(event_horizon) +
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
-           events().prune_repeats(now);
+           events().prune_repeats(now) + authorization_requests().prune(now) +
+           authorization_codes().prune(now) + access_tokens().prune(now) +
+           signing_keys().prune(now);
   }
 };
 

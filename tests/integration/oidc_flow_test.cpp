@@ -49,7 +49,7 @@ std::vector<std::pair<std::string, std::string>> with(
 
 TEST(OidcFlow, Interface_17_2_OffTheProviderRoutesAre404) {
   AuthdProcess authd(fast_hashing());
-  for (const std::string& path : {"/oauth2/authorize", "/oauth2/token", "/oauth2/userinfo",
+  for (const char* path : {"/oauth2/authorize", "/oauth2/token", "/oauth2/userinfo",
                                   "/oauth2/authorize/resume", "/consent", "/consents"}) {
     EXPECT_EQ(send_request(authd.port(), "GET", path).status, 404) << path;
   }
@@ -122,7 +122,7 @@ TEST(OidcFlow, Interface_17_4_oidcc_ensure_redirect_uri_in_authorization_request
   Pkce pkce;
   auto request = code_request(client["clientId"], pkce);
   expect_own_page(authorize(authd, with(request, "redirect_uri", std::nullopt)), "no redirect_uri");
-  for (const std::string& wrong :
+  for (const char* wrong :
        {"https://app.example.com/callback/", "https://app.example.com/callback?x=1",
         "https://app.example.com/callbac", "https://app.example.com:444/callback",
         "http://app.example.com/callback", "https://APP.example.com/callback",
@@ -145,7 +145,7 @@ TEST(OidcFlow, Interface_17_4_ErrorsAreRedirectedWithStateAndIss) {
   auto request = code_request(client["clientId"], pkce);
   expect_error_redirect(authorize(authd, with(request, "response_type", std::nullopt), cookie),
                         "invalid_request", "no response_type");
-  for (const std::string& type : {"token", "id_token", "code id_token", "none"})
+  for (const char* type : {"token", "id_token", "code id_token", "none"})
     expect_error_redirect(authorize(authd, with(request, "response_type", type), cookie),
                           "unsupported_response_type", type);
   expect_error_redirect(authorize(authd, with(request, "code_challenge", std::nullopt), cookie),
@@ -331,7 +331,7 @@ TEST(OidcFlow, Interface_17_5_ThirdPartyClientsAskConsentOnce) {
                 .status,
             403);
   Headers own = form;
-  own.emplace_back("Origin", kOrigin);
+  own.emplace_back("Origin", kIssuer);
   HttpResponse allowed =
       send_request(authd.port(), "POST", "/oauth2/consent", own, "request=" + id + "&decision=allow");
   ASSERT_EQ(allowed.status, 302) << allowed.body;
@@ -386,7 +386,7 @@ TEST(OidcFlow, Interface_17_5_DeniedConsentAndPromptNoneWithoutConsent) {
       authd.port(), "POST", "/oauth2/consent",
       {{"Content-Type", "application/x-www-form-urlencoded"},
        {"Cookie", "authd_session=" + cookie},
-       {"Origin", kOrigin}},
+       {"Origin", kIssuer}},
       "request=" + id + "&decision=deny");
   expect_error_redirect(denied, "access_denied", "deny");
   EXPECT_TRUE(events_of_type(authd, "oauth.consent_granted").empty());

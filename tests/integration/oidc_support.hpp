@@ -21,7 +21,6 @@ namespace authd::test {
 // The issuer of these tests: a loopback http:// URL (17.2), so that the
 // cookie is `authd_session` without Secure.
 inline const std::string kIssuer = "http://127.0.0.1";
-inline const std::string kOrigin = "http://127.0.0.1";
 inline const std::string kRedirect = "https://app.example.com/callback";
 
 inline std::vector<std::string> oidc_args(std::vector<std::string> more = {}) {
@@ -37,13 +36,13 @@ inline nlohmann::json register_client(const AuthdProcess& authd,
                                       const nlohmann::json& overrides = nlohmann::json::object()) {
   static std::map<int, std::string> keys;  // one admin key per authd process
   std::string& key = keys[authd.pid()];
-  if (key.empty()) key = create_key(authd, "oidc-tests");
+  if (key.empty()) key = admin::create_key(authd, "oidc-tests");
   nlohmann::json body = {{"name", "Example App"},
                          {"type", "confidential"},
                          {"redirectUris", {kRedirect}},
                          {"firstParty", true}};
   body.update(overrides);
-  HttpResponse res = call(authd, key, "POST", "/admin/clients", body);
+  HttpResponse res = admin::call(authd, key, "POST", "/admin/clients", body);
   EXPECT_EQ(res.status, 201) << res.body;
   return res.status == 201 ? res.json() : nlohmann::json::object();
 }

@@ -234,7 +234,7 @@ TEST_F(StartupChecks, Interface_17_2_HttpIssuerOffLoopbackIsRefused) {
   CommandResult plain = serve({"--oidc", "on", "--public-url", "http://auth.example.com"});
   EXPECT_EQ(plain.exit_code, 2) << plain.output;
   EXPECT_TRUE(logged_event(plain.output, "bad_configuration")) << plain.output;
-  for (const std::string& url : {"https://auth.example.com", "http://127.0.0.1:8080"}) {
+  for (const char* url : {"https://auth.example.com", "http://127.0.0.1:8080"}) {
     CommandResult fine = serve({"--oidc", "on", "--public-url", url});
     EXPECT_EQ(fine.exit_code, 0) << url << ": " << fine.output;
   }

@@ -29,6 +29,16 @@ class NoAreas final : public Transaction {
   PasskeyStore& passkeys() override { throw std::logic_error("no areas here"); }
   EventStore& events() override { throw std::logic_error("no areas here"); }
   WebhookStore& webhooks() override { throw std::logic_error("no areas here"); }
+  OAuthClientStore& oauth_clients() override { throw std::logic_error("no areas here"); }
+  AuthorizationRequestStore& authorization_requests() override {
+    throw std::logic_error("no areas here");
+  }
+  AuthorizationCodeStore& authorization_codes() override {
+    throw std::logic_error("no areas here");
+  }
+  AccessTokenStore& access_tokens() override { throw std::logic_error("no areas here"); }
+  ConsentStore& consents() override { throw std::logic_error("no areas here"); }
+  SigningKeyStore& signing_keys() override { throw std::logic_error("no areas here"); }
 };
 
 // Runs each unit's work (ok, or the exception for its caller) and records

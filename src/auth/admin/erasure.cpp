@@ -12,6 +12,11 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.signups().remove_of_email(user.email);
   tx.second_factors().remove_all(user.id);
   tx.passkeys().remove_all_of(user.id);
+  // The OpenID provider's grants (interface.md 17.5-17.9): the store's
+  // foreign keys refuse the user's removal while one is left.
+  tx.consents().delete_of_user(user.id);
+  tx.authorization_codes().delete_of_user(user.id);
+  tx.access_tokens().revoke_of_user(user.id);
   tx.throttle().delete_events(login_email_key(user.email));
   tx.events().forget_repeat(login_email_key(user.email));
   tx.throttle().delete_events(reset_mail_key(user.email));

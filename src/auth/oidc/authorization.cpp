@@ -323,6 +323,7 @@ boost::asio::awaitable<ConsentPrompt> consent_prompt(
   prompt.step.request_id = std::string(request_id);
   prompt.client_name = resumed.situation.client->name;
   prompt.scopes = resumed.parameters->scopes;
+  prompt.redirect_uri = resumed.parameters->redirect_uri;
   co_return prompt;
 }
 

@@ -68,6 +68,7 @@ struct ConsentPrompt {
   AuthorizationStep step;  // kind consent when the page is to be shown
   std::string client_name;
   std::vector<std::string> scopes;
+  std::string redirect_uri;  // where the answer will go (the page's form-action allows it)
 };
 boost::asio::awaitable<ConsentPrompt> consent_prompt(
     AuthContext& ctx, std::string_view request_id, const std::optional<std::string>& session_token);

@@ -127,6 +127,11 @@ bool Result::boolean(int row, int column) const {
   return std::strcmp(PQgetvalue(result_, row, column), "t") == 0;
 }
 
+std::optional<Sha256Digest> Result::optional_digest(int row, int column) const {
+  if (is_null(row, column)) return std::nullopt;
+  return digest(row, column);
+}
+
 Sha256Digest Result::digest(int row, int column) const {
   // BYTEA in the text format: "\x" then two hex digits a byte.
   std::string_view text(PQgetvalue(result_, row, column));

@@ -51,6 +51,7 @@ class Result {
   std::optional<std::int64_t> optional_integer(int row, int column) const;
   bool boolean(int row, int column) const;
   Sha256Digest digest(int row, int column) const;
+  std::optional<Sha256Digest> optional_digest(int row, int column) const;
 
  private:
   bool is_null(int row, int column) const;
@@ -71,6 +72,9 @@ class Row {
   }
   bool boolean(int column) const { return result_.boolean(row_, column); }
   Sha256Digest digest(int column) const { return result_.digest(row_, column); }
+  std::optional<Sha256Digest> optional_digest(int column) const {
+    return result_.optional_digest(row_, column);
+  }
 
  private:
   const Result& result_;

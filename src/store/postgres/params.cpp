@@ -70,6 +70,11 @@ Params& Params::digest(const Sha256Digest& value) {
   return add(std::string(value.begin(), value.end()), 1);
 }
 
+Params& Params::digest(const std::optional<Sha256Digest>& value) {
+  if (value) return digest(*value);
+  return add(std::nullopt, 1);
+}
+
 std::vector<const char*> Params::pointers() const {
   std::vector<const char*> pointers;
   pointers.reserve(values_.size());

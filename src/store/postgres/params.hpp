@@ -24,6 +24,7 @@ class Params {
   Params& integer(const std::optional<std::int64_t>& value);
   Params& boolean(bool value);
   Params& digest(const Sha256Digest& value);  // BYTEA, sent in binary
+  Params& digest(const std::optional<Sha256Digest>& value);
   // A text[] in PostgreSQL's array input syntax, each element quoted.
   Params& text_array(std::span<const std::string> values);
   // The same, a missing value as NULL.

@@ -1,7 +1,9 @@
 // PostgreSQL's areas of a transaction (store/transaction.hpp), each
 // implemented in a file of its own (users.cpp, sessions.cpp,
 // throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp,
-// admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp) with statements prepared once per
+// admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
+// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, consents.cpp,
+// signing_keys.cpp) with statements prepared once per
 // connection. PostgresStore (postgres_store.cpp) begins and ends the transactions; the areas only
 // run statements.
 //
@@ -274,6 +276,88 @@ class Webhooks final : public WebhookStore {
   Connection& db_;
 };
 
+class OAuthClients final : public OAuthClientStore {
+ public:
+  explicit OAuthClients(Connection& db) : db_(db) {}
+  void insert(const OAuthClientRecord& client) override;
+  std::optional<OAuthClientRecord> by_id(std::string_view id) override;
+  std::vector<OAuthClientRecord> list() override;
+  bool update(const OAuthClientRecord& client) override;
+  bool remove(std::string_view id) override;
+
+ private:
+  Connection& db_;
+};
+
+class AuthorizationRequests final : public AuthorizationRequestStore {
+ public:
+  explicit AuthorizationRequests(Connection& db) : db_(db) {}
+  void insert(const AuthorizationRequestRecord& request) override;
+  std::optional<AuthorizationRequestRecord> by_id(const Sha256Digest& digest) override;
+  bool remove(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class AuthorizationCodes final : public AuthorizationCodeStore {
+ public:
+  AuthorizationCodes(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void insert(const AuthorizationCodeRecord& code) override;
+  std::optional<AuthorizationCodeRecord> by_digest(const Sha256Digest& digest) override;
+  bool mark_used(const Sha256Digest& digest, Millis now) override;
+  void delete_of_user(std::string_view user_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+class AccessTokens final : public AccessTokenStore {
+ public:
+  explicit AccessTokens(Connection& db) : db_(db) {}
+  void insert(const AccessTokenRecord& token) override;
+  std::optional<AccessTokenUser> live_with_user(const Sha256Digest& digest, Millis now) override;
+  std::int64_t revoke_of_grant(const Sha256Digest& grant_digest) override;
+  std::int64_t revoke_of_user(std::string_view user_id) override;
+  std::int64_t revoke_of_user_and_client(std::string_view user_id,
+                                         std::string_view client_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
+class Consents final : public ConsentStore {
+ public:
+  Consents(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void upsert(const ConsentRecord& consent) override;
+  std::optional<ConsentRecord> get(std::string_view user_id, std::string_view client_id) override;
+  std::vector<ConsentListing> list_of_user(std::string_view user_id) override;
+  bool remove(std::string_view user_id, std::string_view client_id) override;
+  void delete_of_user(std::string_view user_id) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
+};
+
+class SigningKeys final : public SigningKeyStore {
+ public:
+  explicit SigningKeys(Connection& db) : db_(db) {}
+  bool insert(const SigningKeyRecord& key) override;
+  std::vector<SigningKeyRecord> list() override;
+  bool retire(std::string_view kid, Millis retired_at, Millis remove_after) override;
+  bool set_signs_from(std::string_view kid, Millis signs_from) override;
+  bool reseal(std::string_view kid, std::string_view sealed_private) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -288,7 +372,13 @@ class PostgresTransaction final : public Transaction {
         second_factors_(db),
         passkeys_(db),
         events_(db),
-        webhooks_(db) {}
+        webhooks_(db),
+        oauth_clients_(db),
+        authorization_requests_(db),
+        authorization_codes_(db, locking),
+        access_tokens_(db),
+        consents_(db, locking),
+        signing_keys_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -301,6 +391,12 @@ class PostgresTransaction final : public Transaction {
   PasskeyStore& passkeys() override { return passkeys_; }
   EventStore& events() override { return events_; }
   WebhookStore& webhooks() override { return webhooks_; }
+  OAuthClientStore& oauth_clients() override { return oauth_clients_; }
+  AuthorizationRequestStore& authorization_requests() override { return authorization_requests_; }
+  AuthorizationCodeStore& authorization_codes() override { return authorization_codes_; }
+  AccessTokenStore& access_tokens() override { return access_tokens_; }
+  ConsentStore& consents() override { return consents_; }
+  SigningKeyStore& signing_keys() override { return signing_keys_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
   void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
@@ -318,6 +414,12 @@ class PostgresTransaction final : public Transaction {
   Passkeys passkeys_;
   Events events_;
   Webhooks webhooks_;
+  OAuthClients oauth_clients_;
+  AuthorizationRequests authorization_requests_;
+  AuthorizationCodes authorization_codes_;
+  AccessTokens access_tokens_;
+  Consents consents_;
+  SigningKeys signing_keys_;
 };
 
 }  // namespace authd::postgres

@@ -57,6 +57,13 @@ Statement& Statement::bind(int index, const Sha256Digest& digest) {
   return *this;
 }
 
+Statement& Statement::bind(int index, const std::optional<Sha256Digest>& digest) {
+  if (digest) return bind(index, *digest);
+  int rc = sqlite3_bind_null(stmt_, index);
+  if (rc != SQLITE_OK) fail(db_, rc, "bind");
+  return *this;
+}
+
 bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -85,6 +92,11 @@ std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(
 std::optional<std::int64_t> Statement::optional_integer(int column) const {
   if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
   return integer(column);
+}
+
+std::optional<Sha256Digest> Statement::optional_digest(int column) const {
+  if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+  return digest(column);
 }
 
 Sha256Digest Statement::digest(int column) const {

@@ -35,6 +35,7 @@ class Statement {
   Statement& bind(int index, const std::optional<std::string>& text);
   Statement& bind(int index, const std::optional<std::int64_t>& value);
   Statement& bind(int index, const Sha256Digest& digest);
+  Statement& bind(int index, const std::optional<Sha256Digest>& digest);
 
   bool step();  // true while a row is available; throws StoreError on failure
   void run();   // steps a statement that returns no rows
@@ -45,6 +46,7 @@ class Statement {
   std::optional<std::int64_t> optional_integer(int column) const;
   bool boolean(int column) const { return integer(column) != 0; }
   Sha256Digest digest(int column) const;
+  std::optional<Sha256Digest> optional_digest(int column) const;
 
  private:
   sqlite3* db_;

@@ -1,0 +1,84 @@
+// How PostgreSQL stores the registered OAuth clients (interface.md 17.3):
+// one row per client, its lists as JSON arrays; removing one removes what
+// was issued to it first, in the same transaction.
+#include "store/oauth_columns.hpp"
+#include "store/postgres/connection.hpp"
+#include "store/postgres/transaction.hpp"
+
+namespace authd::postgres {
+namespace {
+
+// Every member but id and created_at, as $2 .. $15.
+void add_writable(Params& params, const OAuthClientRecord& c) {
+  params.text(c.name).boolean(c.confidential).digest(c.secret_digest);
+  params.digest(c.previous_secret_digest).integer(c.previous_secret_until);
+  params.text(json_list(c.redirect_uris)).text(json_list(c.post_logout_redirect_uris));
+  params.text(json_list(c.grant_types)).text(json_list(c.scopes)).boolean(c.first_party);
+  params.text(c.access_token_format).text(c.id_token_alg).boolean(c.introspection);
+  params.integer(c.updated_at);
+}
+
+}  // namespace
+
+void OAuthClients::insert(const OAuthClientRecord& client) {
+  Params params;
+  params.text(client.id);
+  add_writable(params, client);
+  params.integer(client.created_at);
+  db_.run(
+      "INSERT INTO oauth_clients (id, name, confidential, secret_digest, "
+      "previous_secret_digest, previous_secret_until, redirect_uris, post_logout_redirect_uris, "
+      "grant_types, scopes, first_party, access_token_format, id_token_alg, introspection, "
+      "updated_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+      "$14, $15, $16)",
+      params);
+}
+
+std::optional<OAuthClientRecord> OAuthClients::by_id(std::string_view id) {
+  Params params;
+  params.text(id);
+  Result rows =
+      db_.run("SELECT " AUTHD_OAUTH_CLIENT_COLUMNS " FROM oauth_clients WHERE id = $1", params);
+  if (rows.rows() == 0) return std::nullopt;
+  return read_oauth_client(Row(rows, 0));
+}
+
+std::vector<OAuthClientRecord> OAuthClients::list() {
+  Result rows = db_.run("SELECT " AUTHD_OAUTH_CLIENT_COLUMNS
+                        " FROM oauth_clients ORDER BY created_at, id COLLATE \"C\"");
+  std::vector<OAuthClientRecord> clients;
+  clients.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) clients.push_back(read_oauth_client(Row(rows, i)));
+  return clients;
+}
+
+bool OAuthClients::update(const OAuthClientRecord& client) {
+  Params params;
+  params.text(client.id);
+  add_writable(params, client);
+  return db_.run(
+                "UPDATE oauth_clients SET name = $2, confidential = $3, secret_digest = $4, "
+                "previous_secret_digest = $5, previous_secret_until = $6, redirect_uris = $7, "
+                "post_logout_redirect_uris = $8, grant_types = $9, scopes = $10, "
+                "first_party = $11, access_token_format = $12, id_token_alg = $13, "
+                "introspection = $14, updated_at = $15 WHERE id = $1",
+                params)
+             .affected() == 1;
+}
+
+// What names the client first, then the client. No lock on the client's
+// row beforehand: an exchange holds its code's row and then checks the
+// client's key, so locking the client first could deadlock with it. A
+// consent written between these statements makes the last one fail on its
+// foreign key (the removal is refused, not left half done).
+bool OAuthClients::remove(std::string_view id) {
+  Params params;
+  params.text(id);
+  db_.run("DELETE FROM oauth_authorization_requests WHERE client_id = $1", params);
+  db_.run("DELETE FROM oauth_codes WHERE client_id = $1", params);
+  db_.run("DELETE FROM oauth_access_tokens WHERE client_id = $1", params);
+  db_.run("DELETE FROM oauth_consents WHERE client_id = $1", params);
+  return db_.run("DELETE FROM oauth_clients WHERE id = $1", params).affected() == 1;
+}
+
+}  // namespace authd::postgres
