@@ -18,7 +18,7 @@ import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
 
 import {
-  addUser, authorizeInBrowser, registerClient, setup, startCallbackServer, startProvider, suite
+  addUser, authorizeInBrowser, log, registerClient, setup, startCallbackServer, startProvider, suite
 } from './support.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
@@ -61,11 +61,13 @@ async function codeFlow(oauthClient, clientAuth, scope) {
   const response = await authorizeInBrowser(provider, callback, url, EMAIL);
   // validateAuthResponse checks state and, as advertised, iss (RFC 9207).
   const parameters = oauth.validateAuthResponse(as, oauthClient, response, state);
+  log('oauth4webapi: the code to the token endpoint');
   const tokenResponse = await oauth.authorizationCodeGrantRequest(as, oauthClient, clientAuth, parameters,
     callback.redirectUri, codeVerifier, INSECURE);
   const result = await oauth.processAuthorizationCodeResponse(as, oauthClient, tokenResponse,
     { expectedNonce: nonce, requireIdToken: true });
   const claims = oauth.getValidatedIdTokenClaims(result);
+  log('oauth4webapi: tokens validated');
   const userinfo = await oauth.processUserInfoResponse(as, oauthClient, claims.sub,
     await oauth.userInfoRequest(as, oauthClient, result.access_token, INSECURE));
   return { result, claims, userinfo };

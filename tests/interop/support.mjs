@@ -46,7 +46,7 @@ export function log(...args) {
   console.log('#', ...args);
 }
 
-export function sleep(ms) {
+function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
@@ -72,7 +72,7 @@ export function suite() {
   after(async () => {
     while (cleanups.length > 0) {
       try {
-        await cleanups.pop()();
+        await within(Promise.resolve().then(cleanups.pop()), 20_000, 'a clean-up step');
       } catch (error) {
         console.error('cleanup:', error.message);
       }
@@ -347,15 +347,37 @@ export async function authorizeInBrowser(provider, callback, authorizationUrl, e
   try {
     const page = await context.newPage();
     const answer = callback.next();
+    log('browser: to the authorization endpoint');
     await page.goto(String(authorizationUrl));
     if (!options.signedIn) await signIn(page, provider.issuer, email, options);
-    const url = await Promise.race([answer, sleep(20_000).then(() => null)]);
+    log('browser: signed in, waiting for the redirect');
+    const url = await within(answer, 20_000, 'the redirect to the relying party');
     assert.ok(url, `the browser never reached the redirect URI; it is at ${page.url()}`);
+    log('browser: at the redirect URI');
     assert.equal(url.searchParams.get('error'), null,
       `authorization error: ${url.searchParams.get('error')} ${url.searchParams.get('error_description')}`);
-    await page.close();
+    // The relying party's page loaded before the page goes.
+    await page.waitForURL((at) => at.href.startsWith(callback.redirectUri), { waitUntil: 'load', timeout: 15_000 });
+    await within(page.close(), 5_000, 'closing the page');
     return url;
   } finally {
-    if (!options.context) await context.close();
+    if (!options.context) await within(context.close(), 5_000, 'closing the browser context');
+  }
+}
+
+// What `promise` resolves to, or null once `ms` have passed (said in the
+// log): a step that hangs does not hold up the rest (the browser is closed
+// at the end in any case).
+async function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    const outcome = await Promise.race([promise.then((value) => ({ value })), late]);
+    if (outcome === null) log(`${what} took over ${ms} ms; going on`);
+    return outcome?.value ?? null;
+  } finally {
+    clearTimeout(timer);  // else the timer keeps the process alive
   }
 }
