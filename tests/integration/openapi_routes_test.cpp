@@ -2,9 +2,10 @@
 // asked each documented operation, answers with a status the document lists
 // for it (and never 404 or 405), and a known path asked with another method
 // answers 405 with an Allow header naming exactly the documented methods.
-// The server runs with sign-up open and sign-in by mail on, so that every
-// documented route exists (the sign-up routes are documented as served only
-// with --signup open, those of interface.md 19 only with --email-signin on).
+// The server runs with sign-up open, sign-in by mail and the OpenID provider
+// on, so that every documented route exists (the sign-up routes are
+// documented as served only with --signup open, those of interface.md 19
+// only with --email-signin on, those of 17 only with --oidc on).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -38,7 +39,8 @@ std::set<std::string> split_allow(const std::string& allow) {
 
 std::vector<std::string> with_optional_routes() {
   std::vector<std::string> args = fast_hashing();
-  args.insert(args.end(), {"--signup", "open", "--email-signin", "on"});
+  args.insert(args.end(), {"--signup", "open", "--email-signin", "on", "--oidc", "on",
+                           "--public-url", "https://authd.test"});
   return args;
 }
 
