@@ -30,7 +30,7 @@ for (const name of ['AUTHD_ISSUER', 'CLIENT_ID', 'CLIENT_SECRET']) {
 // Discovery: authd's /.well-known/openid-configuration. Plain http is
 // accepted only for an issuer on the loopback interface (a local try-out).
 const issuer = new URL(process.env.AUTHD_ISSUER);
-const loopback = issuer.protocol === 'http:' && ['127.0.0.1', '[::1]'].includes(issuer.hostname);
+const loopback = issuer.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(issuer.hostname);
 const config = await client.discovery(issuer, process.env.CLIENT_ID, undefined,
   client.ClientSecretBasic(process.env.CLIENT_SECRET), loopback ? { execute: [client.allowInsecureRequests] } : {});
 // Check the ID token's signature against authd's JWKS too, not only TLS.
