@@ -3,7 +3,9 @@
 // PKCE (S256), state and nonce, the person signing in on authd's page in
 // Chromium (and allowing a third-party client on the consent page), the
 // code exchanged and the ID token validated by openid-client (iss, aud,
-// nonce, azp, the signature against the JWKS), then userinfo.
+// nonce, azp, the signature against the JWKS), then userinfo; a second
+// authorization answered by the browser's session at authd; a denied
+// consent read as access_denied.
 //
 //   node --test tests/interop/openid_client.test.mjs   (AUTHD points at authd)
 //   node tests/interop/openid_client.test.mjs <path to authd>
@@ -138,4 +140,30 @@ check('Interface_17_14 openid-client completes the code flow of a third-party co
   assert.equal(claims.name, undefined, 'a claim of a scope not asked for');
   assert.equal(userinfo.email, EMAIL);
   assert.equal(userinfo.email_verified, claims.email_verified);
+});
+
+check('Interface_17_14 openid-client reads a denied consent as access_denied from authd', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop denied', type: 'public', firstParty: false, redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId, undefined, client.None());
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: callback.redirectUri,
+    scope: 'openid email',
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state
+  });
+  const response = await authorizeInBrowser(provider, callback, url, EMAIL,
+    { consent: 'deny', errorExpected: true });
+  // openid-client checks the error response's iss and state before it
+  // reports the error (RFC 9207).
+  await assert.rejects(client.authorizationCodeGrant(config, response, {
+    pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: state
+  }), (error) => {
+    assert.ok(error instanceof client.AuthorizationResponseError, `not an authorization error: ${error}`);
+    assert.equal(error.error, 'access_denied');
+    return true;
+  });
 });

@@ -325,7 +325,8 @@ export async function shot(page, name) {
 
 // The person's part: authd's sign-in page (interface.md 17.5: form#signin,
 // #email, #password, #signin-submit) and, for a third-party client, the
-// consent page (#allow). `page` has been sent to the authorization URL.
+// consent page (#allow, or #deny with `consent: 'deny'`). `page` has been
+// sent to the authorization URL.
 export async function signIn(page, issuer, email, { consent = false, screenshot } = {}) {
   await page.waitForURL((url) => url.href.startsWith(`${issuer}/signin`), { timeout: 15_000 });
   await page.locator('#email').fill(email);
@@ -333,15 +334,17 @@ export async function signIn(page, issuer, email, { consent = false, screenshot 
   if (screenshot) await shot(page, `${screenshot}-signin.png`);
   await page.locator('#signin-submit').click();
   if (!consent) return;
-  await page.locator('#allow').waitFor({ timeout: 15_000 });
+  const button = consent === 'deny' ? '#deny' : '#allow';
+  await page.locator(button).waitFor({ timeout: 15_000 });
   if (screenshot) await shot(page, `${screenshot}-consent.png`);
-  await page.locator('#allow').click();
+  await page.locator(button).click();
 }
 
 // Sends a browser to `authorizationUrl` and returns the authorization
 // response that reached `callback`. A fresh browser signs in first; with
 // `options.context` the given one goes (its cookie session at authd may
-// make signing in needless: `options.signedIn`).
+// make signing in needless: `options.signedIn`). An error response is
+// refused unless `options.errorExpected`.
 export async function authorizeInBrowser(provider, callback, authorizationUrl, email, options = {}) {
   const context = options.context ?? await newBrowserContext();
   try {
@@ -354,8 +357,10 @@ export async function authorizeInBrowser(provider, callback, authorizationUrl, e
     const url = await within(answer, 20_000, 'the redirect to the relying party');
     assert.ok(url, `the browser never reached the redirect URI; it is at ${page.url()}`);
     log('browser: at the redirect URI');
-    assert.equal(url.searchParams.get('error'), null,
-      `authorization error: ${url.searchParams.get('error')} ${url.searchParams.get('error_description')}`);
+    if (!options.errorExpected) {
+      assert.equal(url.searchParams.get('error'), null,
+        `authorization error: ${url.searchParams.get('error')} ${url.searchParams.get('error_description')}`);
+    }
     // The relying party's page loaded before the page goes.
     await page.waitForURL((at) => at.href.startsWith(callback.redirectUri), { waitUntil: 'load', timeout: 15_000 });
     await within(page.close(), 5_000, 'closing the page');
