@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "api/api.hpp"
@@ -48,6 +49,55 @@ TEST(OpenApiReader, FindsOperationsAndStatusesUnderPathsOnly) {
   EXPECT_EQ(ops["GET /me"].statuses, (std::set<int>{200}));
   EXPECT_EQ(ops["POST /login"].success_media_types, (std::set<std::string>{"application/json"}));
   EXPECT_TRUE(ops["GET /me"].success_media_types.empty());
+}
+
+// Per status, the reader keeps inline media types and the shared response
+// referred to, whose media types it reads under components; and it sees the
+// public Cache-Control of the discovery documents (interface.md 17.2).
+TEST(OpenApiReader, KeepsMediaTypesPerStatusAndSharedResponses) {
+  const std::string text =
+      "openapi: 3.0.3\n"
+      "paths:\n"
+      "  /page:\n"
+      "    get:\n"
+      "      responses:\n"
+      "        '200':\n"
+      "          description: ok\n"
+      "          headers:\n"
+      "            Cache-Control:\n"
+      "              $ref: '#/components/headers/Cache-Control-Public'\n"
+      "          content:\n"
+      "            text/html:\n"
+      "              schema: {}\n"
+      "        '302':\n"
+      "          $ref: '#/components/responses/Redirect'\n"
+      "        '400':\n"
+      "          $ref: '#/components/responses/Page'\n"
+      "components:\n"
+      "  responses:\n"
+      "    Redirect:\n"
+      "      description: on\n"
+      "    Page:\n"
+      "      description: a page\n"
+      "      content:\n"
+      "        text/html:\n"
+      "          schema: {}\n"
+      "  schemas:\n"
+      "    Other:\n"
+      "      content:\n"
+      "        application/json:\n";
+  OpenApiOperations ops = read_openapi_paths_from_text(text);
+  ASSERT_EQ(ops.count("GET /page"), 1u);
+  const OpenApiOperation& page = ops["GET /page"];
+  EXPECT_EQ(page.media_types.at(200), (std::set<std::string>{"text/html"}));
+  EXPECT_EQ(page.response_refs.at(302), "Redirect");
+  EXPECT_EQ(page.response_refs.at(400), "Page");
+  EXPECT_TRUE(page.public_cache);
+  std::istringstream in(text);
+  SharedResponseMediaTypes shared = read_shared_response_media_types(in);
+  EXPECT_EQ(shared.size(), 2u);
+  EXPECT_TRUE(shared.at("Redirect").empty());
+  EXPECT_EQ(shared.at("Page"), (std::set<std::string>{"text/html"}));
 }
 
 TEST(OpenApi, DocumentIsOpenApi303) {
