@@ -258,6 +258,33 @@ TEST(OidcFlow, Interface_17_5_WithoutASessionTheRequestWaitsForTheSignIn) {
                   "unknown request");
 }
 
+// A waiting request is answered once: eight resumptions at once (a double
+// click, a reload) give one code; the others authd's own page.
+TEST(OidcFlow, Interface_17_5_AWaitingRequestIsAnsweredOnce) {
+  AuthdProcess authd(oidc_args());
+  authd.add_user(kEmail, kPassword);
+  nlohmann::json client = register_client(authd);
+  Pkce pkce;
+  std::string id = location_parameters(authorize(authd, code_request(client["clientId"], pkce)))
+                       ["request"];
+  ASSERT_FALSE(id.empty());
+  std::string cookie = authd.login(kEmail, kPassword);
+  std::vector<HttpResponse> answers(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < answers.size(); ++i)
+    threads.emplace_back([&, i] {
+      answers[i] = browser_get(authd, "/oauth2/authorize/resume?request=" + id, cookie);
+    });
+  for (std::thread& thread : threads) thread.join();
+  int codes = 0;
+  for (const HttpResponse& answer : answers) {
+    if (answer.status == 302 && !location_parameters(answer)["code"].empty()) ++codes;
+    else expect_own_page(answer, "a second answer");
+  }
+  EXPECT_EQ(codes, 1);
+  EXPECT_EQ(events_of_type(authd, "oauth.authorized").size(), 1u);
+}
+
 // oidcc-prompt-login: a live session is not enough; one opened after the
 // request is.
 TEST(OidcFlow, Interface_17_4_oidcc_prompt_login) {

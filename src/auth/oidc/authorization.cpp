@@ -113,14 +113,19 @@ class Decision {
                                                        bool grant_consent) {
     Millis now = now_millis();
     IssuedCode code = new_authorization_code(ctx_.policy.oidc, parameters_, browser.session, now);
+    bool answered_before = false;
     auto work = [&](Transaction& tx) {
+      // A waiting request is answered once: of two resumptions at once
+      // (a double click), the one that removes it issues the code.
+      answered_before = waiting_digest && !tx.authorization_requests().remove(*waiting_digest);
+      if (answered_before) return;
       if (grant_consent) record_consent(tx, browser.user.id, now);
       tx.authorization_codes().insert(code.record);
-      if (waiting_digest) tx.authorization_requests().remove(*waiting_digest);
       record_event(tx, source_, "oauth.authorized", browser.user.id,
                    {{"clientId", parameters_.client_id}, {"scopes", parameters_.scopes}}, now);
     };
     if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    if (answered_before) co_return error_page(std::string(kExpiredRequest));
     AuthorizationStep step;
     step.kind = AuthorizationStep::Kind::redirect;
     step.redirect.uri = parameters_.redirect_uri;
@@ -138,7 +143,9 @@ class Decision {
     if (!browser) return false;
     if (waiting_since && browser->session.created_at >= *waiting_since) return true;
     if (parameters_.prompt_login) return false;
-    if (parameters_.max_age && now - browser->session.created_at > *parameters_.max_age * 1000)
+    // max_age=0 always asks (the session is at least as old as this request).
+    if (parameters_.max_age && (*parameters_.max_age == 0 ||
+                                now - browser->session.created_at > *parameters_.max_age * 1000))
       return false;
     return true;
   }
