@@ -43,8 +43,7 @@ class OidcConformance : public ::testing::Test {
 
   nlohmann::json userinfo_for(const std::string& scope) {
     nlohmann::json tokens = tokens_for(code_request(client_["clientId"], pkce_, scope));
-    HttpResponse info =
-        get_with_token(authd_.port(), "/oauth2/userinfo", tokens["access_token"]);
+    HttpResponse info = get_with_token(authd_.port(), "/oauth2/userinfo", tokens["access_token"]);
     EXPECT_EQ(info.status, 200) << info.body;
     return info.json();
   }
@@ -96,10 +95,10 @@ TEST_F(OidcConformance, Interface_17_4_oidcc_claims_essential) {
 
 // The same request as a form POST (Core 3.1.2.1).
 TEST_F(OidcConformance, Interface_17_4_oidcc_ensure_post_request_succeeds) {
-  HttpResponse res = send_request(
-      authd_.port(), "POST", "/oauth2/authorize",
-      {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", "authd_session=" + cookie_}},
-      form_encoded(request()));
+  HttpResponse res = send_request(authd_.port(), "POST", "/oauth2/authorize",
+                                  {{"Content-Type", "application/x-www-form-urlencoded"},
+                                   {"Cookie", "authd_session=" + cookie_}},
+                                  form_encoded(request()));
   ASSERT_EQ(res.status, 302) << res.body;
   EXPECT_FALSE(location_parameters(res)["code"].empty()) << res.header("Location");
 }
@@ -137,16 +136,16 @@ TEST_F(OidcConformance, Interface_17_8_oidcc_scope_profile) {
 TEST_F(OidcConformance, Interface_17_8_oidcc_scope_phone_and_all) {
   std::string key = admin::create_key(authd_, "phone");
   nlohmann::json user = show_user(authd_, kEmail);
-  HttpResponse patched = admin::call(authd_, key, "PATCH", "/admin/users/" + user["id"].get<std::string>(),
-                                     nlohmann::json{{"phone", "+15555550100"},
-                                                    {"displayName", "Alice"}});
+  HttpResponse patched =
+      admin::call(authd_, key, "PATCH", "/admin/users/" + user["id"].get<std::string>(),
+                  nlohmann::json{{"phone", "+15555550100"}, {"displayName", "Alice"}});
   ASSERT_EQ(patched.status, 200) << patched.body;
   nlohmann::json phone = userinfo_for("openid phone");
   EXPECT_EQ(phone["phone_number"], "+15555550100");
   EXPECT_EQ(phone["phone_number_verified"], false);
   nlohmann::json all = userinfo_for("openid profile email phone");
-  for (const char* claim : {"sub", "name", "updated_at", "email", "email_verified",
-                            "phone_number", "phone_number_verified"})
+  for (const char* claim : {"sub", "name", "updated_at", "email", "email_verified", "phone_number",
+                            "phone_number_verified"})
     EXPECT_TRUE(all.contains(claim)) << claim << ": " << all.dump();
   EXPECT_EQ(all["name"], "Alice");
 }

@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> with(
 TEST(OidcFlow, Interface_17_2_OffTheProviderRoutesAre404) {
   AuthdProcess authd(fast_hashing());
   for (const char* path : {"/oauth2/authorize", "/oauth2/token", "/oauth2/userinfo",
-                                  "/oauth2/authorize/resume", "/consent", "/consents"}) {
+                           "/oauth2/authorize/resume", "/consent", "/consents"}) {
     EXPECT_EQ(send_request(authd.port(), "GET", path).status, 404) << path;
   }
 }
@@ -107,8 +107,8 @@ TEST(OidcFlow, Interface_17_4_oidcc_server_CodeFlowWithPkce) {
 
   HttpResponse info = get_with_token(authd.port(), "/oauth2/userinfo", body["access_token"]);
   ASSERT_EQ(info.status, 200) << info.body;
-  EXPECT_EQ(info.json(), (nlohmann::json{{"sub", me["id"]}, {"email", kEmail},
-                                         {"email_verified", false}}));
+  EXPECT_EQ(info.json(),
+            (nlohmann::json{{"sub", me["id"]}, {"email", kEmail}, {"email_verified", false}}));
   EXPECT_EQ(events_of_type(authd, "oauth.authorized").size(), 1u);
   expect_no_secret_in_events(authd);
 }
@@ -150,22 +150,21 @@ TEST(OidcFlow, Interface_17_4_ErrorsAreRedirectedWithStateAndIss) {
                           "unsupported_response_type", type);
   expect_error_redirect(authorize(authd, with(request, "code_challenge", std::nullopt), cookie),
                         "invalid_request", "no PKCE");
-  expect_error_redirect(
-      authorize(authd, with(request, "code_challenge_method", "plain"), cookie),
-      "invalid_request", "plain PKCE");
+  expect_error_redirect(authorize(authd, with(request, "code_challenge_method", "plain"), cookie),
+                        "invalid_request", "plain PKCE");
   expect_error_redirect(
       authorize(authd, with(request, "code_challenge_method", std::nullopt), cookie),
       "invalid_request", "no method");
-  expect_error_redirect(authorize(authd, with(request, "request", "eyJhbGciOiJub25lIn0.e30."),
-                                  cookie),
-                        "request_not_supported", "request object");
+  expect_error_redirect(
+      authorize(authd, with(request, "request", "eyJhbGciOiJub25lIn0.e30."), cookie),
+      "request_not_supported", "request object");
   expect_error_redirect(
       authorize(authd, with(request, "request_uri", "https://app.example.com/r"), cookie),
       "request_uri_not_supported", "request_uri");
   expect_error_redirect(authorize(authd, with(request, "prompt", "none login"), cookie),
                         "invalid_request", "prompt none and login");
-  expect_error_redirect(authorize(authd, with(request, "max_age", "-1"), cookie),
-                        "invalid_request", "negative max_age");
+  expect_error_redirect(authorize(authd, with(request, "max_age", "-1"), cookie), "invalid_request",
+                        "negative max_age");
   auto twice = request;
   twice.emplace_back("scope", "openid");
   HttpResponse res = authorize(authd, twice, cookie);
@@ -181,14 +180,15 @@ TEST(OidcFlow, Interface_17_4_oidcc_scope_email_AndScopesOfTheClient) {
   std::string cookie = signed_in(authd);
   nlohmann::json narrow = register_client(authd, {{"scopes", {"openid", "profile"}}});
   Pkce pkce;
-  expect_error_redirect(authorize(authd, code_request(narrow["clientId"], pkce, "openid email"),
-                                  cookie),
-                        "invalid_scope", "email not allowed");
+  expect_error_redirect(
+      authorize(authd, code_request(narrow["clientId"], pkce, "openid email"), cookie),
+      "invalid_scope", "email not allowed");
   nlohmann::json client = register_client(authd);
   std::string code = code_for(authd, client, cookie, pkce, "openid email unknown-scope");
   nlohmann::json tokens = exchange_code(authd, client, code, pkce).json();
   EXPECT_EQ(tokens["scope"], "openid email");
-  nlohmann::json info = get_with_token(authd.port(), "/oauth2/userinfo", tokens["access_token"]).json();
+  nlohmann::json info =
+      get_with_token(authd.port(), "/oauth2/userinfo", tokens["access_token"]).json();
   EXPECT_EQ(info["email"], kEmail);
   EXPECT_TRUE(info.contains("email_verified"));
 }
@@ -211,8 +211,8 @@ TEST(OidcFlow, Interface_17_4_oidcc_prompt_none_logged_in) {
   std::string cookie = signed_in(authd);
   nlohmann::json client = register_client(authd);
   Pkce pkce;
-  HttpResponse res = authorize(authd, with(code_request(client["clientId"], pkce), "prompt", "none"),
-                               cookie);
+  HttpResponse res =
+      authorize(authd, with(code_request(client["clientId"], pkce), "prompt", "none"), cookie);
   EXPECT_FALSE(location_parameters(res)["code"].empty()) << res.header("Location");
 }
 
@@ -265,8 +265,8 @@ TEST(OidcFlow, Interface_17_5_AWaitingRequestIsAnsweredOnce) {
   authd.add_user(kEmail, kPassword);
   nlohmann::json client = register_client(authd);
   Pkce pkce;
-  std::string id = location_parameters(authorize(authd, code_request(client["clientId"], pkce)))
-                       ["request"];
+  std::string id =
+      location_parameters(authorize(authd, code_request(client["clientId"], pkce)))["request"];
   ASSERT_FALSE(id.empty());
   std::string cookie = authd.login(kEmail, kPassword);
   std::vector<HttpResponse> answers(8);
@@ -278,8 +278,10 @@ TEST(OidcFlow, Interface_17_5_AWaitingRequestIsAnsweredOnce) {
   for (std::thread& thread : threads) thread.join();
   int codes = 0;
   for (const HttpResponse& answer : answers) {
-    if (answer.status == 302 && !location_parameters(answer)["code"].empty()) ++codes;
-    else expect_own_page(answer, "a second answer");
+    if (answer.status == 302 && !location_parameters(answer)["code"].empty())
+      ++codes;
+    else
+      expect_own_page(answer, "a second answer");
   }
   EXPECT_EQ(codes, 1);
   EXPECT_EQ(events_of_type(authd, "oauth.authorized").size(), 1u);
@@ -292,8 +294,8 @@ TEST(OidcFlow, Interface_17_4_oidcc_prompt_login) {
   std::string cookie = signed_in(authd);
   nlohmann::json client = register_client(authd);
   Pkce pkce;
-  HttpResponse res = authorize(authd, with(code_request(client["clientId"], pkce), "prompt", "login"),
-                               cookie);
+  HttpResponse res =
+      authorize(authd, with(code_request(client["clientId"], pkce), "prompt", "login"), cookie);
   ASSERT_EQ(location_base(res), kIssuer + "/signin") << res.header("Location");
   std::string id = location_parameters(res)["request"];
   HttpResponse old = browser_get(authd, "/oauth2/authorize/resume?request=" + id, cookie);
@@ -359,8 +361,8 @@ TEST(OidcFlow, Interface_17_5_ThirdPartyClientsAskConsentOnce) {
             403);
   Headers own = form;
   own.emplace_back("Origin", kIssuer);
-  HttpResponse allowed =
-      send_request(authd.port(), "POST", "/oauth2/consent", own, "request=" + id + "&decision=allow");
+  HttpResponse allowed = send_request(authd.port(), "POST", "/oauth2/consent", own,
+                                      "request=" + id + "&decision=allow");
   ASSERT_EQ(allowed.status, 302) << allowed.body;
   std::string code = location_parameters(allowed)["code"];
   ASSERT_FALSE(code.empty()) << allowed.header("Location");
@@ -370,8 +372,8 @@ TEST(OidcFlow, Interface_17_5_ThirdPartyClientsAskConsentOnce) {
   // Remembered: the same scopes, or fewer, need no page.
   EXPECT_FALSE(code_for(authd, client, cookie, pkce, "openid").empty());
   // More scopes: asked again.
-  HttpResponse more = authorize(authd, code_request(client["clientId"], pkce, "openid email profile"),
-                                cookie);
+  HttpResponse more =
+      authorize(authd, code_request(client["clientId"], pkce, "openid email profile"), cookie);
   EXPECT_EQ(location_base(more), kIssuer + "/consent");
 
   HttpResponse listed = get_with_token(authd.port(), "/consents", cookie);
@@ -382,17 +384,17 @@ TEST(OidcFlow, Interface_17_5_ThirdPartyClientsAskConsentOnce) {
   EXPECT_EQ(consents[0]["clientName"], "Third <App>");
   EXPECT_EQ(consents[0]["scopes"], nlohmann::json::array({"email", "openid"}));
 
-  HttpResponse withdrawn = send_request(authd.port(), "DELETE",
-                                        "/consents/" + client["clientId"].get<std::string>(),
-                                        {{"Authorization", "Bearer " + cookie}});
+  HttpResponse withdrawn =
+      send_request(authd.port(), "DELETE", "/consents/" + client["clientId"].get<std::string>(),
+                   {{"Authorization", "Bearer " + cookie}});
   EXPECT_EQ(withdrawn.status, 204) << withdrawn.body;
   EXPECT_EQ(get_with_token(authd.port(), "/oauth2/userinfo", access).status, 401);
   EXPECT_EQ(events_of_type(authd, "oauth.consent_revoked").size(), 1u);
-  EXPECT_EQ(send_request(authd.port(), "DELETE",
-                         "/consents/" + client["clientId"].get<std::string>(),
-                         {{"Authorization", "Bearer " + cookie}})
-                .status,
-            404);
+  EXPECT_EQ(
+      send_request(authd.port(), "DELETE", "/consents/" + client["clientId"].get<std::string>(),
+                   {{"Authorization", "Bearer " + cookie}})
+          .status,
+      404);
   HttpResponse after = authorize(authd, code_request(client["clientId"], pkce, "openid"), cookie);
   EXPECT_EQ(location_base(after), kIssuer + "/consent");
 }
@@ -409,12 +411,11 @@ TEST(OidcFlow, Interface_17_5_DeniedConsentAndPromptNoneWithoutConsent) {
       "consent_required", "prompt=none");
   HttpResponse res = authorize(authd, code_request(client["clientId"], pkce), cookie);
   std::string id = location_parameters(res)["request"];
-  HttpResponse denied = send_request(
-      authd.port(), "POST", "/oauth2/consent",
-      {{"Content-Type", "application/x-www-form-urlencoded"},
-       {"Cookie", "authd_session=" + cookie},
-       {"Origin", kIssuer}},
-      "request=" + id + "&decision=deny");
+  HttpResponse denied = send_request(authd.port(), "POST", "/oauth2/consent",
+                                     {{"Content-Type", "application/x-www-form-urlencoded"},
+                                      {"Cookie", "authd_session=" + cookie},
+                                      {"Origin", kIssuer}},
+                                     "request=" + id + "&decision=deny");
   expect_error_redirect(denied, "access_denied", "deny");
   EXPECT_TRUE(events_of_type(authd, "oauth.consent_granted").empty());
 }
@@ -484,8 +485,7 @@ TEST(OidcFlow, Interface_17_6_ConcurrentExchangesOfOneCodeGiveOneWinner) {
   std::vector<int> statuses(8);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < statuses.size(); ++i)
-    threads.emplace_back(
-        [&, i] { statuses[i] = exchange_code(authd, client, code, pkce).status; });
+    threads.emplace_back([&, i] { statuses[i] = exchange_code(authd, client, code, pkce).status; });
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 200), 1);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 400), 7);
@@ -514,12 +514,12 @@ TEST(OidcFlow, Interface_17_7_TokenEndpointErrorsTakeTheStandardShape) {
                "unsupported_grant_type", "password grant");
   expect_error(token_request(authd, {{"grant_type", "authorization_code"}}, id, secret), 400,
                "invalid_request", "no code");
-  HttpResponse wrong = token_request(authd, {{"grant_type", "authorization_code"}}, id,
-                                     "authdcs_wrong");
+  HttpResponse wrong =
+      token_request(authd, {{"grant_type", "authorization_code"}}, id, "authdcs_wrong");
   expect_error(wrong, 401, "invalid_client", "wrong secret");
   EXPECT_EQ(wrong.header("WWW-Authenticate"), "Basic realm=\"authd\"");
-  expect_error(token_request(authd, {{"grant_type", "authorization_code"}, {"client_id", id}}),
-               401, "invalid_client", "confidential client without its secret");
+  expect_error(token_request(authd, {{"grant_type", "authorization_code"}, {"client_id", id}}), 401,
+               "invalid_client", "confidential client without its secret");
 }
 
 // ---- 17.8 userinfo -------------------------------------------------------------
@@ -531,8 +531,8 @@ TEST(OidcFlow, Interface_17_8_oidcc_userinfo_get_post_header_post_body) {
   std::string cookie = signed_in(authd);
   nlohmann::json client = register_client(authd);
   Pkce pkce;
-  std::string access =
-      exchange_code(authd, client, code_for(authd, client, cookie, pkce), pkce).json()["access_token"];
+  std::string access = exchange_code(authd, client, code_for(authd, client, cookie, pkce), pkce)
+                           .json()["access_token"];
   EXPECT_EQ(get_with_token(authd.port(), "/oauth2/userinfo", access).status, 200);
   EXPECT_EQ(post_with_token(authd.port(), "/oauth2/userinfo", access).status, 200);
   HttpResponse body = send_request(authd.port(), "POST", "/oauth2/userinfo",
@@ -578,8 +578,8 @@ TEST(OidcFlow, Interface_17_9_MeRefusesAnAccessToken) {
   std::string cookie = signed_in(authd);
   nlohmann::json client = register_client(authd);
   Pkce pkce;
-  std::string access =
-      exchange_code(authd, client, code_for(authd, client, cookie, pkce), pkce).json()["access_token"];
+  std::string access = exchange_code(authd, client, code_for(authd, client, cookie, pkce), pkce)
+                           .json()["access_token"];
   HttpResponse me = get_with_token(authd.port(), "/me", access);
   EXPECT_EQ(me.status, 401);
 }

@@ -79,9 +79,12 @@ inline std::string form_encoded(const std::vector<std::pair<std::string, std::st
 // The usual parameters of a code request of `client_id` with `pkce`.
 inline std::vector<std::pair<std::string, std::string>> code_request(
     const std::string& client_id, const Pkce& pkce, const std::string& scope = "openid email") {
-  return {{"response_type", "code"}, {"client_id", client_id},
-          {"redirect_uri", kRedirect}, {"scope", scope},
-          {"state", "st-123"},         {"nonce", "n-456"},
+  return {{"response_type", "code"},
+          {"client_id", client_id},
+          {"redirect_uri", kRedirect},
+          {"scope", scope},
+          {"state", "st-123"},
+          {"nonce", "n-456"},
           {"code_challenge", pkce.challenge()},
           {"code_challenge_method", "S256"}};
 }
@@ -142,10 +145,9 @@ inline std::string location_base(const HttpResponse& res) {
 
 // POST /oauth2/token with `parameters`, the client authenticated by HTTP
 // Basic when `secret` is given.
-inline HttpResponse token_request(const AuthdProcess& authd,
-                                  const std::vector<std::pair<std::string, std::string>>& parameters,
-                                  const std::string& client_id = "",
-                                  const std::string& secret = "") {
+inline HttpResponse token_request(
+    const AuthdProcess& authd, const std::vector<std::pair<std::string, std::string>>& parameters,
+    const std::string& client_id = "", const std::string& secret = "") {
   Headers headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
   if (!secret.empty()) {
     std::string pair = client_id + ":" + secret;

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "auth/oidc/authorization_request.hpp"
-#include "auth/oidc/redirect_uris.hpp"
 #include "auth/oidc/codes.hpp"
+#include "auth/oidc/redirect_uris.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -169,8 +169,8 @@ class Decision {
 
   void record_consent(Transaction& tx, const std::string& user_id, Millis now) {
     std::optional<ConsentRecord> consent = tx.consents().get(user_id, parameters_.client_id);
-    ConsentRecord updated = consent.value_or(ConsentRecord{user_id, parameters_.client_id, {},
-                                                           now, now});
+    ConsentRecord updated =
+        consent.value_or(ConsentRecord{user_id, parameters_.client_id, {}, now, now});
     for (const std::string& scope : parameters_.scopes)
       if (std::find(updated.scopes.begin(), updated.scopes.end(), scope) == updated.scopes.end())
         updated.scopes.push_back(scope);
@@ -257,8 +257,8 @@ boost::asio::awaitable<AuthorizationStep> authorize(AuthContext& ctx, RequestPar
     co_return error_page("The application's sign-in request has no valid client_id.");
   if (redirect_uri == request.values.end() || sent_twice("redirect_uri"))
     co_return error_page("The application's sign-in request has no valid redirect_uri.");
-  std::optional<Situation> situation = co_await read_situation(ctx, client_id->second,
-                                                               session_token);
+  std::optional<Situation> situation =
+      co_await read_situation(ctx, client_id->second, session_token);
   if (!situation) co_return unavailable();
   if (!situation->client)
     co_return error_page("The application that sent you here is not registered with authd.");
@@ -306,7 +306,9 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
   if (allow)
     co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
                                            true);
-  auto forget = [&](Transaction& tx) { tx.authorization_requests().remove(resumed.record.id_digest); };
+  auto forget = [&](Transaction& tx) {
+    tx.authorization_requests().remove(resumed.record.id_digest);
+  };
   if (co_await ctx.db.write(forget) != StoreStatus::ok) co_return unavailable();
   co_return error_redirect(ctx.policy, decision.parameters().redirect_uri,
                            decision.parameters().state, "access_denied",
@@ -314,7 +316,8 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
 }
 
 boost::asio::awaitable<ConsentPrompt> consent_prompt(
-    AuthContext& ctx, std::string_view request_id, const std::optional<std::string>& session_token) {
+    AuthContext& ctx, std::string_view request_id,
+    const std::optional<std::string>& session_token) {
   ConsentPrompt prompt;
   Resumed resumed = co_await resume(ctx, request_id, session_token);
   if (resumed.answer) {

@@ -49,10 +49,14 @@ std::optional<AuthorizationError> check_prompt(const std::string* prompt,
   if (prompt == nullptr) return std::nullopt;
   std::vector<std::string> values = split_spaces(*prompt);
   for (const std::string& value : values) {
-    if (value == "none") out.prompt_none = true;
-    else if (value == "login" || value == "select_account") out.prompt_login = true;
-    else if (value == "consent") out.prompt_consent = true;
-    else return AuthorizationError{"invalid_request", "unknown prompt value"};
+    if (value == "none")
+      out.prompt_none = true;
+    else if (value == "login" || value == "select_account")
+      out.prompt_login = true;
+    else if (value == "consent")
+      out.prompt_consent = true;
+    else
+      return AuthorizationError{"invalid_request", "unknown prompt value"};
   }
   // Core 3.1.2.1: none with any other value is an error.
   if (out.prompt_none && values.size() > 1)
@@ -149,9 +153,12 @@ std::optional<AuthorizationError> check_authorization_parameters(
 }
 
 std::string to_json(const AuthorizationParameters& p) {
-  nlohmann::json json = {{"client_id", p.client_id},       {"redirect_uri", p.redirect_uri},
-                         {"scopes", p.scopes},             {"code_challenge", p.code_challenge},
-                         {"prompt_none", p.prompt_none},   {"prompt_login", p.prompt_login},
+  nlohmann::json json = {{"client_id", p.client_id},
+                         {"redirect_uri", p.redirect_uri},
+                         {"scopes", p.scopes},
+                         {"code_challenge", p.code_challenge},
+                         {"prompt_none", p.prompt_none},
+                         {"prompt_login", p.prompt_login},
                          {"prompt_consent", p.prompt_consent}};
   if (p.state) json["state"] = *p.state;
   if (p.nonce) json["nonce"] = *p.nonce;
