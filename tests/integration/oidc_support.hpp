@@ -193,4 +193,38 @@ inline std::string code_for(const AuthdProcess& authd, const nlohmann::json& cli
   return location_parameters(res)["code"];
 }
 
+
+// A browser signed in: the session cookie's value.
+inline std::string signed_in(const AuthdProcess& authd) {
+  authd.add_user(kEmail, kPassword);
+  return authd.login(kEmail, kPassword);
+}
+
+// authd's own page: HTML, never a redirect.
+inline void expect_own_page(const HttpResponse& res, const std::string& context) {
+  EXPECT_EQ(res.status, 400) << context << ": " << res.body;
+  EXPECT_EQ(res.header("Location"), "") << context;
+  EXPECT_NE(res.header("Content-Type").find("text/html"), std::string::npos) << context;
+}
+
+// A redirect to the client with `error`, the state as sent and iss.
+inline void expect_error_redirect(const HttpResponse& res, const std::string& error,
+                           const std::string& context) {
+  ASSERT_EQ(res.status, 302) << context << ": " << res.body;
+  EXPECT_EQ(location_base(res), kRedirect) << context;
+  auto parameters = location_parameters(res);
+  EXPECT_EQ(parameters["error"], error) << context;
+  EXPECT_EQ(parameters["state"], "st-123") << context;
+  EXPECT_EQ(parameters["iss"], kIssuer) << context;
+  EXPECT_EQ(parameters.count("code"), 0u) << context;
+}
+
+inline std::vector<std::pair<std::string, std::string>> with(
+    std::vector<std::pair<std::string, std::string>> parameters, const std::string& name,
+    const std::optional<std::string>& value) {
+  std::erase_if(parameters, [&](const auto& pair) { return pair.first == name; });
+  if (value) parameters.emplace_back(name, *value);
+  return parameters;
+}
+
 }  // namespace authd::test

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/oidc/claims.hpp"
+
 namespace authd {
 namespace {
 
@@ -20,17 +22,6 @@ const std::string* find(const Values& values, std::string_view name) {
   return found == values.end() ? nullptr : &found->second;
 }
 
-std::vector<std::string> split_spaces(std::string_view text) {
-  std::vector<std::string> words;
-  while (!text.empty()) {
-    std::size_t space = text.find(' ');
-    std::string_view word = text.substr(0, space);
-    if (!word.empty()) words.emplace_back(word);
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return words;
-}
 
 bool contains(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
@@ -47,7 +38,7 @@ bool is_s256_challenge(std::string_view challenge) {
 std::optional<AuthorizationError> check_prompt(const std::string* prompt,
                                                AuthorizationParameters& out) {
   if (prompt == nullptr) return std::nullopt;
-  std::vector<std::string> values = split_spaces(*prompt);
+  std::vector<std::string> values = split_scope(*prompt);
   for (const std::string& value : values) {
     if (value == "none")
       out.prompt_none = true;
@@ -82,7 +73,7 @@ std::optional<AuthorizationError> check_scopes(const std::string* scope,
                                                const OAuthClientRecord& client,
                                                AuthorizationParameters& out) {
   if (scope == nullptr) return std::nullopt;
-  for (const std::string& requested : split_spaces(*scope)) {
+  for (const std::string& requested : split_scope(*scope)) {
     if (std::find(kKnownScopes.begin(), kKnownScopes.end(), requested) == kKnownScopes.end())
       continue;
     if (!contains(client.scopes, requested))
