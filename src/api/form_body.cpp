@@ -30,7 +30,7 @@ std::optional<FormParameters> parse_form(std::string_view text) {
     std::size_t equals = pair.find('=');
     auto name = form_decode(pair.substr(0, equals));
     auto value = form_decode(equals == std::string_view::npos ? std::string_view()
-                                                               : pair.substr(equals + 1));
+                                                              : pair.substr(equals + 1));
     if (!name || !value) return std::nullopt;
     if (value->empty()) continue;  // RFC 6749 3.1: as if omitted
     if (!form.values.emplace(*name, std::move(*value)).second && !form.is_repeated(*name))

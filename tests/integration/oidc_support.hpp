@@ -193,7 +193,6 @@ inline std::string code_for(const AuthdProcess& authd, const nlohmann::json& cli
   return location_parameters(res)["code"];
 }
 
-
 // A browser signed in: the session cookie's value.
 inline std::string signed_in(const AuthdProcess& authd) {
   authd.add_user(kEmail, kPassword);
@@ -209,7 +208,7 @@ inline void expect_own_page(const HttpResponse& res, const std::string& context)
 
 // A redirect to the client with `error`, the state as sent and iss.
 inline void expect_error_redirect(const HttpResponse& res, const std::string& error,
-                           const std::string& context) {
+                                  const std::string& context) {
   ASSERT_EQ(res.status, 302) << context << ": " << res.body;
   EXPECT_EQ(location_base(res), kRedirect) << context;
   auto parameters = location_parameters(res);

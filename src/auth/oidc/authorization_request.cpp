@@ -22,7 +22,6 @@ const std::string* find(const Values& values, std::string_view name) {
   return found == values.end() ? nullptr : &found->second;
 }
 
-
 bool contains(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
