@@ -54,6 +54,9 @@ test_packages=(
   nginx
   # a real load balancer sending the PROXY protocol (proxy_protocol_test.cpp)
   haproxy
+  # a relying party someone else wrote in front of the OpenID provider
+  # (interface.md 17.14, tests/interop/mod_auth_openidc.test.mjs)
+  apache2 libapache2-mod-auth-openidc
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
   # (scripts/with-postgres.sh) and psql to look at what is stored
   postgresql-15 postgresql-client-15

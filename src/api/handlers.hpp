@@ -20,6 +20,7 @@ boost::asio::awaitable<ApiResponse> handle_verify_page(ApiContext& ctx, ApiReque
 boost::asio::awaitable<ApiResponse> handle_verify_script(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_passkeys_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_common_script(ApiContext& ctx, ApiRequest& request);
 // The page of sign-in by mail and its script (api/pages.cpp).
 boost::asio::awaitable<ApiResponse> handle_email_signin_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_email_signin_script(ApiContext& ctx,

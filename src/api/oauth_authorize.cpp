@@ -14,8 +14,7 @@ namespace {
 // The session cookie's value when the request carries exactly one that
 // looks like a token; otherwise the browser counts as signed out.
 std::optional<std::string> session_token(const ApiRequest& request) {
-  if (request.session_cookie == nullptr || request.session_cookies.size() != 1)
-    return std::nullopt;
+  if (request.session_cookie == nullptr || request.session_cookies.size() != 1) return std::nullopt;
   return std::string(request.session_cookies.front());
 }
 
@@ -107,7 +106,8 @@ boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequ
   std::optional<std::string> id = request_id_of(parse_form(request.query));
   if (!id) co_return unknown_request();
   ConsentPrompt prompt = co_await consent_prompt(ctx.auth, *id, session_token(request));
-  if (prompt.step.kind != AuthorizationStep::Kind::consent) co_return step_response(ctx, prompt.step);
+  if (prompt.step.kind != AuthorizationStep::Kind::consent)
+    co_return step_response(ctx, prompt.step);
   co_return consent_page({.request_id = *id,
                           .client_name = prompt.client_name,
                           .scopes = prompt.scopes,
@@ -126,9 +126,9 @@ boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiReq
   const std::string* decision = form ? form->find("decision") : nullptr;
   if (!id || decision == nullptr || (*decision != "allow" && *decision != "deny"))
     co_return unknown_request();
-  AuthorizationStep step = co_await answer_consent(
-      ctx.auth, *id, *decision == "allow", session_token(request),
-      event_source(ctx, request, std::string(kActorSelf)));
+  AuthorizationStep step =
+      co_await answer_consent(ctx.auth, *id, *decision == "allow", session_token(request),
+                              event_source(ctx, request, std::string(kActorSelf)));
   co_return step_response(ctx, step);
 }
 

@@ -43,7 +43,8 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
   std::optional<FormParameters> form = parse_form(request.body);
   if (!form) co_return oauth_error(400, "invalid_request", "the body is not well-formed");
   if (!form->repeated.empty())
-    co_return oauth_error(400, "invalid_request", "parameter sent twice: " + form->repeated.front());
+    co_return oauth_error(400, "invalid_request",
+                          "parameter sent twice: " + form->repeated.front());
 
   std::string problem;
   std::optional<PresentedClient> presented = presented_client(request, *form, problem);

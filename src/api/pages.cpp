@@ -6,9 +6,11 @@
 // /passkeys.js (interface.md 16.8, with the reset page's style sheet),
 // where a user signs in and manages passkeys, and GET /signin/email and
 // /signin/email.js (interface.md 19.6, with the reset page's style sheet as
-// ../reset.css), where a user signs in with a link or a code sent by mail.
-// Their sources are src/web/*, embedded at build time. A page loads nothing
-// but its own script and the style sheet (relative URLs, so a configured
+// ../reset.css), where a user signs in with a link or a code sent by mail;
+// and GET /common.js, what the passkeys page, the sign-in by mail and the
+// OpenID sign-in page (api/oauth_pages.cpp) share, loaded before their own
+// script. Their sources are src/web/*, embedded at build time. A page loads
+// nothing but its scripts and the style sheet (relative URLs, so a configured
 // path prefix works), under a Content-Security-Policy without
 // 'unsafe-inline' that also forbids framing and plain form submission.
 #include "api/errors.hpp"
@@ -80,6 +82,11 @@ boost::asio::awaitable<ApiResponse> handle_passkeys_page(ApiContext& /*ctx*/,
 boost::asio::awaitable<ApiResponse> handle_passkeys_script(ApiContext& /*ctx*/,
                                                            ApiRequest& /*request*/) {
   co_return asset_response("passkeys.js", "text/javascript; charset=utf-8");
+}
+
+boost::asio::awaitable<ApiResponse> handle_common_script(ApiContext& /*ctx*/,
+                                                         ApiRequest& /*request*/) {
+  co_return asset_response("common.js", "text/javascript; charset=utf-8");
 }
 
 boost::asio::awaitable<ApiResponse> handle_email_signin_page(ApiContext& /*ctx*/,

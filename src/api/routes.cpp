@@ -81,6 +81,9 @@ constexpr std::array kRoutes = {
     Route{"/signin.js", "GET", false, &handle_signin_script, Served::with_oidc},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
+    // What the pages /passkeys, /signin and /signin/email share (common.js):
+    // served whenever any of them may be, so always.
+    Route{"/common.js", "GET", false, &handle_common_script},
     Route{"/logout", "POST", false, &handle_logout},
     Route{"/me", "GET", false, &handle_me},
     Route{"/password", "POST", true, &handle_change_password},

@@ -59,7 +59,7 @@ void add_list_option(CLI::App& sub, const std::string& name,
 }
 
 void add_text_option(CLI::App& sub, const std::string& name, std::optional<std::string>& target,
-                     const std::string& help, std::vector<std::string> allowed = {}) {
+                     const std::string& help, const std::vector<std::string>& allowed = {}) {
   CLI::Option* option = sub.add_option_function<std::string>(
       name, [&target](const std::string& value) { target = value; }, help);
   if (!allowed.empty()) option->check(CLI::IsMember(allowed));
@@ -105,8 +105,7 @@ void client_options(CLI::App& sub, Config& config, ClientAction action, ClientOp
     field_options(sub, options.fields, action == ClientAction::create);
   if (action == ClientAction::rotate_secret)
     add_duration(sub, "--oidc-secret-overlap", config.policy.oidc.secret_overlap,
-                 "AUTHD_OIDC_SECRET_OVERLAP",
-                 "How long the previous secret keeps working (0s: not at all)");
+                 "AUTHD_OIDC_SECRET_OVERLAP", "How long the previous secret keeps working");
 }
 
 int list_all(Store& store) {

@@ -30,8 +30,9 @@ SecretKeys open_secret_keys(const Config& config) {
       if (config.policy.oidc.on) {
         log::error("bad_configuration",
                    {{"option", "--secret-key-file"},
-                    {"reason", "--oidc on seals its signing keys with the secret key: give "
-                               "--secret-key-file"}});
+                    {"reason",
+                     "--oidc on seals its signing keys with the secret key: give "
+                     "--secret-key-file"}});
         keys.ok = false;
         return keys;
       }

@@ -135,9 +135,10 @@ void check_oidc(const Config& c, std::vector<ConfigFinding>& findings) {
   if (!c.policy.oidc.on) return;
   std::optional<std::string> origin = c.public_origin();
   if (!origin || (origin->rfind("https://", 0) != 0 && !c.public_url_is_loopback_http()))
-    findings.push_back(bad_configuration(
-        "--public-url", "--oidc on needs an https:// public URL (the issuer), or http:// on a "
-                        "loopback host for development"));
+    findings.push_back(
+        bad_configuration("--public-url",
+                          "--oidc on needs an https:// public URL (the issuer), or http:// on a "
+                          "loopback host for development"));
 }
 
 void check_password_hashing(const Config& c, std::vector<ConfigFinding>& findings) {

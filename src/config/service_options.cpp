@@ -129,8 +129,8 @@ void add_oidc_options(CLI::App& app, Config& c) {
       ->check(CLI::IsMember({"on", "off"}));
   add_duration(app, "--oidc-id-token-ttl", oidc.id_token_ttl, "AUTHD_OIDC_ID_TOKEN_TTL",
                "Lifetime of an ID token");
-  add_duration(app, "--oidc-access-token-ttl", oidc.access_token_ttl,
-               "AUTHD_OIDC_ACCESS_TOKEN_TTL", "Lifetime of an OAuth access token");
+  add_duration(app, "--oidc-access-token-ttl", oidc.access_token_ttl, "AUTHD_OIDC_ACCESS_TOKEN_TTL",
+               "Lifetime of an OAuth access token");
   add_duration(app, "--oidc-secret-overlap", oidc.secret_overlap, "AUTHD_OIDC_SECRET_OVERLAP",
                "How long a client's previous secret keeps working after a rotation");
   add_duration(app, "--oidc-key-prepublish", oidc.key_prepublish, "AUTHD_OIDC_KEY_PREPUBLISH",

@@ -282,8 +282,8 @@ CREATE TABLE oidc_signing_keys (
 )sql"},
     // How a session signed in (interface.md 17.8: the ID token's amr). A
     // nullable column: instances of the previous release insert without it.
-    {15, "sessions.amr: how each session signed in",
-     "ALTER TABLE sessions ADD COLUMN amr TEXT;", "ALTER TABLE sessions ADD COLUMN amr TEXT;"},
+    {15, "sessions.amr: how each session signed in", "ALTER TABLE sessions ADD COLUMN amr TEXT;",
+     "ALTER TABLE sessions ADD COLUMN amr TEXT;"},
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 'use strict';
 
 (function () {
+  const page = window.AuthdPage;  // common.js, loaded first
   const MIN_PASSWORD = 8;  // interface.md 3.3, in Unicode code points
   const MAX_PASSWORD = 255;
 
@@ -92,7 +93,6 @@
   const $ = (id) => document.getElementById(id);
   const heading = $('heading');
   const intro = $('intro');
-  const status = $('status');
   const requestForm = $('request-form');
   const email = $('email');
   const codeForm = $('code-form');
@@ -123,19 +123,9 @@
   // -------------------------------------------------------------------------
   // Messages and the page's state.
 
-  function say(kind, text, focus) {
-    status.className = 'status ' + kind;
-    status.textContent = text;
-    if (focus) {
-      status.setAttribute('tabindex', '-1');
-      status.focus();
-    }
-  }
-
-  function clearStatus() {
-    status.className = 'status';
-    status.textContent = '';
-  }
+  const say = page.say;
+  const clearStatus = page.clearStatus;
+  const markInvalid = page.markInvalid;
 
   // A field the page will not send: the message, and the field marked.
   function refuse(field, text) {
@@ -143,21 +133,9 @@
     markInvalid(field, true);
   }
 
-  function markInvalid(field, invalid) {
-    if (invalid) {
-      field.setAttribute('aria-invalid', 'true');
-      field.setAttribute('aria-errormessage', 'status');
-      field.focus();
-    } else {
-      field.removeAttribute('aria-invalid');
-      field.removeAttribute('aria-errormessage');
-    }
-  }
-
   function setBusy(on) {
     busy = on;
-    for (const button of document.querySelectorAll('button')) button.disabled = on;
-    document.querySelector('main').setAttribute('aria-busy', on ? 'true' : 'false');
+    page.markBusy(on);
   }
 
   function setHeading(title) {
@@ -188,24 +166,10 @@
     again.hidden = !offerNewMail;
   }
 
-  // "Retry-After: 90" in words: how long to wait, or `fallback`.
-  function waitText(response, fallback) {
-    const header = response.headers.get('Retry-After');
-    const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : NaN;
-    if (!Number.isFinite(seconds)) return fallback;
-    if (seconds <= 1) return 'a moment';
-    if (seconds < 90) return seconds + ' seconds';
-    return 'about ' + Math.ceil(seconds / 60) + ' minutes';
-  }
-
   // The passing failures every request shares: the form stays and may send
   // again.
   function passingFailure(response) {
-    switch (response.status) {
-      case 429: return MESSAGES.tooMany + ' ' + waitText(response, 'a few minutes') + ', then try again.';
-      case 503: return MESSAGES.unavailable + ' ' + waitText(response, 'a moment') + '.';
-      default: return MESSAGES.serverError + ' (HTTP ' + response.status + ')';
-    }
+    return page.passingFailure(response, MESSAGES);
   }
 
   // -------------------------------------------------------------------------
@@ -214,37 +178,11 @@
   // POST `route` (relative to this page) with `body` as JSON: the response
   // with its JSON body (null when there is none), or null when the server
   // could not be reached.
-  async function post(route, body, credentials) {
-    let response;
-    try {
-      response = await fetch(route, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        credentials: credentials,
-        cache: 'no-store',
-        redirect: 'error',
-        referrerPolicy: 'no-referrer'
-      });
-    } catch (e) {
-      return null;
-    }
-    let json = null;
-    try {
-      const text = await response.text();
-      json = text === '' ? null : JSON.parse(text);
-    } catch (e) {
-      json = null;
-    }
-    return { status: response.status, headers: response.headers, body: json };
+  function post(route, body, credentials) {
+    return page.send('POST', route, body, credentials);
   }
 
-  // The factors an Authd-Second-Factor header names, in lower case; []
-  // without the header.
-  function secondFactors(response) {
-    const header = response.headers.get('Authd-Second-Factor');
-    return (header || '').split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
-  }
+  const secondFactors = page.secondFactors;
 
   // -------------------------------------------------------------------------
   // Asking for a mail (interface.md 19.1).
@@ -401,7 +339,7 @@
   }
 
   // Six digits are a TOTP code (12.3.3) when the account has one; anything
-  // else a recovery code.
+  // else a recovery code (common.js).
   async function sendSecondFactor() {
     markInvalid(secondCode, false);
     const typed = secondCode.value.trim();
@@ -409,9 +347,7 @@
       refuse(secondCode, MESSAGES.emptySecondFactor);
       return;
     }
-    const extra = /^\d{6}$/.test(typed) && factors.includes('totp')
-      ? { otp: typed } : { recoveryCode: typed };
-    await verify(extra);
+    await verify(page.codeMember(typed, factors));
   }
 
   function signedIn(user, sent) {

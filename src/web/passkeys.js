@@ -23,6 +23,7 @@
 'use strict';
 
 (function () {
+  const page = window.AuthdPage;  // common.js, loaded first
   const MESSAGES = {
     unsupported:
       'This browser cannot use passkeys here. Use a current browser, or sign in with your ' +
@@ -95,7 +96,7 @@
     tooMany: 'Too many attempts. Please wait',
     unavailable:
       'The service is busy, or passkeys are not available on this server right now. Please try ' +
-      'again',
+      'again in',
     network: 'Could not reach the server. Check your connection, then try again.',
     badRequest: 'The request was not accepted. Please check what you entered and try again.',
     serverError: 'Something went wrong on our side. Please try again later.'
@@ -103,7 +104,6 @@
 
   const $ = (id) => document.getElementById(id);
   const heading = $('heading');
-  const status = $('status');
   const signin = $('signin');
   const passkeySignin = $('passkey-signin');
   const signinIntro = $('signin-intro');
@@ -160,60 +160,20 @@
   // -------------------------------------------------------------------------
   // Messages.
 
-  function say(kind, text, focus) {
-    status.className = 'status ' + kind;
-    status.textContent = text;
-    if (focus) {
-      status.setAttribute('tabindex', '-1');
-      status.focus();
-    }
-  }
+  const say = page.say;
+  const clearStatus = page.clearStatus;
+  const markInvalid = page.markInvalid;
 
-  function clearStatus() {
-    status.className = 'status';
-    status.textContent = '';
-  }
-
-  // "Retry-After: 90" in words: how long to wait, or `fallback`.
-  function waitText(response, fallback) {
-    const header = response.headers ? response.headers.get('Retry-After') : null;
-    const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : NaN;
-    if (!Number.isFinite(seconds)) return fallback;
-    if (seconds <= 1) return 'a moment';
-    if (seconds < 90) return seconds + ' seconds';
-    return 'about ' + Math.ceil(seconds / 60) + ' minutes';
-  }
-
-  // The message of the statuses every route shares; `known` gives the
-  // statuses that the caller words itself.
+  // The message of a failed response; `known` gives the statuses that the
+  // caller words itself.
   function statusMessage(response, known) {
-    if (known && Object.prototype.hasOwnProperty.call(known, response.status)) {
-      return known[response.status];
-    }
-    switch (response.status) {
-      case 400: return MESSAGES.badRequest;
-      case 429: return MESSAGES.tooMany + ' ' + waitText(response, 'a few minutes') + ', then try again.';
-      case 503: return MESSAGES.unavailable + ' in ' + waitText(response, 'a moment') + '.';
-      default: return MESSAGES.serverError + ' (HTTP ' + response.status + ')';
-    }
-  }
-
-  function markInvalid(field, invalid) {
-    if (invalid) {
-      field.setAttribute('aria-invalid', 'true');
-      field.setAttribute('aria-errormessage', 'status');
-      field.focus();
-    } else {
-      field.removeAttribute('aria-invalid');
-      field.removeAttribute('aria-errormessage');
-    }
+    return page.statusMessage(response, known, MESSAGES);
   }
 
   function setBusy(on) {
     busy = on;
-    for (const button of document.querySelectorAll('button')) button.disabled = on;
-    if (!passkeysSupported()) passkeySignin.disabled = true;
-    document.querySelector('main').setAttribute('aria-busy', on ? 'true' : 'false');
+    page.markBusy(on);
+    if (!page.passkeysSupported()) passkeySignin.disabled = true;
   }
 
   // -------------------------------------------------------------------------
@@ -221,169 +181,26 @@
 
   // The response with its JSON body (null when there is none), or null when
   // the server could not be reached.
-  async function call(method, route, body, withToken) {
-    const headers = {};
-    const init = {
-      method: method,
-      headers: headers,
-      credentials: 'omit',
-      cache: 'no-store',
-      redirect: 'error',
-      referrerPolicy: 'no-referrer'
-    };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    if (withToken) headers['Authorization'] = 'Bearer ' + token;
-    let response;
-    try {
-      response = await fetch(route, init);
-    } catch (e) {
-      return null;
-    }
-    let json = null;
-    try {
-      const text = await response.text();
-      json = text === '' ? null : JSON.parse(text);
-    } catch (e) {
-      json = null;
-    }
-    return { status: response.status, headers: response.headers, body: json };
+  function call(method, route, body, withToken) {
+    return page.send(method, route, body, 'omit', withToken ? { Authorization: 'Bearer ' + token } : {});
   }
 
   // -------------------------------------------------------------------------
-  // WebAuthn: the options of the server (base64url in JSON) in, the
-  // credential's JSON out, with the browser's own converters when it has
-  // them and a small manual conversion otherwise.
+  // WebAuthn (common.js): `forChange`, the second factor of adding or
+  // removing a passkey (16.4.3), asks for user verification "preferred".
 
-  function fromBase64url(text) {
-    const base64 = String(text).replace(/-/g, '+').replace(/_/g, '/');
-    const padded = base64 + '==='.slice((base64.length + 3) % 4);
-    const binary = atob(padded);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes.buffer;
-  }
+  const creationOptions = page.creationOptions;
+  const credentialJson = page.credentialJson;
+  const passkeysSupported = page.passkeysSupported;
+  const secondFactors = page.secondFactors;
+  const codeMember = page.codeMember;
 
-  function toBase64url(buffer) {
-    const bytes = buffer instanceof ArrayBuffer ? new Uint8Array(buffer)
-      : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    let binary = '';
-    for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-    return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  }
-
-  function descriptors(list) {
-    return (Array.isArray(list) ? list : []).map(function (d) {
-      const out = { type: d.type, id: fromBase64url(d.id) };
-      if (Array.isArray(d.transports)) out.transports = d.transports;
-      return out;
-    });
-  }
-
-  function creationOptions(json) {
-    if (typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function') {
-      return PublicKeyCredential.parseCreationOptionsFromJSON(json);
-    }
-    const options = Object.assign({}, json);
-    options.challenge = fromBase64url(json.challenge);
-    options.user = Object.assign({}, json.user, { id: fromBase64url(json.user.id) });
-    options.excludeCredentials = descriptors(json.excludeCredentials);
-    return options;
-  }
-
-  function requestOptions(json) {
-    if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') {
-      return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-    }
-    const options = Object.assign({}, json);
-    options.challenge = fromBase64url(json.challenge);
-    options.allowCredentials = descriptors(json.allowCredentials);
-    return options;
-  }
-
-  function credentialJson(credential) {
-    if (typeof credential.toJSON === 'function') return credential.toJSON();
-    const r = credential.response;
-    const response = { clientDataJSON: toBase64url(r.clientDataJSON) };
-    if (r.attestationObject) {
-      response.attestationObject = toBase64url(r.attestationObject);
-      if (typeof r.getTransports === 'function') response.transports = r.getTransports();
-    } else {
-      response.authenticatorData = toBase64url(r.authenticatorData);
-      response.signature = toBase64url(r.signature);
-      if (r.userHandle) response.userHandle = toBase64url(r.userHandle);
-    }
-    const json = {
-      id: credential.id,
-      rawId: toBase64url(credential.rawId),
-      type: credential.type,
-      response: response,
-      clientExtensionResults: credential.getClientExtensionResults
-        ? credential.getClientExtensionResults() : {}
-    };
-    if (credential.authenticatorAttachment) {
-      json.authenticatorAttachment = credential.authenticatorAttachment;
-    }
-    return json;
-  }
-
-  function passkeysSupported() {
-    return typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;
-  }
-
-  // The device's error in words.
   function deviceMessage(error) {
-    const name = error && error.name;
-    if (name === 'NotAllowedError' || name === 'AbortError') return MESSAGES.cancelled;
-    if (name === 'InvalidStateError') return MESSAGES.deviceAlreadyHas;
-    if (name === 'SecurityError') return MESSAGES.securityError;
-    if (name === 'NotSupportedError') return MESSAGES.unsupported;
-    return MESSAGES.deviceError;
+    return page.deviceMessage(error, MESSAGES);
   }
 
-  // Asks the server for a challenge (POST webauthn/login/options), then the
-  // device for an assertion: { json } or { message } (the server's or the
-  // device's refusal, already in words). `forChange`: the second factor of
-  // adding or removing a passkey (16.4.3), where user verification is not
-  // required (the password is the other factor, 16.4.1): "preferred", so
-  // that a security key without a PIN serves too.
-  async function assertion(forChange) {
-    if (!passkeysSupported()) return { message: window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure };
-    const options = await call('POST', 'webauthn/login/options', {}, false);
-    if (!options) return { message: MESSAGES.network };
-    if (options.status !== 200 || !options.body || !options.body.publicKey ||
-        typeof options.body.publicKey !== 'object') {
-      return { message: statusMessage(options, {}) };
-    }
-    let publicKey = options.body.publicKey;
-    if (forChange) publicKey = Object.assign({}, publicKey, { userVerification: 'preferred' });
-    say('info', forChange ? MESSAGES.confirmingWithPasskey : MESSAGES.askingDevice);
-    let credential;
-    try {
-      credential = await navigator.credentials.get({
-        publicKey: requestOptions(publicKey)
-      });
-    } catch (error) {
-      return { message: deviceMessage(error) };
-    }
-    if (!credential) return { message: MESSAGES.cancelled };
-    return { json: credentialJson(credential) };
-  }
-
-  // The factors an Authd-Second-Factor header names ("totp", "webauthn"),
-  // in lower case; [] without the header.
-  function secondFactors(response) {
-    const header = response.headers ? response.headers.get('Authd-Second-Factor') : null;
-    return (header || '').split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
-  }
-
-  // A typed code as the body's member: six digits are a TOTP code (12.3.3)
-  // when the account has one; anything else a recovery code.
-  function codeMember(code, factors) {
-    return /^\d{6}$/.test(code) && factors && factors.includes('totp')
-      ? { otp: code } : { recoveryCode: code };
+  function assertion(forChange) {
+    return page.assertion(MESSAGES, 'omit', forChange);
   }
 
   // -------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 'use strict';
 
 (function () {
+  const page = window.AuthdPage;  // common.js, loaded first
   const MESSAGES = {
     noRequest:
       'This page is opened by an application that asks you to sign in. Go back to the ' +
@@ -71,7 +72,6 @@
 
   const $ = (id) => document.getElementById(id);
   const heading = $('heading');
-  const status = $('status');
   const section = $('signin-section');
   const signinForm = $('signin');
   const email = $('email');
@@ -98,35 +98,13 @@
   // -------------------------------------------------------------------------
   // Messages and the page's state.
 
-  function say(kind, text, focus) {
-    status.className = 'status ' + kind;
-    status.textContent = text;
-    if (focus) {
-      status.setAttribute('tabindex', '-1');
-      status.focus();
-    }
-  }
-
-  function clearStatus() {
-    status.className = 'status';
-    status.textContent = '';
-  }
-
-  function markInvalid(field, invalid) {
-    if (invalid) {
-      field.setAttribute('aria-invalid', 'true');
-      field.setAttribute('aria-errormessage', 'status');
-      field.focus();
-    } else {
-      field.removeAttribute('aria-invalid');
-      field.removeAttribute('aria-errormessage');
-    }
-  }
+  const say = page.say;
+  const clearStatus = page.clearStatus;
+  const markInvalid = page.markInvalid;
 
   function setBusy(on) {
     busy = on;
-    for (const button of document.querySelectorAll('button')) button.disabled = on;
-    document.querySelector('main').setAttribute('aria-busy', on ? 'true' : 'false');
+    page.markBusy(on);
   }
 
   // Shows one part of the page: 'signin', 'second-factor' or 'forgot'.
@@ -137,28 +115,10 @@
     forgotForm.hidden = part !== 'forgot';
   }
 
-  // "Retry-After: 90" in words: how long to wait, or `fallback`.
-  function waitText(response, fallback) {
-    const header = response.headers ? response.headers.get('Retry-After') : null;
-    const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : NaN;
-    if (!Number.isFinite(seconds)) return fallback;
-    if (seconds <= 1) return 'a moment';
-    if (seconds < 90) return seconds + ' seconds';
-    return 'about ' + Math.ceil(seconds / 60) + ' minutes';
-  }
-
-  // The message of the statuses every route shares; `known` gives the
-  // statuses that the caller words itself.
+  // The message of a failed response; `known` gives the statuses that the
+  // caller words itself.
   function statusMessage(response, known) {
-    if (known && Object.prototype.hasOwnProperty.call(known, response.status)) {
-      return known[response.status];
-    }
-    switch (response.status) {
-      case 400: return MESSAGES.badRequest;
-      case 429: return MESSAGES.tooMany + ' ' + waitText(response, 'a few minutes') + ', then try again.';
-      case 503: return MESSAGES.unavailable + ' ' + waitText(response, 'a moment') + '.';
-      default: return MESSAGES.serverError + ' (HTTP ' + response.status + ')';
-    }
+    return page.statusMessage(response, known, MESSAGES);
   }
 
   // -------------------------------------------------------------------------
@@ -166,36 +126,8 @@
 
   // POST `route` with `body` as JSON: the response with its JSON body (null
   // when there is none), or null when the server could not be reached.
-  async function post(route, body) {
-    let response;
-    try {
-      response = await fetch(route, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        credentials: 'same-origin',
-        cache: 'no-store',
-        redirect: 'error',
-        referrerPolicy: 'no-referrer'
-      });
-    } catch (e) {
-      return null;
-    }
-    let json = null;
-    try {
-      const text = await response.text();
-      json = text === '' ? null : JSON.parse(text);
-    } catch (e) {
-      json = null;
-    }
-    return { status: response.status, headers: response.headers, body: json };
-  }
-
-  // The factors an Authd-Second-Factor header names ("totp", "webauthn"),
-  // in lower case; [] without the header.
-  function secondFactors(response) {
-    const header = response.headers ? response.headers.get('Authd-Second-Factor') : null;
-    return (header || '').split(',').map((f) => f.trim().toLowerCase()).filter((f) => f !== '');
+  function post(route, body) {
+    return page.send('POST', route, body, 'same-origin');
   }
 
   // Signed in: back to the authorization request, which now finds the
@@ -208,98 +140,11 @@
   }
 
   // -------------------------------------------------------------------------
-  // Passkeys (interface.md 16.3): the server's options (base64url in JSON)
-  // in, the credential's JSON out, with the browser's own converters when
-  // it has them.
-
-  function fromBase64url(text) {
-    const base64 = String(text).replace(/-/g, '+').replace(/_/g, '/');
-    const padded = base64 + '==='.slice((base64.length + 3) % 4);
-    const binary = atob(padded);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes.buffer;
-  }
-
-  function toBase64url(buffer) {
-    const bytes = buffer instanceof ArrayBuffer ? new Uint8Array(buffer)
-      : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    let binary = '';
-    for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-    return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  }
-
-  function requestOptions(json) {
-    if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') {
-      return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-    }
-    const options = Object.assign({}, json);
-    options.challenge = fromBase64url(json.challenge);
-    options.allowCredentials = (Array.isArray(json.allowCredentials) ? json.allowCredentials : [])
-      .map(function (d) {
-        const out = { type: d.type, id: fromBase64url(d.id) };
-        if (Array.isArray(d.transports)) out.transports = d.transports;
-        return out;
-      });
-    return options;
-  }
-
-  function credentialJson(credential) {
-    if (typeof credential.toJSON === 'function') return credential.toJSON();
-    const r = credential.response;
-    const response = {
-      clientDataJSON: toBase64url(r.clientDataJSON),
-      authenticatorData: toBase64url(r.authenticatorData),
-      signature: toBase64url(r.signature)
-    };
-    if (r.userHandle) response.userHandle = toBase64url(r.userHandle);
-    const json = {
-      id: credential.id,
-      rawId: toBase64url(credential.rawId),
-      type: credential.type,
-      response: response,
-      clientExtensionResults: credential.getClientExtensionResults
-        ? credential.getClientExtensionResults() : {}
-    };
-    if (credential.authenticatorAttachment) {
-      json.authenticatorAttachment = credential.authenticatorAttachment;
-    }
-    return json;
-  }
-
-  function passkeysSupported() {
-    return typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;
-  }
-
-  function deviceMessage(error) {
-    const name = error && error.name;
-    if (name === 'NotAllowedError' || name === 'AbortError') return MESSAGES.cancelled;
-    if (name === 'SecurityError') return MESSAGES.securityError;
-    if (name === 'NotSupportedError') return MESSAGES.unsupported;
-    return MESSAGES.deviceError;
-  }
-
-  // A challenge from the server, then an assertion from the device:
-  // { json } or { message } (the refusal, in words).
-  async function assertion() {
-    if (!passkeysSupported()) {
-      return { message: window.isSecureContext ? MESSAGES.unsupported : MESSAGES.insecure };
-    }
-    const options = await post('webauthn/login/options', {});
-    if (!options) return { message: MESSAGES.network };
-    if (options.status !== 200 || !options.body || typeof options.body.publicKey !== 'object' ||
-        options.body.publicKey === null) {
-      return { message: statusMessage(options, {}) };
-    }
-    say('info', MESSAGES.askingDevice);
-    let credential;
-    try {
-      credential = await navigator.credentials.get({ publicKey: requestOptions(options.body.publicKey) });
-    } catch (error) {
-      return { message: deviceMessage(error) };
-    }
-    if (!credential) return { message: MESSAGES.cancelled };
-    return { json: credentialJson(credential) };
+  // Passkeys (interface.md 16.3): a challenge from the server, then an
+  // assertion from the device: { json } or { message } (the refusal, in
+  // words).
+  function assertion() {
+    return page.assertion(MESSAGES, 'same-origin', false);
   }
 
   async function signInWithPasskey() {
@@ -347,7 +192,7 @@
       resume();
       return;
     }
-    const factors = secondFactors(response);
+    const factors = page.secondFactors(response);
     if (response.status === 401 && factors.length > 0) {
       const again = extra !== undefined;
       pending.factors = factors;
@@ -427,13 +272,6 @@
     show('signin');
   }
 
-  // Six digits are a TOTP code (12.3.3) when the account has one; anything
-  // else a recovery code.
-  function codeMember(typed, factors) {
-    return /^\d{6}$/.test(typed) && factors && factors.includes('totp')
-      ? { otp: typed } : { recoveryCode: typed };
-  }
-
   async function sendCode() {
     if (!pending) return;
     const typed = code.value.replace(/\s/g, '');
@@ -445,7 +283,7 @@
     markInvalid(code, false);
     setBusy(true);
     try {
-      await passwordLogin(codeMember(typed, pending.factors));
+      await passwordLogin(page.codeMember(typed, pending.factors));
     } finally {
       setBusy(false);
     }

@@ -206,6 +206,7 @@ async function main() {
     const loaded = page.responses.map((r) => `${r.status} ${new URL(r.url).pathname}`);
     assert.ok(loaded.includes('200 /reset.css'), `the style sheet, one level up: ${loaded}`);
     assert.ok(loaded.includes('200 /signin/email.js'), `the page's own script: ${loaded}`);
+    assert.ok(loaded.includes('200 /common.js'), `the shared script, one level up: ${loaded}`);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'email');
     assert.equal(page.posts, 0);
     await shot(page, 'email-signin-page-address.png');

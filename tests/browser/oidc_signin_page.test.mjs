@@ -217,6 +217,7 @@ async function main() {
     assert.equal(await page.locator('#signup').count(), 0, 'no sign-up link while sign-up is closed');
     const loaded = page.requests.map((r) => new URL(r.url).pathname);
     assert.ok(loaded.includes('/reset.css') && loaded.includes('/signin.js'), `loaded: ${loaded}`);
+    assert.ok(loaded.includes('/common.js'), `the shared script: ${loaded}`);
     assert.equal(page.requests.filter((r) => r.method !== 'GET').length, 0, 'opening the page sends nothing');
     assertSameOriginOnly(page, base);
     await shot(page, 'oidc-signin-page.png');

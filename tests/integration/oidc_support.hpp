@@ -79,9 +79,12 @@ inline std::string form_encoded(const std::vector<std::pair<std::string, std::st
 // The usual parameters of a code request of `client_id` with `pkce`.
 inline std::vector<std::pair<std::string, std::string>> code_request(
     const std::string& client_id, const Pkce& pkce, const std::string& scope = "openid email") {
-  return {{"response_type", "code"}, {"client_id", client_id},
-          {"redirect_uri", kRedirect}, {"scope", scope},
-          {"state", "st-123"},         {"nonce", "n-456"},
+  return {{"response_type", "code"},
+          {"client_id", client_id},
+          {"redirect_uri", kRedirect},
+          {"scope", scope},
+          {"state", "st-123"},
+          {"nonce", "n-456"},
           {"code_challenge", pkce.challenge()},
           {"code_challenge_method", "S256"}};
 }
@@ -142,10 +145,9 @@ inline std::string location_base(const HttpResponse& res) {
 
 // POST /oauth2/token with `parameters`, the client authenticated by HTTP
 // Basic when `secret` is given.
-inline HttpResponse token_request(const AuthdProcess& authd,
-                                  const std::vector<std::pair<std::string, std::string>>& parameters,
-                                  const std::string& client_id = "",
-                                  const std::string& secret = "") {
+inline HttpResponse token_request(
+    const AuthdProcess& authd, const std::vector<std::pair<std::string, std::string>>& parameters,
+    const std::string& client_id = "", const std::string& secret = "") {
   Headers headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
   if (!secret.empty()) {
     std::string pair = client_id + ":" + secret;
@@ -189,6 +191,39 @@ inline std::string code_for(const AuthdProcess& authd, const nlohmann::json& cli
   HttpResponse res = authorize(authd, code_request(client["clientId"], pkce, scope), cookie);
   EXPECT_EQ(res.status, 302) << res.body;
   return location_parameters(res)["code"];
+}
+
+// A browser signed in: the session cookie's value.
+inline std::string signed_in(const AuthdProcess& authd) {
+  authd.add_user(kEmail, kPassword);
+  return authd.login(kEmail, kPassword);
+}
+
+// authd's own page: HTML, never a redirect.
+inline void expect_own_page(const HttpResponse& res, const std::string& context) {
+  EXPECT_EQ(res.status, 400) << context << ": " << res.body;
+  EXPECT_EQ(res.header("Location"), "") << context;
+  EXPECT_NE(res.header("Content-Type").find("text/html"), std::string::npos) << context;
+}
+
+// A redirect to the client with `error`, the state as sent and iss.
+inline void expect_error_redirect(const HttpResponse& res, const std::string& error,
+                                  const std::string& context) {
+  ASSERT_EQ(res.status, 302) << context << ": " << res.body;
+  EXPECT_EQ(location_base(res), kRedirect) << context;
+  auto parameters = location_parameters(res);
+  EXPECT_EQ(parameters["error"], error) << context;
+  EXPECT_EQ(parameters["state"], "st-123") << context;
+  EXPECT_EQ(parameters["iss"], kIssuer) << context;
+  EXPECT_EQ(parameters.count("code"), 0u) << context;
+}
+
+inline std::vector<std::pair<std::string, std::string>> with(
+    std::vector<std::pair<std::string, std::string>> parameters, const std::string& name,
+    const std::optional<std::string>& value) {
+  std::erase_if(parameters, [&](const auto& pair) { return pair.first == name; });
+  if (value) parameters.emplace_back(name, *value);
+  return parameters;
 }
 
 }  // namespace authd::test

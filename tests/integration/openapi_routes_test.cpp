@@ -2,9 +2,10 @@
 // asked each documented operation, answers with a status the document lists
 // for it (and never 404 or 405), and a known path asked with another method
 // answers 405 with an Allow header naming exactly the documented methods.
-// The server runs with sign-up open and sign-in by mail on, so that every
-// documented route exists (the sign-up routes are documented as served only
-// with --signup open, those of interface.md 19 only with --email-signin on).
+// The server runs with sign-up open, sign-in by mail and the OpenID provider
+// on, so that every documented route exists (the sign-up routes are
+// documented as served only with --signup open, those of interface.md 19
+// only with --email-signin on, those of 17 only with --oidc on).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -38,14 +39,30 @@ std::set<std::string> split_allow(const std::string& allow) {
 
 std::vector<std::string> with_optional_routes() {
   std::vector<std::string> args = fast_hashing();
-  args.insert(args.end(), {"--signup", "open", "--email-signin", "on"});
+  args.insert(args.end(), {"--signup", "open", "--email-signin", "on", "--oidc", "on",
+                           "--public-url", "https://authd.test"});
   return args;
+}
+
+// The media types the document gives the operation's answer of `status`:
+// inline, or those of the shared response it refers to; empty when it gives
+// none (then JSON is expected of an answer with a body).
+std::set<std::string> documented_media_types(const OpenApiOperation& operation, int status,
+                                             const SharedResponseMediaTypes& shared) {
+  auto inline_types = operation.media_types.find(status);
+  if (inline_types != operation.media_types.end() && !inline_types->second.empty())
+    return inline_types->second;
+  auto ref = operation.response_refs.find(status);
+  if (ref == operation.response_refs.end()) return {};
+  auto types = shared.find(ref->second);
+  return types == shared.end() ? std::set<std::string>{} : types->second;
 }
 
 // A request without credentials and with an empty JSON object as body gets
 // one of the statuses the document lists for the operation.
 TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
   OpenApiOperations documented = documented_operations();
+  SharedResponseMediaTypes shared = documented_shared_responses();
   ASSERT_FALSE(documented.empty());
   AuthdProcess authd(with_optional_routes());
   for (const auto& [route, operation] : documented) {
@@ -57,17 +74,26 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
     EXPECT_EQ(operation.statuses.count(res.status), 1u)
         << route << " answered " << res.status
         << ", which docs/reference/openapi.yaml does not list (" << join(operation.statuses) << ")";
-    // JSON, except where the document gives the 200 another media type
-    // (the reset page, its script and style sheet).
+    // JSON, except where the document gives the answer another media type
+    // (the pages, their scripts and style sheet, the provider's own error
+    // pages); no Content-Type on an answer without a body (a redirect, a
+    // bare Bearer challenge).
     std::string media_type =
         res.header("content-type").substr(0, res.header("content-type").find(';'));
-    if (res.status == 200 && !operation.success_media_types.empty()) {
-      EXPECT_EQ(operation.success_media_types.count(media_type), 1u)
-          << route << " answered Content-Type " << res.header("content-type");
+    std::set<std::string> types = documented_media_types(operation, res.status, shared);
+    if (res.body.empty() && res.status != 200) {
+      EXPECT_EQ(res.header("content-type"), "") << route << " answered " << res.status;
+    } else if (!types.empty()) {
+      EXPECT_EQ(types.count(media_type), 1u) << route << " answered " << res.status
+                                             << " with Content-Type " << res.header("content-type");
     } else {
       EXPECT_EQ(res.header("content-type"), "application/json") << route;
     }
-    EXPECT_EQ(res.header("cache-control"), "no-store") << route;
+    // interface.md 17.2, 17.12: the discovery documents and the key set may
+    // be cached; every other answer is no-store.
+    EXPECT_EQ(res.header("cache-control"),
+              res.status == 200 && operation.public_cache ? "public, max-age=300" : "no-store")
+        << route;
     EXPECT_FALSE(res.header("x-request-id").empty()) << route;
   }
 }

@@ -130,10 +130,11 @@ TEST_P(OidcClientAuth, Interface_17_7_RefusalsAreInvalidClientAndRecordedWithout
     EXPECT_EQ(detail["reason"], c.reason) << failed[i].detail;
     EXPECT_EQ(failed[i].client_address, "192.0.2.7");
     EXPECT_EQ(failed[i].detail.find("authdcs_"), std::string::npos) << failed[i].detail;
-    if (is_canonical_uuid(c.presented.id))
+    if (is_canonical_uuid(c.presented.id)) {
       EXPECT_EQ(detail["clientId"], c.presented.id);
-    else
+    } else {
       EXPECT_FALSE(detail.contains("clientId")) << failed[i].detail;
+    }
   }
   // A public client by its id alone.
   ClientAuthOutcome outcome = authenticate({public_id, std::nullopt, Method::none});

@@ -19,9 +19,8 @@ constexpr std::array<std::string_view, 31> kEventTypes = {
     // The OpenID provider (interface.md 17): its clients, their
     // authorizations and consents, its signing keys.
     "oauth.client_created", "oauth.client_updated", "oauth.client_secret_rotated",
-    "oauth.client_deleted", "oauth.client_auth_failed", "oauth.authorized",
-    "oauth.consent_granted", "oauth.consent_revoked", "oauth.code_reused",
-    "oidc.signing_keys_rotated"};
+    "oauth.client_deleted", "oauth.client_auth_failed", "oauth.authorized", "oauth.consent_granted",
+    "oauth.consent_revoked", "oauth.code_reused", "oidc.signing_keys_rotated"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "auth/oidc/authorization_request.hpp"
-#include "auth/oidc/redirect_uris.hpp"
 #include "auth/oidc/codes.hpp"
+#include "auth/oidc/redirect_uris.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -113,14 +113,19 @@ class Decision {
                                                        bool grant_consent) {
     Millis now = now_millis();
     IssuedCode code = new_authorization_code(ctx_.policy.oidc, parameters_, browser.session, now);
+    bool answered_before = false;
     auto work = [&](Transaction& tx) {
+      // A waiting request is answered once: of two resumptions at once
+      // (a double click), the one that removes it issues the code.
+      answered_before = waiting_digest && !tx.authorization_requests().remove(*waiting_digest);
+      if (answered_before) return;
       if (grant_consent) record_consent(tx, browser.user.id, now);
       tx.authorization_codes().insert(code.record);
-      if (waiting_digest) tx.authorization_requests().remove(*waiting_digest);
       record_event(tx, source_, "oauth.authorized", browser.user.id,
                    {{"clientId", parameters_.client_id}, {"scopes", parameters_.scopes}}, now);
     };
     if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    if (answered_before) co_return error_page(std::string(kExpiredRequest));
     AuthorizationStep step;
     step.kind = AuthorizationStep::Kind::redirect;
     step.redirect.uri = parameters_.redirect_uri;
@@ -138,7 +143,9 @@ class Decision {
     if (!browser) return false;
     if (waiting_since && browser->session.created_at >= *waiting_since) return true;
     if (parameters_.prompt_login) return false;
-    if (parameters_.max_age && now - browser->session.created_at > *parameters_.max_age * 1000)
+    // max_age=0 always asks (the session is at least as old as this request).
+    if (parameters_.max_age && (*parameters_.max_age == 0 ||
+                                now - browser->session.created_at > *parameters_.max_age * 1000))
       return false;
     return true;
   }
@@ -162,8 +169,8 @@ class Decision {
 
   void record_consent(Transaction& tx, const std::string& user_id, Millis now) {
     std::optional<ConsentRecord> consent = tx.consents().get(user_id, parameters_.client_id);
-    ConsentRecord updated = consent.value_or(ConsentRecord{user_id, parameters_.client_id, {},
-                                                           now, now});
+    ConsentRecord updated =
+        consent.value_or(ConsentRecord{user_id, parameters_.client_id, {}, now, now});
     for (const std::string& scope : parameters_.scopes)
       if (std::find(updated.scopes.begin(), updated.scopes.end(), scope) == updated.scopes.end())
         updated.scopes.push_back(scope);
@@ -250,8 +257,8 @@ boost::asio::awaitable<AuthorizationStep> authorize(AuthContext& ctx, RequestPar
     co_return error_page("The application's sign-in request has no valid client_id.");
   if (redirect_uri == request.values.end() || sent_twice("redirect_uri"))
     co_return error_page("The application's sign-in request has no valid redirect_uri.");
-  std::optional<Situation> situation = co_await read_situation(ctx, client_id->second,
-                                                               session_token);
+  std::optional<Situation> situation =
+      co_await read_situation(ctx, client_id->second, session_token);
   if (!situation) co_return unavailable();
   if (!situation->client)
     co_return error_page("The application that sent you here is not registered with authd.");
@@ -299,7 +306,9 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
   if (allow)
     co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
                                            true);
-  auto forget = [&](Transaction& tx) { tx.authorization_requests().remove(resumed.record.id_digest); };
+  auto forget = [&](Transaction& tx) {
+    tx.authorization_requests().remove(resumed.record.id_digest);
+  };
   if (co_await ctx.db.write(forget) != StoreStatus::ok) co_return unavailable();
   co_return error_redirect(ctx.policy, decision.parameters().redirect_uri,
                            decision.parameters().state, "access_denied",
@@ -307,7 +316,8 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
 }
 
 boost::asio::awaitable<ConsentPrompt> consent_prompt(
-    AuthContext& ctx, std::string_view request_id, const std::optional<std::string>& session_token) {
+    AuthContext& ctx, std::string_view request_id,
+    const std::optional<std::string>& session_token) {
   ConsentPrompt prompt;
   Resumed resumed = co_await resume(ctx, request_id, session_token);
   if (resumed.answer) {

@@ -32,10 +32,10 @@ struct AuthorizationStep {
     consent,      // the request waits: the browser goes to GET /consent
     unavailable,  // the database: 503
   } kind = Kind::unavailable;
-  int status = 400;             // error_page
-  std::string message;          // error_page: for the person at the browser
-  ClientRedirect redirect;      // redirect
-  std::string request_id;       // sign_in, consent: the waiting request's id
+  int status = 400;                       // error_page
+  std::string message;                    // error_page: for the person at the browser
+  ClientRedirect redirect;                // redirect
+  std::string request_id;                 // sign_in, consent: the waiting request's id
   std::optional<std::string> login_hint;  // sign_in
 };
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/oidc/claims.hpp"
+
 namespace authd {
 namespace {
 
@@ -18,18 +20,6 @@ constexpr std::array<std::string_view, 5> kKnownScopes = {"openid", "profile", "
 const std::string* find(const Values& values, std::string_view name) {
   auto found = values.find(name);
   return found == values.end() ? nullptr : &found->second;
-}
-
-std::vector<std::string> split_spaces(std::string_view text) {
-  std::vector<std::string> words;
-  while (!text.empty()) {
-    std::size_t space = text.find(' ');
-    std::string_view word = text.substr(0, space);
-    if (!word.empty()) words.emplace_back(word);
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return words;
 }
 
 bool contains(const std::vector<std::string>& list, std::string_view value) {
@@ -47,12 +37,16 @@ bool is_s256_challenge(std::string_view challenge) {
 std::optional<AuthorizationError> check_prompt(const std::string* prompt,
                                                AuthorizationParameters& out) {
   if (prompt == nullptr) return std::nullopt;
-  std::vector<std::string> values = split_spaces(*prompt);
+  std::vector<std::string> values = split_scope(*prompt);
   for (const std::string& value : values) {
-    if (value == "none") out.prompt_none = true;
-    else if (value == "login" || value == "select_account") out.prompt_login = true;
-    else if (value == "consent") out.prompt_consent = true;
-    else return AuthorizationError{"invalid_request", "unknown prompt value"};
+    if (value == "none")
+      out.prompt_none = true;
+    else if (value == "login" || value == "select_account")
+      out.prompt_login = true;
+    else if (value == "consent")
+      out.prompt_consent = true;
+    else
+      return AuthorizationError{"invalid_request", "unknown prompt value"};
   }
   // Core 3.1.2.1: none with any other value is an error.
   if (out.prompt_none && values.size() > 1)
@@ -78,7 +72,7 @@ std::optional<AuthorizationError> check_scopes(const std::string* scope,
                                                const OAuthClientRecord& client,
                                                AuthorizationParameters& out) {
   if (scope == nullptr) return std::nullopt;
-  for (const std::string& requested : split_spaces(*scope)) {
+  for (const std::string& requested : split_scope(*scope)) {
     if (std::find(kKnownScopes.begin(), kKnownScopes.end(), requested) == kKnownScopes.end())
       continue;
     if (!contains(client.scopes, requested))
@@ -149,9 +143,12 @@ std::optional<AuthorizationError> check_authorization_parameters(
 }
 
 std::string to_json(const AuthorizationParameters& p) {
-  nlohmann::json json = {{"client_id", p.client_id},       {"redirect_uri", p.redirect_uri},
-                         {"scopes", p.scopes},             {"code_challenge", p.code_challenge},
-                         {"prompt_none", p.prompt_none},   {"prompt_login", p.prompt_login},
+  nlohmann::json json = {{"client_id", p.client_id},
+                         {"redirect_uri", p.redirect_uri},
+                         {"scopes", p.scopes},
+                         {"code_challenge", p.code_challenge},
+                         {"prompt_none", p.prompt_none},
+                         {"prompt_login", p.prompt_login},
                          {"prompt_consent", p.prompt_consent}};
   if (p.state) json["state"] = *p.state;
   if (p.nonce) json["nonce"] = *p.nonce;

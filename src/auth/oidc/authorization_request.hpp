@@ -20,14 +20,14 @@ inline constexpr std::string_view kOpenIdScope = "openid";
 
 struct AuthorizationParameters {
   std::string client_id;
-  std::string redirect_uri;           // exactly as sent (and registered, 17.3)
-  std::vector<std::string> scopes;    // granted: requested, known and allowed, each once
-  std::optional<std::string> state;   // returned as sent
-  std::optional<std::string> nonce;   // into the ID token
-  std::string code_challenge;         // S256
+  std::string redirect_uri;             // exactly as sent (and registered, 17.3)
+  std::vector<std::string> scopes;      // granted: requested, known and allowed, each once
+  std::optional<std::string> state;     // returned as sent
+  std::optional<std::string> nonce;     // into the ID token
+  std::string code_challenge;           // S256
   std::optional<std::int64_t> max_age;  // seconds
   bool prompt_none = false;
-  bool prompt_login = false;    // "login" or "select_account"
+  bool prompt_login = false;  // "login" or "select_account"
   bool prompt_consent = false;
   std::optional<std::string> login_hint;  // prefills the sign-in page
 
@@ -43,8 +43,9 @@ struct AuthorizationError {
 
 // The state to send back with an error: the request's, unless it was sent
 // twice (then none can be trusted).
-std::optional<std::string> returnable_state(const std::map<std::string, std::string, std::less<>>& values,
-                                            const std::vector<std::string>& repeated);
+std::optional<std::string> returnable_state(
+    const std::map<std::string, std::string, std::less<>>& values,
+    const std::vector<std::string>& repeated);
 
 // Checks every parameter but client_id and redirect_uri (checked before,
 // against the client) and fills `out`; an error otherwise.

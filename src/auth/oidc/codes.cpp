@@ -32,12 +32,12 @@ IssuedCode new_authorization_code(const OidcSettings& oidc,
 }
 
 bool pkce_verifier_matches(std::string_view verifier, std::string_view challenge) {
-  bool well_formed =
-      verifier.size() >= 43 && verifier.size() <= 128 &&
-      std::all_of(verifier.begin(), verifier.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-               c == '-' || c == '.' || c == '_' || c == '~';
-      });
+  bool well_formed = verifier.size() >= 43 && verifier.size() <= 128 &&
+                     std::all_of(verifier.begin(), verifier.end(), [](char c) {
+                       return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                              (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+                              c == '~';
+                     });
   if (!well_formed) return false;
   Sha256Digest digest = sha256(verifier);
   std::string computed = base64url(digest.data(), digest.size());

@@ -3,33 +3,13 @@
 #include "auth/events/notices.hpp"
 #include "auth/second_factor/passkey_factor.hpp"
 #include "auth/second_factor/recovery_codes.hpp"
+#include "core/percent_encoding.hpp"
 #include "core/wipe.hpp"
 #include "crypto/sealed_secrets.hpp"
 #include "crypto/totp.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
-namespace {
-
-// RFC 3986 unreserved characters stay; every other byte is %XX.
-std::string percent_encoded(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0x0F];
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::optional<std::int64_t> totp_code_step(Transaction& tx, const SecretSealer& sealer,
                                            const TotpFactorRecord& factor, const std::string& code,
@@ -118,8 +98,8 @@ std::string totp_seal_context(const std::string& user_id) { return "authd totp "
 
 std::string otpauth_uri(const std::string& issuer, const std::string& email,
                         const std::string& base32_secret) {
-  std::string issuer_part = percent_encoded(issuer);
-  return "otpauth://totp/" + issuer_part + ":" + percent_encoded(email) +
+  std::string issuer_part = percent_encode(issuer);
+  return "otpauth://totp/" + issuer_part + ":" + percent_encode(email) +
          "?secret=" + base32_secret + "&issuer=" + issuer_part +
          "&algorithm=SHA1&digits=6&period=30";
 }

@@ -30,6 +30,7 @@ class AuthorizationRequestStore {
   virtual ~AuthorizationRequestStore() = default;
 
   virtual void insert(const AuthorizationRequestRecord& request) = 0;
+  // Expired or not (the caller compares expires_at) until pruned.
   virtual std::optional<AuthorizationRequestRecord> by_id(const Sha256Digest& digest) = 0;
   // False when there was no such request (answered meanwhile).
   virtual bool remove(const Sha256Digest& digest) = 0;
@@ -42,9 +43,9 @@ struct AuthorizationCodeRecord {
   std::string client_id;
   std::string user_id;
   std::string redirect_uri;
-  std::string scope;  // granted scopes, space-separated
-  std::string nonce;  // empty: none was sent
-  std::string code_challenge;  // S256
+  std::string scope;              // granted scopes, space-separated
+  std::string nonce;              // empty: none was sent
+  std::string code_challenge;     // S256
   Sha256Digest session_digest{};  // the authd session (5, 13.5) it was issued under
   std::string session_public_id;  // that session's public id: the ID token's sid
   Millis auth_time = 0;           // when that session signed in
@@ -97,8 +98,7 @@ class AccessTokenStore {
   virtual void insert(const AccessTokenRecord& token) = 0;
   // The token with its user when the token exists and has not expired at
   // `now`; nothing otherwise.
-  virtual std::optional<AccessTokenUser> live_with_user(const Sha256Digest& digest,
-                                                         Millis now) = 0;
+  virtual std::optional<AccessTokenUser> live_with_user(const Sha256Digest& digest, Millis now) = 0;
   // Each returns the tokens removed.
   virtual std::int64_t revoke_of_grant(const Sha256Digest& grant_digest) = 0;
   virtual std::int64_t revoke_of_user(std::string_view user_id) = 0;

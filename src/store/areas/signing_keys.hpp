@@ -16,10 +16,10 @@ namespace authd {
 
 struct SigningKeyRecord {
   std::string kid;
-  std::string alg;             // "RS256" or "ES256"
+  std::string alg;              // "RS256" or "ES256"
   std::int64_t generation = 0;  // 1, 2, ... per alg: one key per (alg, generation)
-  std::string public_jwk;      // JSON text, public members only
-  std::string sealed_private;  // SecretSealer::seal of the private JWK
+  std::string public_jwk;       // JSON text, public members only
+  std::string sealed_private;   // SecretSealer::seal of the private JWK
   Millis created_at = 0;
   Millis signs_from = 0;               // published before, signs from then on
   std::optional<Millis> retired_at;    // stopped signing
@@ -35,6 +35,8 @@ class SigningKeyStore {
   virtual bool insert(const SigningKeyRecord& key) = 0;
   // Every key, by alg then generation.
   virtual std::vector<SigningKeyRecord> list() = 0;
+  // False when there is no such key or it was retired already (its first
+  // retirement, when it stopped signing, is kept).
   virtual bool retire(std::string_view kid, Millis retired_at, Millis remove_after) = 0;
   // Makes a published key sign from `signs_from` (authd oidc rotate-keys --now).
   virtual bool set_signs_from(std::string_view kid, Millis signs_from) = 0;

@@ -1,0 +1,179 @@
+// Interoperability (interface.md 17.14) with Apache's mod_auth_openidc
+// (Debian's libapache2-mod-auth-openidc), a relying party in C on another
+// JOSE stack: Apache, started here in the foreground on a free loopback
+// port with a configuration of its own, protects /protected/ with
+// `AuthType openid-connect` against authd's discovery document (PKCE S256,
+// client_secret_basic). Chromium opens the protected page, is sent to
+// authd's sign-in page, signs in, and lands on the page, which prints the
+// ID token's claims that mod_auth_openidc passed to it (server-side
+// includes of OIDC_CLAIM_*). A second visit is served from Apache's own
+// session, without authd.
+//
+//   node tests/interop/mod_auth_openidc.test.mjs <path to authd>
+//
+// SQLite, or PostgreSQL when AUTHD_TEST_POSTGRES is set
+// (scripts/with-postgres.sh).
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+import {
+  addUser, freePort, log, logOf, newBrowserContext, registerClient, shot, signIn, startProcess,
+  setup, startProvider, suite, waitForHttp, workDir
+} from './support.mjs';
+
+const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
+const APACHE = '/usr/sbin/apache2';
+const MODULES = '/usr/lib/apache2/modules';
+const EMAIL = 'carol@example.com';
+const check = suite();
+
+let provider;
+let user;
+let apache;  // {base, handle}
+
+// The configuration: only the modules it needs, everything under `dir`.
+function apacheConfig({ dir, port, issuer, clientId, clientSecret }) {
+  const modules = {
+    mpm_event_module: 'mod_mpm_event.so',
+    authn_core_module: 'mod_authn_core.so',
+    authz_core_module: 'mod_authz_core.so',
+    authz_user_module: 'mod_authz_user.so',
+    include_module: 'mod_include.so',
+    auth_openidc_module: 'mod_auth_openidc.so'
+  };
+  // Apache started by root serves as www-data (Debian's user for it).
+  const user = process.getuid() === 0 ? 'User www-data\nGroup www-data\n' : '';
+  return `${Object.entries(modules).map(([name, file]) => `LoadModule ${name} ${MODULES}/${file}`).join('\n')}
+ServerRoot "${dir}"
+ServerName 127.0.0.1
+Listen 127.0.0.1:${port}
+PidFile "${dir}/apache.pid"
+DefaultRuntimeDir "${dir}/run"
+ErrorLog "${dir}/error.log"
+LogLevel warn auth_openidc:info
+${user}DocumentRoot "${dir}/htdocs"
+<Directory "${dir}/htdocs">
+  Options +Includes
+  Require all granted
+</Directory>
+
+OIDCProviderMetadataURL ${issuer}/.well-known/openid-configuration
+OIDCClientID ${clientId}
+OIDCClientSecret ${clientSecret}
+OIDCProviderTokenEndpointAuth client_secret_basic
+OIDCRedirectURI http://127.0.0.1:${port}/protected/redirect_uri
+OIDCCryptoPassphrase ${crypto.randomBytes(32).toString('hex')}
+OIDCPKCEMethod S256
+OIDCScope "openid email profile"
+OIDCPassClaimsAs environment
+<Location /protected>
+  AuthType openid-connect
+  Require valid-user
+  SetOutputFilter INCLUDES
+  ForceType text/html
+</Location>
+`;
+}
+
+// The protected page prints the claims mod_auth_openidc hands it.
+const CLAIMS_PAGE = `<!doctype html>
+<title>Protected by mod_auth_openidc</title>
+<p>Signed in as <span id="email"><!--#echo var="OIDC_CLAIM_email" --></span></p>
+<p>sub <span id="sub"><!--#echo var="OIDC_CLAIM_sub" --></span></p>
+<p>issuer <span id="iss"><!--#echo var="OIDC_CLAIM_iss" --></span></p>
+`;
+
+async function startApache(registered, port) {
+  // Readable by www-data: the page and the directories down to it (the
+  // configuration, with the secrets, is read by root before it switches).
+  fs.chmodSync(workDir, 0o711);
+  const dir = path.join(workDir, 'apache');
+  fs.mkdirSync(path.join(dir, 'htdocs', 'protected'), { recursive: true, mode: 0o755 });
+  fs.mkdirSync(path.join(dir, 'run'), { mode: 0o755 });
+  fs.chmodSync(dir, 0o755);
+  fs.chmodSync(path.join(dir, 'htdocs'), 0o755);
+  fs.chmodSync(path.join(dir, 'htdocs', 'protected'), 0o755);
+  fs.writeFileSync(path.join(dir, 'htdocs', 'protected', 'claims.shtml'), CLAIMS_PAGE, { mode: 0o644 });
+  const conf = path.join(dir, 'httpd.conf');
+  fs.writeFileSync(conf, apacheConfig({
+    dir, port, issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret
+  }), { mode: 0o600 });
+  const handle = startProcess('apache', APACHE, ['-X', '-d', dir, '-f', conf]);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(handle, `${base}/`);
+  log('apache on', base);
+  return { base, handle, errorLog: path.join(dir, 'error.log') };
+}
+
+setup(async () => {
+  provider = await startProvider(AUTHD);
+  user = await addUser(provider, EMAIL, ['--display-name', 'Carol Example']);
+  const port = await freePort();
+  const registered = await registerClient(provider, {
+    name: 'Apache mod_auth_openidc', type: 'confidential', firstParty: true,
+    redirectUris: [`http://127.0.0.1:${port}/protected/redirect_uri`]
+  });
+  apache = await startApache(registered, port);
+});
+
+function apacheErrors() {
+  try {
+    return fs.readFileSync(apache.errorLog, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+check('Interface_17_14 mod_auth_openidc signs a person in with authd and passes the ID token claims to the page', async () => {
+  const context = await newBrowserContext();
+  const page = await context.newPage();
+  const protectedUrl = `${apache.base}/protected/claims.shtml`;
+  try {
+    await page.goto(protectedUrl);
+    await signIn(page, provider.issuer, EMAIL, { screenshot: 'interop-mod-auth-openidc' });
+    await page.waitForURL(protectedUrl, { timeout: 20_000 });
+    await shot(page, 'interop-mod-auth-openidc-page.png');
+    assert.equal(await page.locator('#email').textContent(), EMAIL);
+    assert.equal(await page.locator('#sub').textContent(), user.id);
+    assert.equal(await page.locator('#iss').textContent(), provider.issuer);
+    // Apache's own session now: the page again, straight away.
+    const again = await page.goto(protectedUrl);
+    assert.equal(again.status(), 200);
+    assert.equal(page.url(), protectedUrl);
+    assert.equal(await page.locator('#email').textContent(), EMAIL);
+  } catch (error) {
+    error.message += `\n--- apache error.log ---\n${apacheErrors()}\n--- apache stdout ---\n${logOf(apache.handle)}`;
+    throw error;
+  } finally {
+    await context.close();
+  }
+});
+
+// A GET as a browser's navigation sends it (mod_auth_openidc answers 401
+// to a script's request, which fetch's fixed Sec-Fetch-Mode: cors says
+// this would be); resolves to {status, headers}.
+function navigate(url) {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, {
+      headers: { Accept: 'text/html', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' }
+    }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode, headers: response.headers }));
+    });
+    request.on('error', reject);
+    request.setTimeout(10_000, () => request.destroy(new Error(`no answer from ${url}`)));
+  });
+}
+
+check('Interface_17_14 without a session mod_auth_openidc sends the browser to authd with PKCE S256', async () => {
+  const response = await navigate(`${apache.base}/protected/claims.shtml`);
+  assert.equal(response.status, 302, `${response.status}\n${apacheErrors()}`);
+  const location = new URL(response.headers.location);
+  assert.equal(`${location.origin}${location.pathname}`, `${provider.issuer}/oauth2/authorize`);
+  assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
+  assert.match(location.searchParams.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(location.searchParams.get('response_type'), 'code');
+});

@@ -1,0 +1,169 @@
+// Interoperability (interface.md 17.14) with openid-client, a certified
+// OpenID relying party for Node.js: discovery, an authorization URL with
+// PKCE (S256), state and nonce, the person signing in on authd's page in
+// Chromium (and allowing a third-party client on the consent page), the
+// code exchanged and the ID token validated by openid-client (iss, aud,
+// nonce, azp, the signature against the JWKS), then userinfo; a second
+// authorization answered by the browser's session at authd; a denied
+// consent read as access_denied.
+//
+//   node --test tests/interop/openid_client.test.mjs   (AUTHD points at authd)
+//   node tests/interop/openid_client.test.mjs <path to authd>
+//
+// SQLite, or PostgreSQL when AUTHD_TEST_POSTGRES is set
+// (scripts/with-postgres.sh). Every process it starts is stopped on every
+// path out; screenshots go to test-artifacts/.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+import * as client from 'openid-client';
+
+import {
+  addUser, authorizeInBrowser, newBrowserContext, onCleanup, registerClient, setup, startCallbackServer, startProvider, suite
+} from './support.mjs';
+
+const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
+const EMAIL = 'alice@example.com';
+const check = suite();
+
+let provider;
+let callback;
+let user;
+
+setup(async () => {
+  provider = await startProvider(AUTHD);
+  callback = await startCallbackServer();
+  user = await addUser(provider, EMAIL, ['--display-name', 'Alice Example']);
+});
+
+// openid-client's configuration from authd's discovery document; http is
+// allowed for the loopback issuer only because we ask for it.
+async function configure(clientId, metadata, clientAuth) {
+  const config = await client.discovery(new URL(provider.issuer), clientId, metadata, clientAuth,
+    { execute: [client.allowInsecureRequests] });
+  // Verify the ID token's signature against jwks_uri too (openid-client
+  // otherwise relies on TLS to the token endpoint, Core 3.1.3.7 item 6).
+  client.enableNonRepudiationChecks(config);
+  return config;
+}
+
+// The whole code flow as a relying party runs it; returns what it got.
+async function codeFlow(config, redirectUri, scope, options = {}) {
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce
+  });
+  const response = await authorizeInBrowser(provider, callback, url, EMAIL, options);
+  // RFC 9207: authd names itself in the response; openid-client checks it.
+  assert.equal(response.searchParams.get('iss'), provider.issuer);
+  const tokens = await client.authorizationCodeGrant(config, response, {
+    pkceCodeVerifier: codeVerifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true
+  }, { redirect_uri: redirectUri });
+  const claims = tokens.claims();
+  const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+  return { tokens, claims, userinfo, nonce };
+}
+
+check('Interface_17_2 openid-client discovers authd as an OpenID provider', async () => {
+  const config = await configure('discovery-only', undefined, client.None());
+  const metadata = config.serverMetadata();
+  assert.equal(metadata.issuer, provider.issuer);
+  assert.equal(metadata.authorization_endpoint, `${provider.issuer}/oauth2/authorize`);
+  assert.equal(metadata.token_endpoint, `${provider.issuer}/oauth2/token`);
+  assert.equal(metadata.jwks_uri, `${provider.issuer}/oauth2/jwks`);
+  assert.ok(metadata.supportsPKCE('S256'), 'S256 PKCE not advertised');
+  assert.equal(metadata.authorization_response_iss_parameter_supported, true);
+});
+
+check('Interface_17_14 openid-client completes the code flow with PKCE for a first-party public client on a loopback redirect of any port', async () => {
+  // A native app (RFC 8252 7.3): registered without a port, redirected to
+  // the port it happens to listen on.
+  const registered = await registerClient(provider, {
+    name: 'Interop native app', type: 'public', firstParty: true,
+    redirectUris: ['http://127.0.0.1/callback']
+  });
+  const config = await configure(registered.clientId, undefined, client.None());
+  const { tokens, claims, userinfo, nonce } = await codeFlow(config, callback.redirectUri,
+    'openid email profile', { screenshot: 'interop-openid-client' });
+  assert.equal(tokens.token_type.toLowerCase(), 'bearer');
+  assert.equal(claims.iss, provider.issuer);
+  assert.equal(claims.aud, registered.clientId);
+  assert.equal(claims.azp, registered.clientId);
+  assert.equal(claims.sub, user.id);
+  assert.equal(claims.nonce, nonce);
+  assert.equal(claims.email, EMAIL);
+  assert.deepEqual(claims.amr, ['pwd']);
+  assert.equal(userinfo.sub, user.id);
+  assert.equal(userinfo.email, EMAIL);
+  assert.equal(userinfo.name, 'Alice Example');
+});
+
+check('Interface_17_14 openid-client signs in again through the browser session at authd without the sign-in page', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop single sign-on', type: 'confidential', firstParty: true,
+    redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId, undefined, client.ClientSecretBasic(registered.clientSecret));
+  const context = await newBrowserContext();
+  onCleanup(() => context.close());
+  const first = await codeFlow(config, callback.redirectUri, 'openid email', { context });
+  // The same browser, a new authorization: authd's cookie session answers
+  // it at once (17.5), with the same session and sign-in time.
+  const second = await codeFlow(config, callback.redirectUri, 'openid email', { context, signedIn: true });
+  assert.equal(second.claims.sub, user.id);
+  assert.equal(second.claims.sid, first.claims.sid);
+  assert.equal(second.claims.auth_time, first.claims.auth_time);
+  assert.notEqual(second.claims.nonce, first.claims.nonce);
+});
+
+check('Interface_17_14 openid-client completes the code flow of a third-party confidential client after consent (client_secret_post)', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop partner', type: 'confidential', firstParty: false,
+    redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId,
+    { token_endpoint_auth_method: 'client_secret_post' }, client.ClientSecretPost(registered.clientSecret));
+  const { claims, userinfo } = await codeFlow(config, callback.redirectUri, 'openid email',
+    { consent: true, screenshot: 'interop-openid-client-third-party' });
+  assert.equal(claims.aud, registered.clientId);
+  assert.equal(claims.sub, user.id);
+  assert.equal(claims.name, undefined, 'a claim of a scope not asked for');
+  assert.equal(userinfo.email, EMAIL);
+  assert.equal(userinfo.email_verified, claims.email_verified);
+});
+
+check('Interface_17_14 openid-client reads a denied consent as access_denied from authd', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop denied', type: 'public', firstParty: false, redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId, undefined, client.None());
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: callback.redirectUri,
+    scope: 'openid email',
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state
+  });
+  const response = await authorizeInBrowser(provider, callback, url, EMAIL,
+    { consent: 'deny', errorExpected: true });
+  // openid-client checks the error response's iss and state before it
+  // reports the error (RFC 9207).
+  await assert.rejects(client.authorizationCodeGrant(config, response, {
+    pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: state
+  }), (error) => {
+    assert.ok(error instanceof client.AuthorizationResponseError, `not an authorization error: ${error}`);
+    assert.equal(error.error, 'access_denied');
+    return true;
+  });
+});
