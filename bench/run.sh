@@ -446,15 +446,16 @@ analyze_if_postgres() {
 }
 
 # POST /oauth2/token on codes minted just before: a code lives 60 s
-# (interface.md 17.6), so wrk mints them (mint_codes.lua) for twice the
-# scenario's duration (at most 55 s less the duration) at the rate
-# /oauth2/authorize answers, which does less than the token endpoint (no
-# client authentication, no token, no signature): enough for the scenario.
+# (interface.md 17.6), so wrk mints them (mint_codes.lua) for one and a
+# half times the scenario's duration (at most 55 s less the duration) at
+# the rate /oauth2/authorize answers, which does less than the token
+# endpoint (no client authentication, no token, no signature): enough for
+# the scenario.
 # A scenario that runs out answers 400s, which count as errors.
 token_scenario() { # name dir client-file scope
   local name=$1 dir=$2 client=$3 scope=$4 seconds minted
   wanted "$name" || return 0
-  seconds=$((2 * DURATION))
+  seconds=$((3 * DURATION / 2))
   [ "$seconds" -le $((55 - DURATION)) ] || seconds=$((55 - DURATION))
   [ "$seconds" -ge 2 ] || seconds=2
   rm -f "$dir/codes.txt"*
