@@ -132,11 +132,11 @@ def section(rows, env):
     signs = [(alg, float(env[key])) for alg, key in (("RS256 (RSA-2048)", "rs256_signs_per_s"),
                                                       ("ES256 (P-256)", "es256_signs_per_s")) if env.get(key)]
     if signs:
+        lines.append("")
         lines.append("OpenSSL %s on this machine in the same run (`openssl speed -seconds 3 -multi %d`): %s."
                      % (env.get("openssl_version", "?"), cores, "; ".join(
                          "%s %.0f signatures a second, %.3f ms of CPU each" % (alg, rate, 1000.0 * cores / rate)
                          for alg, rate in signs)))
-        lines.append("")
     minted = ["%s %s: %s" % (NAMES.get(k.split("_")[2], "?"), "_".join(k.split("_")[3:]), v)
               for k, v in sorted(env.items()) if k.startswith("codes_minted_")]
     lines.append("")
