@@ -22,6 +22,13 @@ AuthorizationStep error_page(std::string message) {
 
 AuthorizationStep unavailable() { return AuthorizationStep{}; }
 
+AuthorizationStep sign_in_step(std::string_view request_id) {
+  AuthorizationStep step;
+  step.kind = AuthorizationStep::Kind::sign_in;
+  step.request_id = std::string(request_id);
+  return step;
+}
+
 constexpr std::string_view kExpiredRequest =
     "This sign-in request has expired or was already answered. Go back to the application and "
     "try again.";
@@ -74,6 +81,22 @@ bool consent_covers(const std::optional<ConsentRecord>& consent,
   });
 }
 
+// Whether the browser's session may answer `parameters` now (17.4): signed
+// in after the request was stored (`waiting_since`), or fresh enough for
+// prompt=login and max_age.
+bool fresh_enough(const AuthorizationParameters& parameters,
+                  const std::optional<BrowserSession>& browser, std::optional<Millis> waiting_since,
+                  Millis now) {
+  if (!browser) return false;
+  if (waiting_since && browser->session.created_at >= *waiting_since) return true;
+  if (parameters.prompt_login) return false;
+  // max_age=0 always asks (the session is at least as old as this request).
+  if (parameters.max_age &&
+      (*parameters.max_age == 0 || now - browser->session.created_at > *parameters.max_age * 1000))
+    return false;
+  return true;
+}
+
 // A request decided (17.4, 17.5): a code, an error for the client, or a
 // wait. `waiting_since`: when the request was stored, if it was (a session
 // that signed in after it is fresh, whatever prompt=login or max_age ask);
@@ -88,7 +111,7 @@ class Decision {
                                                    std::optional<Sha256Digest> waiting_digest) {
     Millis now = now_millis();
     const AuthPolicy& policy = ctx_.policy;
-    if (!fresh_enough(situation.browser, waiting_since, now)) {
+    if (!fresh_enough(parameters_, situation.browser, waiting_since, now)) {
       if (parameters_.prompt_none)
         co_return error_redirect(policy, parameters_.redirect_uri, parameters_.state,
                                  "login_required", "the user is not signed in");
@@ -138,18 +161,6 @@ class Decision {
   const AuthorizationParameters& parameters() const { return parameters_; }
 
  private:
-  bool fresh_enough(const std::optional<BrowserSession>& browser,
-                    std::optional<Millis> waiting_since, Millis now) const {
-    if (!browser) return false;
-    if (waiting_since && browser->session.created_at >= *waiting_since) return true;
-    if (parameters_.prompt_login) return false;
-    // max_age=0 always asks (the session is at least as old as this request).
-    if (parameters_.max_age && (*parameters_.max_age == 0 ||
-                                now - browser->session.created_at > *parameters_.max_age * 1000))
-      return false;
-    return true;
-  }
-
   // Keeps the request server side (17.5), unless it already is.
   boost::asio::awaitable<AuthorizationStep> wait_for(AuthorizationStep::Kind kind,
                                                      std::optional<Sha256Digest> waiting_digest) {
@@ -296,12 +307,11 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
     const std::optional<std::string>& session_token, const EventSource& source) {
   Resumed resumed = co_await resume(ctx, request_id, session_token);
   if (resumed.answer) co_return std::move(*resumed.answer);
-  if (!resumed.situation.browser) {
-    AuthorizationStep step;
-    step.kind = AuthorizationStep::Kind::sign_in;
-    step.request_id = std::string(request_id);
-    co_return step;
-  }
+  // A request that waits for a sign-in (prompt=login, max_age) is not
+  // answered by the session it waits to replace (17.5).
+  if (!fresh_enough(*resumed.parameters, resumed.situation.browser, resumed.record.created_at,
+                    now_millis()))
+    co_return sign_in_step(request_id);
   Decision decision(ctx, std::move(*resumed.parameters), source);
   if (allow)
     co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
@@ -324,9 +334,9 @@ boost::asio::awaitable<ConsentPrompt> consent_prompt(
     prompt.step = std::move(*resumed.answer);
     co_return prompt;
   }
-  if (!resumed.situation.browser) {
-    prompt.step.kind = AuthorizationStep::Kind::sign_in;
-    prompt.step.request_id = std::string(request_id);
+  if (!fresh_enough(*resumed.parameters, resumed.situation.browser, resumed.record.created_at,
+                    now_millis())) {
+    prompt.step = sign_in_step(request_id);
     co_return prompt;
   }
   prompt.step.kind = AuthorizationStep::Kind::consent;
