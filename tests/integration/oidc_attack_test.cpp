@@ -56,5 +56,58 @@ TEST(OidcAttack, Interface_17_5_ConsentCannotSkipReauthentication) {
   EXPECT_TRUE(events_of_type(authd, "oauth.authorized").empty());
 }
 
+// ---- 17.4: parameters that are not text ----------------------------------------
+
+// A parameter that is not well-formed UTF-8 or holds a NUL byte is refused
+// as invalid_request (redirected, the state percent-encoded as sent); a
+// client_id that is not one authd could have given is an unknown client.
+// Neither is a 500, nor a code whose ID token cannot be written.
+TEST(OidcAttack, Interface_17_4_ParametersThatAreNotTextAreInvalidRequest) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = attacker_signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  for (std::string cookie_or_none : {std::string(), cookie}) {
+    for (const char* name : {"state", "nonce", "login_hint", "scope"}) {
+      for (std::string bad : {std::string("\xff\xfe"), std::string("a\0b", 3)}) {
+        Pkce pkce;
+        HttpResponse res = authorize(
+            authd, replaced(code_request(client["clientId"], pkce), name, bad), cookie_or_none);
+        std::string context = std::string(name) + (cookie_or_none.empty() ? "" : " signed in");
+        ASSERT_EQ(res.status, 302) << context << ": " << res.body;
+        EXPECT_EQ(location_base(res), kRedirect) << context;
+        EXPECT_EQ(location_parameters(res)["error"], "invalid_request") << context;
+        if (std::string(name) == "state") {
+          EXPECT_EQ(location_parameters(res)["state"], bad);
+        }
+      }
+    }
+  }
+  Pkce pkce;
+  for (std::string bad : {std::string("\xff"), std::string("a\0b", 3)}) {
+    HttpResponse res =
+        authorize(authd, replaced(code_request(client["clientId"], pkce), "client_id", bad));
+    EXPECT_EQ(res.status, 400) << res.body;
+    EXPECT_EQ(res.header("Location"), "");
+  }
+  EXPECT_TRUE(events_of_type(authd, "oauth.authorized").empty());
+}
+
+// The token endpoint names a parameter sent twice in its error; one that
+// is not UTF-8 still gets the JSON error, not a 500.
+TEST(OidcAttack, Interface_17_7_ParametersThatAreNotTextAreInvalidRequest) {
+  AuthdProcess authd(oidc_args());
+  nlohmann::json client = register_client(authd);
+  Headers form = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  for (const std::string& body :
+       std::vector<std::string>{"%FF=1&%FF=2&grant_type=authorization_code",
+                                "client_id=%FF&grant_type=authorization_code&code=x",
+                                "client_id=" + client["clientId"].get<std::string>() +
+                                    "&client_secret=%FF%00&grant_type=authorization_code"}) {
+    HttpResponse res = send_request(authd.port(), "POST", "/oauth2/token", form, body);
+    EXPECT_TRUE(res.status == 400 || res.status == 401) << body << ": " << res.status;
+    EXPECT_TRUE(res.json().contains("error")) << body << ": " << res.body;
+  }
+}
+
 }  // namespace
 }  // namespace authd::test

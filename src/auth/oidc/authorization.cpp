@@ -268,6 +268,10 @@ boost::asio::awaitable<AuthorizationStep> authorize(AuthContext& ctx, RequestPar
     co_return error_page("The application's sign-in request has no valid client_id.");
   if (redirect_uri == request.values.end() || sent_twice("redirect_uri"))
     co_return error_page("The application's sign-in request has no valid redirect_uri.");
+  // 17.3: client ids are UUIDs; anything else is not looked up (a NUL or
+  // a byte that is not UTF-8 would fail PostgreSQL's query, not match).
+  if (!is_canonical_uuid(client_id->second))
+    co_return error_page("The application that sent you here is not registered with authd.");
   std::optional<Situation> situation =
       co_await read_situation(ctx, client_id->second, session_token);
   if (!situation) co_return unavailable();
