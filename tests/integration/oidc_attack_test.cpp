@@ -109,5 +109,31 @@ TEST(OidcAttack, Interface_17_7_ParametersThatAreNotTextAreInvalidRequest) {
   }
 }
 
+// ---- 17.5: the waiting requests cannot be flooded ------------------------------
+
+// Each authorization request that waits is a row (with its state, nonce
+// and login_hint, up to the body limit) that nobody had to sign in to
+// make. Storing one is counted per client address at --login-client-limit,
+// as the passkey sign-in options are (16.3.1): past it, authd's own page,
+// 429 with Retry-After, and nothing stored. A signed-in browser whose
+// request is answered at once stores nothing and is not counted.
+TEST(OidcAttack, Interface_17_5_WaitingRequestsAreCountedPerClient) {
+  AuthdProcess authd(oidc_args({"--login-client-limit", "3/15m"}));
+  std::string cookie = attacker_signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  Pkce pkce;
+  for (int i = 0; i < 3; ++i) {
+    HttpResponse res = authorize(authd, code_request(client["clientId"], pkce));
+    ASSERT_EQ(location_base(res), kIssuer + "/signin") << i << ": " << res.status;
+  }
+  HttpResponse flooded = authorize(authd, code_request(client["clientId"], pkce));
+  EXPECT_EQ(flooded.status, 429) << flooded.header("Location");
+  EXPECT_EQ(flooded.header("Location"), "");
+  EXPECT_FALSE(flooded.header("Retry-After").empty());
+  EXPECT_NE(flooded.header("Content-Type").find("text/html"), std::string::npos);
+  HttpResponse answered = authorize(authd, code_request(client["clientId"], pkce), cookie);
+  EXPECT_FALSE(location_parameters(answered)["code"].empty()) << answered.status;
+}
+
 }  // namespace
 }  // namespace authd::test

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/login/throttle.hpp"
 #include "auth/oidc/authorization_request.hpp"
 #include "auth/oidc/codes.hpp"
 #include "auth/oidc/redirect_uris.hpp"
@@ -21,6 +22,15 @@ AuthorizationStep error_page(std::string message) {
 }
 
 AuthorizationStep unavailable() { return AuthorizationStep{}; }
+
+AuthorizationStep too_many_requests(std::chrono::seconds retry_after) {
+  AuthorizationStep step = error_page(
+      "Too many sign-in requests came from your network. Wait a few minutes, then go back to the "
+      "application and try again.");
+  step.status = 429;
+  step.retry_after = std::max(retry_after, std::chrono::seconds(1));
+  return step;
+}
 
 AuthorizationStep sign_in_step(std::string_view request_id) {
   AuthorizationStep step;
@@ -173,8 +183,19 @@ class Decision {
     AuthorizationRequestRecord record{sha256(step.request_id), parameters_.client_id,
                                       to_json(parameters_), now,
                                       now + ctx_.policy.oidc.request_lifetime.count()};
-    auto work = [&](Transaction& tx) { tx.authorization_requests().insert(record); };
+    // Nobody signs in to make a waiting request: each is counted per client
+    // address, as the passkey sign-in options are (16.3.1), so that one
+    // client cannot fill the table.
+    const std::vector<ThrottleCounter> counters =
+        client_counters(ClientCounterKind::authorize, source_.client_address,
+                        ctx_.policy.login_failures_per_client, ctx_.policy.ipv6_aggregates);
+    ThrottleVerdict verdict;
+    auto work = [&](Transaction& tx) {
+      verdict = count_request(tx, counters, now);
+      if (verdict.allowed) tx.authorization_requests().insert(record);
+    };
     if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    if (!verdict.allowed) co_return too_many_requests(verdict.retry_after);
     co_return step;
   }
 
