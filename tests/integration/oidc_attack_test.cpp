@@ -135,5 +135,30 @@ TEST(OidcAttack, Interface_17_5_WaitingRequestsAreCountedPerClient) {
   EXPECT_FALSE(location_parameters(answered)["code"].empty()) << answered.status;
 }
 
+// ---- 17.5.1: a waiting request follows the client's registration ---------------
+
+// The operator takes a scope away from a client (PATCH /admin/clients):
+// a request that waits from before must not be granted it on resumption,
+// as it is not when the redirect URI is taken away.
+TEST(OidcAttack, Interface_17_5_1_WaitingRequestLosesAScopeTheClientLost) {
+  AuthdProcess authd(oidc_args());
+  authd.add_user(kEmail, kPassword);
+  nlohmann::json client = register_client(authd, {{"scopes", {"openid", "email"}}});
+  Pkce pkce;
+  HttpResponse res = authorize(authd, code_request(client["clientId"], pkce, "openid email"));
+  ASSERT_EQ(location_base(res), kIssuer + "/signin") << res.header("Location");
+  std::string id = location_parameters(res)["request"];
+  std::string key = admin::create_key(authd, "attack");
+  HttpResponse patched =
+      admin::call(authd, key, "PATCH", "/admin/clients/" + client["clientId"].get<std::string>(),
+                  nlohmann::json{{"scopes", {"openid"}}});
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  std::string cookie = authd.login(kEmail, kPassword);
+  HttpResponse resumed = browser_get(authd, "/oauth2/authorize/resume?request=" + id, cookie);
+  EXPECT_EQ(resumed.status, 400) << resumed.header("Location");
+  EXPECT_EQ(location_parameters(resumed).count("code"), 0u);
+  EXPECT_TRUE(events_of_type(authd, "oauth.authorized").empty());
+}
+
 }  // namespace
 }  // namespace authd::test

@@ -234,6 +234,15 @@ boost::asio::awaitable<std::optional<Situation>> read_situation(
   co_return situation;
 }
 
+// The client may still have every scope the waiting request asked for:
+// one the operator took away since is not granted (17.5.1).
+bool scopes_still_allowed(const OAuthClientRecord& client,
+                          const AuthorizationParameters& parameters) {
+  return std::all_of(parameters.scopes.begin(), parameters.scopes.end(), [&](const auto& scope) {
+    return std::find(client.scopes.begin(), client.scopes.end(), scope) != client.scopes.end();
+  });
+}
+
 // A waiting request and what its decision reads, or the step to answer
 // instead (an expired request, a deleted client, the database).
 struct Resumed {
@@ -264,7 +273,8 @@ boost::asio::awaitable<Resumed> resume(AuthContext& ctx, std::string_view reques
   }
   if (!record || record->expires_at <= now || !resumed.situation.client ||
       !(resumed.parameters = parameters_from_json(record->parameters)) ||
-      !redirect_uri_matches(*resumed.situation.client, resumed.parameters->redirect_uri)) {
+      !redirect_uri_matches(*resumed.situation.client, resumed.parameters->redirect_uri) ||
+      !scopes_still_allowed(*resumed.situation.client, *resumed.parameters)) {
     resumed.answer = error_page(std::string(kExpiredRequest));
     co_return resumed;
   }
