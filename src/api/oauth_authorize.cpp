@@ -42,8 +42,12 @@ std::string client_location(const ClientRedirect& redirect) {
 ApiResponse step_response(const ApiContext& ctx, const AuthorizationStep& step) {
   const std::string& issuer = ctx.auth.policy.oidc.issuer;
   switch (step.kind) {
-    case AuthorizationStep::Kind::error_page:
-      return oauth_error_page(step.status, step.message);
+    case AuthorizationStep::Kind::error_page: {
+      ApiResponse page = oauth_error_page(step.status, step.message);
+      if (step.retry_after.count() > 0)
+        page.headers.emplace_back("Retry-After", std::to_string(step.retry_after.count()));
+      return page;
+    }
     case AuthorizationStep::Kind::redirect: {
       ApiResponse response = see_other(client_location(step.redirect));
       response.holds_secret = true;  // the code

@@ -10,13 +10,23 @@ void add_no_store(ApiResponse& response) {
   response.headers.emplace_back("Pragma", "no-cache");
 }
 
+// RFC 6749 5.2: error_description is printable ASCII without '"' and
+// '\\'. A description may name what a client sent (a parameter's name),
+// which need not be even UTF-8: anything else becomes '?'.
+std::string ascii_description(std::string_view description) {
+  std::string out(description);
+  for (char& c : out)
+    if (c < ' ' || c > '~' || c == '"' || c == '\\') c = '?';
+  return out;
+}
+
 }  // namespace
 
 ApiResponse oauth_error(int status, std::string_view code, std::string_view description) {
   ApiResponse response;
   response.status = status;
   nlohmann::json body = {{"error", code}};
-  if (!description.empty()) body["error_description"] = description;
+  if (!description.empty()) body["error_description"] = ascii_description(description);
   response.body = body.dump();
   add_no_store(response);
   return response;

@@ -20,11 +20,11 @@
 namespace authd::test {
 namespace {
 
-const std::string kIssuer = "http://127.0.0.1/idp";
+const std::string kKeysIssuer = "http://127.0.0.1/idp";
 
 std::vector<std::string> oidc_args(std::vector<std::string> more = {}) {
   std::vector<std::string> args = fast_hashing();
-  args.insert(args.end(), {"--oidc", "on", "--public-url", kIssuer});
+  args.insert(args.end(), {"--oidc", "on", "--public-url", kKeysIssuer});
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -81,11 +81,11 @@ TEST(OidcDiscovery, Interface_17_2_oidcc_discovery_ListsWhatIsServedUnderTheIssu
   nlohmann::json meta = openid.json();
   EXPECT_EQ(oauth.json(), meta);  // RFC 8414: the same metadata
 
-  EXPECT_EQ(meta["issuer"], kIssuer);  // --public-url exactly, its path included
-  EXPECT_EQ(meta["authorization_endpoint"], kIssuer + "/oauth2/authorize");
-  EXPECT_EQ(meta["token_endpoint"], kIssuer + "/oauth2/token");
-  EXPECT_EQ(meta["userinfo_endpoint"], kIssuer + "/oauth2/userinfo");
-  EXPECT_EQ(meta["jwks_uri"], kIssuer + "/oauth2/jwks");
+  EXPECT_EQ(meta["issuer"], kKeysIssuer);  // --public-url exactly, its path included
+  EXPECT_EQ(meta["authorization_endpoint"], kKeysIssuer + "/oauth2/authorize");
+  EXPECT_EQ(meta["token_endpoint"], kKeysIssuer + "/oauth2/token");
+  EXPECT_EQ(meta["userinfo_endpoint"], kKeysIssuer + "/oauth2/userinfo");
+  EXPECT_EQ(meta["jwks_uri"], kKeysIssuer + "/oauth2/jwks");
   using L = std::vector<std::string>;
   EXPECT_EQ(meta["scopes_supported"], (L{"openid", "profile", "email", "phone"}));
   EXPECT_EQ(meta["response_types_supported"], L{"code"});

@@ -60,6 +60,7 @@ constexpr std::string_view kForgotClientNamespace = "forgot:client:";
 constexpr std::string_view kSignupClientNamespace = "signup:client:";
 constexpr std::string_view kPasskeyClientNamespace = "passkey:client:";
 constexpr std::string_view kEmailSigninClientNamespace = "signin-mail:client:";
+constexpr std::string_view kAuthorizeClientNamespace = "authorize:client:";
 
 std::string_view client_namespace(ClientCounterKind kind) {
   switch (kind) {
@@ -71,6 +72,8 @@ std::string_view client_namespace(ClientCounterKind kind) {
       return kPasskeyClientNamespace;
     case ClientCounterKind::email_signin:
       return kEmailSigninClientNamespace;
+    case ClientCounterKind::authorize:
+      return kAuthorizeClientNamespace;
     case ClientCounterKind::signup:
       break;
   }

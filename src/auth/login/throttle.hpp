@@ -61,7 +61,7 @@ struct ThrottleCounter {
   RateLimit limit;
 };
 
-enum class ClientCounterKind { login, forgot, signup, passkey, email_signin };
+enum class ClientCounterKind { login, forgot, signup, passkey, email_signin, authorize };
 
 // The per-client counters of `client_address`: its own (the key of
 // login_client_key or forgot_client_key, or "signup:client:...") at `per_client`, and for an IPv6

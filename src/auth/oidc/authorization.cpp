@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/login/throttle.hpp"
 #include "auth/oidc/authorization_request.hpp"
 #include "auth/oidc/codes.hpp"
 #include "auth/oidc/redirect_uris.hpp"
@@ -21,6 +22,22 @@ AuthorizationStep error_page(std::string message) {
 }
 
 AuthorizationStep unavailable() { return AuthorizationStep{}; }
+
+AuthorizationStep too_many_requests(std::chrono::seconds retry_after) {
+  AuthorizationStep step = error_page(
+      "Too many sign-in requests came from your network. Wait a few minutes, then go back to the "
+      "application and try again.");
+  step.status = 429;
+  step.retry_after = std::max(retry_after, std::chrono::seconds(1));
+  return step;
+}
+
+AuthorizationStep sign_in_step(std::string_view request_id) {
+  AuthorizationStep step;
+  step.kind = AuthorizationStep::Kind::sign_in;
+  step.request_id = std::string(request_id);
+  return step;
+}
 
 constexpr std::string_view kExpiredRequest =
     "This sign-in request has expired or was already answered. Go back to the application and "
@@ -74,6 +91,22 @@ bool consent_covers(const std::optional<ConsentRecord>& consent,
   });
 }
 
+// Whether the browser's session may answer `parameters` now (17.4): signed
+// in after the request was stored (`waiting_since`), or fresh enough for
+// prompt=login and max_age.
+bool fresh_enough(const AuthorizationParameters& parameters,
+                  const std::optional<BrowserSession>& browser, std::optional<Millis> waiting_since,
+                  Millis now) {
+  if (!browser) return false;
+  if (waiting_since && browser->session.created_at >= *waiting_since) return true;
+  if (parameters.prompt_login) return false;
+  // max_age=0 always asks (the session is at least as old as this request).
+  if (parameters.max_age &&
+      (*parameters.max_age == 0 || now - browser->session.created_at > *parameters.max_age * 1000))
+    return false;
+  return true;
+}
+
 // A request decided (17.4, 17.5): a code, an error for the client, or a
 // wait. `waiting_since`: when the request was stored, if it was (a session
 // that signed in after it is fresh, whatever prompt=login or max_age ask);
@@ -88,7 +121,7 @@ class Decision {
                                                    std::optional<Sha256Digest> waiting_digest) {
     Millis now = now_millis();
     const AuthPolicy& policy = ctx_.policy;
-    if (!fresh_enough(situation.browser, waiting_since, now)) {
+    if (!fresh_enough(parameters_, situation.browser, waiting_since, now)) {
       if (parameters_.prompt_none)
         co_return error_redirect(policy, parameters_.redirect_uri, parameters_.state,
                                  "login_required", "the user is not signed in");
@@ -138,18 +171,6 @@ class Decision {
   const AuthorizationParameters& parameters() const { return parameters_; }
 
  private:
-  bool fresh_enough(const std::optional<BrowserSession>& browser,
-                    std::optional<Millis> waiting_since, Millis now) const {
-    if (!browser) return false;
-    if (waiting_since && browser->session.created_at >= *waiting_since) return true;
-    if (parameters_.prompt_login) return false;
-    // max_age=0 always asks (the session is at least as old as this request).
-    if (parameters_.max_age && (*parameters_.max_age == 0 ||
-                                now - browser->session.created_at > *parameters_.max_age * 1000))
-      return false;
-    return true;
-  }
-
   // Keeps the request server side (17.5), unless it already is.
   boost::asio::awaitable<AuthorizationStep> wait_for(AuthorizationStep::Kind kind,
                                                      std::optional<Sha256Digest> waiting_digest) {
@@ -162,8 +183,19 @@ class Decision {
     AuthorizationRequestRecord record{sha256(step.request_id), parameters_.client_id,
                                       to_json(parameters_), now,
                                       now + ctx_.policy.oidc.request_lifetime.count()};
-    auto work = [&](Transaction& tx) { tx.authorization_requests().insert(record); };
+    // Nobody signs in to make a waiting request: each is counted per client
+    // address, as the passkey sign-in options are (16.3.1), so that one
+    // client cannot fill the table.
+    const std::vector<ThrottleCounter> counters =
+        client_counters(ClientCounterKind::authorize, source_.client_address,
+                        ctx_.policy.login_failures_per_client, ctx_.policy.ipv6_aggregates);
+    ThrottleVerdict verdict;
+    auto work = [&](Transaction& tx) {
+      verdict = count_request(tx, counters, now);
+      if (verdict.allowed) tx.authorization_requests().insert(record);
+    };
     if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
+    if (!verdict.allowed) co_return too_many_requests(verdict.retry_after);
     co_return step;
   }
 
@@ -202,6 +234,15 @@ boost::asio::awaitable<std::optional<Situation>> read_situation(
   co_return situation;
 }
 
+// The client may still have every scope the waiting request asked for:
+// one the operator took away since is not granted (17.5.1).
+bool scopes_still_allowed(const OAuthClientRecord& client,
+                          const AuthorizationParameters& parameters) {
+  return std::all_of(parameters.scopes.begin(), parameters.scopes.end(), [&](const auto& scope) {
+    return std::find(client.scopes.begin(), client.scopes.end(), scope) != client.scopes.end();
+  });
+}
+
 // A waiting request and what its decision reads, or the step to answer
 // instead (an expired request, a deleted client, the database).
 struct Resumed {
@@ -232,7 +273,8 @@ boost::asio::awaitable<Resumed> resume(AuthContext& ctx, std::string_view reques
   }
   if (!record || record->expires_at <= now || !resumed.situation.client ||
       !(resumed.parameters = parameters_from_json(record->parameters)) ||
-      !redirect_uri_matches(*resumed.situation.client, resumed.parameters->redirect_uri)) {
+      !redirect_uri_matches(*resumed.situation.client, resumed.parameters->redirect_uri) ||
+      !scopes_still_allowed(*resumed.situation.client, *resumed.parameters)) {
     resumed.answer = error_page(std::string(kExpiredRequest));
     co_return resumed;
   }
@@ -257,6 +299,10 @@ boost::asio::awaitable<AuthorizationStep> authorize(AuthContext& ctx, RequestPar
     co_return error_page("The application's sign-in request has no valid client_id.");
   if (redirect_uri == request.values.end() || sent_twice("redirect_uri"))
     co_return error_page("The application's sign-in request has no valid redirect_uri.");
+  // 17.3: client ids are UUIDs; anything else is not looked up (a NUL or
+  // a byte that is not UTF-8 would fail PostgreSQL's query, not match).
+  if (!is_canonical_uuid(client_id->second))
+    co_return error_page("The application that sent you here is not registered with authd.");
   std::optional<Situation> situation =
       co_await read_situation(ctx, client_id->second, session_token);
   if (!situation) co_return unavailable();
@@ -296,12 +342,11 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
     const std::optional<std::string>& session_token, const EventSource& source) {
   Resumed resumed = co_await resume(ctx, request_id, session_token);
   if (resumed.answer) co_return std::move(*resumed.answer);
-  if (!resumed.situation.browser) {
-    AuthorizationStep step;
-    step.kind = AuthorizationStep::Kind::sign_in;
-    step.request_id = std::string(request_id);
-    co_return step;
-  }
+  // A request that waits for a sign-in (prompt=login, max_age) is not
+  // answered by the session it waits to replace (17.5).
+  if (!fresh_enough(*resumed.parameters, resumed.situation.browser, resumed.record.created_at,
+                    now_millis()))
+    co_return sign_in_step(request_id);
   Decision decision(ctx, std::move(*resumed.parameters), source);
   if (allow)
     co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
@@ -324,9 +369,9 @@ boost::asio::awaitable<ConsentPrompt> consent_prompt(
     prompt.step = std::move(*resumed.answer);
     co_return prompt;
   }
-  if (!resumed.situation.browser) {
-    prompt.step.kind = AuthorizationStep::Kind::sign_in;
-    prompt.step.request_id = std::string(request_id);
+  if (!fresh_enough(*resumed.parameters, resumed.situation.browser, resumed.record.created_at,
+                    now_millis())) {
+    prompt.step = sign_in_step(request_id);
     co_return prompt;
   }
   prompt.step.kind = AuthorizationStep::Kind::consent;

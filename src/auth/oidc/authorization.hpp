@@ -4,6 +4,7 @@
 // with a code. The browser's session is the cookie session of 13.5.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct AuthorizationStep {
     unavailable,  // the database: 503
   } kind = Kind::unavailable;
   int status = 400;                       // error_page
+  std::chrono::seconds retry_after{0};    // error_page 429: too many waiting requests
   std::string message;                    // error_page: for the person at the browser
   ClientRedirect redirect;                // redirect
   std::string request_id;                 // sign_in, consent: the waiting request's id

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "auth/oidc/claims.hpp"
+#include "core/utf8.hpp"
 
 namespace authd {
 namespace {
@@ -20,6 +21,17 @@ constexpr std::array<std::string_view, 5> kKnownScopes = {"openid", "profile", "
 const std::string* find(const Values& values, std::string_view name) {
   auto found = values.find(name);
   return found == values.end() ? nullptr : &found->second;
+}
+
+// Well-formed UTF-8 without NUL: what the waiting request's JSON, the
+// code's columns (PostgreSQL text refuses NUL) and the ID token can hold.
+bool is_text(std::string_view value) {
+  for (std::size_t at = 0; at < value.size();) {
+    std::size_t length = utf8_sequence_length(value, at);
+    if (length == 0 || value[at] == '\0') return false;
+    at += length;
+  }
+  return true;
 }
 
 bool contains(const std::vector<std::string>& list, std::string_view value) {
@@ -112,6 +124,9 @@ std::optional<AuthorizationError> check_authorization_parameters(
   if (!repeated.empty())
     return AuthorizationError{"invalid_request", "parameter sent twice: " + repeated.front()};
   out.state = returnable_state(values, repeated);
+  for (const auto& [name, value] : values)
+    if (!is_text(name) || !is_text(value))
+      return AuthorizationError{"invalid_request", "parameters must be UTF-8 text"};
   if (find(values, "request") != nullptr)
     return AuthorizationError{"request_not_supported", "request objects are not supported"};
   if (find(values, "request_uri") != nullptr)

@@ -172,7 +172,7 @@ boost::asio::awaitable<ClientOutcome> rotate_client_secret(AuthContext& ctx, con
   ClientOutcome out;
   auto work = [&](Transaction& tx) { rotate_in(tx, id, digest, overlap, source, out); };
   StoreStatus status = co_await ctx.db.write(work);
-  if (out.kind == Kind::ok) out.secret = std::move(secret);
+  if (out.kind == Kind::ok) out.secret.swap(secret);  // no copy left behind to wipe
   wipe(secret);
   co_return finished(status, out);
 }
@@ -225,7 +225,7 @@ ClientOutcome rotate_client_secret(Store& store, const std::string& id, Duration
   StoreStatus status = store.run(Store::Mode::write, [&](Transaction& tx) {
     rotate_in(tx, id, digest, overlap, source, out);
   });
-  if (out.kind == Kind::ok) out.secret = std::move(secret);
+  if (out.kind == Kind::ok) out.secret.swap(secret);  // no copy left behind to wipe
   wipe(secret);
   return finished(status, out);
 }
