@@ -34,10 +34,6 @@ bool is_text(std::string_view value) {
   return true;
 }
 
-bool contains(const std::vector<std::string>& list, std::string_view value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 // RFC 7636 4.2: S256's challenge is the base64url of a SHA-256, 43 characters.
 bool is_s256_challenge(std::string_view challenge) {
   return challenge.size() == 43 && std::all_of(challenge.begin(), challenge.end(), [](char c) {
@@ -87,9 +83,9 @@ std::optional<AuthorizationError> check_scopes(const std::string* scope,
   for (const std::string& requested : split_scope(*scope)) {
     if (std::find(kKnownScopes.begin(), kKnownScopes.end(), requested) == kKnownScopes.end())
       continue;
-    if (!contains(client.scopes, requested))
+    if (!is_listed(client.scopes, requested))
       return AuthorizationError{"invalid_scope", "scope not allowed for this client: " + requested};
-    if (requested == "offline_access" || contains(out.scopes, requested)) continue;
+    if (requested == "offline_access" || is_listed(out.scopes, requested)) continue;
     out.scopes.push_back(requested);
   }
   return std::nullopt;
@@ -98,7 +94,7 @@ std::optional<AuthorizationError> check_scopes(const std::string* scope,
 }  // namespace
 
 bool AuthorizationParameters::has_scope(std::string_view scope) const {
-  return contains(scopes, scope);
+  return is_listed(scopes, scope);
 }
 
 std::string AuthorizationParameters::scope_text() const {
@@ -112,7 +108,7 @@ std::string AuthorizationParameters::scope_text() const {
 
 std::optional<std::string> returnable_state(const Values& values,
                                             const std::vector<std::string>& repeated) {
-  if (contains(repeated, "state")) return std::nullopt;
+  if (is_listed(repeated, "state")) return std::nullopt;
   const std::string* state = find(values, "state");
   return state == nullptr ? std::nullopt : std::optional<std::string>(*state);
 }

@@ -2,6 +2,7 @@
 // and from /oauth2/userinfo, by scope (Core 5.4), absent values omitted.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,11 @@
 namespace authd {
 
 std::vector<std::string> split_scope(std::string_view scope);
+
+// Whether `word` is one of `words` (scopes, grant types).
+inline bool is_listed(const std::vector<std::string>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
 
 // `sub` and the claims of the scopes in `scope` (space-separated): email ->
 // email, email_verified; profile -> name, picture, updated_at; phone ->

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "auth/admin/accounts.hpp"
+#include "auth/oidc/claims.hpp"
 #include "auth/oidc/clients.hpp"
 
 namespace authd {
@@ -12,10 +13,6 @@ constexpr std::array<std::string_view, 3> kGrantTypes = {"authorization_code", "
                                                          "client_credentials"};
 constexpr std::array<std::string_view, 5> kScopes = {"openid", "profile", "email", "phone",
                                                      "offline_access"};
-
-bool contains(const std::vector<std::string>& list, std::string_view value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
 
 template <std::size_t N>
 bool one_of(const std::array<std::string_view, N>& known, std::string_view value) {
@@ -42,14 +39,14 @@ std::optional<std::string> list_problem(const std::vector<std::string>& list,
 std::optional<std::string> grants_problem(const OAuthClientRecord& client) {
   if (client.grant_types.empty()) return "grantTypes: at least one";
   if (auto problem = list_problem(client.grant_types, kGrantTypes, "grantTypes")) return problem;
-  if (!client.confidential && contains(client.grant_types, "client_credentials"))
+  if (!client.confidential && is_listed(client.grant_types, "client_credentials"))
     return "grantTypes: client_credentials is for confidential clients only";
   return std::nullopt;
 }
 
 std::optional<std::string> scopes_problem(const OAuthClientRecord& client) {
   if (auto problem = list_problem(client.scopes, kScopes, "scopes")) return problem;
-  if (contains(client.scopes, "offline_access") && !contains(client.grant_types, "refresh_token"))
+  if (is_listed(client.scopes, "offline_access") && !is_listed(client.grant_types, "refresh_token"))
     return "scopes: offline_access needs refresh_token in grantTypes";
   return std::nullopt;
 }
@@ -113,7 +110,7 @@ std::optional<OAuthClientRecord> new_client(const ClientFields& fields, Millis n
   set_member(client.grant_types, fields.grant_types, "", ignored);
   // The default scopes follow the grant types sent: offline_access only
   // with refresh tokens, rather than a refusal for a member not sent.
-  if (!contains(client.grant_types, "refresh_token")) std::erase(client.scopes, "offline_access");
+  if (!is_listed(client.grant_types, "refresh_token")) std::erase(client.scopes, "offline_access");
   set_member(client.scopes, fields.scopes, "", ignored);
   set_member(client.first_party, fields.first_party, "", ignored);
   set_member(client.access_token_format, fields.access_token_format, "", ignored);
