@@ -284,6 +284,82 @@ CREATE TABLE oidc_signing_keys (
     // nullable column: instances of the previous release insert without it.
     {15, "sessions.amr: how each session signed in", "ALTER TABLE sessions ADD COLUMN amr TEXT;",
      "ALTER TABLE sessions ADD COLUMN amr TEXT;"},
+    // The token lifecycle (interface.md 17.9-17.11): refresh tokens (17.10),
+    // rotated on every use, a family being every token rotated from one
+    // authorization code (family_digest: that code's digest, so that a
+    // reused code revokes the family too); access tokens of the
+    // client_credentials grant, which have no user (17.7); and the resource
+    // (RFC 8707) an access token was issued for, NULL for the issuer, so
+    // that instances of the previous release still insert. A rotated refresh
+    // token's row stays, used_at set, until its family's absolute end, so
+    // that presenting it again is recognised as a reuse.
+    {16,
+     "oauth_refresh_tokens, oauth_client_tokens, oauth_access_tokens.resource: the token "
+     "lifecycle",
+     R"sql(
+CREATE TABLE oauth_refresh_tokens (
+  token_digest      BLOB PRIMARY KEY,
+  family_digest     BLOB NOT NULL,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  scope             TEXT NOT NULL,
+  resource          TEXT,
+  session_public_id TEXT NOT NULL,
+  auth_time         INTEGER NOT NULL,
+  amr               TEXT NOT NULL,
+  created_at        INTEGER NOT NULL,
+  expires_at        INTEGER NOT NULL,
+  family_expires_at INTEGER NOT NULL,
+  used_at           INTEGER
+) WITHOUT ROWID;
+CREATE INDEX oauth_refresh_tokens_by_family ON oauth_refresh_tokens(family_digest);
+CREATE INDEX oauth_refresh_tokens_by_user ON oauth_refresh_tokens(user_id, client_id);
+CREATE INDEX oauth_refresh_tokens_by_client ON oauth_refresh_tokens(client_id);
+CREATE INDEX oauth_refresh_tokens_by_family_expiry ON oauth_refresh_tokens(family_expires_at);
+CREATE TABLE oauth_client_tokens (
+  token_digest BLOB PRIMARY KEY,
+  client_id    TEXT NOT NULL REFERENCES oauth_clients(id),
+  scope        TEXT NOT NULL,
+  resource     TEXT,
+  created_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX oauth_client_tokens_by_client ON oauth_client_tokens(client_id);
+CREATE INDEX oauth_client_tokens_by_expiry ON oauth_client_tokens(expires_at);
+ALTER TABLE oauth_access_tokens ADD COLUMN resource TEXT;
+)sql",
+     R"sql(
+CREATE TABLE oauth_refresh_tokens (
+  token_digest      BYTEA PRIMARY KEY,
+  family_digest     BYTEA NOT NULL,
+  client_id         TEXT NOT NULL REFERENCES oauth_clients(id),
+  user_id           TEXT NOT NULL REFERENCES users(id),
+  scope             TEXT NOT NULL,
+  resource          TEXT,
+  session_public_id TEXT NOT NULL,
+  auth_time         BIGINT NOT NULL,
+  amr               TEXT NOT NULL,
+  created_at        BIGINT NOT NULL,
+  expires_at        BIGINT NOT NULL,
+  family_expires_at BIGINT NOT NULL,
+  used_at           BIGINT
+);
+CREATE INDEX oauth_refresh_tokens_by_family ON oauth_refresh_tokens(family_digest);
+CREATE INDEX oauth_refresh_tokens_by_user ON oauth_refresh_tokens(user_id, client_id);
+CREATE INDEX oauth_refresh_tokens_by_client ON oauth_refresh_tokens(client_id);
+CREATE INDEX oauth_refresh_tokens_by_family_expiry ON oauth_refresh_tokens(family_expires_at);
+CREATE TABLE oauth_client_tokens (
+  token_digest BYTEA PRIMARY KEY,
+  client_id    TEXT NOT NULL REFERENCES oauth_clients(id),
+  scope        TEXT NOT NULL,
+  resource     TEXT,
+  created_at   BIGINT NOT NULL,
+  expires_at   BIGINT NOT NULL
+);
+CREATE INDEX oauth_client_tokens_by_client ON oauth_client_tokens(client_id);
+CREATE INDEX oauth_client_tokens_by_expiry ON oauth_client_tokens(expires_at);
+ALTER TABLE oauth_access_tokens ADD COLUMN resource TEXT;
+)sql"},
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "store/areas/events.hpp"
 #include "store/areas/oauth_clients.hpp"
 #include "store/areas/oauth_grants.hpp"
+#include "store/areas/oauth_tokens.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/passkeys.hpp"
 #include "store/areas/reset_tokens.hpp"

@@ -80,6 +80,7 @@ struct AccessTokenRecord {
   std::string scope;              // space-separated
   Sha256Digest grant_digest{};    // the code it was exchanged for (revoked with it on reuse)
   std::string session_public_id;  // the authd session behind it
+  std::string resource;           // RFC 8707 (17.9); empty: the issuer
   Millis created_at = 0;
   Millis expires_at = 0;
 };
