@@ -80,9 +80,9 @@ struct AccessTokenRecord {
   std::string scope;              // space-separated
   Sha256Digest grant_digest{};    // the code it was exchanged for (revoked with it on reuse)
   std::string session_public_id;  // the authd session behind it
-  std::string resource;           // RFC 8707 (17.9); empty: the issuer
   Millis created_at = 0;
   Millis expires_at = 0;
+  std::string resource;  // RFC 8707 (17.9); empty: the issuer
 };
 
 // A live access token and its user, read in one statement
