@@ -68,7 +68,7 @@ class StoreConformanceOAuthFixture : public StoreConformanceFixture<Backend> {
                                  const OAuthClientRecord& c, const UserRecord& u,
                                  Millis expires_at = 601'000) {
     return AccessTokenRecord{sha256(token), c.id,           u.id,  "openid email",
-                             sha256(grant), "sid-" + grant, 1'000, expires_at};
+                             sha256(grant), "sid-" + grant, 1'000, expires_at, ""};
   }
 
   static SigningKeyRecord key(const std::string& kid, const std::string& alg,
