@@ -289,13 +289,13 @@ CREATE TABLE oidc_signing_keys (
     // authorization code (family_digest: that code's digest, so that a
     // reused code revokes the family too); access tokens of the
     // client_credentials grant, which have no user (17.7); and the resource
-    // (RFC 8707) an access token was issued for, NULL for the issuer, so
+    // (RFC 8707) a code and an access token were issued for, NULL for the issuer, so
     // that instances of the previous release still insert. A rotated refresh
     // token's row stays, used_at set, until its family's absolute end, so
     // that presenting it again is recognised as a reuse.
     {16,
-     "oauth_refresh_tokens, oauth_client_tokens, oauth_access_tokens.resource: the token "
-     "lifecycle",
+     "oauth_refresh_tokens, oauth_client_tokens, the resource of codes and access tokens: "
+     "the token lifecycle",
      R"sql(
 CREATE TABLE oauth_refresh_tokens (
   token_digest      BLOB PRIMARY KEY,
@@ -327,6 +327,7 @@ CREATE TABLE oauth_client_tokens (
 CREATE INDEX oauth_client_tokens_by_client ON oauth_client_tokens(client_id);
 CREATE INDEX oauth_client_tokens_by_expiry ON oauth_client_tokens(expires_at);
 ALTER TABLE oauth_access_tokens ADD COLUMN resource TEXT;
+ALTER TABLE oauth_codes ADD COLUMN resource TEXT;
 )sql",
      R"sql(
 CREATE TABLE oauth_refresh_tokens (
@@ -359,6 +360,7 @@ CREATE TABLE oauth_client_tokens (
 CREATE INDEX oauth_client_tokens_by_client ON oauth_client_tokens(client_id);
 CREATE INDEX oauth_client_tokens_by_expiry ON oauth_client_tokens(expires_at);
 ALTER TABLE oauth_access_tokens ADD COLUMN resource TEXT;
+ALTER TABLE oauth_codes ADD COLUMN resource TEXT;
 )sql"},
 };
 

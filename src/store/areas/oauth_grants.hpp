@@ -54,6 +54,7 @@ struct AuthorizationCodeRecord {
   Millis expires_at = 0;          // 60 s after created_at
   std::optional<Millis> used_at;  // set by the first exchange
   Millis keep_until = 0;          // pruned after this (kept past expiry to catch reuse)
+  std::string resource;           // RFC 8707 (17.9); empty: the issuer
 };
 
 class AuthorizationCodeStore {
