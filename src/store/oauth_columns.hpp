@@ -4,6 +4,7 @@
 // (redirect URIs, grant types, scopes) are kept as JSON arrays of strings.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,24 +23,30 @@
 #define AUTHD_OAUTH_CODE_COLUMNS                                                         \
   "code_digest, client_id, user_id, redirect_uri, scope, nonce, code_challenge, "        \
   "session_digest, session_public_id, auth_time, amr, created_at, expires_at, used_at, " \
-  "keep_until"
+  "keep_until, resource"
 // The access token's columns after the user's (AccessTokenStore::live_with_user
 // joins users, whose created_at the token's is renamed away from).
 #define AUTHD_OAUTH_TOKEN_COLUMNS                                                          \
   "token_digest, client_id, user_id, scope, grant_digest, session_public_id, created_at, " \
-  "expires_at"
+  "expires_at, resource"
 #define AUTHD_OAUTH_TOKEN_COLUMNS_AS_JOINED                                    \
   "token_digest, client_id, user_id, scope, grant_digest, session_public_id, " \
-  "token_created_at, expires_at"
+  "token_created_at, expires_at, resource"
 #define AUTHD_OAUTH_TOKEN_COLUMNS_RENAMED                                      \
   "token_digest, client_id, user_id, scope, grant_digest, session_public_id, " \
-  "created_at AS token_created_at, expires_at"
+  "created_at AS token_created_at, expires_at, resource"
 #define AUTHD_OAUTH_CONSENT_COLUMNS "user_id, client_id, scopes, granted_at, updated_at"
 #define AUTHD_SIGNING_KEY_COLUMNS                                                          \
   "kid, alg, generation, public_jwk, sealed_private, created_at, signs_from, retired_at, " \
   "remove_after"
 
 namespace authd {
+
+// An optional text column (the resource, RFC 8707) stored as NULL when
+// empty.
+inline std::optional<std::string> null_if_empty(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
 
 // A list of strings as a JSON array's text, and back (StoreError when the
 // text is not such an array).
@@ -95,6 +102,7 @@ AuthorizationCodeRecord read_authorization_code(const Row& row) {
   c.expires_at = row.integer(12);
   c.used_at = row.optional_integer(13);
   c.keep_until = row.integer(14);
+  c.resource = row.optional_text(15).value_or("");
   return c;
 }
 
@@ -110,6 +118,7 @@ AccessTokenRecord read_access_token(const Row& row, int first = 0) {
   t.session_public_id = row.text(first + 5);
   t.created_at = row.integer(first + 6);
   t.expires_at = row.integer(first + 7);
+  t.resource = row.optional_text(first + 8).value_or("");
   return t;
 }
 

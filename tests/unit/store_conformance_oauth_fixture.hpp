@@ -67,8 +67,9 @@ class StoreConformanceOAuthFixture : public StoreConformanceFixture<Backend> {
   static AccessTokenRecord token(const std::string& token, const std::string& grant,
                                  const OAuthClientRecord& c, const UserRecord& u,
                                  Millis expires_at = 601'000) {
-    return AccessTokenRecord{sha256(token), c.id,           u.id,  "openid email",
-                             sha256(grant), "sid-" + grant, 1'000, expires_at, ""};
+    return AccessTokenRecord{sha256(token),  c.id,          u.id,
+                             "openid email", sha256(grant), "sid-" + grant,
+                             1'000,          expires_at,    ""};
   }
 
   static SigningKeyRecord key(const std::string& kid, const std::string& alg,
@@ -133,6 +134,7 @@ inline void expect_same_code(const AuthorizationCodeRecord& a, const Authorizati
   EXPECT_EQ(a.expires_at, b.expires_at);
   EXPECT_EQ(a.used_at, b.used_at);
   EXPECT_EQ(a.keep_until, b.keep_until);
+  EXPECT_EQ(a.resource, b.resource);
 }
 
 inline void expect_same_token(const AccessTokenRecord& a, const AccessTokenRecord& b) {
@@ -144,6 +146,7 @@ inline void expect_same_token(const AccessTokenRecord& a, const AccessTokenRecor
   EXPECT_EQ(a.session_public_id, b.session_public_id);
   EXPECT_EQ(a.created_at, b.created_at);
   EXPECT_EQ(a.expires_at, b.expires_at);
+  EXPECT_EQ(a.resource, b.resource);
 }
 
 inline void expect_same_key(const SigningKeyRecord& a, const SigningKeyRecord& b) {

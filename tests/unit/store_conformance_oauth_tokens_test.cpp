@@ -44,6 +44,34 @@ TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_9_LiveWithUserIgnoresExpire
   EXPECT_FALSE(this->live("never issued", 2'000));
 }
 
+// interface.md 17.9 (RFC 8707): the resource a code and its access token
+// were issued for reads back; none reads back empty.
+TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_9_TheResourceOfCodesAndTokensReadsBack) {
+  UserRecord u = this->stored_user("a@example.com");
+  OAuthClientRecord c = this->stored_client("app");
+  AuthorizationCodeRecord bound = this->code("bound", c, u);
+  bound.resource = "https://api.example.com/v1";
+  AuthorizationCodeRecord plain = this->code("plain", c, u);
+  AccessTokenRecord token = this->token("bound-token", "bound", c, u);
+  token.resource = bound.resource;
+  this->write([&](Transaction& tx) {
+    tx.authorization_codes().insert(bound);
+    tx.authorization_codes().insert(plain);
+    tx.access_tokens().insert(token);
+    tx.access_tokens().insert(this->token("plain-token", "plain", c, u));
+  });
+  this->read([&](Transaction& tx) {
+    EXPECT_EQ(tx.authorization_codes().by_digest(sha256("bound")).value().resource,
+              "https://api.example.com/v1");
+    EXPECT_EQ(tx.authorization_codes().by_digest(sha256("plain")).value().resource, "");
+  });
+  auto found = this->live("bound-token", 2'000);
+  ASSERT_TRUE(found);
+  expect_same_token(found->token, token);
+  ASSERT_TRUE(this->live("plain-token", 2'000));
+  EXPECT_EQ(this->live("plain-token", 2'000)->token.resource, "");
+}
+
 // interface.md 17.6: a reused code revokes the tokens issued from it, and
 // only those.
 TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_6_oidcc_codereuse_RevokeOfGrantOnlyThatGrant) {

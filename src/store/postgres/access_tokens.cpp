@@ -12,9 +12,9 @@ void AccessTokens::insert(const AccessTokenRecord& t) {
   Params params;
   params.digest(t.token_digest).text(t.client_id).text(t.user_id).text(t.scope);
   params.digest(t.grant_digest).text(t.session_public_id).integer(t.created_at);
-  params.integer(t.expires_at);
+  params.integer(t.expires_at).text(null_if_empty(t.resource));
   db_.run("INSERT INTO oauth_access_tokens (" AUTHD_OAUTH_TOKEN_COLUMNS
-          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
           params);
 }
 

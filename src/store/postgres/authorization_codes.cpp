@@ -16,8 +16,9 @@ void AuthorizationCodes::insert(const AuthorizationCodeRecord& c) {
   params.text(c.scope).text(c.nonce).text(c.code_challenge).digest(c.session_digest);
   params.text(c.session_public_id).integer(c.auth_time).text(c.amr);
   params.integer(c.created_at).integer(c.expires_at).integer(c.used_at).integer(c.keep_until);
+  params.text(null_if_empty(c.resource));
   db_.run("INSERT INTO oauth_codes (" AUTHD_OAUTH_CODE_COLUMNS
-          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
           params);
 }
 

@@ -10,10 +10,10 @@ namespace authd::sqlite {
 
 void AccessTokens::insert(const AccessTokenRecord& t) {
   auto st = db_.prepare("INSERT INTO oauth_access_tokens (" AUTHD_OAUTH_TOKEN_COLUMNS
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   st.bind(1, t.token_digest).bind(2, t.client_id).bind(3, t.user_id).bind(4, t.scope);
   st.bind(5, t.grant_digest).bind(6, t.session_public_id).bind(7, t.created_at);
-  st.bind(8, t.expires_at);
+  st.bind(8, t.expires_at).bind(9, null_if_empty(t.resource));
   st.run();
 }
 

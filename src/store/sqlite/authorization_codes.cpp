@@ -11,11 +11,12 @@ namespace authd::sqlite {
 void AuthorizationCodes::insert(const AuthorizationCodeRecord& c) {
   auto st = db_.prepare("INSERT INTO oauth_codes (" AUTHD_OAUTH_CODE_COLUMNS
                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                        "?15)");
+                        "?15, ?16)");
   st.bind(1, c.code_digest).bind(2, c.client_id).bind(3, c.user_id).bind(4, c.redirect_uri);
   st.bind(5, c.scope).bind(6, c.nonce).bind(7, c.code_challenge).bind(8, c.session_digest);
   st.bind(9, c.session_public_id).bind(10, c.auth_time).bind(11, c.amr);
   st.bind(12, c.created_at).bind(13, c.expires_at).bind(14, c.used_at).bind(15, c.keep_until);
+  st.bind(16, null_if_empty(c.resource));
   st.run();
 }
 
