@@ -7,6 +7,7 @@
 #include "api/handlers.hpp"
 #include "api/oauth_client_credentials.hpp"
 #include "api/oauth_errors.hpp"
+#include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/client_auth.hpp"
 #include "auth/oidc/token_exchange.hpp"
 #include "core/wipe.hpp"
@@ -42,6 +43,9 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
                           "the body must be application/x-www-form-urlencoded");
   std::optional<FormParameters> form = parse_form(request.body);
   if (!form) co_return oauth_error(400, "invalid_request", "the body is not well-formed");
+  // RFC 8707 2: several resources are allowed; authd takes one (17.9).
+  if (form->is_repeated("resource"))
+    co_return oauth_error(400, "invalid_target", "only one resource is accepted");
   if (!form->repeated.empty())
     co_return oauth_error(400, "invalid_request",
                           "parameter sent twice: " + form->repeated.front());
@@ -73,8 +77,12 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
   if (const char* missing = missing_parameter(*form))
     co_return oauth_error(400, "invalid_request", std::string(missing) + " is missing");
 
+  const std::string* resource = form->find("resource");
+  if (resource != nullptr && !is_resource_indicator(*resource))
+    co_return oauth_error(400, "invalid_target",
+                          "resource must be an absolute URI without a fragment");
   CodeExchange exchange{*form->find("code"), *form->find("redirect_uri"),
-                        *form->find("code_verifier")};
+                        *form->find("code_verifier"), resource != nullptr ? *resource : ""};
   TokenOutcome outcome = co_await exchange_code(ctx.auth, *client.client, exchange, source);
   wipe(exchange.code);
   switch (outcome.kind) {
@@ -82,6 +90,8 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
       co_return tokens_response(outcome);
     case TokenOutcome::Kind::invalid_grant:
       co_return oauth_error(400, "invalid_grant", outcome.description);
+    case TokenOutcome::Kind::invalid_target:
+      co_return oauth_error(400, "invalid_target", outcome.description);
     case TokenOutcome::Kind::unavailable:
       break;
   }

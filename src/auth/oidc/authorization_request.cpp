@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/claims.hpp"
 #include "core/utf8.hpp"
 
@@ -116,6 +117,9 @@ std::optional<std::string> returnable_state(const Values& values,
 std::optional<AuthorizationError> check_authorization_parameters(
     const Values& values, const std::vector<std::string>& repeated, const OAuthClientRecord& client,
     AuthorizationParameters& out) {
+  // RFC 8707 2 allows several resources; authd takes one (17.9).
+  if (is_listed(repeated, "resource"))
+    return AuthorizationError{"invalid_target", "only one resource is accepted"};
   // RFC 6749 3.1: no parameter may be sent twice.
   if (!repeated.empty())
     return AuthorizationError{"invalid_request", "parameter sent twice: " + repeated.front()};
@@ -149,6 +153,12 @@ std::optional<AuthorizationError> check_authorization_parameters(
   if (auto error = check_max_age(find(values, "max_age"), out)) return error;
   if (const std::string* nonce = find(values, "nonce")) out.nonce = *nonce;
   if (const std::string* hint = find(values, "login_hint")) out.login_hint = *hint;
+  if (const std::string* resource = find(values, "resource")) {
+    if (!is_resource_indicator(*resource))
+      return AuthorizationError{"invalid_target",
+                                "resource must be an absolute URI without a fragment"};
+    out.resource = *resource;
+  }
   out.client_id = client.id;
   return std::nullopt;
 }
@@ -165,6 +175,7 @@ std::string to_json(const AuthorizationParameters& p) {
   if (p.nonce) json["nonce"] = *p.nonce;
   if (p.max_age) json["max_age"] = *p.max_age;
   if (p.login_hint) json["login_hint"] = *p.login_hint;
+  if (!p.resource.empty()) json["resource"] = p.resource;
   return json.dump();
 }
 
@@ -184,6 +195,7 @@ std::optional<AuthorizationParameters> parameters_from_json(std::string_view tex
     if (json.contains("nonce")) p.nonce = json["nonce"].get<std::string>();
     if (json.contains("max_age")) p.max_age = json["max_age"].get<std::int64_t>();
     if (json.contains("login_hint")) p.login_hint = json["login_hint"].get<std::string>();
+    if (json.contains("resource")) p.resource = json["resource"].get<std::string>();
     return p;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -30,6 +30,7 @@ struct AuthorizationParameters {
   bool prompt_login = false;  // "login" or "select_account"
   bool prompt_consent = false;
   std::optional<std::string> login_hint;  // prefills the sign-in page
+  std::string resource;                   // RFC 8707 (17.9); empty: the issuer
 
   bool has_scope(std::string_view scope) const;
   std::string scope_text() const;  // space-separated

@@ -27,6 +27,7 @@ IssuedCode new_authorization_code(const OidcSettings& oidc,
   record.amr = session.amr;
   record.created_at = now;
   record.expires_at = now + oidc.code_lifetime.count();
+  record.resource = parameters.resource;
   record.keep_until = record.expires_at + oidc.access_token_ttl.count() + 60'000;
   return issued;
 }

@@ -1,5 +1,6 @@
 #include "auth/oidc/token_exchange.hpp"
 
+#include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/claims.hpp"
 #include "auth/oidc/codes.hpp"
 #include "auth/oidc/signing_keys.hpp"
@@ -39,8 +40,16 @@ class Exchange {
     if (!session || session->expires_at <= now_) return refuse("the sign-in session has ended");
     std::optional<UserRecord> user = tx.users().by_id(code->user_id);
     if (!user || user->disabled) return refuse("the account is not available");
+    // RFC 8707 2.2, 17.9: a resource sent again must be the code's.
+    if (!request_.resource.empty() && !code->resource.empty() &&
+        request_.resource != code->resource) {
+      outcome_.kind = TokenOutcome::Kind::invalid_target;
+      return refuse("resource differs from the authorization request's");
+    }
+    std::optional<AccessTokenRecord> token = new_access_token(*code);
+    if (!token) return;
     if (!tx.authorization_codes().mark_used(digest_, now_)) return refuse("code already used");
-    tx.access_tokens().insert(new_access_token(*code));
+    tx.access_tokens().insert(*token);
     code_ = std::move(*code);
     user_ = std::move(*user);
     outcome_.kind = TokenOutcome::Kind::ok;
@@ -66,17 +75,31 @@ class Exchange {
  private:
   void refuse(const char* description) { outcome_.description = description; }
 
-  AccessTokenRecord new_access_token(const AuthorizationCodeRecord& code) {
-    outcome_.access_token = new_secret_token(kAccessTokenPrefix);
+  // Nothing (the outcome unavailable, the code left unused) when a JWT is
+  // due and the key ring cannot sign.
+  std::optional<AccessTokenRecord> new_access_token(const AuthorizationCodeRecord& code) {
+    AccessTokenClaims claims{code.user_id, code.scope,
+                             request_.resource.empty() ? code.resource : request_.resource,
+                             code.auth_time};
+    IssuedAccessToken issued;
+    try {
+      issued = issue_access_token(ctx_, client_, claims, now_);
+    } catch (const std::exception& error) {
+      log::error("access_token_not_signed", {{"reason", error.what()}});
+      outcome_.kind = TokenOutcome::Kind::unavailable;
+      return std::nullopt;
+    }
+    outcome_.access_token = std::move(issued.token);
     AccessTokenRecord token;
-    token.token_digest = sha256(outcome_.access_token);
+    token.token_digest = issued.token_digest;
     token.client_id = client_.id;
     token.user_id = code.user_id;
     token.scope = code.scope;
     token.grant_digest = digest_;
     token.session_public_id = code.session_public_id;
-    token.created_at = now_;
-    token.expires_at = now_ + ctx_.policy.oidc.access_token_ttl.count();
+    token.created_at = issued.created_at;
+    token.expires_at = issued.expires_at;
+    token.resource = claims.resource;
     return token;
   }
 
@@ -114,8 +137,14 @@ boost::asio::awaitable<TokenOutcome> exchange_code(AuthContext& ctx,
 boost::asio::awaitable<UserinfoOutcome> userinfo(AuthContext& ctx, const std::string& token) {
   UserinfoOutcome outcome;
   std::optional<AccessTokenUser> found;
-  Sha256Digest digest = sha256(token);
   Millis now = now_millis();
+  // A JWT access token (17.9) is verified, then found by its jti's digest.
+  std::optional<Sha256Digest> presented = presented_access_token_digest(ctx, token, now);
+  if (!presented) {
+    outcome.kind = UserinfoOutcome::Kind::invalid_token;
+    co_return outcome;
+  }
+  const Sha256Digest digest = *presented;
   auto work = [&](Transaction& tx) { found = tx.access_tokens().live_with_user(digest, now); };
   if (co_await ctx.db.read(work) != StoreStatus::ok) co_return outcome;
   if (!found || found->user.disabled) {

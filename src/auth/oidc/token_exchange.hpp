@@ -18,11 +18,12 @@ struct CodeExchange {
   std::string code;
   std::string redirect_uri;
   std::string code_verifier;
+  std::string resource;  // RFC 8707, validated; empty: not sent
 };
 
 struct TokenOutcome {
-  enum class Kind { ok, invalid_grant, unavailable } kind = Kind::unavailable;
-  std::string description;   // invalid_grant: for the developer, never a secret
+  enum class Kind { ok, invalid_grant, unavailable, invalid_target } kind = Kind::unavailable;
+  std::string description;   // invalid_grant, invalid_target: for the developer, never a secret
   std::string access_token;  // ok: never stored
   std::string id_token;      // ok, with the openid scope
   std::string scope;
