@@ -154,4 +154,16 @@ std::optional<std::string> verify(std::string_view compact, std::string_view pub
   return std::string(reinterpret_cast<const char*>(plaintext), length);
 }
 
+std::optional<JwsHeader> unverified_header(std::string_view compact) {
+  cjose_err err{};
+  JwsPtr jws(cjose_jws_import(compact.data(), compact.size(), &err));
+  if (!jws) return std::nullopt;
+  cjose_header_t* header = cjose_jws_get_protected(jws.get());
+  auto member = [&](const char* name) {
+    const char* value = cjose_header_get(header, name, &err);
+    return value != nullptr ? std::string(value) : std::string();
+  };
+  return JwsHeader{member(CJOSE_HDR_ALG), member(CJOSE_HDR_KID), member("typ")};
+}
+
 }  // namespace authd::jose

@@ -59,7 +59,16 @@ class SigningKey {
 
 // Checks a compact JWS against a public JWK (JSON text) with libcjose; the
 // payload when the signature holds and the header's alg is the key's.
-// For tests and tools: relying parties verify, authd only signs.
 std::optional<std::string> verify(std::string_view compact, std::string_view public_jwk);
+
+// The protected header's alg, kid and typ (empty when absent), read by
+// libcjose without checking the signature: only to choose the key that
+// verify() then checks it with. Nothing when the text is no compact JWS.
+struct JwsHeader {
+  std::string alg;
+  std::string kid;
+  std::string typ;
+};
+std::optional<JwsHeader> unverified_header(std::string_view compact);
 
 }  // namespace authd::jose

@@ -94,9 +94,11 @@ class SigningKeys {
                    std::string_view typ = "JWT") const;
   // {"keys":[...]}: the public JWKs of the current, next and retired keys.
   std::string jwks_json() const;
+  // The keys in memory now (null before the first refresh): what
+  // auth/oidc/jwt_verify.hpp checks authd's own JWTs with.
+  std::shared_ptr<const SigningKeyRing> ring() const;
 
  private:
-  std::shared_ptr<const SigningKeyRing> ring() const;
   bool refresh_once(bool at_start);
 
   Store& store_;
