@@ -8,6 +8,9 @@
 // confirmation's protection and the pages' headers:
 // oidc_logout_refusals_test.cpp. What the page does in a browser:
 // tests/browser/oidc_logout_page.test.mjs.
+#include <chrono>
+#include <thread>
+
 #include "oidc_logout_support.hpp"
 
 namespace authd::test {
@@ -54,6 +57,26 @@ TEST(OidcLogout, Interface_17_13_oidcc_rp_initiated_logout_HintOfTheLiveSessionE
                                        {"state", "x"}},
                                       third);
   EXPECT_EQ(with_state.header("Location"), with_query + "&state=x");
+}
+
+// RP-Initiated Logout 1.0, 2: a hint is accepted expired (it only says
+// who asks). The ID token lives 1 s; the test waits until its exp has
+// passed by the clock authd reads too.
+TEST(OidcLogout, Interface_17_13_AnExpiredHintIsAccepted) {
+  std::vector<std::string> args = logout_args();
+  args.insert(args.end(), {"--oidc-id-token-ttl", "1s"});
+  AuthdProcess authd(args);
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = logout_client(authd);
+  std::string hint = id_token_for(authd, client, cookie);
+  auto exp =
+      std::chrono::sys_seconds(std::chrono::seconds(jwt_payload(hint)["exp"].get<std::int64_t>()));
+  while (std::chrono::system_clock::now() <= exp + std::chrono::milliseconds(50))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  HttpResponse res = rp_logout(authd, full_request(hint), cookie);
+  ASSERT_EQ(res.status, 302) << res.body;
+  EXPECT_EQ(location_base(res), kPostLogout);
+  EXPECT_FALSE(is_live(authd, cookie));
 }
 
 // ---- a hint of another or an ended session -----------------------------------

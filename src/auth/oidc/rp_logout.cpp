@@ -237,8 +237,8 @@ boost::asio::awaitable<LogoutStep> request_logout(AuthContext& ctx,
   step.client_name = checked.client_name;
   step.redirect = checked.redirect;
   step.redirect_uri = checked.redirect_uri;
-  Millis until = std::min(checked.browser->expires_at,
-                          now_millis() + ctx.policy.oidc.request_lifetime.count());
+  Millis until = std::min<Millis>(checked.browser->expires_at,
+                                  now_millis() + ctx.policy.oidc.request_lifetime.count());
   step.form_token = new_form_token(*ctx.sealer, *checked.browser, until);
   co_return step;
 }
