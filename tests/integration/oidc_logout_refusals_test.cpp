@@ -93,6 +93,27 @@ TEST(OidcLogout, Interface_17_13_ClientIdMustBeTheHintsAudience) {
   EXPECT_TRUE(is_live(authd, fresh));
 }
 
+// A hint whose client was deleted since names no registered URI: no
+// redirect. It still says who signs out: its session ends on authd's page.
+TEST(OidcLogout, Interface_17_13_HintOfADeletedClientNeverRedirects) {
+  AuthdProcess authd(logout_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = logout_client(authd);
+  std::string hint = id_token_for(authd, client, cookie);
+  std::string key = admin::create_key(authd, "logout-tests");
+  ASSERT_EQ(
+      admin::call(authd, key, "DELETE", "/admin/clients/" + client["clientId"].get<std::string>())
+          .status,
+      204);
+  expect_own_page(rp_logout(authd, full_request(hint), cookie), "the URI of a deleted client");
+  EXPECT_TRUE(is_live(authd, cookie));
+  HttpResponse out = rp_logout(authd, {{"id_token_hint", hint}}, cookie);
+  EXPECT_EQ(out.status, 200) << out.body;
+  EXPECT_EQ(out.header("Location"), "");
+  EXPECT_NE(out.body.find(R"(<h1 id="heading">You are signed out</h1>)"), std::string::npos);
+  EXPECT_FALSE(is_live(authd, cookie));
+}
+
 // ---- the confirmation is protected against cross-site submission -------------
 
 // Refused (403, nothing ended): another Origin, no Origin, no token, a
