@@ -20,13 +20,14 @@ ctest --test-dir build --output-on-failure -R '^integration\.Timing\.'
 # unit.Postgres* suite), the store conformance suite
 # (tests/unit/store_conformance_test.cpp) and the outbox worker's claims
 # (tests/unit/outbox_worker_test.cpp) on PostgreSQL, and the passkeys
-# page and the OpenID sign-in page in Chromium (interface.md 16.8, 17.5),
+# page and the OpenID sign-in and sign-out pages in Chromium (interface.md
+# 16.8, 17.5, 17.13),
 # and the OpenID provider's interoperability tests (interface.md 17.14).
 # The restart tests stop and start their cluster, so they get one of their
 # own and run alone; the timing tests join that run, one test at a time, as
 # above.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
-  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page)$|interop\.)' \
+  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page|oidc_logout_page)$|interop\.)' \
   -E '^integration\.(ScaleOutRestart|Timing)\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
   -R '^integration\.(ScaleOutRestart|Timing)\.'

@@ -36,12 +36,16 @@ boost::asio::awaitable<ApiResponse> handle_email_signin(ApiContext& ctx, ApiRequ
 boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
                                                                ApiRequest& request);
 // The OpenID provider (interface.md 17): api/oauth_authorize.cpp,
-// api/oauth_token.cpp, api/oauth_userinfo.cpp, api/consents.cpp.
+// api/oauth_logout.cpp, api/oauth_token.cpp, api/oauth_userinfo.cpp,
+// api/consents.cpp.
 boost::asio::awaitable<ApiResponse> handle_oauth_authorize(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_authorize_resume(ApiContext& ctx,
                                                                   ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_logout(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_logout_confirm(ApiContext& ctx,
+                                                                ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);

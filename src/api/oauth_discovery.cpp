@@ -18,6 +18,8 @@ std::string metadata(const OidcSettings& oidc) {
       {"token_endpoint", issuer + "/oauth2/token"},
       {"userinfo_endpoint", issuer + "/oauth2/userinfo"},
       {"jwks_uri", issuer + "/oauth2/jwks"},
+      // interface.md 17.13: RP-Initiated Logout 1.0.
+      {"end_session_endpoint", issuer + "/oauth2/logout"},
       // offline_access comes with refresh tokens, which are not issued yet.
       {"scopes_supported", {"openid", "profile", "email", "phone"}},
       {"response_types_supported", {"code"}},

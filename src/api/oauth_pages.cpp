@@ -1,7 +1,8 @@
-// The provider's pages (interface.md 17.5): the sign-in page (GET /signin,
-// /signin.js, with the reset page's style sheet), the consent page and the
-// error page. Their sources are src/web/signin.html, signin.js,
-// consent.html and oauth_error.html, embedded at build time; the HTML ones
+// The provider's pages (interface.md 17.5, 17.13): the sign-in page (GET
+// /signin, /signin.js, with the reset page's style sheet), the consent
+// page, the error page and the sign-out pages. Their sources are
+// src/web/signin.html, signin.js, consent.html, oauth_error.html,
+// logout.html and signed_out.html, embedded at build time; the HTML ones
 // are Mustache templates, so that every value put in is HTML-escaped.
 //
 // Headers (17.5): the CSP of the other pages (api/pages.cpp) with
@@ -131,13 +132,23 @@ std::string_view scope_sentence(std::string_view scope) {
   return "";
 }
 
-ApiResponse oauth_error_page(int status, std::string_view message, std::string_view page_path) {
+namespace {
+
+ApiResponse titled_error_page(int status, std::string_view heading, std::string_view message,
+                              std::string_view page_path) {
   mustache::data data;
+  data.set("heading", std::string(heading));
   data.set("message", std::string(message));
   data.set("stylesheet", way_to_root(page_path) + std::string(kStylesheet));
   std::optional<std::string> body = render_template("oauth_error.html", data);
   if (!body) return error_response(500);
   return oidc_html_page(status, std::move(*body), "'none'", "no-referrer");
+}
+
+}  // namespace
+
+ApiResponse oauth_error_page(int status, std::string_view message, std::string_view page_path) {
+  return titled_error_page(status, "Sign-in problem", message, page_path);
 }
 
 ApiResponse consent_page(const ConsentPageView& view) {
@@ -199,6 +210,51 @@ boost::asio::awaitable<ApiResponse> handle_signin_script(ApiContext& /*ctx*/,
       {"Cross-Origin-Resource-Policy", "same-origin"},
   };
   co_return response;
+}
+
+// interface.md 17.13: the sign-out pages.
+ApiResponse logout_error_page(int status, std::string_view message, std::string_view page_path) {
+  // As in consent_page: the analyzer follows kainjow's constructors.
+  // NOLINTNEXTLINE(clang-analyzer-optin.cplusplus.VirtualCall)
+  return titled_error_page(status, "Sign-out problem", message, page_path);
+}
+
+ApiResponse logout_page(const LogoutPageView& view) {
+  const std::string up = way_to_root(view.page_path);
+  mustache::data fields{mustache::data::type::list};
+  for (const auto& [name, value] : view.fields) {
+    mustache::data field;
+    field.set("name", name);
+    field.set("value", value);
+    fields.push_back(field);
+  }
+  mustache::data data;
+  data.set("has_client", !view.client_name.empty());
+  data.set("client_name", view.client_name);
+  data.set("token", view.form_token);
+  data.set("fields", fields);
+  data.set("stylesheet", up + std::string(kStylesheet));
+  data.set("action", up + "oauth2/logout/confirm");
+  // As in consent_page: kainjow's constructors, fully built here.
+  // NOLINTNEXTLINE(clang-analyzer-optin.cplusplus.VirtualCall)
+  std::optional<std::string> body = render_template("logout.html", data);
+  if (!body) return error_response(500);
+  // The answer to the form may redirect to the client (as consent_page).
+  std::string form_action = "'self'";
+  if (view.redirect_uri)
+    if (std::string source = redirect_source(*view.redirect_uri); !source.empty())
+      form_action += " " + source;
+  return oidc_html_page(200, std::move(*body), form_action, "same-origin");
+}
+
+ApiResponse signed_out_page(std::string_view client_name, std::string_view page_path) {
+  mustache::data data;
+  data.set("has_client", !client_name.empty());
+  data.set("client_name", std::string(client_name));
+  data.set("stylesheet", way_to_root(page_path) + std::string(kStylesheet));
+  std::optional<std::string> body = render_template("signed_out.html", data);
+  if (!body) return error_response(500);
+  return oidc_html_page(200, std::move(*body), "'none'", "no-referrer");
 }
 
 }  // namespace authd

@@ -7,8 +7,10 @@
 // no inline style, no framing, nothing from another origin).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/api.hpp"
@@ -45,5 +47,33 @@ ApiResponse consent_page(const ConsentPageView& view);
 
 // The sentence the consent page shows for `scope` ("" for an unknown one).
 std::string_view scope_sentence(std::string_view scope);
+
+// interface.md 17.13: the sign-out pages, under the same headers. The
+// error page of a sign-out request (heading "Sign-out problem").
+ApiResponse logout_error_page(int status, std::string_view message,
+                              std::string_view page_path = "/oauth2/logout");
+
+// What the sign-out confirmation shows and posts back.
+struct LogoutPageView {
+  std::string client_name;  // "" when no client is known
+  std::string form_token;   // bound to the browser's session
+  // The request's parameters, posted back as hidden fields.
+  std::vector<std::pair<std::string, std::string>> fields;
+  // The post_logout_redirect_uri the answer may redirect to: its origin is
+  // allowed in form-action (as ConsentPageView::redirect_uri).
+  std::optional<std::string> redirect_uri;
+  std::string page_path = "/oauth2/logout";
+};
+
+// 200 with the confirmation: h1#heading, span#client-name when known,
+// form#logout (POST to oauth2/logout/confirm, hidden `token` and the
+// fields, button #sign-out). Referrer-Policy same-origin, as the consent
+// page's, so that its POST carries authd's Origin.
+ApiResponse logout_page(const LogoutPageView& view);
+
+// 200 with "You are signed out" (#heading, #message; #client-name when
+// known).
+ApiResponse signed_out_page(std::string_view client_name,
+                            std::string_view page_path = "/oauth2/logout");
 
 }  // namespace authd

@@ -7,7 +7,10 @@
 // authd's sign-in page, signs in, and lands on the page, which prints the
 // ID token's claims that mod_auth_openidc passed to it (server-side
 // includes of OIDC_CLAIM_*). A second visit is served from Apache's own
-// session, without authd.
+// session, without authd. Logging out through mod_auth_openidc's logout
+// URL sends the browser through authd's end_session_endpoint (17.13,
+// RP-Initiated Logout) and back to Apache's signed-out page, the authd
+// session ended.
 //
 //   node tests/interop/mod_auth_openidc.test.mjs <path to authd>
 //
@@ -86,6 +89,12 @@ const CLAIMS_PAGE = `<!doctype html>
 <p>issuer <span id="iss"><!--#echo var="OIDC_CLAIM_iss" --></span></p>
 `;
 
+// Where the logout ends: outside the protected location.
+const LOGGED_OUT_PAGE = `<!doctype html>
+<title>Signed out</title>
+<p id="signed-out">Signed out of the application and of authd.</p>
+`;
+
 async function startApache(registered, port) {
   // Readable by www-data: the page and the directories down to it (the
   // configuration, with the secrets, is read by root before it switches).
@@ -97,6 +106,7 @@ async function startApache(registered, port) {
   fs.chmodSync(path.join(dir, 'htdocs'), 0o755);
   fs.chmodSync(path.join(dir, 'htdocs', 'protected'), 0o755);
   fs.writeFileSync(path.join(dir, 'htdocs', 'protected', 'claims.shtml'), CLAIMS_PAGE, { mode: 0o644 });
+  fs.writeFileSync(path.join(dir, 'htdocs', 'loggedout.html'), LOGGED_OUT_PAGE, { mode: 0o644 });
   const conf = path.join(dir, 'httpd.conf');
   fs.writeFileSync(conf, apacheConfig({
     dir, port, issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret
@@ -114,7 +124,8 @@ setup(async () => {
   const port = await freePort();
   const registered = await registerClient(provider, {
     name: 'Apache mod_auth_openidc', type: 'confidential', firstParty: true,
-    redirectUris: [`http://127.0.0.1:${port}/protected/redirect_uri`]
+    redirectUris: [`http://127.0.0.1:${port}/protected/redirect_uri`],
+    postLogoutRedirectUris: [`http://127.0.0.1:${port}/loggedout.html`]
   });
   apache = await startApache(registered, port);
 });
@@ -176,4 +187,47 @@ check('Interface_17_14 without a session mod_auth_openidc sends the browser to a
   assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
   assert.match(location.searchParams.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
   assert.equal(location.searchParams.get('response_type'), 'code');
+});
+
+// interface.md 17.13: mod_auth_openidc's logout URL (OIDCRedirectURI
+// ?logout=URL) ends Apache's session and sends the browser to authd's
+// end_session_endpoint with id_token_hint and post_logout_redirect_uri;
+// the hint names the browser's live session, so authd ends it without a
+// page and sends the browser back to the URL.
+check('Interface_17_13 mod_auth_openidc logs out of authd through RP-initiated logout', async () => {
+  const context = await newBrowserContext();
+  const page = await context.newPage();
+  const protectedUrl = `${apache.base}/protected/claims.shtml`;
+  const loggedOut = `${apache.base}/loggedout.html`;
+  const endSession = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${provider.issuer}/oauth2/logout`)) endSession.push(new URL(request.url()));
+  });
+  try {
+    await page.goto(protectedUrl);
+    await signIn(page, provider.issuer, EMAIL);
+    await page.waitForURL(protectedUrl, { timeout: 20_000 });
+    const cookie = (await context.cookies(provider.issuer)).find((c) => c.name === 'authd_session');
+    assert.ok(cookie, 'no authd session cookie after signing in');
+    const me = async () => (await fetch(`${provider.issuer}/me`, { headers: { Authorization: `Bearer ${cookie.value}` } })).status;
+    assert.equal(await me(), 200);
+
+    await page.goto(`${apache.base}/protected/redirect_uri?logout=${encodeURIComponent(loggedOut)}`);
+    await page.waitForURL(loggedOut, { timeout: 20_000 });
+    assert.equal(await page.locator('#signed-out').count(), 1);
+    assert.equal(endSession.length, 1, `end_session_endpoint requests: ${endSession.join(' ')}`);
+    assert.ok(endSession[0].searchParams.get('id_token_hint'), 'no id_token_hint sent');
+    assert.equal(endSession[0].searchParams.get('post_logout_redirect_uri'), loggedOut);
+    assert.equal(await me(), 401, 'the authd session still lives');
+    assert.equal((await context.cookies(provider.issuer)).find((c) => c.name === 'authd_session'), undefined);
+    // Signed out at both: the protected page sends the browser to authd's
+    // sign-in page again.
+    await page.goto(protectedUrl);
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/signin`), { timeout: 15_000 });
+  } catch (error) {
+    error.message += `\n--- apache error.log ---\n${apacheErrors()}\n--- apache stdout ---\n${logOf(apache.handle)}`;
+    throw error;
+  } finally {
+    await context.close();
+  }
 });

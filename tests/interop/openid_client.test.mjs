@@ -5,7 +5,8 @@
 // code exchanged and the ID token validated by openid-client (iss, aud,
 // nonce, azp, the signature against the JWKS), then userinfo; a second
 // authorization answered by the browser's session at authd; a denied
-// consent read as access_denied.
+// consent read as access_denied; the end-session URL openid-client builds
+// (RP-initiated logout, 17.13) signing the browser out.
 //
 //   node --test tests/interop/openid_client.test.mjs   (AUTHD points at authd)
 //   node tests/interop/openid_client.test.mjs <path to authd>
@@ -166,4 +167,41 @@ check('Interface_17_14 openid-client reads a denied consent as access_denied fro
     assert.equal(error.error, 'access_denied');
     return true;
   });
+});
+
+// interface.md 17.13: RP-initiated logout as openid-client builds it
+// (buildEndSessionUrl: the discovery document's end_session_endpoint with
+// id_token_hint, post_logout_redirect_uri and state). authd ends the
+// browser's session at once (the hint names it) and sends the browser back
+// to the registered URI with the state.
+check('Interface_17_13 openid-client builds an end-session URL that signs the browser out of authd', async () => {
+  const signedOut = `http://127.0.0.1:${callback.port}/signed-out`;
+  const registered = await registerClient(provider, {
+    name: 'Interop logout', type: 'confidential', firstParty: true,
+    redirectUris: [callback.redirectUri], postLogoutRedirectUris: [signedOut]
+  });
+  const config = await configure(registered.clientId, undefined, client.ClientSecretBasic(registered.clientSecret));
+  assert.equal(config.serverMetadata().end_session_endpoint, `${provider.issuer}/oauth2/logout`);
+  const context = await newBrowserContext();
+  onCleanup(() => context.close());
+  const { tokens } = await codeFlow(config, callback.redirectUri, 'openid email', { context });
+  const sessionCookie = async () => (await context.cookies(provider.issuer)).find((c) => c.name === 'authd_session');
+  const cookie = await sessionCookie();
+  assert.ok(cookie, 'no authd session cookie after signing in');
+  const me = async () => (await fetch(`${provider.issuer}/me`, { headers: { Authorization: `Bearer ${cookie.value}` } })).status;
+  assert.equal(await me(), 200);
+
+  const state = client.randomState();
+  const url = client.buildEndSessionUrl(config, {
+    id_token_hint: tokens.id_token, post_logout_redirect_uri: signedOut, state
+  });
+  assert.equal(`${url.origin}${url.pathname}`, `${provider.issuer}/oauth2/logout`);
+  const page = await context.newPage();
+  await page.goto(url.href);
+  await page.waitForURL((at) => at.href.startsWith(signedOut), { timeout: 15_000 });
+  const landed = new URL(page.url());
+  assert.equal(landed.searchParams.get('state'), state);
+  assert.equal(await me(), 401, 'the authd session still lives');
+  assert.equal(await sessionCookie(), undefined, 'the cookie was not cleared');
+  await page.close();
 });

@@ -1,13 +1,15 @@
-// interface.md 17.4, 17.5: the provider's server-rendered pages
-// (api/oauth_pages.cpp): the consent page and the error page put every
-// value in HTML-escaped, follow the DOM contract that browsers and relying
-// parties' tests drive, and carry the sign-in page's strict headers. The
-// consent form's CSP allows the redirect_uri's origin (Chromium applies
-// form-action to the redirects of a form submission) and nothing that
-// could break out of the header. What the pages do in a browser is tested
+// interface.md 17.4, 17.5, 17.13: the provider's server-rendered pages
+// (api/oauth_pages.cpp): the consent page, the error page and the sign-out
+// pages (the confirmation, "You are signed out") put every value in
+// HTML-escaped, follow the DOM contract that browsers and relying parties'
+// tests drive, and carry the sign-in page's strict headers. The consent
+// and sign-out confirmation forms' CSP allows the redirect target's origin
+// (Chromium applies form-action to the redirects of a form submission) and
+// nothing that could break out of the header. What the pages do in a browser is tested
 // by tests/browser/oidc_signin_page.test.mjs and the lead's flow tests.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -173,6 +175,85 @@ TEST(OAuthPages, Interface_17_5_ConsentFormActionAllowsTheRedirectTarget) {
   EXPECT_EQ(action_for("JavaScript:alert(1)"), "'self'");
   EXPECT_EQ(action_for("data:text/html,x"), "'self'");
   EXPECT_EQ(action_for(""), "'self'");
+}
+
+// ---- interface.md 17.13: the sign-out pages ------------------------------
+
+constexpr const char* kHostileName = "<b>App</b> & \"co\"";
+constexpr const char* kHostileNameEscaped = "&lt;b&gt;App&lt;/b&gt; &amp; &quot;co&quot;";
+
+LogoutPageView logout_view() {
+  LogoutPageView v;
+  v.client_name = kHostileName;
+  v.form_token = "1800000000.abc";
+  v.fields = {{"id_token_hint", "a.b.c"}, {"state", "\"><script>x</script>"}};
+  v.redirect_uri = "https://app.example.com:8443/bye?x=1";
+  return v;
+}
+
+TEST(OAuthLogoutPages, Interface_17_13_ConfirmationEscapesEveryValue) {
+  ApiResponse page = logout_page(logout_view());
+  expect_strict_headers(page);
+  const std::string& html = page.body;
+  EXPECT_NE(html.find(std::string("<span id=\"client-name\">") + kHostileNameEscaped + "</span>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(
+      html.find(
+          R"(<input type="hidden" name="state" value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;">)"),
+      std::string::npos)
+      << html;
+  EXPECT_NE(html.find(R"(<input type="hidden" name="token" value="1800000000.abc">)"),
+            std::string::npos);
+  EXPECT_NE(html.find(R"(<input type="hidden" name="id_token_hint" value="a.b.c">)"),
+            std::string::npos);
+}
+
+TEST(OAuthLogoutPages, Interface_17_13_ConfirmationFormPostsToConfirm) {
+  LogoutPageView v = logout_view();
+  v.client_name.clear();
+  ApiResponse page = logout_page(v);
+  const std::string& html = page.body;
+  EXPECT_TRUE(std::regex_search(
+      html, std::regex(R"(<form id="logout" method="post" action="../oauth2/logout/confirm">)")));
+  EXPECT_TRUE(std::regex_search(html, std::regex(R"(<button id="sign-out" type="submit">)")));
+  EXPECT_NE(html.find("href=\"../reset.css\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"client-name\""), std::string::npos) << "no client named";
+  // Its POST must carry authd's Origin (a no-referrer form sends "null").
+  EXPECT_EQ(header(page, "Referrer-Policy"), "same-origin");
+}
+
+TEST(OAuthLogoutPages, Interface_17_13_ConfirmationFormActionAllowsOnlyTheRedirect) {
+  auto action_for = [](std::optional<std::string> uri) {
+    LogoutPageView v = logout_view();
+    v.redirect_uri = std::move(uri);
+    std::string csp = header(logout_page(v), "Content-Security-Policy");
+    std::smatch match;
+    EXPECT_TRUE(std::regex_search(csp, match, std::regex("form-action ([^;]*)(;|$)"))) << csp;
+    return std::string(match[1]);
+  };
+  EXPECT_EQ(action_for("https://app.example.com:8443/bye?x=1"),
+            "'self' https://app.example.com:8443");
+  EXPECT_EQ(action_for(std::nullopt), "'self'");
+  EXPECT_EQ(action_for("https://evil.example; script-src *"), "'self'");
+}
+
+TEST(OAuthLogoutPages, Interface_17_13_SignedOutAndErrorPages) {
+  ApiResponse out = signed_out_page(kHostileName);
+  expect_strict_headers(out);
+  EXPECT_EQ(out.status, 200);
+  EXPECT_NE(out.body.find(R"(<h1 id="heading">You are signed out</h1>)"), std::string::npos);
+  EXPECT_NE(out.body.find(kHostileNameEscaped), std::string::npos);
+  EXPECT_EQ(signed_out_page("").body.find("id=\"client-name\""), std::string::npos);
+  ApiResponse error = logout_error_page(403, "<nope>", "/oauth2/logout/confirm");
+  expect_strict_headers(error);
+  EXPECT_EQ(error.status, 403);
+  EXPECT_NE(error.body.find(R"(<h1 id="heading">Sign-out problem</h1>)"), std::string::npos);
+  EXPECT_NE(error.body.find("&lt;nope&gt;"), std::string::npos);
+  EXPECT_NE(error.body.find("href=\"../../reset.css\""), std::string::npos);
+  // The sign-in error page keeps its heading.
+  EXPECT_NE(oauth_error_page(400, "x").body.find(R"(<h1 id="heading">Sign-in problem</h1>)"),
+            std::string::npos);
 }
 
 }  // namespace
