@@ -22,7 +22,7 @@ std::string metadata(const OidcSettings& oidc) {
       {"scopes_supported", {"openid", "profile", "email", "phone"}},
       {"response_types_supported", {"code"}},
       {"response_modes_supported", {"query"}},
-      {"grant_types_supported", {"authorization_code"}},
+      {"grant_types_supported", {"authorization_code", "client_credentials"}},
       {"subject_types_supported", {"public"}},
       {"id_token_signing_alg_values_supported", {"RS256", "ES256"}},
       {"token_endpoint_auth_methods_supported",
