@@ -18,6 +18,9 @@ std::string metadata(const OidcSettings& oidc) {
       {"token_endpoint", issuer + "/oauth2/token"},
       {"userinfo_endpoint", issuer + "/oauth2/userinfo"},
       {"jwks_uri", issuer + "/oauth2/jwks"},
+      {"introspection_endpoint", issuer + "/oauth2/introspect"},
+      {"introspection_endpoint_auth_methods_supported",
+       {"client_secret_basic", "client_secret_post"}},
       // offline_access comes with refresh tokens, which are not issued yet.
       {"scopes_supported", {"openid", "profile", "email", "phone"}},
       {"response_types_supported", {"code"}},

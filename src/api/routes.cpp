@@ -75,6 +75,7 @@ constexpr std::array kRoutes = {
     Route{"/oauth2/token", "POST", false, &handle_oauth_token, Served::with_oidc},
     Route{"/oauth2/userinfo", "GET", false, &handle_oauth_userinfo, Served::with_oidc},
     Route{"/oauth2/userinfo", "POST", false, &handle_oauth_userinfo, Served::with_oidc},
+    Route{"/oauth2/introspect", "POST", false, &handle_oauth_introspect, Served::with_oidc},
     Route{"/consents", "GET", false, &handle_list_consents, Served::with_oidc},
     Route{"/consents/{id}", "DELETE", false, &handle_withdraw_consent, Served::with_oidc},
     Route{"/signin", "GET", false, &handle_signin_page, Served::with_oidc},
