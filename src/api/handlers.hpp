@@ -48,6 +48,8 @@ boost::asio::awaitable<ApiResponse> handle_oauth_logout_confirm(ApiContext& ctx,
                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
+// api/oauth_introspect.cpp (17.11).
+boost::asio::awaitable<ApiResponse> handle_oauth_introspect(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_withdraw_consent(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);

@@ -20,11 +20,14 @@ std::string metadata(const OidcSettings& oidc) {
       {"jwks_uri", issuer + "/oauth2/jwks"},
       // interface.md 17.13: RP-Initiated Logout 1.0.
       {"end_session_endpoint", issuer + "/oauth2/logout"},
+      {"introspection_endpoint", issuer + "/oauth2/introspect"},
+      {"introspection_endpoint_auth_methods_supported",
+       {"client_secret_basic", "client_secret_post"}},
       // offline_access comes with refresh tokens, which are not issued yet.
       {"scopes_supported", {"openid", "profile", "email", "phone"}},
       {"response_types_supported", {"code"}},
       {"response_modes_supported", {"query"}},
-      {"grant_types_supported", {"authorization_code"}},
+      {"grant_types_supported", {"authorization_code", "client_credentials"}},
       {"subject_types_supported", {"public"}},
       {"id_token_signing_alg_values_supported", {"RS256", "ES256"}},
       {"token_endpoint_auth_methods_supported",

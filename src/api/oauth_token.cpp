@@ -1,6 +1,7 @@
 // POST /oauth2/token (interface.md 17.7): the client authenticates, then
-// redeems an authorization code (17.6). Errors take RFC 6749 5.2's shape;
-// every answer carries Cache-Control: no-store.
+// redeems an authorization code (17.6) or, for itself, asks for a token
+// (client_credentials). Errors take RFC 6749 5.2's shape; every answer
+// carries Cache-Control: no-store.
 #include <nlohmann/json.hpp>
 
 #include "api/form_body.hpp"
@@ -9,6 +10,7 @@
 #include "api/oauth_errors.hpp"
 #include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/client_auth.hpp"
+#include "auth/oidc/client_credentials_grant.hpp"
 #include "auth/oidc/token_exchange.hpp"
 #include "core/wipe.hpp"
 
@@ -33,6 +35,39 @@ const char* missing_parameter(const FormParameters& form) {
   for (const char* name : {"code", "redirect_uri", "code_verifier"})
     if (form.find(name) == nullptr) return name;
   return nullptr;
+}
+
+// grant_type=client_credentials (17.7): no ID token, no refresh token, and
+// `scope` only when something was granted.
+boost::asio::awaitable<ApiResponse> client_credentials_answer(ApiContext& ctx,
+                                                              const OAuthClientRecord& client,
+                                                              const FormParameters& form) {
+  using Kind = ClientCredentialsOutcome::Kind;
+  ClientCredentialsRequest request;
+  if (const std::string* scope = form.find("scope")) request.scope = *scope;
+  if (const std::string* resource = form.find("resource")) request.resource = *resource;
+  ClientCredentialsOutcome outcome = co_await issue_client_token(ctx.auth, client, request);
+  switch (outcome.kind) {
+    case Kind::ok:
+      break;
+    case Kind::unauthorized_client:
+      co_return oauth_error(400, "unauthorized_client", outcome.description);
+    case Kind::invalid_scope:
+      co_return oauth_error(400, "invalid_scope", outcome.description);
+    case Kind::invalid_target:
+      co_return oauth_error(400, "invalid_target", outcome.description);
+    case Kind::unavailable:
+      co_return oauth_unavailable(std::chrono::seconds(1));
+  }
+  nlohmann::json body = {{"access_token", outcome.access_token},
+                         {"token_type", "Bearer"},
+                         {"expires_in", outcome.expires_in}};
+  if (!outcome.scope.empty()) body["scope"] = outcome.scope;
+  wipe(outcome.access_token);
+  ApiResponse response = no_store_json(body.dump());
+  wipe(body["access_token"].get_ref<std::string&>());
+  response.holds_secret = true;
+  co_return response;
 }
 
 }  // namespace
@@ -69,11 +104,14 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
 
   const std::string* grant_type = form->find("grant_type");
   if (grant_type == nullptr) co_return oauth_error(400, "invalid_request", "grant_type is missing");
-  if (*grant_type != "authorization_code")
-    co_return oauth_error(400, "unsupported_grant_type", "only authorization_code is served");
+  if (*grant_type != "authorization_code" && *grant_type != "client_credentials")
+    co_return oauth_error(400, "unsupported_grant_type",
+                          "served: authorization_code, client_credentials");
   if (std::find(client.client->grant_types.begin(), client.client->grant_types.end(),
                 *grant_type) == client.client->grant_types.end())
     co_return oauth_error(400, "unauthorized_client", "the client may not use this grant");
+  if (*grant_type == "client_credentials")
+    co_return co_await client_credentials_answer(ctx, *client.client, *form);
   if (const char* missing = missing_parameter(*form))
     co_return oauth_error(400, "invalid_request", std::string(missing) + " is missing");
 

@@ -79,6 +79,7 @@ constexpr std::array kRoutes = {
     Route{"/oauth2/logout", "GET", false, &handle_oauth_logout, Served::with_oidc},
     Route{"/oauth2/logout", "POST", false, &handle_oauth_logout, Served::with_oidc},
     Route{"/oauth2/logout/confirm", "POST", false, &handle_oauth_logout_confirm, Served::with_oidc},
+    Route{"/oauth2/introspect", "POST", false, &handle_oauth_introspect, Served::with_oidc},
     Route{"/consents", "GET", false, &handle_list_consents, Served::with_oidc},
     Route{"/consents/{id}", "DELETE", false, &handle_withdraw_consent, Served::with_oidc},
     Route{"/signin", "GET", false, &handle_signin_page, Served::with_oidc},

@@ -11,6 +11,7 @@
 
 #include "store/areas/oauth_clients.hpp"
 #include "store/areas/oauth_grants.hpp"
+#include "store/areas/oauth_tokens.hpp"
 #include "store/areas/signing_keys.hpp"
 
 // Macros so that they concatenate into string literals: both backends'
@@ -36,6 +37,9 @@
   "token_digest, client_id, user_id, scope, grant_digest, session_public_id, " \
   "created_at AS token_created_at, expires_at, resource"
 #define AUTHD_OAUTH_CONSENT_COLUMNS "user_id, client_id, scopes, granted_at, updated_at"
+// The client_credentials grant's tokens (17.7); resource NULL for the issuer.
+#define AUTHD_OAUTH_CLIENT_TOKEN_COLUMNS \
+  "token_digest, client_id, scope, resource, created_at, expires_at"
 #define AUTHD_SIGNING_KEY_COLUMNS                                                          \
   "kid, alg, generation, public_jwk, sealed_private, created_at, signs_from, retired_at, " \
   "remove_after"
@@ -141,6 +145,18 @@ SigningKeyRecord read_signing_key(const Row& row) {
   k.retired_at = row.optional_integer(7);
   k.remove_after = row.optional_integer(8);
   return k;
+}
+
+template <class Row>
+ClientTokenRecord read_client_token(const Row& row) {
+  ClientTokenRecord t;
+  t.token_digest = row.digest(0);
+  t.client_id = row.text(1);
+  t.scope = row.text(2);
+  t.resource = row.optional_text(3).value_or("");
+  t.created_at = row.integer(4);
+  t.expires_at = row.integer(5);
+  return t;
 }
 
 }  // namespace authd

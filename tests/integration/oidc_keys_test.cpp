@@ -90,7 +90,7 @@ TEST(OidcDiscovery, Interface_17_2_oidcc_discovery_ListsWhatIsServedUnderTheIssu
   EXPECT_EQ(meta["scopes_supported"], (L{"openid", "profile", "email", "phone"}));
   EXPECT_EQ(meta["response_types_supported"], L{"code"});
   EXPECT_EQ(meta["response_modes_supported"], L{"query"});
-  EXPECT_EQ(meta["grant_types_supported"], L{"authorization_code"});
+  EXPECT_EQ(meta["grant_types_supported"], (L{"authorization_code", "client_credentials"}));
   EXPECT_EQ(meta["subject_types_supported"], L{"public"});
   EXPECT_EQ(meta["id_token_signing_alg_values_supported"], (L{"RS256", "ES256"}));
   EXPECT_EQ(meta["token_endpoint_auth_methods_supported"],

@@ -154,10 +154,18 @@ TEST(OidcClientRules, Interface_17_3_RefusalsNameTheMember) {
       {"type", [](ClientFields& f) { f.type = "secret"; }},
       {"redirectUris", [](ClientFields& f) { f.redirect_uris.reset(); }},
       {"redirectUris", [](ClientFields& f) { f.redirect_uris->clear(); }},
+      // Whole lists, not push_back of a literal: GCC 12's -Warray-bounds
+      // misfires on the latter, depending on the unity batch.
       {"redirectUris[1]",
-       [](ClientFields& f) { f.redirect_uris->push_back("https://a.example/#x"); }},
+       [](ClientFields& f) {
+         f.redirect_uris =
+             std::vector<std::string>{"https://app.example.com/cb", "https://a.example/#x"};
+       }},
       {"redirectUris[1]",
-       [](ClientFields& f) { f.redirect_uris->push_back("https://app.example.com/cb"); }},
+       [](ClientFields& f) {
+         f.redirect_uris =
+             std::vector<std::string>{"https://app.example.com/cb", "https://app.example.com/cb"};
+       }},
       {"postLogoutRedirectUris[0]",
        [](ClientFields& f) {
          f.post_logout_redirect_uris = std::vector<std::string>{"http://localhost/"};
@@ -196,6 +204,22 @@ TEST(OidcClientRules, Interface_17_3_RefusalsNameTheMember) {
   fields.grant_types = std::vector<std::string>{"authorization_code", "client_credentials"};
   problem.clear();
   EXPECT_TRUE(new_client(fields, 0, problem)) << problem;
+}
+
+// 17.11: introspection needs a secret to authenticate with: a public
+// client is refused it at registration.
+TEST(OidcClientRules, Interface_17_11_IntrospectionOnlyForConfidentialClients) {
+  ClientFields fields = minimal("public");
+  fields.introspection = true;
+  std::string problem;
+  EXPECT_FALSE(new_client(fields, 0, problem));
+  EXPECT_EQ(problem.substr(0, problem.find(':')), "introspection") << problem;
+  fields = minimal("confidential");
+  fields.introspection = true;
+  problem.clear();
+  std::optional<OAuthClientRecord> client = new_client(fields, 0, problem);
+  ASSERT_TRUE(client) << problem;
+  EXPECT_TRUE(client->introspection);
 }
 
 TEST(OidcClientRules, Interface_17_3_PatchChangesOnlyWhatIsSentAndNeverTheType) {

@@ -82,6 +82,9 @@ std::optional<std::string> client_problem(const OAuthClientRecord& client) {
     return "accessTokenFormat: opaque or jwt";
   if (client.id_token_alg != "RS256" && client.id_token_alg != "ES256")
     return "idTokenSignedResponseAlg: RS256 or ES256";
+  // 17.11: introspection needs the caller's secret; a client_id is public.
+  if (client.introspection && !client.confidential)
+    return "introspection: for confidential clients only";
   return std::nullopt;
 }
 

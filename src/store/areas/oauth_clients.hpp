@@ -44,8 +44,8 @@ class OAuthClientStore {
   virtual std::vector<OAuthClientRecord> list() = 0;
   // Writes every member but `id` and `created_at`; false when no such client.
   virtual bool update(const OAuthClientRecord& client) = 0;
-  // Removes the client with its waiting requests, codes, access tokens and
-  // consents; false when no such client.
+  // Removes the client with its waiting requests, codes, access tokens,
+  // client_credentials tokens and consents; false when no such client.
   virtual bool remove(std::string_view id) = 0;
 };
 

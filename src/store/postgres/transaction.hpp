@@ -2,10 +2,9 @@
 // implemented in a file of its own (users.cpp, sessions.cpp,
 // throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp,
 // admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
-// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, consents.cpp,
-// signing_keys.cpp) with statements prepared once per
-// connection. PostgresStore (postgres_store.cpp) begins and ends the transactions; the areas only
-// run statements.
+// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, client_tokens.cpp,
+// consents.cpp, signing_keys.cpp) with statements prepared once per connection. PostgresStore
+// (postgres_store.cpp) begins and ends the transactions; the areas only run statements.
 //
 // How the write transactions keep the domain's read-then-write steps
 // atomic across instances (READ COMMITTED, no retry loop needed):
@@ -330,6 +329,19 @@ class AccessTokens final : public AccessTokenStore {
   Connection& db_;
 };
 
+class ClientTokens final : public ClientTokenStore {
+ public:
+  explicit ClientTokens(Connection& db) : db_(db) {}
+  void insert(const ClientTokenRecord& token) override;
+  std::optional<ClientTokenRecord> live(const Sha256Digest& digest, Millis now) override;
+  bool revoke(const Sha256Digest& digest) override;
+  std::int64_t revoke_of_client(std::string_view client_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class Consents final : public ConsentStore {
  public:
   Consents(Connection& db, bool locking) : db_(db), locking_(locking) {}
@@ -377,6 +389,7 @@ class PostgresTransaction final : public Transaction {
         authorization_requests_(db),
         authorization_codes_(db, locking),
         access_tokens_(db),
+        client_tokens_(db),
         consents_(db, locking),
         signing_keys_(db) {}
   UserStore& users() override { return users_; }
@@ -395,6 +408,7 @@ class PostgresTransaction final : public Transaction {
   AuthorizationRequestStore& authorization_requests() override { return authorization_requests_; }
   AuthorizationCodeStore& authorization_codes() override { return authorization_codes_; }
   AccessTokenStore& access_tokens() override { return access_tokens_; }
+  ClientTokenStore& client_tokens() override { return client_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
 
@@ -418,6 +432,7 @@ class PostgresTransaction final : public Transaction {
   AuthorizationRequests authorization_requests_;
   AuthorizationCodes authorization_codes_;
   AccessTokens access_tokens_;
+  ClientTokens client_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
 };

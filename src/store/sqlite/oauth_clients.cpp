@@ -67,6 +67,9 @@ bool OAuthClients::remove(std::string_view id) {
   auto tokens = db_.prepare("DELETE FROM oauth_access_tokens WHERE client_id = ?1");
   tokens.bind(1, id);
   tokens.run();
+  auto client_tokens = db_.prepare("DELETE FROM oauth_client_tokens WHERE client_id = ?1");
+  client_tokens.bind(1, id);
+  client_tokens.run();
   auto consents = db_.prepare("DELETE FROM oauth_consents WHERE client_id = ?1");
   consents.bind(1, id);
   consents.run();

@@ -2,8 +2,8 @@
 // in a file of its own (users.cpp, sessions.cpp, throttle_events.cpp,
 // outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
-// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, consents.cpp,
-// signing_keys.cpp) with the connection's cached prepared
+// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp,
+// client_tokens.cpp, consents.cpp, signing_keys.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the
 // transactions and batches them; the areas only run statements.
 #pragma once
@@ -306,6 +306,19 @@ class AccessTokens final : public AccessTokenStore {
   Connection& db_;
 };
 
+class ClientTokens final : public ClientTokenStore {
+ public:
+  explicit ClientTokens(Connection& db) : db_(db) {}
+  void insert(const ClientTokenRecord& token) override;
+  std::optional<ClientTokenRecord> live(const Sha256Digest& digest, Millis now) override;
+  bool revoke(const Sha256Digest& digest) override;
+  std::int64_t revoke_of_client(std::string_view client_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class Consents final : public ConsentStore {
  public:
   explicit Consents(Connection& db) : db_(db) {}
@@ -352,6 +365,7 @@ class SqliteTransaction final : public Transaction {
         authorization_requests_(db),
         authorization_codes_(db),
         access_tokens_(db),
+        client_tokens_(db),
         consents_(db),
         signing_keys_(db) {}
   UserStore& users() override { return users_; }
@@ -370,6 +384,7 @@ class SqliteTransaction final : public Transaction {
   AuthorizationRequestStore& authorization_requests() override { return authorization_requests_; }
   AuthorizationCodeStore& authorization_codes() override { return authorization_codes_; }
   AccessTokenStore& access_tokens() override { return access_tokens_; }
+  ClientTokenStore& client_tokens() override { return client_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
 
@@ -390,6 +405,7 @@ class SqliteTransaction final : public Transaction {
   AuthorizationRequests authorization_requests_;
   AuthorizationCodes authorization_codes_;
   AccessTokens access_tokens_;
+  ClientTokens client_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
 };
