@@ -193,5 +193,37 @@ TEST(OidcIntrospectionEndpoint, Interface_17_2_DiscoveryNamesTheIntrospectionEnd
             (std::vector<std::string>{"client_secret_basic", "client_secret_post"}));
 }
 
+// 17.9, 17.11: a JWT access token is introspected as the opaque one it
+// stands for (its jti's digest), a user's and a machine's alike; an
+// altered one is no token of authd's.
+TEST(OidcIntrospectionEndpoint, Interface_17_11_JwtAccessTokensAreIntrospected) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json web = register_client(authd, {{"accessTokenFormat", "jwt"}});
+  nlohmann::json api = register_client(authd, {{"grantTypes", {"client_credentials"}},
+                                               {"scopes", nlohmann::json::array()},
+                                               {"introspection", true},
+                                               {"accessTokenFormat", "jwt"}});
+  Pkce pkce;
+  std::string user_jwt =
+      exchange_code(authd, web, code_for(authd, web, cookie, pkce), pkce).json()["access_token"];
+  ASSERT_EQ(std::count(user_jwt.begin(), user_jwt.end(), '.'), 2) << "a JWT";
+  nlohmann::json a = answer_for(authd, api, user_jwt);
+  EXPECT_EQ(a["active"], true) << a.dump();
+  EXPECT_EQ(a["client_id"], web["clientId"]);
+  EXPECT_EQ(a["sub"], jwt_payload(user_jwt)["sub"]);
+
+  std::string machine_jwt = client_token(authd, api);
+  ASSERT_EQ(std::count(machine_jwt.begin(), machine_jwt.end(), '.'), 2) << "a JWT";
+  EXPECT_EQ(jwt_payload(machine_jwt)["sub"], api["clientId"]) << "17.7: sub is the client";
+  nlohmann::json m = answer_for(authd, api, machine_jwt);
+  EXPECT_EQ(m["active"], true) << m.dump();
+  EXPECT_EQ(m["sub"], api["clientId"]);
+
+  std::string altered = user_jwt;
+  altered[altered.size() - 5] = altered[altered.size() - 5] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(answer_for(authd, api, altered), kInactive);
+}
+
 }  // namespace
 }  // namespace authd::test

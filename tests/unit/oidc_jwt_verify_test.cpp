@@ -15,8 +15,8 @@
 namespace authd {
 namespace {
 
-constexpr std::string_view kIssuer = "https://id.example.com";
-constexpr Millis kNow = 1'800'000'000'000;
+constexpr std::string_view kJwtIssuer = "https://id.example.com";
+constexpr Millis kJwtNow = 1'800'000'000'000;
 
 SecretKey filled_key(std::uint8_t fill) {
   std::array<std::uint8_t, 32> bytes{};
@@ -24,21 +24,22 @@ SecretKey filled_key(std::uint8_t fill) {
   return SecretKey(bytes);
 }
 
-nlohmann::json claims(Millis exp_at = kNow + 600'000) {
-  return {{"iss", kIssuer}, {"sub", "u1"}, {"exp", exp_at / 1000}, {"jti", "j1"}};
+nlohmann::json claims(Millis exp_at = kJwtNow + 600'000) {
+  return {{"iss", kJwtIssuer}, {"sub", "u1"}, {"exp", exp_at / 1000}, {"jti", "j1"}};
 }
 
 class JwtVerify : public ::testing::Test {
  protected:
   void SetUp() override {
     // Generation 1 retired (still published), 2 current, 3 next.
-    SigningKeyRecord retired = make_signing_key(jose::Alg::rs256, 1, kNow - 100'000, sealer, kNow);
-    retired.retired_at = kNow - 50'000;
-    retired.remove_after = kNow + 600'000;
-    stored = {retired, make_signing_key(jose::Alg::rs256, 2, kNow - 50'000, sealer, kNow),
-              make_signing_key(jose::Alg::es256, 2, kNow - 50'000, sealer, kNow),
-              make_signing_key(jose::Alg::rs256, 3, kNow + 100'000, sealer, kNow)};
-    ring = open_ring(stored, sealer, kNow);
+    SigningKeyRecord retired =
+        make_signing_key(jose::Alg::rs256, 1, kJwtNow - 100'000, sealer, kJwtNow);
+    retired.retired_at = kJwtNow - 50'000;
+    retired.remove_after = kJwtNow + 600'000;
+    stored = {retired, make_signing_key(jose::Alg::rs256, 2, kJwtNow - 50'000, sealer, kJwtNow),
+              make_signing_key(jose::Alg::es256, 2, kJwtNow - 50'000, sealer, kJwtNow),
+              make_signing_key(jose::Alg::rs256, 3, kJwtNow + 100'000, sealer, kJwtNow)};
+    ring = open_ring(stored, sealer, kJwtNow);
     ASSERT_EQ(ring->keys.size(), 4u);
   }
 
@@ -46,7 +47,7 @@ class JwtVerify : public ::testing::Test {
 
   std::optional<VerifiedJwt> verify(const std::string& compact, bool accept_expired = false,
                                     std::string_view typ = "at+jwt") const {
-    return verify_own_jwt(*ring, kIssuer, compact, typ, kNow, accept_expired);
+    return verify_own_jwt(*ring, kJwtIssuer, compact, typ, kJwtNow, accept_expired);
   }
 
   SecretSealer sealer{filled_key(3)};
@@ -116,7 +117,7 @@ TEST_F(JwtVerify, Interface_17_9_AnotherIssuerIsRefused) {
 }
 
 TEST_F(JwtVerify, Interface_17_9_ExpiredIsRefusedUnlessAccepted) {
-  std::string expired = key(1).sign(claims(kNow - 1000).dump(), "at+jwt");
+  std::string expired = key(1).sign(claims(kJwtNow - 1000).dump(), "at+jwt");
   EXPECT_FALSE(verify(expired).has_value());
   EXPECT_TRUE(verify(expired, true).has_value());
   nlohmann::json no_exp = claims();

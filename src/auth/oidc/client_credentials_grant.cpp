@@ -2,9 +2,11 @@
 
 #include <array>
 
+#include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/claims.hpp"
 #include "auth/oidc/codes.hpp"
 #include "core/ascii.hpp"
+#include "core/log.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -16,34 +18,11 @@ namespace {
 // /oauth2/authorize (17.4.2).
 constexpr std::array<std::string_view, 5> kUserScopes = {"openid", "profile", "email", "phone",
                                                          "offline_access"};
-constexpr std::size_t kMaxResourceBytes = 2048;
-
 bool is_user_scope(std::string_view scope) {
   return std::find(kUserScopes.begin(), kUserScopes.end(), scope) != kUserScopes.end();
 }
 
-// RFC 3986 3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the ':'.
-bool has_scheme(std::string_view uri) {
-  std::size_t colon = uri.find(':');
-  if (colon == 0 || colon == std::string_view::npos) return false;
-  if (!std::isalpha(static_cast<unsigned char>(uri[0]))) return false;
-  for (char c : uri.substr(1, colon - 1))
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
-      return false;
-  return colon + 1 < uri.size();
-}
-
 }  // namespace
-
-std::optional<std::string> resource_problem(std::string_view resource) {
-  if (resource.empty() || resource.size() > kMaxResourceBytes)
-    return "resource: an absolute URI of at most 2048 bytes";
-  for (char c : resource)
-    if (c <= ' ' || c > '~') return "resource: printable ASCII, no spaces";
-  if (!has_scheme(resource)) return "resource: an absolute URI (RFC 8707 2)";
-  if (resource.find('#') != std::string_view::npos) return "resource: no fragment (RFC 8707 2)";
-  return std::nullopt;
-}
 
 boost::asio::awaitable<ClientCredentialsOutcome> issue_client_token(
     AuthContext& ctx, const OAuthClientRecord& client, const ClientCredentialsRequest& request) {
@@ -62,25 +41,27 @@ boost::asio::awaitable<ClientCredentialsOutcome> issue_client_token(
     outcome.description = "scope " + scope + " is a user's, and this grant has no user";
     co_return outcome;
   }
-  if (request.resource) {
-    if (auto problem = resource_problem(*request.resource)) {
-      outcome.kind = Kind::invalid_target;
-      outcome.description = *problem;
-      co_return outcome;
-    }
+  if (request.resource && !is_resource_indicator(*request.resource)) {
+    outcome.kind = Kind::invalid_target;
+    outcome.description = "resource: one absolute URI without a fragment (RFC 8707 2)";
+    co_return outcome;
   }
-  std::string token = new_secret_token(kAccessTokenPrefix);
   Millis now = now_millis();
-  ClientTokenRecord record{sha256(token),
-                           client.id,
-                           "",
-                           request.resource.value_or(""),
-                           now,
-                           now + ctx.policy.oidc.access_token_ttl.count()};
+  IssuedAccessToken issued;
+  try {
+    // Opaque, or a JWT whose sub is the client (17.7, 17.9).
+    issued =
+        issue_access_token(ctx, client, {client.id, "", request.resource.value_or(""), {}}, now);
+  } catch (const std::exception& error) {
+    log::error("access_token_not_signed", {{"reason", error.what()}});
+    co_return outcome;  // unavailable: the keys are not loaded yet
+  }
+  ClientTokenRecord record{issued.token_digest,           client.id, "",
+                           request.resource.value_or(""), now,       issued.expires_at};
   auto work = [&](Transaction& tx) { tx.client_tokens().insert(record); };
   if (co_await ctx.db.write(work) != StoreStatus::ok) co_return outcome;
   outcome.kind = Kind::ok;
-  outcome.access_token = std::move(token);
+  outcome.access_token = std::move(issued.token);
   outcome.expires_in = ctx.policy.oidc.access_token_ttl.count() / 1000;
   co_return outcome;
 }

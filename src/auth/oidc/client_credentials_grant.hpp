@@ -35,12 +35,9 @@ struct ClientCredentialsOutcome {
   std::int64_t expires_in = 0;  // seconds
 };
 
-// Why `resource` is not a resource indicator (RFC 8707 2: an absolute URI,
-// no fragment; printable ASCII, at most 2048 bytes), or nothing.
-std::optional<std::string> resource_problem(std::string_view resource);
-
-// Issues an opaque access token (`authdat_`, stored as its digest in the
-// client tokens, --oidc-access-token-ttl) to `client`.
+// Issues an access token to `client`, opaque or a JWT by its
+// accessTokenFormat (17.9), stored as its digest in the client tokens,
+// valid --oidc-access-token-ttl.
 boost::asio::awaitable<ClientCredentialsOutcome> issue_client_token(
     AuthContext& ctx, const OAuthClientRecord& client, const ClientCredentialsRequest& request);
 

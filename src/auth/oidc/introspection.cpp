@@ -1,5 +1,6 @@
 #include "auth/oidc/introspection.hpp"
 
+#include "auth/oidc/access_tokens.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -75,8 +76,16 @@ boost::asio::awaitable<IntrospectionOutcome> introspect(AuthContext& ctx,
                                                         const std::string& token) {
   IntrospectionOutcome outcome;
   const std::string& issuer = ctx.policy.oidc.issuer;
-  Sha256Digest digest = sha256(token);
   Millis now = now_millis();
+  // A JWT access token is stored under its jti's digest, once it verified
+  // (17.9); one that does not verify is no token of authd's.
+  std::optional<Sha256Digest> presented = presented_access_token_digest(ctx, token, now);
+  if (!presented) {
+    outcome.kind = IntrospectionOutcome::Kind::ok;
+    outcome.answer = inactive_token();
+    co_return outcome;
+  }
+  const Sha256Digest& digest = *presented;
   // Every kind by the digest, whatever token_type_hint said: the digests
   // of 256-bit tokens do not collide. Refresh tokens (refresh_token_answer)
   // are looked up once the store has them (Transaction::refresh_tokens).
