@@ -46,12 +46,12 @@ nlohmann::json failure_detail(const PresentedClient& presented, const char* reas
   return detail;
 }
 
-// The fast path (docs/design/performance-choices.md): one read
-// transaction that answers a request the write path would let through,
-// and nothing else. True when the client address's counters allow and
-// `presented` authenticates; then `client` is set. Anything else (over
-// the limit, refused, the read failed) goes to the write path, which
-// counts it or answers 429 as it always does.
+// The fast path (docs/design/performance-choices.md, "A right client secret
+// by a read"): one read transaction that answers a request the write path
+// would let through, and nothing else. True when the client address's
+// counters allow and `presented` authenticates; then `client` is set.
+// Anything else (over the limit, refused, the read failed) goes to the
+// write path, which counts it or answers 429 as it always does.
 boost::asio::awaitable<bool> authenticated_by_read(AuthContext& ctx,
                                                    const PresentedClient& presented,
                                                    const std::vector<ThrottleCounter>& per_client,
