@@ -35,9 +35,10 @@ constexpr const char* kTokenUsersSql =
     " JOIN users ON users.id = t.user_id";
 
 // The place follows the token's columns, however many the list names.
+constexpr std::string_view kTokenColumns = AUTHD_OAUTH_TOKEN_COLUMNS;
 constexpr int kTokenPlaceColumn =
     kUserColumnCount + 1 +
-    static_cast<int>(std::ranges::count(std::string_view(AUTHD_OAUTH_TOKEN_COLUMNS), ','));
+    static_cast<int>(std::count(kTokenColumns.begin(), kTokenColumns.end(), ','));
 
 AccessTokenUser read_live_token_user(const Row& row) {
   return AccessTokenUser{read_access_token(row, kUserColumnCount), read_user(row)};
