@@ -201,6 +201,70 @@ TEST_P(OidcClientAuth, Interface_17_7_NoClientNamedIsRefusedUncounted) {
   EXPECT_TRUE(events("oauth.client_auth_failed").empty());
 }
 
+// A Database that counts the write transactions it is asked for, and
+// hands every transaction to `inner`.
+class CountingDatabase final : public Database {
+ public:
+  explicit CountingDatabase(Database& inner) : inner_(inner) {}
+  int writes() const { return writes_; }
+  boost::asio::awaitable<bool> healthy() override { return inner_.healthy(); }
+  Store& for_background_threads() override { return inner_.for_background_threads(); }
+  void stop() override {}
+
+ protected:
+  // Coroutines, so that `work` lives in their frame while the inner one runs.
+  boost::asio::awaitable<StoreStatus> write_work(TransactionWork work) override {
+    ++writes_;
+    co_return co_await inner_.write(work);
+  }
+  boost::asio::awaitable<StoreStatus> write_together_work(
+      TransactionWork work, std::vector<std::string> lock_keys) override {
+    ++writes_;
+    co_return co_await inner_.write_together(work, std::move(lock_keys));
+  }
+  boost::asio::awaitable<StoreStatus> read_work(TransactionWork work) override {
+    co_return co_await inner_.read(work);
+  }
+  boost::asio::awaitable<StoreStatus> read_aside_work(TransactionWork work) override {
+    co_return co_await inner_.read_aside(work);
+  }
+
+ private:
+  Database& inner_;
+  int writes_ = 0;
+};
+
+// interface.md 17.3.3: a right secret (or a public client's id alone) that
+// the address's counters allow is answered by a read alone, no write
+// (docs/design/performance-choices.md); a refusal, and a right secret past
+// the limit, still go through the write that counts them.
+TEST_P(OidcClientAuth, Interface_17_3_3_ARightSecretUnderTheLimitWritesNothing) {
+  auto [id, secret] = register_client("confidential");
+  auto [public_id, none] = register_client("public");
+  CountingDatabase counting(*db_);
+  auto authenticate_counting = [&](PresentedClient presented) {
+    AuthContext ctx{counting, pool_, policy_};
+    ClientAuthOutcome outcome;
+    boost::asio::io_context io;
+    auto run = [&]() -> boost::asio::awaitable<void> {
+      outcome = co_await authenticate_client(ctx, presented, source_);
+    };
+    boost::asio::co_spawn(io, run, boost::asio::detached);
+    io.run();
+    return outcome;
+  };
+  EXPECT_EQ(authenticate_counting({id, secret, Method::basic}).status, Status::ok);
+  EXPECT_EQ(authenticate_counting({public_id, std::nullopt, Method::none}).status, Status::ok);
+  EXPECT_EQ(counting.writes(), 0);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(authenticate_counting({id, "authdcs_wrong", Method::basic}).status,
+              Status::invalid_client);
+  EXPECT_EQ(counting.writes(), 3);
+  EXPECT_EQ(authenticate_counting({id, secret, Method::basic}).status, Status::throttled);
+  EXPECT_EQ(counting.writes(), 4);
+  EXPECT_EQ(events("oauth.client_auth_failed").size(), 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OidcClientAuth, ::testing::Values(false, true),
                          [](const auto& param_info) {
                            return param_info.param ? "postgres" : "sqlite";

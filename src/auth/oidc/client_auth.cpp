@@ -2,6 +2,9 @@
 
 #include <sodium.h>
 
+#include <optional>
+#include <vector>
+
 #include "auth/login/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
@@ -43,6 +46,29 @@ nlohmann::json failure_detail(const PresentedClient& presented, const char* reas
   return detail;
 }
 
+// The fast path (docs/design/performance-choices.md, "A right client secret
+// by a read"): one read transaction that answers a request the write path
+// would let through, and nothing else. True when the client address's
+// counters allow and `presented` authenticates; then `client` is set.
+// Anything else (over the limit, refused, the read failed) goes to the
+// write path, which counts it or answers 429 as it always does.
+boost::asio::awaitable<bool> authenticated_by_read(AuthContext& ctx,
+                                                   const PresentedClient& presented,
+                                                   const std::vector<ThrottleCounter>& per_client,
+                                                   std::optional<OAuthClientRecord>& client) {
+  bool authenticated = false;
+  auto look = [&](Transaction& tx) {
+    const Millis now = now_millis();
+    authenticated = false;  // a transaction may run again: all anew
+    client.reset();
+    if (!check_throttles(tx, per_client, now).allowed) return;
+    if (is_canonical_uuid(presented.id)) client = tx.oauth_clients().by_id(presented.id);
+    authenticated = refusal(client, presented, now) == nullptr;
+  };
+  if (co_await ctx.db.read(look) != StoreStatus::ok) co_return false;
+  co_return authenticated;
+}
+
 }  // namespace
 
 bool client_secret_matches(const OAuthClientRecord& client, std::string_view secret, Millis now) {
@@ -66,13 +92,22 @@ boost::asio::awaitable<ClientAuthOutcome> authenticate_client(AuthContext& ctx,
   const std::vector<ThrottleCounter> per_client =
       client_counters(ClientCounterKind::login, source.client_address,
                       policy.login_failures_per_client, policy.ipv6_aggregates);
+  {
+    std::optional<OAuthClientRecord> client;
+    if (co_await authenticated_by_read(ctx, presented, per_client, client)) {
+      outcome.status = ClientAuthOutcome::Status::ok;
+      outcome.client = std::move(client);
+      co_return outcome;
+    }
+  }
   auto authenticate = [&](Transaction& tx) {
     const Millis now = now_millis();
     outcome = ClientAuthOutcome{};  // a transaction may run again: all anew
     outcome.status = ClientAuthOutcome::Status::invalid_client;
     // Counted as a failed login of the client address up front, as a
     // passkey sign-in is (auth/second_factor/passkey_sign_in.cpp), so that
-    // the limit holds under many guesses at once; released on success.
+    // the limit holds under many guesses at once; released on success (a
+    // success here is rare: the read above lets most through).
     ReservedFailure reserved = reserve_client_failure(tx, per_client, now);
     if (!reserved.verdict.allowed) {
       outcome.status = ClientAuthOutcome::Status::throttled;

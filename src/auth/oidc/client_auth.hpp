@@ -44,7 +44,10 @@ bool client_secret_matches(const OAuthClientRecord& client, std::string_view sec
 // client id when it is a UUID, the method and the reason, never the
 // secret); over that limit the answer is throttled, recorded as /login's
 // 429s are (one login.failed per key and window). A request naming no
-// client is refused and not counted: it guessed at nothing.
+// client is refused and not counted: it guessed at nothing. A request the
+// counters allow and that authenticates is answered by a read transaction
+// alone; every other one by a write that counts it exactly (a correct
+// secret over the limit is throttled all the same).
 boost::asio::awaitable<ClientAuthOutcome> authenticate_client(AuthContext& ctx,
                                                               const PresentedClient& presented,
                                                               const EventSource& source);

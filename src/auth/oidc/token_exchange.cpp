@@ -123,6 +123,9 @@ boost::asio::awaitable<TokenOutcome> exchange_code(AuthContext& ctx,
   if (ctx.signing_keys == nullptr) co_return TokenOutcome{};
   Exchange exchange(ctx, client, request, source);
   auto work = [&](Transaction& tx) { exchange.run(tx); };
+  // Not write_together: the exchange locks the user's row, which is not its
+  // own (docs/design/performance-choices.md, "The exchange is a write of
+  // its own").
   if (co_await ctx.db.write(work) != StoreStatus::ok) co_return TokenOutcome{};
   try {
     co_return exchange.finish();

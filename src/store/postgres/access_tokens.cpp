@@ -1,10 +1,12 @@
 // How PostgreSQL stores the opaque access tokens (interface.md 17.9): keyed
-// by the token's digest, found with their user in one statement, revoked by
-// deletion (by grant, user, or user and client), pruned once expired.
+// by the token's digest, found with their user in one statement (one for a
+// whole batch of reads), revoked by deletion (by grant, user, or user and
+// client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/shared_access_tokens.hpp"
 #include "store/postgres/transaction.hpp"
-#include "store/user_columns.hpp"
 
 namespace authd::postgres {
 
@@ -18,20 +20,13 @@ void AccessTokens::insert(const AccessTokenRecord& t) {
           params);
 }
 
-// The user's columns first (read_user reads from 0), the token's after; the
-// subquery renames the token's created_at away from the user's.
+// In a batch of reads, the lookup shares one statement with the batch's
+// others (shared_access_tokens.hpp).
 std::optional<AccessTokenUser> AccessTokens::live_with_user(const Sha256Digest& digest,
                                                             Millis now) {
-  Params params;
-  params.digest(digest).integer(now);
-  Result rows = db_.run("SELECT " AUTHD_USER_COLUMNS ", " AUTHD_OAUTH_TOKEN_COLUMNS_AS_JOINED
-                        " FROM users JOIN (SELECT " AUTHD_OAUTH_TOKEN_COLUMNS_RENAMED
-                        " FROM oauth_access_tokens WHERE token_digest = $1 AND expires_at > $2)"
-                        " AS t ON users.id = t.user_id",
-                        params);
-  if (rows.rows() == 0) return std::nullopt;
-  Row row(rows, 0);
-  return AccessTokenUser{read_access_token(row, kUserColumnCount), read_user(row)};
+  if (PipelineTurns* batch = db_.read_batch())
+    return batch->shared_access_tokens().live_with_user(db_, *batch, digest, now);
+  return SharedAccessTokens::live_with_user_alone(db_, digest, now);
 }
 
 std::int64_t AccessTokens::revoke_of_grant(const Sha256Digest& grant_digest) {

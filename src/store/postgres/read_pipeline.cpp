@@ -13,6 +13,7 @@
 #include "store/postgres/connection.hpp"
 #include "store/postgres/event_batch.hpp"
 #include "store/postgres/mail_batch.hpp"
+#include "store/postgres/shared_access_tokens.hpp"
 #include "store/postgres/shared_sessions.hpp"
 #include "store/postgres/shared_throttle.hpp"
 
@@ -77,6 +78,7 @@ class Turns final : public PipelineTurns {
   }
   bool one_transaction() const override { return one_transaction_; }
   SharedSessions& shared_sessions() override { return shared_sessions_; }
+  SharedAccessTokens& shared_access_tokens() override { return shared_access_tokens_; }
   SharedThrottle& throttle() override { return throttle_; }
   EventBatch& events() override { return events_; }
   MailBatch& mails() override { return mails_; }
@@ -145,6 +147,7 @@ class Turns final : public PipelineTurns {
   std::vector<Read*> company_;   // waiting for company, in the order they came
   std::vector<Read*> resuming_;  // the company being resumed
   SharedSessions shared_sessions_;
+  SharedAccessTokens shared_access_tokens_;
   SharedThrottle throttle_;
   EventBatch events_;
   MailBatch mails_;

@@ -18,6 +18,7 @@
 // Reads that look up a session's user share one statement instead
 // (shared_sessions.hpp): GET /me's lookup is most of a read batch, and
 // PostgreSQL serves ten keys in one statement for about the work of two.
+// Userinfo's access-token lookups do the same (shared_access_tokens.hpp).
 //
 // A batch of logouts or /forgot requests runs the same way inside its one
 // transaction (PostgresStore::run_together): there a Sync does not end the
@@ -39,6 +40,7 @@ namespace authd::postgres {
 class Connection;
 class EventBatch;
 class MailBatch;
+class SharedAccessTokens;
 class SharedSessions;
 class SharedThrottle;
 
@@ -64,6 +66,8 @@ class PipelineTurns {
   virtual void answer_read(std::size_t waiting_behind) = 0;
   // The batch's session lookups, shared by its reads.
   virtual SharedSessions& shared_sessions() = 0;
+  // The batch's access-token lookups (userinfo), shared likewise.
+  virtual SharedAccessTokens& shared_access_tokens() = 0;
   // The batch's throttle counts and events (in one transaction).
   virtual SharedThrottle& throttle() = 0;
   // The audit events and the mails of a batch in one transaction, each
