@@ -37,6 +37,7 @@ class NoAreas final : public Transaction {
     throw std::logic_error("no areas here");
   }
   AccessTokenStore& access_tokens() override { throw std::logic_error("no areas here"); }
+  RefreshTokenStore& refresh_tokens() override { throw std::logic_error("no areas here"); }
   ConsentStore& consents() override { throw std::logic_error("no areas here"); }
   SigningKeyStore& signing_keys() override { throw std::logic_error("no areas here"); }
 };

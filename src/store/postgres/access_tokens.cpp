@@ -1,6 +1,6 @@
 // How PostgreSQL stores the opaque access tokens (interface.md 17.9): keyed
 // by the token's digest, found with their user in one statement, revoked by
-// deletion (by grant, user, or user and client), pruned once expired.
+// deletion (one, or by grant, user, or user and client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
@@ -32,6 +32,12 @@ std::optional<AccessTokenUser> AccessTokens::live_with_user(const Sha256Digest& 
   if (rows.rows() == 0) return std::nullopt;
   Row row(rows, 0);
   return AccessTokenUser{read_access_token(row, kUserColumnCount), read_user(row)};
+}
+
+bool AccessTokens::revoke(const Sha256Digest& digest) {
+  Params params;
+  params.digest(digest);
+  return db_.run("DELETE FROM oauth_access_tokens WHERE token_digest = $1", params).affected() == 1;
 }
 
 std::int64_t AccessTokens::revoke_of_grant(const Sha256Digest& grant_digest) {

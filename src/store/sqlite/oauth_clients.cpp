@@ -67,6 +67,9 @@ bool OAuthClients::remove(std::string_view id) {
   auto tokens = db_.prepare("DELETE FROM oauth_access_tokens WHERE client_id = ?1");
   tokens.bind(1, id);
   tokens.run();
+  auto refresh = db_.prepare("DELETE FROM oauth_refresh_tokens WHERE client_id = ?1");
+  refresh.bind(1, id);
+  refresh.run();
   auto consents = db_.prepare("DELETE FROM oauth_consents WHERE client_id = ?1");
   consents.bind(1, id);
   consents.run();
