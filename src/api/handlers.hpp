@@ -43,6 +43,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_authorize_resume(ApiContext& ct
 boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_revoke(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_withdraw_consent(ApiContext& ctx, ApiRequest& request);
