@@ -32,7 +32,7 @@ RefreshTokenRecord first_refresh_token(const OidcSettings& oidc,
   r.amr = code.amr;
   r.created_at = now;
   r.family_expires_at = now + oidc.refresh_max.count();
-  r.expires_at = std::min(now + oidc.refresh_idle.count(), r.family_expires_at);
+  r.expires_at = std::min<Millis>(now + oidc.refresh_idle.count(), r.family_expires_at);
   return r;
 }
 
@@ -126,7 +126,7 @@ class Refresh {
     next.token_digest = sha256(outcome_.refresh_token);
     next.created_at = now_;
     next.expires_at =
-        std::min(now_ + ctx_.policy.oidc.refresh_idle.count(), used.family_expires_at);
+        std::min<Millis>(now_ + ctx_.policy.oidc.refresh_idle.count(), used.family_expires_at);
     next.used_at.reset();
     return next;
   }
