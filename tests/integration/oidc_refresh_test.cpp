@@ -166,6 +166,24 @@ TEST(OidcRefresh, Interface_17_10_IdleAndAbsoluteLifetimes) {
   }
 }
 
+// A rotation keeps the family's absolute end: both tokens of the family
+// share it, and the new token's idle end is capped by it.
+TEST(OidcRefresh, Interface_17_10_RotationKeepsTheFamilysAbsoluteEnd) {
+  AuthdProcess authd(oidc_args({"--oidc-refresh-idle", "60d", "--oidc-refresh-max", "45d"}));
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  HttpResponse res = refresh(authd, client, token);
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(lines(authd.sql("select count(distinct family_expires_at) from oauth_refresh_tokens")),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(lines(authd.sql("select count(*) from oauth_refresh_tokens "
+                            "where expires_at = family_expires_at and used_at is null")),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(lines(authd.sql("select count(*) from oauth_refresh_tokens where used_at is not null")),
+            std::vector<std::string>{"1"});
+}
+
 // The authd session's end does not end refresh tokens (offline_access).
 TEST(OidcRefresh, Interface_17_10_SessionLogoutKeepsRefreshTokens) {
   AuthdProcess authd(oidc_args());
