@@ -47,6 +47,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_logout(ApiContext& ctx, ApiRequ
 boost::asio::awaitable<ApiResponse> handle_oauth_logout_confirm(ApiContext& ctx,
                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_oauth_revoke(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRequest& request);
 // api/oauth_introspect.cpp (17.11).
 boost::asio::awaitable<ApiResponse> handle_oauth_introspect(ApiContext& ctx, ApiRequest& request);

@@ -23,14 +23,18 @@ std::string metadata(const OidcSettings& oidc) {
       {"introspection_endpoint", issuer + "/oauth2/introspect"},
       {"introspection_endpoint_auth_methods_supported",
        {"client_secret_basic", "client_secret_post"}},
-      // offline_access comes with refresh tokens, which are not issued yet.
-      {"scopes_supported", {"openid", "profile", "email", "phone"}},
+      {"revocation_endpoint", issuer + "/oauth2/revoke"},
+      {"scopes_supported", {"openid", "profile", "email", "phone", "offline_access"}},
       {"response_types_supported", {"code"}},
       {"response_modes_supported", {"query"}},
-      {"grant_types_supported", {"authorization_code", "client_credentials"}},
+      {"grant_types_supported", {"authorization_code", "refresh_token", "client_credentials"}},
       {"subject_types_supported", {"public"}},
       {"id_token_signing_alg_values_supported", {"RS256", "ES256"}},
       {"token_endpoint_auth_methods_supported",
+       {"client_secret_basic", "client_secret_post", "none"}},
+      // 17.11: the revocation endpoint authenticates clients as the token
+      // endpoint does.
+      {"revocation_endpoint_auth_methods_supported",
        {"client_secret_basic", "client_secret_post", "none"}},
       {"code_challenge_methods_supported", {"S256"}},
       // interface.md 17.8: the ID token's and userinfo's claims; never acr.

@@ -1,7 +1,7 @@
 // POST /oauth2/token (interface.md 17.7): the client authenticates, then
-// redeems an authorization code (17.6) or, for itself, asks for a token
-// (client_credentials). Errors take RFC 6749 5.2's shape; every answer
-// carries Cache-Control: no-store.
+// redeems an authorization code (17.6) or a refresh token (17.10), or,
+// for itself, asks for a token (client_credentials, 17.7). Errors take
+// RFC 6749 5.2's shape; every answer carries Cache-Control: no-store.
 #include <nlohmann/json.hpp>
 
 #include "api/form_body.hpp"
@@ -11,6 +11,7 @@
 #include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/client_auth.hpp"
 #include "auth/oidc/client_credentials_grant.hpp"
+#include "auth/oidc/refresh_grant.hpp"
 #include "auth/oidc/token_exchange.hpp"
 #include "core/wipe.hpp"
 
@@ -23,9 +24,12 @@ ApiResponse tokens_response(TokenOutcome& outcome) {
                          {"expires_in", outcome.expires_in},
                          {"scope", outcome.scope}};
   if (!outcome.id_token.empty()) body["id_token"] = outcome.id_token;
+  if (!outcome.refresh_token.empty()) body["refresh_token"] = outcome.refresh_token;
   wipe(outcome.access_token);
+  wipe(outcome.refresh_token);
   ApiResponse response = no_store_json(body.dump());
   wipe(body["access_token"].get_ref<std::string&>());
+  if (body.contains("refresh_token")) wipe(body["refresh_token"].get_ref<std::string&>());
   response.holds_secret = true;
   return response;
 }
@@ -70,6 +74,35 @@ boost::asio::awaitable<ApiResponse> client_credentials_answer(ApiContext& ctx,
   co_return response;
 }
 
+ApiResponse token_answer(TokenOutcome& outcome) {
+  switch (outcome.kind) {
+    case TokenOutcome::Kind::ok:
+      return tokens_response(outcome);
+    case TokenOutcome::Kind::invalid_grant:
+      return oauth_error(400, "invalid_grant", outcome.description);
+    case TokenOutcome::Kind::invalid_scope:
+      return oauth_error(400, "invalid_scope", outcome.description);
+    case TokenOutcome::Kind::invalid_target:
+      return oauth_error(400, "invalid_target", outcome.description);
+    case TokenOutcome::Kind::unavailable:
+      break;
+  }
+  return oauth_unavailable(std::chrono::seconds(1));
+}
+
+// grant_type=refresh_token (17.10): rotation, and a narrower scope on ask.
+boost::asio::awaitable<ApiResponse> refresh_answer(ApiContext& ctx, const OAuthClientRecord& client,
+                                                   const FormParameters& form,
+                                                   const EventSource& source) {
+  const std::string* token = form.find("refresh_token");
+  if (token == nullptr) co_return oauth_error(400, "invalid_request", "refresh_token is missing");
+  RefreshRequest refresh{*token, std::nullopt};
+  if (const std::string* scope = form.find("scope")) refresh.scope = *scope;
+  TokenOutcome outcome = co_await redeem_refresh_token(ctx.auth, client, refresh, source);
+  wipe(refresh.refresh_token);
+  co_return token_answer(outcome);
+}
+
 }  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiRequest& request) {
@@ -104,14 +137,17 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
 
   const std::string* grant_type = form->find("grant_type");
   if (grant_type == nullptr) co_return oauth_error(400, "invalid_request", "grant_type is missing");
-  if (*grant_type != "authorization_code" && *grant_type != "client_credentials")
+  if (*grant_type != "authorization_code" && *grant_type != "refresh_token" &&
+      *grant_type != "client_credentials")
     co_return oauth_error(400, "unsupported_grant_type",
-                          "served: authorization_code, client_credentials");
+                          "served: authorization_code, refresh_token, client_credentials");
   if (std::find(client.client->grant_types.begin(), client.client->grant_types.end(),
                 *grant_type) == client.client->grant_types.end())
     co_return oauth_error(400, "unauthorized_client", "the client may not use this grant");
   if (*grant_type == "client_credentials")
     co_return co_await client_credentials_answer(ctx, *client.client, *form);
+  if (*grant_type == "refresh_token")
+    co_return co_await refresh_answer(ctx, *client.client, *form, source);
   if (const char* missing = missing_parameter(*form))
     co_return oauth_error(400, "invalid_request", std::string(missing) + " is missing");
 
@@ -123,17 +159,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_token(ApiContext& ctx, ApiReque
                         *form->find("code_verifier"), resource != nullptr ? *resource : ""};
   TokenOutcome outcome = co_await exchange_code(ctx.auth, *client.client, exchange, source);
   wipe(exchange.code);
-  switch (outcome.kind) {
-    case TokenOutcome::Kind::ok:
-      co_return tokens_response(outcome);
-    case TokenOutcome::Kind::invalid_grant:
-      co_return oauth_error(400, "invalid_grant", outcome.description);
-    case TokenOutcome::Kind::invalid_target:
-      co_return oauth_error(400, "invalid_target", outcome.description);
-    case TokenOutcome::Kind::unavailable:
-      break;
-  }
-  co_return oauth_unavailable(std::chrono::seconds(1));
+  co_return token_answer(outcome);
 }
 
 }  // namespace authd

@@ -73,6 +73,7 @@ constexpr std::array kRoutes = {
     Route{"/consent", "GET", false, &handle_consent_page, Served::with_oidc},
     Route{"/oauth2/consent", "POST", false, &handle_oauth_consent, Served::with_oidc},
     Route{"/oauth2/token", "POST", false, &handle_oauth_token, Served::with_oidc},
+    Route{"/oauth2/revoke", "POST", false, &handle_oauth_revoke, Served::with_oidc},
     Route{"/oauth2/userinfo", "GET", false, &handle_oauth_userinfo, Served::with_oidc},
     Route{"/oauth2/userinfo", "POST", false, &handle_oauth_userinfo, Served::with_oidc},
     // interface.md 17.13: RP-initiated logout.

@@ -33,6 +33,8 @@ struct OidcSettings {
   std::string issuer;  // --public-url exactly, without a trailing slash (17.2)
   Duration id_token_ttl = std::chrono::minutes(10);      // --oidc-id-token-ttl (17.8)
   Duration access_token_ttl = std::chrono::minutes(10);  // --oidc-access-token-ttl (17.9)
+  Duration refresh_idle = std::chrono::hours(24 * 30);   // --oidc-refresh-idle (17.10)
+  Duration refresh_max = std::chrono::hours(24 * 90);    // --oidc-refresh-max (17.10)
   Duration secret_overlap = std::chrono::hours(24);      // --oidc-secret-overlap (17.3)
   Duration key_prepublish = std::chrono::hours(24);      // --oidc-key-prepublish (17.12)
   Duration key_rotation = std::chrono::hours(24 * 90);   // --oidc-key-rotation (17.12)

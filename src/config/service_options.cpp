@@ -131,6 +131,11 @@ void add_oidc_options(CLI::App& app, Config& c) {
                "Lifetime of an ID token");
   add_duration(app, "--oidc-access-token-ttl", oidc.access_token_ttl, "AUTHD_OIDC_ACCESS_TOKEN_TTL",
                "Lifetime of an OAuth access token");
+  add_duration(app, "--oidc-refresh-idle", oidc.refresh_idle, "AUTHD_OIDC_REFRESH_IDLE",
+               "How long a refresh token lives unused (each use issues the next one)");
+  add_duration(app, "--oidc-refresh-max", oidc.refresh_max, "AUTHD_OIDC_REFRESH_MAX",
+               "How long refresh tokens last at most from the sign-in they began with, used or "
+               "not");
   add_duration(app, "--oidc-secret-overlap", oidc.secret_overlap, "AUTHD_OIDC_SECRET_OVERLAP",
                "How long a client's previous secret keeps working after a rotation");
   add_duration(app, "--oidc-key-prepublish", oidc.key_prepublish, "AUTHD_OIDC_KEY_PREPUBLISH",

@@ -36,6 +36,10 @@
 #define AUTHD_OAUTH_TOKEN_COLUMNS_RENAMED                                      \
   "token_digest, client_id, user_id, scope, grant_digest, session_public_id, " \
   "created_at AS token_created_at, expires_at, resource"
+// interface.md 17.10: a refresh token (store/areas/oauth_tokens.hpp).
+#define AUTHD_OAUTH_REFRESH_COLUMNS                                                       \
+  "token_digest, family_digest, client_id, user_id, scope, resource, session_public_id, " \
+  "auth_time, amr, created_at, expires_at, family_expires_at, used_at"
 #define AUTHD_OAUTH_CONSENT_COLUMNS "user_id, client_id, scopes, granted_at, updated_at"
 // The client_credentials grant's tokens (17.7); resource NULL for the issuer.
 #define AUTHD_OAUTH_CLIENT_TOKEN_COLUMNS \
@@ -123,6 +127,26 @@ AccessTokenRecord read_access_token(const Row& row, int first = 0) {
   t.created_at = row.integer(first + 6);
   t.expires_at = row.integer(first + 7);
   t.resource = row.optional_text(first + 8).value_or("");
+  return t;
+}
+
+// An absent resource (NULL) reads as empty: the issuer.
+template <class Row>
+RefreshTokenRecord read_refresh_token(const Row& row) {
+  RefreshTokenRecord t;
+  t.token_digest = row.digest(0);
+  t.family_digest = row.digest(1);
+  t.client_id = row.text(2);
+  t.user_id = row.text(3);
+  t.scope = row.text(4);
+  t.resource = row.optional_text(5).value_or("");
+  t.session_public_id = row.text(6);
+  t.auth_time = row.integer(7);
+  t.amr = row.text(8);
+  t.created_at = row.integer(9);
+  t.expires_at = row.integer(10);
+  t.family_expires_at = row.integer(11);
+  t.used_at = row.optional_integer(12);
   return t;
 }
 

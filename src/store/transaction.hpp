@@ -51,6 +51,7 @@ class Transaction {
   virtual AuthorizationCodeStore& authorization_codes() = 0;
   virtual AccessTokenStore& access_tokens() = 0;
   virtual ClientTokenStore& client_tokens() = 0;  // the client_credentials grant's (17.7)
+  virtual RefreshTokenStore& refresh_tokens() = 0;  // 17.10
   virtual ConsentStore& consents() = 0;
   virtual SigningKeyStore& signing_keys() = 0;
 
@@ -58,7 +59,8 @@ class Transaction {
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
   // the longest window, mail sent before `sent_mail_horizon`, audit events from before
   // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
-  // requests, access tokens and client_credentials tokens, codes past their keep_until and signing
+  // requests, access tokens, client_credentials tokens and refresh token families, codes past
+  // their keep_until and signing
   // keys past their remove_after); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
@@ -67,7 +69,7 @@ class Transaction {
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
            events().prune_repeats(now) + authorization_requests().prune(now) +
            authorization_codes().prune(now) + access_tokens().prune(now) +
-           signing_keys().prune(now) + client_tokens().prune(now);
+           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now);
   }
 };
 

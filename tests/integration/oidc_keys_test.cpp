@@ -22,7 +22,9 @@ namespace {
 
 const std::string kKeysIssuer = "http://127.0.0.1/idp";
 
-std::vector<std::string> oidc_args(std::vector<std::string> more = {}) {
+// Not oidc_support.hpp's oidc_args (another issuer): named apart, since a unity
+// build may compile both into one file.
+std::vector<std::string> keys_oidc_args(std::vector<std::string> more = {}) {
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--oidc", "on", "--public-url", kKeysIssuer});
   args.insert(args.end(), more.begin(), more.end());
@@ -70,7 +72,7 @@ bool within_a_refresh(const std::function<bool()>& ready) {
 }
 
 TEST(OidcDiscovery, Interface_17_2_oidcc_discovery_ListsWhatIsServedUnderTheIssuer) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(keys_oidc_args());
   HttpResponse openid = send_request(authd.port(), "GET", "/.well-known/openid-configuration");
   HttpResponse oauth = send_request(authd.port(), "GET", "/.well-known/oauth-authorization-server");
   ASSERT_EQ(openid.status, 200) << openid.body;
@@ -87,13 +89,17 @@ TEST(OidcDiscovery, Interface_17_2_oidcc_discovery_ListsWhatIsServedUnderTheIssu
   EXPECT_EQ(meta["userinfo_endpoint"], kKeysIssuer + "/oauth2/userinfo");
   EXPECT_EQ(meta["jwks_uri"], kKeysIssuer + "/oauth2/jwks");
   using L = std::vector<std::string>;
-  EXPECT_EQ(meta["scopes_supported"], (L{"openid", "profile", "email", "phone"}));
+  EXPECT_EQ(meta["revocation_endpoint"], kKeysIssuer + "/oauth2/revoke");
+  EXPECT_EQ(meta["scopes_supported"], (L{"openid", "profile", "email", "phone", "offline_access"}));
   EXPECT_EQ(meta["response_types_supported"], L{"code"});
   EXPECT_EQ(meta["response_modes_supported"], L{"query"});
-  EXPECT_EQ(meta["grant_types_supported"], (L{"authorization_code", "client_credentials"}));
+  EXPECT_EQ(meta["grant_types_supported"],
+            (L{"authorization_code", "refresh_token", "client_credentials"}));
   EXPECT_EQ(meta["subject_types_supported"], L{"public"});
   EXPECT_EQ(meta["id_token_signing_alg_values_supported"], (L{"RS256", "ES256"}));
   EXPECT_EQ(meta["token_endpoint_auth_methods_supported"],
+            (L{"client_secret_basic", "client_secret_post", "none"}));
+  EXPECT_EQ(meta["revocation_endpoint_auth_methods_supported"],
             (L{"client_secret_basic", "client_secret_post", "none"}));
   EXPECT_EQ(meta["code_challenge_methods_supported"], L{"S256"});
   EXPECT_EQ(meta["prompt_values_supported"], (L{"none", "login", "consent", "select_account"}));
@@ -117,7 +123,7 @@ TEST(OidcDiscovery, Interface_17_2_WithOidcOffOrOnTheManagementListenerTheRoutes
                            "/.well-known/oauth-authorization-server"})
     EXPECT_EQ(send_request(off.port(), "GET", path).status, 404) << path;
 
-  AuthdProcess on(oidc_args());
+  AuthdProcess on(keys_oidc_args());
   ASSERT_NE(on.admin_port(), 0);
   EXPECT_EQ(send_request(on.admin_port(), "GET", "/oauth2/jwks").status, 404);
   EXPECT_EQ(send_request(on.admin_port(), "GET", "/.well-known/openid-configuration").status, 404);
@@ -127,7 +133,7 @@ TEST(OidcDiscovery, Interface_17_2_WithOidcOffOrOnTheManagementListenerTheRoutes
 }
 
 TEST(OidcKeys, Interface_17_12_JwksListsOneRs256AndOneEs256KeyPublicPartsOnly) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(keys_oidc_args());
   nlohmann::json keys = jwks(authd);
   ASSERT_EQ(keys.size(), 2u) << keys.dump();
   EXPECT_EQ(kids(keys).size(), 2u);  // distinct
@@ -156,7 +162,7 @@ TEST(OidcKeys, Interface_17_12_JwksListsOneRs256AndOneEs256KeyPublicPartsOnly) {
 }
 
 TEST(OidcKeys, Interface_17_12_PrivatePartsAreSealedAtRestAndNeverLogged) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(keys_oidc_args());
   std::string rows = authd.sql("SELECT kid, sealed_private FROM oidc_signing_keys");
   std::set<std::string> published = kids(jwks(authd));
   int seen = 0;
@@ -176,7 +182,7 @@ TEST(OidcKeys, Interface_17_12_PrivatePartsAreSealedAtRestAndNeverLogged) {
 }
 
 TEST(OidcKeys, Interface_17_12_RotateKeysPublishesTheNextPairAndNowRetiresTheCurrent) {
-  AuthdProcess authd(oidc_args());
+  AuthdProcess authd(keys_oidc_args());
   std::set<std::string> first = kids(jwks(authd));
 
   std::vector<std::string> next = rotate(authd, false);
@@ -209,7 +215,7 @@ TEST(OidcKeys, Interface_17_12_RotateKeysPublishesTheNextPairAndNowRetiresTheCur
 // A rotation falls due in the background: with a rotation period shorter
 // than the prepublish time the next pair is due as soon as the first signs.
 TEST(OidcKeys, Interface_17_12_TheServerMakesTheNextPairWhenARotationIsDue) {
-  AuthdProcess authd(oidc_args({"--oidc-key-rotation", "1h", "--oidc-key-prepublish", "2h"}));
+  AuthdProcess authd(keys_oidc_args({"--oidc-key-rotation", "1h", "--oidc-key-prepublish", "2h"}));
   EXPECT_TRUE(within_a_refresh([&] { return jwks(authd).size() == 4u; }));
   ASSERT_EQ(authd.stop(), 0);
   authd.start();
@@ -218,8 +224,8 @@ TEST(OidcKeys, Interface_17_12_TheServerMakesTheNextPairWhenARotationIsDue) {
 
 TEST(OidcKeys, Interface_17_12_EveryInstanceServesTheSameJwksAndFollowsARotation) {
   AUTHD_POSTGRES_ONLY();
-  AuthdProcess first(oidc_args());
-  AuthdProcess second(oidc_args(), first.database_url());
+  AuthdProcess first(keys_oidc_args());
+  AuthdProcess second(keys_oidc_args(), first.database_url());
   nlohmann::json one = jwks(first);
   EXPECT_EQ(one.size(), 2u);
   EXPECT_EQ(jwks(second), one);

@@ -5,8 +5,9 @@
 // code exchanged and the ID token validated by openid-client (iss, aud,
 // nonce, azp, the signature against the JWKS), then userinfo; a second
 // authorization answered by the browser's session at authd; a denied
-// consent read as access_denied; the end-session URL openid-client builds
-// (RP-initiated logout, 17.13) signing the browser out.
+// consent read as access_denied; refresh tokens (rotation, reuse
+// detection) and their revocation (RFC 7009); the end-session URL
+// openid-client builds (RP-initiated logout, 17.13) signing the browser out.
 //
 //   node --test tests/interop/openid_client.test.mjs   (AUTHD points at authd)
 //   node tests/interop/openid_client.test.mjs <path to authd>
@@ -204,4 +205,45 @@ check('Interface_17_13 openid-client builds an end-session URL that signs the br
   assert.equal(await me(), 401, 'the authd session still lives');
   assert.equal(await sessionCookie(), undefined, 'the cookie was not cleared');
   await page.close();
+});
+
+// interface.md 17.10, 17.11: offline_access gives a refresh token that
+// openid-client redeems (the ID token of the refresh checked against the
+// first: sub, iss, aud, auth_time); the rotated one presented again is
+// invalid_grant and kills the family, the newest token included; a
+// revoked refresh token (RFC 7009) is dead too.
+check('Interface_17_10 oidcc-refresh-token: openid-client refreshes, sees reuse detection and revokes', async () => {
+  const registered = await registerClient(provider, {
+    name: 'Interop offline', type: 'confidential', firstParty: true,
+    redirectUris: [callback.redirectUri]
+  });
+  const config = await configure(registered.clientId, undefined, client.ClientSecretBasic(registered.clientSecret));
+  const metadata = config.serverMetadata();
+  assert.equal(metadata.revocation_endpoint, `${provider.issuer}/oauth2/revoke`);
+  assert.ok(metadata.grant_types_supported.includes('refresh_token'));
+  const context = await newBrowserContext();
+  onCleanup(() => context.close());
+  const first = await codeFlow(config, callback.redirectUri, 'openid email offline_access', { context });
+  const oldRefresh = first.tokens.refresh_token;
+  assert.match(oldRefresh, /^authdrf_/);
+
+  const refreshed = await client.refreshTokenGrant(config, oldRefresh);
+  assert.notEqual(refreshed.refresh_token, oldRefresh);
+  assert.equal(refreshed.claims().sub, user.id);
+  assert.equal(refreshed.claims().auth_time, first.claims.auth_time);
+  const info = await client.fetchUserInfo(config, refreshed.access_token, user.id);
+  assert.equal(info.email, EMAIL);
+
+  const invalidGrant = (error) => {
+    assert.ok(error instanceof client.ResponseBodyError, `not an error response: ${error}`);
+    assert.equal(error.error, 'invalid_grant');
+    return true;
+  };
+  await assert.rejects(client.refreshTokenGrant(config, oldRefresh), invalidGrant);
+  await assert.rejects(client.refreshTokenGrant(config, refreshed.refresh_token), invalidGrant);
+
+  const second = await codeFlow(config, callback.redirectUri, 'openid email offline_access',
+    { context, signedIn: true });
+  await client.tokenRevocation(config, second.tokens.refresh_token, { token_type_hint: 'refresh_token' });
+  await assert.rejects(client.refreshTokenGrant(config, second.tokens.refresh_token), invalidGrant);
 });

@@ -38,6 +38,7 @@ class NoAreas final : public Transaction {
   }
   AccessTokenStore& access_tokens() override { throw std::logic_error("no areas here"); }
   ClientTokenStore& client_tokens() override { throw std::logic_error("no areas here"); }
+  RefreshTokenStore& refresh_tokens() override { throw std::logic_error("no areas here"); }
   ConsentStore& consents() override { throw std::logic_error("no areas here"); }
   SigningKeyStore& signing_keys() override { throw std::logic_error("no areas here"); }
 };

@@ -85,6 +85,7 @@ class SigningKeysOnly final : public Transaction {
   AuthorizationCodeStore& authorization_codes() override { throw std::logic_error("unused"); }
   AccessTokenStore& access_tokens() override { throw std::logic_error("unused"); }
   ClientTokenStore& client_tokens() override { throw std::logic_error("unused"); }
+  RefreshTokenStore& refresh_tokens() override { throw std::logic_error("unused"); }
   ConsentStore& consents() override { throw std::logic_error("unused"); }
   SigningKeyStore& signing_keys() override { return keys_; }
 

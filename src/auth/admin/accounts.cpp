@@ -10,6 +10,7 @@
 #include "auth/events/account_events.hpp"
 #include "auth/events/notices.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
+#include "auth/oidc/user_tokens.hpp"
 #include "auth/second_factor/second_factor.hpp"
 #include "core/utf8.hpp"
 #include "core/wipe.hpp"
@@ -141,6 +142,7 @@ AccountResult Accounts::set_password(std::string_view email, std::string& passwo
   return update(email, [&](Transaction& tx, UserRecord& user, Millis now) {
     user.password_hash = phc;
     tx.sessions().delete_of_user(user.id);
+    revoke_oauth_tokens_of_user(tx, user.id);  // 17.10
     void_mailed_links(tx, user.id);
     record_event(tx, source_, "password.changed", user.id, {{"stored", "password"}}, now);
     queue_notice(tx, notify_, {NoticeTopic::password_changed, NoticeActor::admin}, user, user.email,
@@ -153,6 +155,7 @@ AccountResult Accounts::set_disabled(std::string_view email, bool disabled) {
   return update(email, [&](Transaction& tx, UserRecord& user, Millis) {
     if (disabled) {
       tx.sessions().delete_of_user(user.id);
+      revoke_oauth_tokens_of_user(tx, user.id);  // 17.10
       void_mailed_links(tx, user.id);
     }
     if (user.disabled == disabled) return false;

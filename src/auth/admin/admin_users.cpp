@@ -9,6 +9,7 @@
 #include "auth/login/hash_admission.hpp"
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
+#include "auth/oidc/user_tokens.hpp"
 #include "auth/second_factor/second_factor.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -212,6 +213,7 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
       // and voids reset tokens and sign-in mails (19.2) (again, harmlessly,
       // if it was disabled).
       tx.sessions().delete_of_user(user->id);
+      revoke_oauth_tokens_of_user(tx, user->id);  // 17.10
       void_mailed_links(tx, user->id);
     }
     if (changed) record_account_changes(tx, source, before, *user, now);
@@ -247,8 +249,10 @@ boost::asio::awaitable<AdminUserOutcome> set_admin_user_password(AuthContext& ct
     user->password_hash = hashed.phc;
     user->updated_at = change_time(*user);
     tx.users().update(*user);
-    // As a reset: every session ends, reset tokens are void.
+    // As a reset: every session and OAuth token (17.10) ends, reset tokens
+    // are void.
     tx.sessions().delete_of_user(user->id);
+    revoke_oauth_tokens_of_user(tx, user->id);
     void_mailed_links(tx, user->id);
     record_event(tx, source, "password.changed", user->id, {{"stored", stored}}, user->updated_at);
     queue_notice(tx, ctx.policy.notify, {NoticeTopic::password_changed, NoticeActor::admin}, *user,

@@ -2,6 +2,7 @@
 
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
+#include "auth/oidc/user_tokens.hpp"
 
 namespace authd {
 
@@ -16,7 +17,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   // foreign keys refuse the user's removal while one is left.
   tx.consents().delete_of_user(user.id);
   tx.authorization_codes().delete_of_user(user.id);
-  tx.access_tokens().revoke_of_user(user.id);
+  revoke_oauth_tokens_of_user(tx, user.id);
   tx.throttle().delete_events(login_email_key(user.email));
   tx.events().forget_repeat(login_email_key(user.email));
   tx.throttle().delete_events(reset_mail_key(user.email));

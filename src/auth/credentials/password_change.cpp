@@ -8,6 +8,7 @@
 #include "auth/events/notices.hpp"
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
+#include "auth/oidc/user_tokens.hpp"
 #include "auth/sessions/session.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
@@ -121,6 +122,7 @@ class PasswordChange {
     tx.users().update(*user_);
     void_mailed_links(tx, user_->id);
     tx.sessions().revoke_others_of_user(user_->id, digest_, now);
+    revoke_oauth_tokens_of_user(tx, user_->id);  // 17.10
     reserved_.clear_on_success(tx, email_key_);  // as a login's success does
     record_event(tx, source_, "password.changed", user_->id, nlohmann::json::object(), now);
     queue_notice(tx, policy_.notify, {NoticeTopic::password_changed, NoticeActor::self}, *user_,

@@ -10,7 +10,7 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 31> kEventTypes = {
+constexpr std::array<std::string_view, 33> kEventTypes = {
     "login.succeeded", "login.failed", "login.email_requested", "logout", "session.revoked",
     "password.reset_requested", "password.reset", "password.changed", "email.changed",
     "mfa.enabled", "mfa.disabled", "recovery_code.used", "signup.requested", "signup.verified",
@@ -20,7 +20,9 @@ constexpr std::array<std::string_view, 31> kEventTypes = {
     // authorizations and consents, its signing keys.
     "oauth.client_created", "oauth.client_updated", "oauth.client_secret_rotated",
     "oauth.client_deleted", "oauth.client_auth_failed", "oauth.authorized", "oauth.consent_granted",
-    "oauth.consent_revoked", "oauth.code_reused", "oidc.signing_keys_rotated"};
+    "oauth.consent_revoked", "oauth.code_reused", "oidc.signing_keys_rotated",
+    // The token lifecycle (17.10, 17.11).
+    "oauth.refresh_token_reused", "oauth.token_revoked"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

@@ -9,6 +9,7 @@
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/mail_request.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
+#include "auth/oidc/user_tokens.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
@@ -80,6 +81,7 @@ std::optional<UserRecord> apply_reset(Transaction& tx, const AuthPolicy& policy,
   tx.users().update(*user);
   void_mailed_links(tx, user->id);
   tx.sessions().delete_of_user(user->id);
+  revoke_oauth_tokens_of_user(tx, user->id);  // 17.10
   // The owner proved control of the address: lift a lockout that guesses
   // by someone else put on it.
   tx.throttle().delete_events(login_email_key(user->email));

@@ -76,7 +76,8 @@ std::optional<AuthorizationError> check_max_age(const std::string* text,
 
 // Requested scopes the client may have, each once. A scope the client was
 // not registered for is refused; one authd does not know is ignored (Core
-// 3.1.2.1), as is offline_access until refresh tokens are served.
+// 3.1.2.1). offline_access is granted only to a client that has the
+// refresh_token grant (17.10), and ignored otherwise.
 std::optional<AuthorizationError> check_scopes(const std::string* scope,
                                                const OAuthClientRecord& client,
                                                AuthorizationParameters& out) {
@@ -86,7 +87,8 @@ std::optional<AuthorizationError> check_scopes(const std::string* scope,
       continue;
     if (!is_listed(client.scopes, requested))
       return AuthorizationError{"invalid_scope", "scope not allowed for this client: " + requested};
-    if (requested == "offline_access" || is_listed(out.scopes, requested)) continue;
+    if (is_listed(out.scopes, requested)) continue;
+    if (requested == "offline_access" && !is_listed(client.grant_types, "refresh_token")) continue;
     out.scopes.push_back(requested);
   }
   return std::nullopt;

@@ -14,8 +14,8 @@
 
 namespace authd {
 
-// The scopes authd knows (17.4). offline_access is accepted and not
-// granted until refresh tokens are served (17.10).
+// The scopes authd knows (17.4); offline_access asks for refresh tokens
+// (17.10).
 inline constexpr std::string_view kOpenIdScope = "openid";
 
 struct AuthorizationParameters {

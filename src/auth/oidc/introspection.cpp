@@ -87,13 +87,16 @@ boost::asio::awaitable<IntrospectionOutcome> introspect(AuthContext& ctx,
   }
   const Sha256Digest& digest = *presented;
   // Every kind by the digest, whatever token_type_hint said: the digests
-  // of 256-bit tokens do not collide. Refresh tokens (refresh_token_answer)
-  // are looked up once the store has them (Transaction::refresh_tokens).
+  // of 256-bit tokens do not collide.
   auto work = [&](Transaction& tx) {
     if (auto user_token = tx.access_tokens().live_with_user(digest, now)) {
       outcome.answer = user_access_token_answer(*user_token, caller, issuer, now);
     } else if (auto client_token = tx.client_tokens().live(digest, now)) {
       outcome.answer = client_token_answer(*client_token, caller, issuer, now);
+    } else if (auto refresh = tx.refresh_tokens().by_digest(digest)) {
+      std::optional<UserRecord> user = tx.users().by_id(refresh->user_id);
+      outcome.answer =
+          refresh_token_answer(*refresh, user && !user->disabled, caller, issuer, now);
     } else {
       outcome.answer = inactive_token();
     }

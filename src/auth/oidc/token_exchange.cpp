@@ -3,6 +3,7 @@
 #include "auth/oidc/access_tokens.hpp"
 #include "auth/oidc/claims.hpp"
 #include "auth/oidc/codes.hpp"
+#include "auth/oidc/refresh_grant.hpp"
 #include "auth/oidc/signing_keys.hpp"
 #include "core/log.hpp"
 #include "crypto/random.hpp"
@@ -12,8 +13,9 @@ namespace authd {
 namespace {
 
 // One exchange, in one write transaction: the code is locked (PostgreSQL),
-// checked, used up, and its access token stored; or, used before, every
-// token issued from it is revoked (17.6, oidcc-codereuse).
+// checked, used up, and its access token (and, with offline_access, its
+// first refresh token) stored; or, used before, every token issued from it
+// is revoked, the refresh family included (17.6, 17.10, oidcc-codereuse).
 class Exchange {
  public:
   Exchange(AuthContext& ctx, const OAuthClientRecord& client, const CodeExchange& request,
@@ -21,11 +23,12 @@ class Exchange {
       : ctx_(ctx), client_(client), request_(request), source_(source) {}
 
   void run(Transaction& tx) {
-    outcome_ = TokenOutcome{TokenOutcome::Kind::invalid_grant, {}, {}, {}, {}, 0};
+    outcome_ = TokenOutcome{TokenOutcome::Kind::invalid_grant, {}, {}, {}, {}, 0, {}};
     std::optional<AuthorizationCodeRecord> code = tx.authorization_codes().by_digest(digest_);
     if (!code || code->client_id != client_.id) return refuse("unknown code");
     if (code->used_at) {
-      std::int64_t revoked = tx.access_tokens().revoke_of_grant(digest_);
+      std::int64_t revoked =
+          tx.access_tokens().revoke_of_grant(digest_) + tx.refresh_tokens().revoke_family(digest_);
       record_event(tx, source_, "oauth.code_reused", code->user_id,
                    {{"clientId", client_.id}, {"revokedTokens", revoked}}, now_);
       return refuse("code already used");
@@ -50,6 +53,9 @@ class Exchange {
     if (!token) return;
     if (!tx.authorization_codes().mark_used(digest_, now_)) return refuse("code already used");
     tx.access_tokens().insert(*token);
+    if (offline_access_granted(client_, code->scope))
+      tx.refresh_tokens().insert(
+          first_refresh_token(ctx_.policy.oidc, *code, now_, outcome_.refresh_token));
     code_ = std::move(*code);
     user_ = std::move(*user);
     outcome_.kind = TokenOutcome::Kind::ok;

@@ -22,12 +22,14 @@ struct CodeExchange {
 };
 
 struct TokenOutcome {
-  enum class Kind { ok, invalid_grant, unavailable, invalid_target } kind = Kind::unavailable;
-  std::string description;   // invalid_grant, invalid_target: for the developer, never a secret
+  enum class Kind { ok, invalid_grant, invalid_scope, unavailable, invalid_target } kind =
+      Kind::unavailable;
+  std::string description;  // invalid_grant, invalid_scope, invalid_target: for the developer, never a secret
   std::string access_token;  // ok: never stored
   std::string id_token;      // ok, with the openid scope
   std::string scope;
   std::int64_t expires_in = 0;  // seconds
+  std::string refresh_token;    // ok, with offline_access granted (17.10): never stored
 };
 
 boost::asio::awaitable<TokenOutcome> exchange_code(AuthContext& ctx,

@@ -101,6 +101,8 @@ class AccessTokenStore {
   // The token with its user when the token exists and has not expired at
   // `now`; nothing otherwise.
   virtual std::optional<AccessTokenUser> live_with_user(const Sha256Digest& digest, Millis now) = 0;
+  // True when the token was removed (RFC 7009 revocation, 17.11).
+  virtual bool revoke(const Sha256Digest& digest) = 0;
   // Each returns the tokens removed.
   virtual std::int64_t revoke_of_grant(const Sha256Digest& grant_digest) = 0;
   virtual std::int64_t revoke_of_user(std::string_view user_id) = 0;

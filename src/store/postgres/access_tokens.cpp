@@ -1,7 +1,7 @@
 // How PostgreSQL stores the opaque access tokens (interface.md 17.9): keyed
 // by the token's digest, found with their user in one statement (one for a
-// whole batch of reads), revoked by deletion (by grant, user, or user and
-// client), pruned once expired.
+// whole batch of reads), revoked by deletion (one, or by grant, user, or
+// user and client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/read_pipeline.hpp"
@@ -27,6 +27,12 @@ std::optional<AccessTokenUser> AccessTokens::live_with_user(const Sha256Digest& 
   if (PipelineTurns* batch = db_.read_batch())
     return batch->shared_access_tokens().live_with_user(db_, *batch, digest, now);
   return SharedAccessTokens::live_with_user_alone(db_, digest, now);
+}
+
+bool AccessTokens::revoke(const Sha256Digest& digest) {
+  Params params;
+  params.digest(digest);
+  return db_.run("DELETE FROM oauth_access_tokens WHERE token_digest = $1", params).affected() == 1;
 }
 
 std::int64_t AccessTokens::revoke_of_grant(const Sha256Digest& grant_digest) {

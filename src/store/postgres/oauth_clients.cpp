@@ -78,6 +78,7 @@ bool OAuthClients::remove(std::string_view id) {
   db_.run("DELETE FROM oauth_codes WHERE client_id = $1", params);
   db_.run("DELETE FROM oauth_access_tokens WHERE client_id = $1", params);
   db_.run("DELETE FROM oauth_client_tokens WHERE client_id = $1", params);
+  db_.run("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
   db_.run("DELETE FROM oauth_consents WHERE client_id = $1", params);
   return db_.run("DELETE FROM oauth_clients WHERE id = $1", params).affected() == 1;
 }

@@ -2,7 +2,8 @@
 // implemented in a file of its own (users.cpp, sessions.cpp,
 // throttle_events.cpp, outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp,
 // admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
-// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, client_tokens.cpp,
+// authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
+// client_tokens.cpp,
 // consents.cpp, signing_keys.cpp) with statements prepared once per connection. PostgresStore
 // (postgres_store.cpp) begins and ends the transactions; the areas only run statements.
 //
@@ -319,6 +320,7 @@ class AccessTokens final : public AccessTokenStore {
   explicit AccessTokens(Connection& db) : db_(db) {}
   void insert(const AccessTokenRecord& token) override;
   std::optional<AccessTokenUser> live_with_user(const Sha256Digest& digest, Millis now) override;
+  bool revoke(const Sha256Digest& digest) override;
   std::int64_t revoke_of_grant(const Sha256Digest& grant_digest) override;
   std::int64_t revoke_of_user(std::string_view user_id) override;
   std::int64_t revoke_of_user_and_client(std::string_view user_id,
@@ -340,6 +342,24 @@ class ClientTokens final : public ClientTokenStore {
 
  private:
   Connection& db_;
+};
+
+class RefreshTokens final : public RefreshTokenStore {
+ public:
+  RefreshTokens(Connection& db, bool locking) : db_(db), locking_(locking) {}
+  void insert(const RefreshTokenRecord& token) override;
+  std::optional<RefreshTokenRecord> by_digest(const Sha256Digest& digest) override;
+  bool mark_used(const Sha256Digest& digest, Millis now) override;
+  std::int64_t revoke_family(const Sha256Digest& family_digest) override;
+  std::int64_t revoke_of_user(std::string_view user_id) override;
+  std::int64_t revoke_of_user_and_client(std::string_view user_id,
+                                         std::string_view client_id) override;
+  std::int64_t revoke_of_client(std::string_view client_id) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+  bool locking_;
 };
 
 class Consents final : public ConsentStore {
@@ -390,6 +410,7 @@ class PostgresTransaction final : public Transaction {
         authorization_codes_(db, locking),
         access_tokens_(db),
         client_tokens_(db),
+        refresh_tokens_(db, locking),
         consents_(db, locking),
         signing_keys_(db) {}
   UserStore& users() override { return users_; }
@@ -409,6 +430,7 @@ class PostgresTransaction final : public Transaction {
   AuthorizationCodeStore& authorization_codes() override { return authorization_codes_; }
   AccessTokenStore& access_tokens() override { return access_tokens_; }
   ClientTokenStore& client_tokens() override { return client_tokens_; }
+  RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
 
@@ -433,6 +455,7 @@ class PostgresTransaction final : public Transaction {
   AuthorizationCodes authorization_codes_;
   AccessTokens access_tokens_;
   ClientTokens client_tokens_;
+  RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
 };

@@ -1,6 +1,6 @@
 // How SQLite stores the opaque access tokens (interface.md 17.9): keyed by
 // the token's digest, found with their user in one statement, revoked by
-// deletion (by grant, user, or user and client), pruned once expired.
+// deletion (one, or by grant, user, or user and client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/transaction.hpp"
@@ -28,6 +28,13 @@ std::optional<AccessTokenUser> AccessTokens::live_with_user(const Sha256Digest& 
   st.bind(1, digest).bind(2, now);
   if (!st.step()) return std::nullopt;
   return AccessTokenUser{read_access_token(st, kUserColumnCount), read_user(st)};
+}
+
+bool AccessTokens::revoke(const Sha256Digest& digest) {
+  auto st = db_.prepare("DELETE FROM oauth_access_tokens WHERE token_digest = ?1");
+  st.bind(1, digest);
+  st.run();
+  return db_.changes() == 1;
 }
 
 std::int64_t AccessTokens::revoke_of_grant(const Sha256Digest& grant_digest) {

@@ -70,6 +70,9 @@ bool OAuthClients::remove(std::string_view id) {
   auto client_tokens = db_.prepare("DELETE FROM oauth_client_tokens WHERE client_id = ?1");
   client_tokens.bind(1, id);
   client_tokens.run();
+  auto refresh = db_.prepare("DELETE FROM oauth_refresh_tokens WHERE client_id = ?1");
+  refresh.bind(1, id);
+  refresh.run();
   auto consents = db_.prepare("DELETE FROM oauth_consents WHERE client_id = ?1");
   consents.bind(1, id);
   consents.run();

@@ -1,0 +1,257 @@
+// interface.md 17.10, 17.11: refresh tokens (offline_access, rotation,
+// reuse detection, lifetimes, revocation on account events) and token
+// revocation (RFC 7009), end to end over real HTTP on SQLite and
+// PostgreSQL, and on two instances of one PostgreSQL database. Names
+// follow the OpenID Foundation's conformance modules where one covers the
+// rule (oidcc-refresh-token).
+#include <algorithm>
+#include <thread>
+
+#include "oidc_support.hpp"
+#include "passkey_support.hpp"
+
+namespace authd::test::refresh_tests {
+namespace {
+
+const std::string kOffline = "openid email offline_access";
+
+HttpResponse refresh(const AuthdProcess& authd, const nlohmann::json& client,
+                     const std::string& token, const std::optional<std::string>& scope = {}) {
+  std::vector<std::pair<std::string, std::string>> form = {{"grant_type", "refresh_token"},
+                                                           {"refresh_token", token}};
+  if (scope) form.emplace_back("scope", *scope);
+  return token_request(authd, form, client["clientId"], client.value("clientSecret", ""));
+}
+
+// A code flow with offline_access: the token endpoint's answer.
+nlohmann::json offline_tokens(const AuthdProcess& authd, const nlohmann::json& client,
+                              const std::string& cookie, const std::string& scope = kOffline) {
+  Pkce pkce;
+  std::string code = code_for(authd, client, cookie, pkce, scope);
+  HttpResponse res = exchange_code(authd, client, code, pkce);
+  EXPECT_EQ(res.status, 200) << res.body;
+  return res.status == 200 ? res.json() : nlohmann::json::object();
+}
+
+void expect_invalid_grant(const HttpResponse& res, const std::string& context) {
+  EXPECT_EQ(res.status, 400) << context << ": " << res.body;
+  EXPECT_EQ(res.json().value("error", ""), "invalid_grant") << context;
+}
+
+int userinfo_status(const AuthdProcess& authd, const std::string& access) {
+  return get_with_token(authd.port(), "/oauth2/userinfo", access).status;
+}
+
+// ---- 17.10 issue and rotation ---------------------------------------------------
+
+// oidcc-refresh-token: offline_access gives an authdrf_ refresh token; a
+// refresh gives a new access token, the next refresh token and an ID token
+// with the family's sub, sid and auth_time and no nonce; the old token is
+// then dead, and presenting it revokes the family (the new refresh token
+// and the new access token) and records oauth.refresh_token_reused.
+TEST(OidcRefresh, Interface_17_10_oidcc_refresh_token_RotationAndReuseDetection) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json first = offline_tokens(authd, client, cookie);
+  std::string old_refresh = first.value("refresh_token", "");
+  ASSERT_TRUE(old_refresh.starts_with("authdrf_")) << first.dump();
+  EXPECT_EQ(first["scope"], kOffline);
+
+  HttpResponse res = refresh(authd, client, old_refresh);
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(res.header("Cache-Control"), "no-store");
+  nlohmann::json second = res.json();
+  std::string new_refresh = second["refresh_token"];
+  EXPECT_TRUE(new_refresh.starts_with("authdrf_"));
+  EXPECT_NE(new_refresh, old_refresh);
+  EXPECT_EQ(second["token_type"], "Bearer");
+  EXPECT_EQ(second["scope"], kOffline);
+  EXPECT_GT(second["expires_in"].get<int>(), 0);
+  nlohmann::json before = jwt_payload(first["id_token"]);
+  nlohmann::json after = jwt_payload(second["id_token"]);
+  EXPECT_EQ(after["sub"], before["sub"]);
+  EXPECT_EQ(after["sid"], before["sid"]);
+  EXPECT_EQ(after["auth_time"], before["auth_time"]);
+  EXPECT_EQ(after["aud"], client["clientId"]);
+  EXPECT_FALSE(after.contains("nonce"));
+  EXPECT_EQ(userinfo_status(authd, second["access_token"]), 200);
+
+  expect_invalid_grant(refresh(authd, client, old_refresh), "the rotated token again");
+  expect_invalid_grant(refresh(authd, client, new_refresh), "the family's newest after a reuse");
+  EXPECT_EQ(userinfo_status(authd, second["access_token"]), 401);
+  EXPECT_EQ(userinfo_status(authd, first["access_token"]), 401);
+  std::vector<nlohmann::json> reused = events_of_type(authd, "oauth.refresh_token_reused");
+  ASSERT_EQ(reused.size(), 1u);
+  EXPECT_EQ(reused[0]["detail"]["clientId"], client["clientId"]);
+  EXPECT_EQ(reused[0]["detail"]["revokedTokens"], 4);  // two refresh, two access tokens
+}
+
+// Without offline_access no refresh token; a client without the
+// refresh_token grant may not ask for offline_access nor refresh.
+TEST(OidcRefresh, Interface_17_10_OnlyOfflineAccessGivesARefreshToken) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json plain = offline_tokens(authd, client, cookie, "openid email");
+  EXPECT_FALSE(plain.contains("refresh_token")) << plain.dump();
+
+  nlohmann::json no_grant = register_client(authd, {{"grantTypes", {"authorization_code"}}});
+  Pkce pkce;
+  expect_error_redirect(
+      authorize(authd, code_request(no_grant["clientId"], pkce, kOffline), cookie), "invalid_scope",
+      "offline_access without the refresh_token grant");
+  HttpResponse res = refresh(authd, no_grant, "authdrf_whatever");
+  EXPECT_EQ(res.status, 400) << res.body;
+  EXPECT_EQ(res.json()["error"], "unauthorized_client");
+}
+
+// 17.10: a third-party client's consent page lists offline_access.
+TEST(OidcRefresh, Interface_17_10_ConsentPageListsOfflineAccess) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd, {{"firstParty", false}});
+  Pkce pkce;
+  HttpResponse res = authorize(authd, code_request(client["clientId"], pkce, kOffline), cookie);
+  ASSERT_EQ(location_base(res), kIssuer + "/consent") << res.header("Location");
+  std::string id = location_parameters(res)["request"];
+  HttpResponse page = browser_get(authd, "/consent?request=" + id, cookie);
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("data-scope=\"offline_access\""), std::string::npos) << page.body;
+}
+
+// RFC 6749 6: a narrower scope on ask; a wider one is invalid_scope and
+// uses nothing up; the family keeps its original scope.
+TEST(OidcRefresh, Interface_17_10_ScopeMayNarrowNotWiden) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  HttpResponse wider = refresh(authd, client, token, "openid phone");
+  EXPECT_EQ(wider.status, 400) << wider.body;
+  EXPECT_EQ(wider.json()["error"], "invalid_scope");
+  HttpResponse narrow = refresh(authd, client, token, "email");
+  ASSERT_EQ(narrow.status, 200) << narrow.body;
+  EXPECT_EQ(narrow.json()["scope"], "email");
+  EXPECT_FALSE(narrow.json().contains("id_token"));  // no openid, no ID token
+  EXPECT_EQ(userinfo_status(authd, narrow.json()["access_token"]), 403);
+  HttpResponse whole = refresh(authd, client, narrow.json()["refresh_token"]);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.json()["scope"], kOffline);
+}
+
+// A refresh token is bound to its client: another one gets invalid_grant
+// and the token stays good.
+TEST(OidcRefresh, Interface_17_10_RefreshTokenIsBoundToItsClient) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json other = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  expect_invalid_grant(refresh(authd, other, token), "another client");
+  expect_invalid_grant(refresh(authd, client, "authdrf_unknown"), "unknown");
+  EXPECT_EQ(refresh(authd, client, token).status, 200);
+  EXPECT_TRUE(events_of_type(authd, "oauth.refresh_token_reused").empty());
+}
+
+// --oidc-refresh-idle and --oidc-refresh-max: past either, invalid_grant.
+TEST(OidcRefresh, Interface_17_10_IdleAndAbsoluteLifetimes) {
+  for (const char* flag : {"--oidc-refresh-idle", "--oidc-refresh-max"}) {
+    AuthdProcess authd(oidc_args({flag, "1ms"}));
+    std::string cookie = signed_in(authd);
+    nlohmann::json client = register_client(authd);
+    std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    expect_invalid_grant(refresh(authd, client, token), flag);
+  }
+}
+
+// A rotation keeps the family's absolute end: both tokens of the family
+// share it, and the new token's idle end is capped by it.
+TEST(OidcRefresh, Interface_17_10_RotationKeepsTheFamilysAbsoluteEnd) {
+  AuthdProcess authd(oidc_args({"--oidc-refresh-idle", "60d", "--oidc-refresh-max", "45d"}));
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  HttpResponse res = refresh(authd, client, token);
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(lines(authd.sql("select count(distinct family_expires_at) from oauth_refresh_tokens")),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(lines(authd.sql("select count(*) from oauth_refresh_tokens "
+                            "where expires_at = family_expires_at and used_at is null")),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(lines(authd.sql("select count(*) from oauth_refresh_tokens where used_at is not null")),
+            std::vector<std::string>{"1"});
+}
+
+// The authd session's end does not end refresh tokens (offline_access).
+TEST(OidcRefresh, Interface_17_10_SessionLogoutKeepsRefreshTokens) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  ASSERT_EQ(post_with_token(authd.port(), "/logout", cookie).status, 200);
+  EXPECT_EQ(refresh(authd, client, token).status, 200);
+}
+
+// A reused authorization code also revokes the refresh family (RFC 6749
+// 4.1.2, decision 1).
+TEST(OidcRefresh, Interface_17_6_oidcc_codereuse_RevokesTheRefreshFamily) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  Pkce pkce;
+  std::string code = code_for(authd, client, cookie, pkce, kOffline);
+  nlohmann::json first = exchange_code(authd, client, code, pkce).json();
+  HttpResponse again = exchange_code(authd, client, code, pkce);
+  expect_invalid_grant(again, "code reuse");
+  expect_invalid_grant(refresh(authd, client, first["refresh_token"]), "family after code reuse");
+}
+
+// ---- 17.10 concurrent use: exactly one wins ---------------------------------------
+
+// N uses of one refresh token at once, spread over `instances`: one 200;
+// the others are reuses, so (decision 2) the winner's tokens die too.
+void expect_one_winner(const std::vector<const AuthdProcess*>& instances,
+                       const nlohmann::json& client, const std::string& token) {
+  std::vector<HttpResponse> answers(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < answers.size(); ++i)
+    threads.emplace_back(
+        [&, i] { answers[i] = refresh(*instances[i % instances.size()], client, token); });
+  for (std::thread& thread : threads) thread.join();
+  auto won = std::find_if(answers.begin(), answers.end(),
+                          [](const HttpResponse& res) { return res.status == 200; });
+  ASSERT_NE(won, answers.end());
+  EXPECT_EQ(std::count_if(answers.begin(), answers.end(),
+                          [](const HttpResponse& res) { return res.status == 200; }),
+            1);
+  for (const HttpResponse& res : answers)
+    if (res.status != 200) expect_invalid_grant(res, "a concurrent loser");
+  expect_invalid_grant(refresh(*instances[0], client, won->json()["refresh_token"]),
+                       "the winner's token after the reuse");
+}
+
+TEST(OidcRefresh, Interface_17_10_ConcurrentUsesOfOneRefreshTokenGiveOneWinner) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string token = offline_tokens(authd, client, cookie)["refresh_token"];
+  expect_one_winner({&authd}, client, token);
+}
+
+// Two instances on one PostgreSQL database (8.2): the row lock decides.
+TEST(OidcRefreshScaleOut, Interface_17_10_ConcurrentUsesOnTwoInstancesGiveOneWinner) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess a(oidc_args());
+  AuthdProcess b(oidc_args(), a.database_url());
+  std::string cookie = signed_in(a);
+  nlohmann::json client = register_client(a);
+  std::string token = offline_tokens(a, client, cookie)["refresh_token"];
+  ASSERT_EQ(refresh(b, client, token).status, 200);  // the other instance knows it
+  token = offline_tokens(a, client, cookie)["refresh_token"];
+  expect_one_winner({&a, &b}, client, token);
+}
+
+}  // namespace
+}  // namespace authd::test::refresh_tests
