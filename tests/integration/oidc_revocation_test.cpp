@@ -232,10 +232,87 @@ TEST(OidcRevocation, Interface_17_2_DiscoveryListsRevocationAndRefresh) {
   EXPECT_EQ(metadata["revocation_endpoint_auth_methods_supported"],
             metadata["token_endpoint_auth_methods_supported"]);
   EXPECT_EQ(metadata["grant_types_supported"],
-            nlohmann::json::array({"authorization_code", "refresh_token"}));
+            nlohmann::json::array({"authorization_code", "refresh_token", "client_credentials"}));
   EXPECT_NE(std::find(metadata["scopes_supported"].begin(), metadata["scopes_supported"].end(),
                       "offline_access"),
             metadata["scopes_supported"].end());
+}
+
+// 17.9, 17.10, 17.11: a client registered for JWT access tokens gets a
+// JWT from a refresh too; revoking a JWT access token ends it at authd
+// (found by its jti), and an altered JWT is no token: 200, nothing done.
+TEST(OidcRevocation, Interface_17_11_JwtAccessTokensAreRevokedByTheirJti) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd, {{"accessTokenFormat", "jwt"}});
+  nlohmann::json first = offline_tokens(authd, client, cookie);
+  HttpResponse next = refresh(authd, client, first["refresh_token"]);
+  ASSERT_EQ(next.status, 200) << next.body;
+  std::string jwt = next.json()["access_token"];
+  ASSERT_EQ(std::count(jwt.begin(), jwt.end(), '.'), 2) << "a JWT from the refresh";
+  EXPECT_EQ(jwt_payload(jwt)["client_id"], client["clientId"]);
+  ASSERT_EQ(userinfo_status(authd, jwt), 200);
+  std::string altered = jwt;
+  altered[altered.size() - 5] = altered[altered.size() - 5] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(revoke(authd, client, {{"token", altered}}).status, 200);
+  EXPECT_EQ(userinfo_status(authd, jwt), 200) << "an altered JWT revokes nothing";
+  EXPECT_EQ(revoke(authd, client, {{"token", jwt}}).status, 200);
+  EXPECT_EQ(userinfo_status(authd, jwt), 401);
+}
+
+// 17.7, 17.11: a client_credentials token is its client's to revoke;
+// another client's attempt is refused and leaves it live.
+TEST(OidcRevocation, Interface_17_11_ClientCredentialsTokensAreRevocable) {
+  AuthdProcess authd(oidc_args());
+  nlohmann::json machine = register_client(
+      authd, {{"grantTypes", {"client_credentials"}}, {"scopes", nlohmann::json::array()}});
+  nlohmann::json api = register_client(authd, {{"grantTypes", {"client_credentials"}},
+                                               {"scopes", nlohmann::json::array()},
+                                               {"introspection", true}});
+  HttpResponse issued = token_request(authd, {{"grant_type", "client_credentials"}},
+                                      machine["clientId"], machine["clientSecret"]);
+  ASSERT_EQ(issued.status, 200) << issued.body;
+  std::string token = issued.json()["access_token"];
+  auto active = [&] {
+    HttpResponse res = send_request(
+        authd.port(), "POST", "/oauth2/introspect",
+        {{"Content-Type", "application/x-www-form-urlencoded"}, {"Authorization", basic(api)}},
+        form_encoded({{"token", token}}));
+    return res.json()["active"].get<bool>();
+  };
+  ASSERT_TRUE(active());
+  HttpResponse foreign = revoke(authd, api, {{"token", token}});
+  EXPECT_EQ(foreign.status, 400) << foreign.body;
+  EXPECT_EQ(foreign.json()["error"], "unauthorized_client");
+  EXPECT_TRUE(active());
+  EXPECT_EQ(revoke(authd, machine, {{"token", token}}).status, 200);
+  EXPECT_FALSE(active());
+}
+
+// 17.10, 17.11: a refresh token is introspected as active by its own
+// client (registered for introspection) and is foreign to any other.
+TEST(OidcRevocation, Interface_17_11_RefreshTokensAreIntrospectedByTheirClientOnly) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd, {{"introspection", true}});
+  nlohmann::json other = register_client(authd, {{"introspection", true}});
+  nlohmann::json tokens = offline_tokens(authd, client, cookie);
+  auto introspect = [&](const nlohmann::json& caller, const std::string& token) {
+    HttpResponse res = send_request(
+        authd.port(), "POST", "/oauth2/introspect",
+        {{"Content-Type", "application/x-www-form-urlencoded"}, {"Authorization", basic(caller)}},
+        form_encoded({{"token", token}}));
+    EXPECT_EQ(res.status, 200) << res.body;
+    return res.json();
+  };
+  nlohmann::json own = introspect(client, tokens["refresh_token"]);
+  EXPECT_EQ(own["active"], true) << own.dump();
+  EXPECT_EQ(own["token_type"], "refresh_token");
+  EXPECT_EQ(own["client_id"], client["clientId"]);
+  EXPECT_EQ(introspect(other, tokens["refresh_token"]), nlohmann::json({{"active", false}}));
+  ASSERT_EQ(refresh(authd, client, tokens["refresh_token"]).status, 200);
+  EXPECT_EQ(introspect(client, tokens["refresh_token"]), nlohmann::json({{"active", false}}))
+      << "a rotated token is no longer active";
 }
 
 }  // namespace
