@@ -11,11 +11,17 @@
       session cookie's name). The redirect URI is a loopback one
       (http://127.0.0.1/callback): nothing listens there, the code is read
       from the 302's Location.
+      Options for the token lifecycle's scenarios: --grants (the client's
+      grantTypes, comma-separated), --scopes (its scopes), --introspection
+      (a resource server that may call POST /oauth2/introspect, 17.11).
   oidc_mint.py tokens CLIENT_FILE BASE_URL SESSIONS_FILE COUNT OUT [--scope S]
       COUNT opaque access tokens, one a line: for each, GET /oauth2/authorize
       with `Cookie: <cookie>=<session token>` (a seeded session, taken in
       turn from SESSIONS_FILE) and PKCE (S256, a fixed verifier), then POST
       /oauth2/token with the code (form-urlencoded, client_secret_basic).
+  oidc_mint.py refresh CLIENT_FILE BASE_URL SESSIONS_FILE COUNT OUT [--scope S]
+      The same, writing the refresh tokens (17.10: the scope must hold
+      offline_access, and the client have the refresh_token grant).
   oidc_mint.py codes CLIENT_FILE BASE_URL SESSIONS_FILE COUNT OUT [--scope S]
       COUNT authorization codes, one a line (the first half of the above).
       They live 60 s (17.6): bench/run.sh mints the token scenario's many
@@ -68,10 +74,11 @@ def register(args):
         "name": "bench %s" % args.alg,
         "type": "confidential",
         "redirectUris": [REDIRECT_URI],
-        "grantTypes": ["authorization_code"],
-        "scopes": ["openid", "profile", "email", "phone"],
+        "grantTypes": args.grants.split(","),
+        "scopes": args.scopes.split(","),
         "firstParty": True,  # no consent page: the bench measures the code flow itself
         "idTokenSignedResponseAlg": args.alg,
+        "introspection": args.introspection,
     }
     host, port = host_port(args.admin_url)
     connection = http.client.HTTPConnection(host, port, timeout=30)
@@ -148,7 +155,7 @@ class Minter:
                 response.status, location.split("?")[0] + " " + " ".join(query.get("error", []))))
         return query["code"][0]
 
-    def token(self, session_token):
+    def _tokens(self, session_token):
         body = urllib.parse.urlencode({
             "grant_type": "authorization_code",
             "code": self.code(session_token),
@@ -161,7 +168,13 @@ class Minter:
         })
         if response.status != 200:
             raise RuntimeError("POST /oauth2/token: %d %s" % (response.status, text[:200].decode(errors="replace")))
-        return json.loads(text)["access_token"]
+        return json.loads(text)
+
+    def token(self, session_token):
+        return self._tokens(session_token)["access_token"]
+
+    def refresh(self, session_token):
+        return self._tokens(session_token)["refresh_token"]
 
 
 def mint(args, what):
@@ -214,7 +227,10 @@ def main():
     c.add_argument("admin_key_file")
     c.add_argument("out")
     c.add_argument("--alg", default="RS256", choices=["RS256", "ES256"])
-    for name in ("tokens", "codes"):
+    c.add_argument("--grants", default="authorization_code")
+    c.add_argument("--scopes", default="openid,profile,email,phone")
+    c.add_argument("--introspection", action="store_true")
+    for name in ("tokens", "codes", "refresh"):
         m = commands.add_parser(name)
         m.add_argument("client_file")
         m.add_argument("base_url")
@@ -227,7 +243,7 @@ def main():
     if args.command == "client":
         register(args)
     else:
-        mint(args, "token" if args.command == "tokens" else "code")
+        mint(args, {"tokens": "token", "codes": "code", "refresh": "refresh"}[args.command])
 
 
 if __name__ == "__main__":

@@ -28,6 +28,16 @@ SCENARIOS = [
     ("code_flow", "whole browserless code flows (64 connections): `GET /oauth2/authorize` with a session "
                   "cookie and PKCE, the code read from the 302's Location, `POST /oauth2/token` redeeming it "
                   "(RS256 ID token); req/s counts both requests, flows/s the token endpoint's 200s"),
+    ("refresh", "`POST /oauth2/token` with `grant_type=refresh_token` (client_secret_basic), each a rotation: "
+                "the token used up, a new refresh token and an access token stored, scope `profile "
+                "offline_access` (no ID token); 2,000 families minted by code flows before the scenario, each "
+                "wrk thread sending its oldest live token (64 connections): set against `logout`"),
+    ("introspect", "`POST /oauth2/introspect` (client_secret_basic, a resource server registered with "
+                   "`introspection: true`) of a random opaque access token among 2,000 (64 connections; after "
+                   "2 s of the same load, not measured): set against `me`"),
+    ("client_credentials", "`POST /oauth2/token` with `grant_type=client_credentials` (client_secret_basic): "
+                           "an access token stored each (64 connections): set against OpenSSL's SHA-256 "
+                           "digests a second"),
 ]
 NAMES_IN_ORDER = ["me", "logout"] + [name for name, _ in SCENARIOS]
 
@@ -90,6 +100,7 @@ def checks(rows, env):
                 out.append("| (no target) %s: POST /oauth2/token, %s, against OpenSSL's %s signatures a second "
                            "(`openssl speed`, one process per core) | - | %.1f / %.0f = %.2f |"
                            % (name, alg, alg, r["good_rps"], ceiling, r["good_rps"] / ceiling))
+        out.extend(_lifecycle_checks(rows, env, backend, me, logout, cores))
         flow = _one(rows, backend, "code_flow")
         if flow:
             detail = "%.1f flows a second" % flows(flow)
@@ -98,6 +109,35 @@ def checks(rows, env):
             if flow["errors"]:
                 detail += " (%d errors, statuses %s)" % (flow["errors"], flow["statuses"])
             out.append("| (no target) %s: whole code flows (authorize + token) | - | %s |" % (name, detail))
+    return out
+
+
+def _lifecycle_checks(rows, env, backend, me, logout, cores):
+    """The token lifecycle's targets: a refresh is one small write (against
+    logout), an introspection one read (against GET /me); Keycloak's sizing
+    guide plans 120 refreshes a second per vCPU, and authd aims at ten times
+    that per core."""
+    name = NAMES[backend]
+    out = []
+    refresh = _one(rows, backend, "refresh")
+    if refresh and logout:
+        out.append(_share("%s: refresh grant >= 0.5 of logout" % name, refresh, logout, 0.5))
+    if refresh:
+        per_core = refresh["good_rps"] / cores
+        ok = refresh["errors"] == 0 and per_core >= 1200
+        out.append("| %s: refreshes a second per core >= 1,200 (ten times Keycloak's 120 per vCPU) | %s | "
+                   "%.1f / %d cores = %.0f |" % (name, "met" if ok else "NOT met", refresh["good_rps"], cores,
+                                                 per_core))
+    introspect = _one(rows, backend, "introspect")
+    if introspect and me:
+        out.append(_share("%s: POST /oauth2/introspect >= 0.8 of GET /me" % name, introspect, me, 0.8))
+    machine = _one(rows, backend, "client_credentials")
+    ceiling = float(env.get("sha256_digests_per_s") or 0)
+    if machine and ceiling:
+        out.append("| (no target) %s: client_credentials against OpenSSL's SHA-256 digests of 64 bytes a "
+                   "second (one process per core) | - | %.1f / %.0f = %.4f%s |"
+                   % (name, machine["good_rps"], ceiling, machine["good_rps"] / ceiling,
+                      " (%d errors)" % machine["errors"] if machine["errors"] else ""))
     return out
 
 

@@ -36,7 +36,8 @@ SCENARIOS=${BENCH_SCENARIOS:-}
 read -ra SCENARIO_LIST <<<"${SCENARIOS//,/ }"
 SCENARIOS="${SCENARIO_LIST[*]}"
 # The OpenID provider's scenarios (authd runs with --oidc on for all).
-OIDC_SCENARIOS=(userinfo token_exchange token_exchange_es256 token_exchange_plain code_flow)
+OIDC_SCENARIOS=(userinfo token_exchange token_exchange_es256 token_exchange_plain code_flow refresh introspect
+  client_credentials)
 KNOWN_SCENARIOS=(me login_ok logout login_wrong mixed_me mixed_login me_under_login_flood flood_5000
   forgot_unknown forgot_existing email_signin_unknown email_signin_existing signup_new signup_existing
   logout_cold "${OIDC_SCENARIOS[@]}")
@@ -210,6 +211,14 @@ if any_wanted token_exchange token_exchange_es256 code_flow; then
     awk '/ecdsa \(nistp256\)/ {print "es256_signs_per_s=" $7}' "$WORK/openssl-speed.out"
     echo "openssl_version=$(openssl version | cut -d' ' -f2)"
   } | tee -a "$CEIL" >&2
+fi
+# What client_credentials is set against: SHA-256 digests of a 64-byte
+# input a second (a client secret's digest is one), one process per core.
+if any_wanted client_credentials; then
+  log "ceiling: SHA-256 digests (openssl speed -evp sha256, $CORES processes)"
+  openssl speed -seconds 3 -multi "$CORES" -evp sha256 2>/dev/null |
+    awk '/^sha256 / {v = $3; sub("k", "", v); print "sha256_digests_per_s=" int(v * 1000 / 64)}' |
+    tee -a "$CEIL" >&2
 fi
 
 if has_backend postgres; then
@@ -435,6 +444,41 @@ oidc_scenarios() { # users dir
   token_scenario token_exchange_plain "$dir" "$dir/client_rs256.env" profile
   scenario code_flow "$users" 64 200,302 bench/lua/code_flow.lua BENCH_CLIENT="$dir/client_rs256.env" \
     BENCH_SCOPE=openid
+  lifecycle_scenarios "$users" "$dir" "$admin" "$base"
+}
+
+# The token lifecycle (interface.md 17.7, 17.10, 17.11): refresh against
+# logout (a rotation is one small write), introspection of an opaque
+# access token against GET /me (a read), client_credentials against the
+# SHA-256 ceiling. Refresh tokens without openid: no ID token is signed.
+lifecycle_scenarios() { # users dir admin base
+  local users=$1 dir=$2 admin=$3 base=$4
+  if wanted refresh; then
+    "$PY" bench/oidc_mint.py client "$admin" "$dir/admin.key" "$dir/client_refresh.env" \
+      --grants authorization_code,refresh_token --scopes openid,profile,offline_access
+    "$PY" bench/oidc_mint.py refresh "$dir/client_refresh.env" "$base" "$dir/me_tokens.txt" 2000 \
+      "$dir/refresh_tokens.txt" --scope "profile offline_access"
+    analyze_if_postgres
+    scenario refresh "$users" 64 200 bench/lua/refresh.lua BENCH_CLIENT="$dir/client_refresh.env" \
+      BENCH_REFRESH="$dir/refresh_tokens.txt"
+  fi
+  if wanted introspect; then
+    "$PY" bench/oidc_mint.py client "$admin" "$dir/admin.key" "$dir/client_api.env" --introspection
+    [ -s "$dir/access_tokens.txt" ] ||
+      "$PY" bench/oidc_mint.py tokens "$dir/client_rs256.env" "$base" "$dir/me_tokens.txt" 2000 \
+        "$dir/access_tokens.txt" --scope "openid profile email"
+    analyze_if_postgres
+    BENCH_ALLOWED=200 BENCH_CLIENT=$dir/client_api.env BENCH_TOKENS=$dir/access_tokens.txt \
+      run_wrk 64 bench/lua/introspect.lua "$base" -d2s >/dev/null
+    scenario introspect "$users" 64 200 bench/lua/introspect.lua BENCH_CLIENT="$dir/client_api.env" \
+      BENCH_TOKENS="$dir/access_tokens.txt"
+  fi
+  if wanted client_credentials; then
+    "$PY" bench/oidc_mint.py client "$admin" "$dir/admin.key" "$dir/client_machine.env" \
+      --grants client_credentials --scopes profile
+    scenario client_credentials "$users" 64 200 bench/lua/client_credentials.lua \
+      BENCH_CLIENT="$dir/client_machine.env"
+  fi
 }
 
 # The provider's tables were empty when the data set was analyzed: on
