@@ -50,7 +50,7 @@ class Transaction {
   virtual AuthorizationRequestStore& authorization_requests() = 0;
   virtual AuthorizationCodeStore& authorization_codes() = 0;
   virtual AccessTokenStore& access_tokens() = 0;
-  virtual ClientTokenStore& client_tokens() = 0;  // the client_credentials grant's (17.7)
+  virtual ClientTokenStore& client_tokens() = 0;    // the client_credentials grant's (17.7)
   virtual RefreshTokenStore& refresh_tokens() = 0;  // 17.10
   virtual ConsentStore& consents() = 0;
   virtual SigningKeyStore& signing_keys() = 0;

@@ -95,8 +95,7 @@ boost::asio::awaitable<IntrospectionOutcome> introspect(AuthContext& ctx,
       outcome.answer = client_token_answer(*client_token, caller, issuer, now);
     } else if (auto refresh = tx.refresh_tokens().by_digest(digest)) {
       std::optional<UserRecord> user = tx.users().by_id(refresh->user_id);
-      outcome.answer =
-          refresh_token_answer(*refresh, user && !user->disabled, caller, issuer, now);
+      outcome.answer = refresh_token_answer(*refresh, user && !user->disabled, caller, issuer, now);
     } else {
       outcome.answer = inactive_token();
     }

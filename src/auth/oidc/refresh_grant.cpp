@@ -141,8 +141,8 @@ class Refresh {
                                                     const std::string& scope) {
     IssuedAccessToken issued;
     try {
-      issued = issue_access_token(ctx_, client_, {used.user_id, scope, used.resource, used.auth_time},
-                                  now_);
+      issued = issue_access_token(ctx_, client_,
+                                  {used.user_id, scope, used.resource, used.auth_time}, now_);
     } catch (const std::exception& error) {
       log::error("access_token_not_signed", {{"reason", error.what()}});
       outcome_.kind = TokenOutcome::Kind::unavailable;

@@ -22,9 +22,15 @@ struct CodeExchange {
 };
 
 struct TokenOutcome {
-  enum class Kind { ok, invalid_grant, invalid_scope, unavailable, invalid_target } kind =
-      Kind::unavailable;
-  std::string description;  // invalid_grant, invalid_scope, invalid_target: for the developer, never a secret
+  enum class Kind {
+    ok,
+    invalid_grant,
+    invalid_scope,
+    unavailable,
+    invalid_target
+  } kind = Kind::unavailable;
+  std::string description;   // invalid_grant, invalid_scope, invalid_target: for the developer,
+                             // never a secret
   std::string access_token;  // ok: never stored
   std::string id_token;      // ok, with the openid scope
   std::string scope;
