@@ -10,6 +10,7 @@
 #include "auth/oidc/codes.hpp"
 #include "auth/oidc/jwt_verify.hpp"
 #include "auth/oidc/signing_keys.hpp"
+#include "core/log.hpp"
 #include "crypto/random.hpp"
 
 namespace authd {
@@ -76,6 +77,32 @@ IssuedAccessToken issue_access_token(const AuthContext& ctx, const OAuthClientRe
 
 bool looks_like_jwt(std::string_view token) {
   return std::count(token.begin(), token.end(), '.') == 2;
+}
+
+std::optional<AccessTokenRecord> issue_user_access_token(const AuthContext& ctx,
+                                                         const OAuthClientRecord& client,
+                                                         const UserAccessGrant& grant, Millis now,
+                                                         std::string& token) {
+  IssuedAccessToken issued;
+  try {
+    issued = issue_access_token(ctx, client,
+                                {grant.user_id, grant.scope, grant.resource, grant.auth_time}, now);
+  } catch (const std::exception& error) {
+    log::error("access_token_not_signed", {{"reason", error.what()}});
+    return std::nullopt;
+  }
+  token = std::move(issued.token);
+  AccessTokenRecord row;
+  row.token_digest = issued.token_digest;
+  row.client_id = client.id;
+  row.user_id = grant.user_id;
+  row.scope = grant.scope;
+  row.grant_digest = grant.grant_digest;
+  row.session_public_id = grant.session_public_id;
+  row.created_at = issued.created_at;
+  row.expires_at = issued.expires_at;
+  row.resource = grant.resource;
+  return row;
 }
 
 std::optional<Sha256Digest> presented_access_token_digest(const AuthContext& ctx,

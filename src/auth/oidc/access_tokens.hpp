@@ -18,6 +18,7 @@
 
 #include "auth/context.hpp"
 #include "store/areas/oauth_clients.hpp"
+#include "store/areas/oauth_grants.hpp"
 
 namespace authd {
 
@@ -42,6 +43,26 @@ struct IssuedAccessToken {
 // (ctx.signing_keys null or without a key of the client's alg).
 IssuedAccessToken issue_access_token(const AuthContext& ctx, const OAuthClientRecord& client,
                                      const AccessTokenClaims& claims, Millis now);
+
+// What a user's access token is issued from: a code's exchange (17.6) or
+// a refresh (17.10). grant_digest is the code's digest (the refresh
+// family's too), with which a reuse revokes the token.
+struct UserAccessGrant {
+  std::string user_id;
+  std::string scope;
+  std::string resource;
+  Millis auth_time = 0;
+  Sha256Digest grant_digest{};
+  std::string session_public_id;
+};
+
+// A user's access token of `client`'s format: the token for the client
+// into `token`, and the row to store. Nothing (logged as
+// access_token_not_signed) when a JWT is due and the key ring cannot sign.
+std::optional<AccessTokenRecord> issue_user_access_token(const AuthContext& ctx,
+                                                         const OAuthClientRecord& client,
+                                                         const UserAccessGrant& grant, Millis now,
+                                                         std::string& token);
 
 // The digest a presented access token is stored under: for a JWT, after it
 // verified (auth/oidc/jwt_verify.hpp: authd's key ring, typ at+jwt, iss,

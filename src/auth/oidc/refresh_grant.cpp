@@ -139,26 +139,12 @@ class Refresh {
   // unavailable) when a JWT is due and the key ring cannot sign.
   std::optional<AccessTokenRecord> new_access_token(const RefreshTokenRecord& used,
                                                     const std::string& scope) {
-    IssuedAccessToken issued;
-    try {
-      issued = issue_access_token(ctx_, client_,
-                                  {used.user_id, scope, used.resource, used.auth_time}, now_);
-    } catch (const std::exception& error) {
-      log::error("access_token_not_signed", {{"reason", error.what()}});
-      outcome_.kind = TokenOutcome::Kind::unavailable;
-      return std::nullopt;
-    }
-    outcome_.access_token = std::move(issued.token);
-    AccessTokenRecord token;
-    token.token_digest = issued.token_digest;
-    token.client_id = client_.id;
-    token.user_id = used.user_id;
-    token.scope = scope;
-    token.grant_digest = used.family_digest;
-    token.session_public_id = used.session_public_id;
-    token.created_at = issued.created_at;
-    token.expires_at = issued.expires_at;
-    token.resource = used.resource;
+    std::optional<AccessTokenRecord> token =
+        issue_user_access_token(ctx_, client_,
+                                {used.user_id, scope, used.resource, used.auth_time,
+                                 used.family_digest, used.session_public_id},
+                                now_, outcome_.access_token);
+    if (!token) outcome_.kind = TokenOutcome::Kind::unavailable;
     return token;
   }
 

@@ -84,28 +84,12 @@ class Exchange {
   // Nothing (the outcome unavailable, the code left unused) when a JWT is
   // due and the key ring cannot sign.
   std::optional<AccessTokenRecord> new_access_token(const AuthorizationCodeRecord& code) {
-    AccessTokenClaims claims{code.user_id, code.scope,
-                             request_.resource.empty() ? code.resource : request_.resource,
-                             code.auth_time};
-    IssuedAccessToken issued;
-    try {
-      issued = issue_access_token(ctx_, client_, claims, now_);
-    } catch (const std::exception& error) {
-      log::error("access_token_not_signed", {{"reason", error.what()}});
-      outcome_.kind = TokenOutcome::Kind::unavailable;
-      return std::nullopt;
-    }
-    outcome_.access_token = std::move(issued.token);
-    AccessTokenRecord token;
-    token.token_digest = issued.token_digest;
-    token.client_id = client_.id;
-    token.user_id = code.user_id;
-    token.scope = code.scope;
-    token.grant_digest = digest_;
-    token.session_public_id = code.session_public_id;
-    token.created_at = issued.created_at;
-    token.expires_at = issued.expires_at;
-    token.resource = claims.resource;
+    std::optional<AccessTokenRecord> token = issue_user_access_token(
+        ctx_, client_,
+        {code.user_id, code.scope, request_.resource.empty() ? code.resource : request_.resource,
+         code.auth_time, digest_, code.session_public_id},
+        now_, outcome_.access_token);
+    if (!token) outcome_.kind = TokenOutcome::Kind::unavailable;
     return token;
   }
 
