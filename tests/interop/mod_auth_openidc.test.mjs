@@ -17,19 +17,16 @@
 // SQLite, or PostgreSQL when AUTHD_TEST_POSTGRES is set
 // (scripts/with-postgres.sh).
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
+import { apacheErrors, startApache } from './apache.mjs';
 import {
-  addUser, freePort, log, logOf, newBrowserContext, registerClient, shot, signIn, startProcess,
-  setup, startProvider, suite, waitForHttp, workDir
+  addUser, freePort, logOf, newBrowserContext, registerClient, shot, signIn, setup, startProvider,
+  suite
 } from './support.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
-const APACHE = '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
 const EMAIL = 'carol@example.com';
 const check = suite();
 
@@ -37,38 +34,13 @@ let provider;
 let user;
 let apache;  // {base, handle}
 
-// The configuration: only the modules it needs, everything under `dir`.
-function apacheConfig({ dir, port, issuer, clientId, clientSecret }) {
-  const modules = {
-    mpm_event_module: 'mod_mpm_event.so',
-    authn_core_module: 'mod_authn_core.so',
-    authz_core_module: 'mod_authz_core.so',
-    authz_user_module: 'mod_authz_user.so',
-    include_module: 'mod_include.so',
-    auth_openidc_module: 'mod_auth_openidc.so'
-  };
-  // Apache started by root serves as www-data (Debian's user for it).
-  const user = process.getuid() === 0 ? 'User www-data\nGroup www-data\n' : '';
-  return `${Object.entries(modules).map(([name, file]) => `LoadModule ${name} ${MODULES}/${file}`).join('\n')}
-ServerRoot "${dir}"
-ServerName 127.0.0.1
-Listen 127.0.0.1:${port}
-PidFile "${dir}/apache.pid"
-DefaultRuntimeDir "${dir}/run"
-ErrorLog "${dir}/error.log"
-LogLevel warn auth_openidc:info
-${user}DocumentRoot "${dir}/htdocs"
-<Directory "${dir}/htdocs">
-  Options +Includes
-  Require all granted
-</Directory>
-
-OIDCProviderMetadataURL ${issuer}/.well-known/openid-configuration
+// The module's part of the configuration (apache.mjs writes the server's).
+function oidcConfig({ port, issuer, clientId, clientSecret }) {
+  return `OIDCProviderMetadataURL ${issuer}/.well-known/openid-configuration
 OIDCClientID ${clientId}
 OIDCClientSecret ${clientSecret}
 OIDCProviderTokenEndpointAuth client_secret_basic
 OIDCRedirectURI http://127.0.0.1:${port}/protected/redirect_uri
-OIDCCryptoPassphrase ${crypto.randomBytes(32).toString('hex')}
 OIDCPKCEMethod S256
 OIDCScope "openid email profile"
 OIDCPassClaimsAs environment
@@ -95,27 +67,9 @@ const LOGGED_OUT_PAGE = `<!doctype html>
 <p id="signed-out">Signed out of the application and of authd.</p>
 `;
 
-async function startApache(registered, port) {
-  // Readable by www-data: the page and the directories down to it (the
-  // configuration, with the secrets, is read by root before it switches).
-  fs.chmodSync(workDir, 0o711);
-  const dir = path.join(workDir, 'apache');
-  fs.mkdirSync(path.join(dir, 'htdocs', 'protected'), { recursive: true, mode: 0o755 });
-  fs.mkdirSync(path.join(dir, 'run'), { mode: 0o755 });
-  fs.chmodSync(dir, 0o755);
-  fs.chmodSync(path.join(dir, 'htdocs'), 0o755);
-  fs.chmodSync(path.join(dir, 'htdocs', 'protected'), 0o755);
-  fs.writeFileSync(path.join(dir, 'htdocs', 'protected', 'claims.shtml'), CLAIMS_PAGE, { mode: 0o644 });
-  fs.writeFileSync(path.join(dir, 'htdocs', 'loggedout.html'), LOGGED_OUT_PAGE, { mode: 0o644 });
-  const conf = path.join(dir, 'httpd.conf');
-  fs.writeFileSync(conf, apacheConfig({
-    dir, port, issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret
-  }), { mode: 0o600 });
-  const handle = startProcess('apache', APACHE, ['-X', '-d', dir, '-f', conf]);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(handle, `${base}/`);
-  log('apache on', base);
-  return { base, handle, errorLog: path.join(dir, 'error.log') };
+function startRelyingParty(registered, port) {
+  return startApache('apache', port, { 'protected/claims.shtml': CLAIMS_PAGE, 'loggedout.html': LOGGED_OUT_PAGE },
+    oidcConfig({ port, issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret }));
 }
 
 setup(async () => {
@@ -127,16 +81,8 @@ setup(async () => {
     redirectUris: [`http://127.0.0.1:${port}/protected/redirect_uri`],
     postLogoutRedirectUris: [`http://127.0.0.1:${port}/loggedout.html`]
   });
-  apache = await startApache(registered, port);
+  apache = await startRelyingParty(registered, port);
 });
-
-function apacheErrors() {
-  try {
-    return fs.readFileSync(apache.errorLog, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 check('Interface_17_14 mod_auth_openidc signs a person in with authd and passes the ID token claims to the page', async () => {
   const context = await newBrowserContext();
@@ -156,7 +102,7 @@ check('Interface_17_14 mod_auth_openidc signs a person in with authd and passes 
     assert.equal(page.url(), protectedUrl);
     assert.equal(await page.locator('#email').textContent(), EMAIL);
   } catch (error) {
-    error.message += `\n--- apache error.log ---\n${apacheErrors()}\n--- apache stdout ---\n${logOf(apache.handle)}`;
+    error.message += `\n--- apache error.log ---\n${apacheErrors(apache)}\n--- apache stdout ---\n${logOf(apache.handle)}`;
     throw error;
   } finally {
     await context.close();
@@ -181,7 +127,7 @@ function navigate(url) {
 
 check('Interface_17_14 without a session mod_auth_openidc sends the browser to authd with PKCE S256', async () => {
   const response = await navigate(`${apache.base}/protected/claims.shtml`);
-  assert.equal(response.status, 302, `${response.status}\n${apacheErrors()}`);
+  assert.equal(response.status, 302, `${response.status}\n${apacheErrors(apache)}`);
   const location = new URL(response.headers.location);
   assert.equal(`${location.origin}${location.pathname}`, `${provider.issuer}/oauth2/authorize`);
   assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
@@ -225,7 +171,7 @@ check('Interface_17_13 mod_auth_openidc logs out of authd through RP-initiated l
     await page.goto(protectedUrl);
     await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/signin`), { timeout: 15_000 });
   } catch (error) {
-    error.message += `\n--- apache error.log ---\n${apacheErrors()}\n--- apache stdout ---\n${logOf(apache.handle)}`;
+    error.message += `\n--- apache error.log ---\n${apacheErrors(apache)}\n--- apache stdout ---\n${logOf(apache.handle)}`;
     throw error;
   } finally {
     await context.close();

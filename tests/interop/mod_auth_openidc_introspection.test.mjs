@@ -18,49 +18,19 @@
 // SQLite, or PostgreSQL when AUTHD_TEST_POSTGRES is set
 // (scripts/with-postgres.sh).
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 
-import {
-  freePort, log, logOf, registerClient, setup, startProcess, startProvider, suite, waitForHttp,
-  workDir
-} from './support.mjs';
+import { apacheErrors, startApache } from './apache.mjs';
+import { freePort, logOf, registerClient, setup, startProvider, suite } from './support.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
-const APACHE = '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
 const check = suite();
 
 let provider;
 let apache;  // {base, handle, errorLog}
 
-function apacheConfig({ dir, port, issuer, clientId, clientSecret }) {
-  const modules = {
-    mpm_event_module: 'mod_mpm_event.so',
-    authn_core_module: 'mod_authn_core.so',
-    authz_core_module: 'mod_authz_core.so',
-    authz_user_module: 'mod_authz_user.so',
-    include_module: 'mod_include.so',
-    auth_openidc_module: 'mod_auth_openidc.so'
-  };
-  const user = process.getuid() === 0 ? 'User www-data\nGroup www-data\n' : '';
-  return `${Object.entries(modules).map(([name, file]) => `LoadModule ${name} ${MODULES}/${file}`).join('\n')}
-ServerRoot "${dir}"
-ServerName 127.0.0.1
-Listen 127.0.0.1:${port}
-PidFile "${dir}/apache.pid"
-DefaultRuntimeDir "${dir}/run"
-ErrorLog "${dir}/error.log"
-LogLevel warn auth_openidc:info
-${user}DocumentRoot "${dir}/htdocs"
-<Directory "${dir}/htdocs">
-  Options +Includes
-  Require all granted
-</Directory>
-
-OIDCCryptoPassphrase ${crypto.randomBytes(32).toString('hex')}
-OIDCOAuthServerMetadataURL ${issuer}/.well-known/oauth-authorization-server
+function oidcConfig({ issuer, clientId, clientSecret }) {
+  return `OIDCOAuthServerMetadataURL ${issuer}/.well-known/oauth-authorization-server
 OIDCOAuthIntrospectionEndpointAuth client_secret_basic
 OIDCOAuthClientID ${clientId}
 OIDCOAuthClientSecret ${clientSecret}
@@ -77,30 +47,10 @@ OIDCOAuthRemoteUserClaim sub
 
 const PAGE = 'caller <!--#echo var="REMOTE_USER" -->\n';
 
-async function startApache(registered, port) {
-  fs.chmodSync(workDir, 0o711);
-  const dir = path.join(workDir, 'apache-rs');
-  fs.mkdirSync(path.join(dir, 'htdocs', 'api'), { recursive: true, mode: 0o755 });
-  fs.mkdirSync(path.join(dir, 'run'), { mode: 0o755 });
-  for (const d of [dir, path.join(dir, 'htdocs'), path.join(dir, 'htdocs', 'api')]) fs.chmodSync(d, 0o755);
-  fs.writeFileSync(path.join(dir, 'htdocs', 'api', 'whoami.shtml'), PAGE, { mode: 0o644 });
-  const conf = path.join(dir, 'httpd.conf');
-  fs.writeFileSync(conf, apacheConfig({
-    dir, port, issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret
-  }), { mode: 0o600 });
-  const handle = startProcess('apache', APACHE, ['-X', '-d', dir, '-f', conf]);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(handle, `${base}/`);
-  log('apache (resource server) on', base);
-  return { base, handle, errorLog: path.join(dir, 'error.log') };
-}
-
-function apacheErrors() {
-  try {
-    return fs.readFileSync(apache.errorLog, 'utf8');
-  } catch {
-    return '';
-  }
+function startResourceServer(registered, port) {
+  return startApache('apache-rs', port, { 'api/whoami.shtml': PAGE }, oidcConfig({
+    issuer: provider.issuer, clientId: registered.clientId, clientSecret: registered.clientSecret
+  }));
 }
 
 setup(async () => {
@@ -109,7 +59,7 @@ setup(async () => {
     name: 'Apache resource server', type: 'confidential', redirectUris: ['https://api.example.com/unused'],
     grantTypes: ['client_credentials'], scopes: [], introspection: true
   });
-  apache = await startApache(registered, await freePort());
+  apache = await startResourceServer(registered, await freePort());
 });
 
 async function machineClient(name) {
@@ -139,7 +89,7 @@ async function callApi(token) {
 }
 
 function withLogs(error) {
-  error.message += `\n--- apache error.log ---\n${apacheErrors()}\n--- apache stdout ---\n${logOf(apache.handle)}`;
+  error.message += `\n--- apache error.log ---\n${apacheErrors(apache)}\n--- apache stdout ---\n${logOf(apache.handle)}`;
   return error;
 }
 

@@ -26,14 +26,12 @@ import path from 'node:path';
 
 import * as jose from 'jose';
 
+import { apacheErrors, startApache } from './apache.mjs';
 import {
-  PASSWORD, addUser, freePort, log, logOf, onCleanup, registerClient, setup, startProcess,
-  startProvider, suite, waitForHttp, workDir
+  PASSWORD, addUser, freePort, logOf, onCleanup, registerClient, setup, startProvider, suite, workDir
 } from './support.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
-const APACHE = '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
 const EMAIL = 'dana@example.com';
 const API = 'https://api.example.com';  // the resource (RFC 8707) the API is
 const REDIRECT = 'https://app.example.com/callback';
@@ -45,33 +43,9 @@ let user;
 let client;
 let apache;  // {base, handle, errorLog}
 
-// The guide's configuration (docs/guide/protect-an-api.md), under `dir`.
-function apacheConfig({ dir, port, issuer, jwksUri, caBundle }) {
-  const modules = {
-    mpm_event_module: 'mod_mpm_event.so',
-    authn_core_module: 'mod_authn_core.so',
-    authz_core_module: 'mod_authz_core.so',
-    authz_user_module: 'mod_authz_user.so',
-    include_module: 'mod_include.so',
-    auth_openidc_module: 'mod_auth_openidc.so'
-  };
-  const runAs = process.getuid() === 0 ? 'User www-data\nGroup www-data\n' : '';
-  return `${Object.entries(modules).map(([name, file]) => `LoadModule ${name} ${MODULES}/${file}`).join('\n')}
-ServerRoot "${dir}"
-ServerName 127.0.0.1
-Listen 127.0.0.1:${port}
-PidFile "${dir}/apache.pid"
-DefaultRuntimeDir "${dir}/run"
-ErrorLog "${dir}/error.log"
-LogLevel warn auth_openidc:info
-${runAs}DocumentRoot "${dir}/htdocs"
-<Directory "${dir}/htdocs">
-  Options +Includes
-  Require all granted
-</Directory>
-
-OIDCCryptoPassphrase ${crypto.randomBytes(32).toString('hex')}
-OIDCOAuthVerifyJwksUri ${jwksUri}
+// The guide's configuration (docs/guide/protect-an-api.md): the module's part.
+function oidcConfig({ issuer, jwksUri, caBundle }) {
+  return `OIDCOAuthVerifyJwksUri ${jwksUri}
 OIDCCABundlePath ${caBundle}
 OIDCOAuthRemoteUserClaim sub
 <Location /api>
@@ -122,28 +96,9 @@ async function startTlsProxy(tls) {
   return `https://127.0.0.1:${server.address().port}`;
 }
 
-async function startApache(port, jwksUri, caBundle) {
-  fs.chmodSync(workDir, 0o711);
-  const dir = path.join(workDir, 'apache');
-  fs.mkdirSync(path.join(dir, 'htdocs', 'api'), { recursive: true, mode: 0o755 });
-  fs.mkdirSync(path.join(dir, 'run'), { mode: 0o755 });
-  for (const folder of [dir, path.join(dir, 'htdocs'), path.join(dir, 'htdocs', 'api')]) fs.chmodSync(folder, 0o755);
-  fs.writeFileSync(path.join(dir, 'htdocs', 'api', 'me.shtml'), API_PAGE, { mode: 0o644 });
-  const conf = path.join(dir, 'httpd.conf');
-  fs.writeFileSync(conf, apacheConfig({ dir, port, issuer: provider.issuer, jwksUri, caBundle }), { mode: 0o600 });
-  const handle = startProcess('apache', APACHE, ['-X', '-d', dir, '-f', conf]);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(handle, `${base}/`);
-  log('apache on', base);
-  return { base, handle, errorLog: path.join(dir, 'error.log') };
-}
-
-function apacheErrors() {
-  try {
-    return fs.readFileSync(apache.errorLog, 'utf8');
-  } catch {
-    return '';
-  }
+function startApi(port, jwksUri, caBundle) {
+  return startApache('apache', port, { 'api/me.shtml': API_PAGE },
+    oidcConfig({ issuer: provider.issuer, jwksUri, caBundle }));
 }
 
 // The browser's session: POST /login's bearer token, sent as the cookie.
@@ -197,7 +152,7 @@ setup(async () => {
   });
   const tls = makeCertificate();
   const front = await startTlsProxy(tls);
-  apache = await startApache(await freePort(), `${front}/oauth2/jwks`, tls.cert);
+  apache = await startApi(await freePort(), `${front}/oauth2/jwks`, tls.cert);
 });
 
 check('Interface_17_9 jose verifies a JWT access token against /oauth2/jwks: typ at+jwt, issuer, audience', async () => {
@@ -226,7 +181,7 @@ check('Interface_17_9 jose verifies a JWT access token against /oauth2/jwks: typ
 check('Interface_17_9 mod_auth_openidc (AuthType oauth20) lets a JWT access token for its audience through', async () => {
   const answer = await tokens(await sessionCookie(), API);
   const response = await callApi(answer.access_token);
-  assert.equal(response.status, 200, `${response.status} ${response.body}\n${apacheErrors()}`);
+  assert.equal(response.status, 200, `${response.status} ${response.body}\n${apacheErrors(apache)}`);
   assert.match(response.body, new RegExp(`<span id="user">${user.id}</span>`));
 });
 
@@ -240,19 +195,19 @@ check('Interface_17_9 mod_auth_openidc refuses a tampered, a foreign-audience an
   const foreign = (await tokens(cookie)).access_token;  // audience: the issuer
   const none = await callApi('');
   const refusedTampered = await callApi(tampered);
-  assert.equal(refusedTampered.status, 401, apacheErrors());
+  assert.equal(refusedTampered.status, 401, apacheErrors(apache));
   assert.match(refusedTampered.challenge ?? '', /error="invalid_token"/);
   // Signed by authd, but for the issuer, not this API: `Require claim aud:`.
   const refusedForeign = await callApi(foreign);
-  assert.equal(refusedForeign.status, 401, apacheErrors());
-  assert.match(apacheErrors(), /could not match require claim expression 'aud:/);
+  assert.equal(refusedForeign.status, 401, apacheErrors(apache));
+  assert.match(apacheErrors(apache), /could not match require claim expression 'aud:/);
   for (const response of [refusedTampered, refusedForeign]) assert.doesNotMatch(response.body, /<span id="user">/);
   assert.equal(none.status, 401);
   // The first token, once past its exp: refused, though its signature holds.
   const expiresAt = JSON.parse(Buffer.from(answer.access_token.split('.')[1], 'base64url').toString()).exp * 1000;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 1500));
   const expired = await callApi(answer.access_token);
-  assert.equal(expired.status, 401, `${expired.status}\n${apacheErrors()}\n${logOf(apache.handle)}`);
+  assert.equal(expired.status, 401, `${expired.status}\n${apacheErrors(apache)}\n${logOf(apache.handle)}`);
   assert.match(expired.challenge ?? '', /Bearer/);
-  assert.match(apacheErrors(), /"exp" validation failure/);
+  assert.match(apacheErrors(apache), /"exp" validation failure/);
 });
