@@ -240,6 +240,46 @@ TEST(OidcRefresh, Interface_17_10_ConcurrentUsesOfOneRefreshTokenGiveOneWinner) 
   expect_one_winner({&authd}, client, token);
 }
 
+// A reuse revokes the whole family even while the family's current token is
+// being rotated (a thief refreshing in a loop as the client presents the
+// token the thief rotated away): the reuse's revocation waits for the
+// rotation's row lock, and the token the rotation then commits dies with
+// the rest. On PostgreSQL a lock held on the user's row stops the rotation
+// once it holds its token's row, so that the reuse meets it there; SQLite
+// runs one writer at a time, and the two only follow each other.
+TEST(OidcRefresh, Interface_17_10_ReuseRevokesTheTokenOfARotationInFlight) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json first = offline_tokens(authd, client, cookie);
+  std::string used = first["refresh_token"];
+  HttpResponse second = refresh(authd, client, used);
+  ASSERT_EQ(second.status, 200) << second.body;
+  std::string current = second.json()["refresh_token"];
+  std::string user_id = jwt_payload(first["id_token"])["sub"];
+
+  std::optional<HeldLock> lock;
+  if (on_postgres())
+    lock.emplace(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
+  HttpResponse rotated;
+  HttpResponse reused;
+  std::thread rotation([&] { rotated = refresh(authd, client, current); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // holds its row, waits
+  std::thread reuse([&] { reused = refresh(authd, client, used); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // waits for that row
+  if (lock) lock->release();
+  rotation.join();
+  reuse.join();
+  expect_invalid_grant(reused, "the reused token");
+  if (rotated.status == 200) {
+    expect_invalid_grant(refresh(authd, client, rotated.json()["refresh_token"]),
+                         "the token of the rotation in flight");
+    EXPECT_EQ(userinfo_status(authd, rotated.json()["access_token"]), 401);
+  } else {
+    expect_invalid_grant(rotated, "a rotation after the reuse");
+  }
+}
+
 // Two instances on one PostgreSQL database (8.2): the row lock decides.
 TEST(OidcRefreshScaleOut, Interface_17_10_ConcurrentUsesOnTwoInstancesGiveOneWinner) {
   AUTHD_POSTGRES_ONLY();

@@ -315,5 +315,30 @@ TEST(OidcRevocation, Interface_17_11_RefreshTokensAreIntrospectedByTheirClientOn
       << "a rotated token is no longer active";
 }
 
+// A JWT access token's jti is an identifier that every resource server sees
+// and may log (RFC 9068 2.2), not a secret. Presented alone, it is neither
+// an opaque token of authd's (no authdat_ prefix, 17.9) nor a verified JWT:
+// userinfo refuses it, revoking it revokes nothing, and introspection
+// answers it inactive.
+TEST(OidcRevocationEndpoint, Interface_17_9_JwtIdAloneIsNoAccessToken) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client =
+      register_client(authd, {{"accessTokenFormat", "jwt"}, {"introspection", true}});
+  nlohmann::json tokens = offline_tokens(authd, client, cookie);
+  std::string token = tokens["access_token"];
+  std::string jti = jwt_payload(token)["jti"];
+  ASSERT_FALSE(jti.empty());
+  EXPECT_EQ(userinfo_status(authd, jti), 401);
+  HttpResponse introspected = send_request(
+      authd.port(), "POST", "/oauth2/introspect",
+      {{"Content-Type", "application/x-www-form-urlencoded"}, {"Authorization", basic(client)}},
+      form_encoded({{"token", jti}}));
+  ASSERT_EQ(introspected.status, 200) << introspected.body;
+  EXPECT_EQ(introspected.json(), nlohmann::json({{"active", false}}));
+  EXPECT_EQ(revoke(authd, client, {{"token", jti}}).status, 200);
+  EXPECT_EQ(userinfo_status(authd, token), 200);
+}
+
 }  // namespace
 }  // namespace authd::test::revocation_tests

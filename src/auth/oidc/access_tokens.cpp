@@ -9,6 +9,7 @@
 
 #include "auth/oidc/codes.hpp"
 #include "auth/oidc/jwt_verify.hpp"
+#include "auth/oidc/refresh_grant.hpp"
 #include "auth/oidc/signing_keys.hpp"
 #include "core/log.hpp"
 #include "crypto/random.hpp"
@@ -107,7 +108,14 @@ std::optional<AccessTokenRecord> issue_user_access_token(const AuthContext& ctx,
 
 std::optional<Sha256Digest> presented_access_token_digest(const AuthContext& ctx,
                                                           std::string_view token, Millis now) {
-  if (!looks_like_jwt(token)) return sha256(token);
+  // An opaque token is authd's by its prefix: a JWT's jti, the digest its
+  // row is stored under, is an identifier every resource server sees, and
+  // alone it stands for no token (17.9).
+  if (!looks_like_jwt(token)) {
+    if (token.starts_with(kAccessTokenPrefix) || token.starts_with(kRefreshTokenPrefix))
+      return sha256(token);
+    return std::nullopt;
+  }
   std::shared_ptr<const SigningKeyRing> ring =
       ctx.signing_keys != nullptr ? ctx.signing_keys->ring() : nullptr;
   if (!ring) return std::nullopt;

@@ -66,8 +66,9 @@ std::optional<AccessTokenRecord> issue_user_access_token(const AuthContext& ctx,
 
 // The digest a presented access token is stored under: for a JWT, after it
 // verified (auth/oidc/jwt_verify.hpp: authd's key ring, typ at+jwt, iss,
-// exp), sha256 of its jti; for any other text, sha256 of the text. Nothing
-// when the text is a JWT that does not verify.
+// exp), sha256 of its jti; for an opaque token of authd's (the prefix
+// authdat_ or authdrf_), sha256 of the text. Nothing when the text is a JWT
+// that does not verify, or any other text (a bare jti above all).
 std::optional<Sha256Digest> presented_access_token_digest(const AuthContext& ctx,
                                                           std::string_view token, Millis now);
 

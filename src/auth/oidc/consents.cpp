@@ -39,8 +39,10 @@ boost::asio::awaitable<ConsentWithdrawal> withdraw_consent(AuthContext& ctx,
       return;
     }
     // 17.5, 17.10: the client's access and refresh tokens for the user end.
-    std::int64_t revoked = tx.access_tokens().revoke_of_user_and_client(user->id, client_id) +
-                           tx.refresh_tokens().revoke_of_user_and_client(user->id, client_id);
+    // The refresh tokens first, then the access tokens, which include a
+    // concurrent rotation's (store/postgres/refresh_tokens.cpp).
+    std::int64_t revoked = tx.refresh_tokens().revoke_of_user_and_client(user->id, client_id);
+    revoked += tx.access_tokens().revoke_of_user_and_client(user->id, client_id);
     record_event(tx, source, "oauth.consent_revoked", user->id,
                  {{"clientId", client_id}, {"revokedTokens", revoked}}, now);
     withdrawal.kind = ConsentWithdrawal::Kind::ok;

@@ -115,8 +115,10 @@ class Refresh {
   void refuse(const char* description) { outcome_.description = description; }
 
   void revoke_reused(Transaction& tx, const RefreshTokenRecord& token) {
-    std::int64_t revoked = tx.refresh_tokens().revoke_family(token.family_digest) +
-                           tx.access_tokens().revoke_of_grant(token.family_digest);
+    // The refresh tokens first, then the access tokens, which include a
+    // concurrent rotation's (store/postgres/refresh_tokens.cpp).
+    std::int64_t revoked = tx.refresh_tokens().revoke_family(token.family_digest);
+    revoked += tx.access_tokens().revoke_of_grant(token.family_digest);
     record_event(tx, source_, "oauth.refresh_token_reused", token.user_id,
                  {{"clientId", client_.id}, {"revokedTokens", revoked}}, now_);
     refuse("refresh token already used");

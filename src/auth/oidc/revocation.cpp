@@ -39,8 +39,9 @@ class Revocation {
     bool live = !token.used_at && token.expires_at > now_ && token.family_expires_at > now_;
     if (!live) return;
     if (token.client_id != client_.id) return refuse();
-    outcome_.revoked = tx.refresh_tokens().revoke_family(token.family_digest) +
-                       tx.access_tokens().revoke_of_grant(token.family_digest);
+    // The refresh tokens first (store/postgres/refresh_tokens.cpp).
+    outcome_.revoked = tx.refresh_tokens().revoke_family(token.family_digest);
+    outcome_.revoked += tx.access_tokens().revoke_of_grant(token.family_digest);
     record(tx, token.user_id, "refresh_token");
   }
 

@@ -27,8 +27,10 @@ class Exchange {
     std::optional<AuthorizationCodeRecord> code = tx.authorization_codes().by_digest(digest_);
     if (!code || code->client_id != client_.id) return refuse("unknown code");
     if (code->used_at) {
-      std::int64_t revoked =
-          tx.access_tokens().revoke_of_grant(digest_) + tx.refresh_tokens().revoke_family(digest_);
+      // The refresh tokens first, then the access tokens, which include a
+      // concurrent rotation's (store/postgres/refresh_tokens.cpp).
+      std::int64_t revoked = tx.refresh_tokens().revoke_family(digest_);
+      revoked += tx.access_tokens().revoke_of_grant(digest_);
       record_event(tx, source_, "oauth.code_reused", code->user_id,
                    {{"clientId", client_.id}, {"revokedTokens", revoked}}, now_);
       return refuse("code already used");

@@ -12,7 +12,11 @@
 namespace authd {
 
 inline std::int64_t revoke_oauth_tokens_of_user(Transaction& tx, std::string_view user_id) {
-  return tx.access_tokens().revoke_of_user(user_id) + tx.refresh_tokens().revoke_of_user(user_id);
+  // The refresh tokens first: a rotation that committed meanwhile has its
+  // access token seen by the access tokens' revocation that follows
+  // (store/postgres/refresh_tokens.cpp).
+  std::int64_t revoked = tx.refresh_tokens().revoke_of_user(user_id);
+  return revoked + tx.access_tokens().revoke_of_user(user_id);
 }
 
 }  // namespace authd

@@ -5,6 +5,15 @@
 // then sees the first's used_at; mark_used is one conditional UPDATE (READ
 // COMMITTED re-checks its WHERE after the lock), so only one marks it.
 // Pruned once the family's absolute lifetime has passed.
+//
+// A revocation (a family, a user's, a client's) deletes until a DELETE
+// finds nothing: a rotation in flight holds its token's row, and the first
+// DELETE waits for it; the next token that rotation then commits is not in
+// that statement's snapshot (READ COMMITTED), and would outlive the
+// revocation (a reuse that leaves the thief's newest token live). The next
+// DELETE, a statement of its own, sees it; one that finds no row found no
+// row a rotation could hold, and a rotation that waits on a deleted row
+// then finds no token.
 #include <optional>
 #include <string>
 
@@ -20,6 +29,15 @@ namespace {
 std::optional<std::string> resource_column(const std::string& resource) {
   if (resource.empty()) return std::nullopt;
   return resource;
+}
+
+// Runs `sql` until it deletes nothing; the rows deleted in all.
+std::int64_t delete_until_none(Connection& db, const char* sql, const Params& params) {
+  std::int64_t total = 0;
+  for (std::int64_t deleted = db.run(sql, params).affected(); deleted > 0;
+       deleted = db.run(sql, params).affected())
+    total += deleted;
+  return total;
 }
 
 }  // namespace
@@ -61,27 +79,28 @@ bool RefreshTokens::mark_used(const Sha256Digest& digest, Millis now) {
 std::int64_t RefreshTokens::revoke_family(const Sha256Digest& family_digest) {
   Params params;
   params.digest(family_digest);
-  return db_.run("DELETE FROM oauth_refresh_tokens WHERE family_digest = $1", params).affected();
+  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE family_digest = $1",
+                           params);
 }
 
 std::int64_t RefreshTokens::revoke_of_user(std::string_view user_id) {
   Params params;
   params.text(user_id);
-  return db_.run("DELETE FROM oauth_refresh_tokens WHERE user_id = $1", params).affected();
+  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE user_id = $1", params);
 }
 
 std::int64_t RefreshTokens::revoke_of_user_and_client(std::string_view user_id,
                                                       std::string_view client_id) {
   Params params;
   params.text(user_id).text(client_id);
-  return db_.run("DELETE FROM oauth_refresh_tokens WHERE user_id = $1 AND client_id = $2", params)
-      .affected();
+  return delete_until_none(
+      db_, "DELETE FROM oauth_refresh_tokens WHERE user_id = $1 AND client_id = $2", params);
 }
 
 std::int64_t RefreshTokens::revoke_of_client(std::string_view client_id) {
   Params params;
   params.text(client_id);
-  return db_.run("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params).affected();
+  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
 }
 
 std::int64_t RefreshTokens::prune(Millis now) {
