@@ -17,6 +17,9 @@ inline Millis now_millis() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// A JWT's NumericDate (RFC 7519 2): whole seconds since the epoch.
+inline std::int64_t epoch_seconds(Millis at) { return at / 1000; }
+
 // "2026-11-21T09:30:00.123Z"
 std::string format_rfc3339(Millis at);
 // The same, appended to `out` (no string of its own: a User body has four).

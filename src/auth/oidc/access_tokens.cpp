@@ -20,8 +20,6 @@ namespace {
 constexpr std::string_view kAccessTokenTyp = "at+jwt";  // RFC 9068 2.1
 constexpr std::size_t kMaxResourceBytes = 2048;
 
-std::int64_t seconds(Millis at) { return at / 1000; }
-
 std::string new_jti() {
   std::array<std::uint8_t, 32> bytes{};
   randombytes_buf(bytes.data(), bytes.size());
@@ -35,12 +33,12 @@ nlohmann::json jwt_claims(const AuthContext& ctx, const OAuthClientRecord& clien
   nlohmann::json out = {{"iss", issuer},
                         {"sub", claims.subject},
                         {"aud", claims.resource.empty() ? issuer : claims.resource},
-                        {"exp", seconds(issued.expires_at)},
-                        {"iat", seconds(issued.created_at)},
+                        {"exp", epoch_seconds(issued.expires_at)},
+                        {"iat", epoch_seconds(issued.created_at)},
                         {"jti", jti},
                         {"client_id", client.id},
                         {"scope", claims.scope}};
-  if (claims.auth_time) out["auth_time"] = seconds(*claims.auth_time);
+  if (claims.auth_time) out["auth_time"] = epoch_seconds(*claims.auth_time);
   return out;
 }
 

@@ -3,11 +3,6 @@
 #include <algorithm>
 
 namespace authd {
-namespace {
-
-std::int64_t seconds(Millis at) { return at / 1000; }
-
-}  // namespace
 
 std::vector<std::string> split_scope(std::string_view scope) {
   std::vector<std::string> words;
@@ -34,7 +29,7 @@ nlohmann::json user_claims(const UserRecord& user, std::string_view scope) {
   if (has("profile")) {
     if (user.display_name) claims["name"] = *user.display_name;
     if (user.photo_url) claims["picture"] = *user.photo_url;
-    claims["updated_at"] = seconds(user.updated_at);
+    claims["updated_at"] = epoch_seconds(user.updated_at);
   }
   if (has("phone") && user.phone) {
     claims["phone_number"] = *user.phone;
@@ -49,9 +44,9 @@ nlohmann::json id_token_claims(const OidcSettings& oidc, const AuthorizationCode
   claims["iss"] = oidc.issuer;
   claims["aud"] = code.client_id;
   claims["azp"] = code.client_id;  // always, and equal to the client (17.15)
-  claims["iat"] = seconds(now);
-  claims["exp"] = seconds(now + oidc.id_token_ttl.count());
-  claims["auth_time"] = seconds(code.auth_time);
+  claims["iat"] = epoch_seconds(now);
+  claims["exp"] = epoch_seconds(now + oidc.id_token_ttl.count());
+  claims["auth_time"] = epoch_seconds(code.auth_time);
   if (!code.nonce.empty()) claims["nonce"] = code.nonce;
   if (!code.session_public_id.empty()) claims["sid"] = code.session_public_id;
   std::vector<std::string> amr = split_scope(code.amr);
