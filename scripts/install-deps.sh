@@ -60,6 +60,10 @@ test_packages=(
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
   # (scripts/with-postgres.sh) and psql to look at what is stored
   postgresql-15 postgresql-client-15
+  # the failover tests (interface.md 20.2, scripts/with-patroni.sh): three
+  # PostgreSQL nodes under Patroni, with etcd (and etcdctl) as its store;
+  # python3-etcd is the one of patroni's alternative store clients we use
+  patroni python3-etcd etcd-server etcd-client
   # an independent argon2id implementation for the PHC interoperability test
   python3-argon2
   # independent makers and checkers of the legacy hashes authd imports
