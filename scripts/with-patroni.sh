@@ -111,6 +111,9 @@ bootstrap:
       remove_data_directory_on_diverged_timelines: true
       parameters:
         synchronous_commit: "on"
+        # A standby whose primary went away retries every 5 s by default:
+        # the next primary would wait that long for its synchronous standby.
+        wal_retrieve_retry_interval: 500ms
         wal_log_hints: "on"
         max_connections: 300
         max_wal_senders: 10
@@ -158,12 +161,20 @@ leader() {
   done
   return 1
 }
-# Accepts writes: the leader's PostgreSQL commits a transaction.
+# Accepts writes: the leader's PostgreSQL commits a transaction that has a
+# transaction id, so that, when synchronous, the commit returns only once a
+# synchronous standby has it (a new primary waits for one to attach).
 writable() {
   local n
   n=\$(leader) || return 1
-  psql -X -q -h 127.0.0.1 -p "\${pg_ports[\$((n - 1))]}" -U postgres -d postgres -At \
-    -c 'begin read write; select 1; commit' >/dev/null 2>&1
+  # Right after a promotion synchronous_standby_names may still be empty
+  # for a moment (Patroni sets it next): a commit then waits for nothing.
+  local sync_set="true"
+  [ "\$synchronous" = true ] && sync_set="current_setting('synchronous_standby_names') <> ''
+    and exists (select from pg_stat_replication where state = 'streaming' and sync_state = 'sync')"
+  [ "\$(PGCONNECT_TIMEOUT=2 timeout 30 psql -X -q -h 127.0.0.1 -p "\${pg_ports[\$((n - 1))]}" \
+    -U postgres -d postgres -At -c 'begin read write' -c "select \$sync_set, txid_current() > 0" \
+    -c 'commit' 2>/dev/null)" = "t|t" ]
 }
 healthy() {
   local n expected
