@@ -12,8 +12,19 @@
 namespace authd {
 namespace {
 
+// libpq's two forms: the URL, and the keyword/value string
+// ("host=a,b port=5432,5433 dbname=authd target_session_attrs=read-write",
+// interface.md 20.1), which starts with a keyword and an equals sign.
 bool is_postgres_url(const std::string& url) {
-  return url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
+  if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return true;
+  std::size_t start = url.find_first_not_of(" \t");
+  if (start == std::string::npos) return false;
+  std::size_t end = start;
+  while (end < url.size() &&
+         (std::islower(static_cast<unsigned char>(url[end])) || url[end] == '_'))
+    ++end;
+  std::size_t equals = url.find_first_not_of(" \t", end);
+  return end > start && equals != std::string::npos && url[equals] == '=';
 }
 
 // A host entry of libpq's `host` or `hostaddr` that stays on this machine.
@@ -70,9 +81,9 @@ std::unique_ptr<Store> open_store(const std::string& url, const StoreOptions& op
   if (is_postgres_url(url))
     return std::make_unique<postgres::PostgresStore>(url, options.pool_size, options.timeout);
   // Only the scheme: the rest of a URL may hold a password.
-  std::string scheme = url.substr(0, url.find(':'));
+  std::string scheme = url.substr(0, url.find_first_of(":= "));
   throw StoreError("unsupported --database scheme '" + scheme +
-                   "': expected sqlite:PATH or postgresql://...");
+                   "': expected sqlite:PATH, postgresql://... or libpq's host=... form");
 }
 
 }  // namespace authd

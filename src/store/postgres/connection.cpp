@@ -35,26 +35,37 @@ bool is_transient(std::string_view state) {
          state == "25P03" || state == "25006" || state == "26000";
 }
 
-// The session's server-side limits, in libpq's "options" form. The lock
-// wait gives up a little before the client's deadline, so that a request
-// stuck behind a lock gets a clean error on a connection that stays usable.
-std::string server_limits(std::chrono::milliseconds timeout) {
+// The session's server-side limits and settings, set by one statement
+// right after connecting: not as the startup `options` parameter, which a
+// pooler such as PgBouncer refuses, and which libpq's
+// target_session_attrs=read-write would check against (a session started
+// with default_transaction_read_only=on reads as a standby's). The lock wait
+// gives up a little before the client's deadline, so that a request stuck
+// behind a lock gets a clean error on a connection that stays usable.
+constexpr const char* kSessionSettings =
+    "SELECT set_config('statement_timeout', $1, false),"
+    " set_config('lock_timeout', $2, false),"
+    " set_config('idle_in_transaction_session_timeout', $1, false),"
+    // Result::digest reads BYTEA in the hex format, whatever the server's default.
+    " set_config('bytea_output', 'hex', false),"
+    // Reads run without BEGIN READ ONLY (postgres_store.cpp); writes begin
+    // READ WRITE. Set after libpq has checked target_session_attrs, which
+    // would take this session for a standby's.
+    " set_config('default_transaction_read_only', 'on', false),"
+    // One plan per statement, whatever its values: authd's statements are
+    // lookups by key whose best plan does not depend on which key, and a
+    // plan made for each value would let a response's time depend on what
+    // it looked up
+    // (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
+    " set_config('plan_cache_mode', 'force_generic_plan', false)";
+
+Params session_limits(std::chrono::milliseconds timeout) {
   auto ms = [](std::chrono::milliseconds d) {
-    return std::to_string(std::max<long>(d.count(), 1));
+    return std::to_string(std::max<long>(d.count(), 1)) + "ms";
   };
-  return "-c statement_timeout=" + ms(timeout) + " -c lock_timeout=" + ms(timeout * 9 / 10) +
-         " -c idle_in_transaction_session_timeout=" + ms(timeout) +
-         // Result::digest reads BYTEA in the hex format, whatever the server's default.
-         " -c bytea_output=hex"
-         // Reads run without BEGIN READ ONLY (postgres_store.cpp); writes
-         // begin READ WRITE.
-         " -c default_transaction_read_only=on"
-         // One plan per statement, whatever its values: authd's statements
-         // are lookups by key whose best plan does not depend on which key,
-         // and a plan made for each value would let a response's time
-         // depend on what it looked up
-         // (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
-         " -c plan_cache_mode=force_generic_plan";
+  Params params;
+  params.text(ms(timeout)).text(ms(timeout * 9 / 10));
+  return params;
 }
 
 // The server's notices ("relation already exists, skipping") go to the log
@@ -151,9 +162,8 @@ Connection::Connection(const std::string& url, std::chrono::milliseconds timeout
                        Clock::time_point deadline)
     : deadline_(deadline) {
   // Defaults first: settings in the URL itself win over them.
-  std::string options = server_limits(timeout);
-  const char* keys[] = {"application_name", "client_encoding", "options", "dbname", nullptr};
-  const char* values[] = {"authd", "UTF8", options.c_str(), url.c_str(), nullptr};
+  const char* keys[] = {"application_name", "client_encoding", "dbname", nullptr};
+  const char* values[] = {"authd", "UTF8", url.c_str(), nullptr};
   conn_ = PQconnectStartParams(keys, values, /*expand_dbname=*/1);
   if (!conn_) throw BusyError("database connection: out of memory");
   try {
@@ -176,6 +186,8 @@ Connection::Connection(const std::string& url, std::chrono::milliseconds timeout
     // Every statement in pipeline mode: what needs no answer of its own
     // (BEGIN) travels with the next statement (send_ahead).
     if (PQenterPipelineMode(conn_) != 1) lost("connect");
+    send_with_params(kSessionSettings, session_limits(timeout));
+    finish_pipeline("connect");
   } catch (...) {
     PQfinish(conn_);  // no destructor runs for a half-built object
     throw;
@@ -393,6 +405,17 @@ void Connection::send_ahead(const char* sql, const Params& params) {
 void Connection::send_ahead(const char* sql) {
   refuse_in_read_pipeline();
   send_plain(sql);
+}
+
+// An unnamed statement: parsed and planned for this one run.
+void Connection::send_with_params(const char* sql, const Params& params) {
+  refuse_in_catch_handler();
+  std::vector<const char*> values = params.pointers();
+  if (!PQsendQueryParams(conn_, sql, params.count(), nullptr, values.data(), params.lengths(),
+                         params.formats(), /*resultFormat=*/0))
+    lost("query");
+  ++sent_;
+  ++statements_sent_;
 }
 
 void Connection::send_plain(const char* sql) {

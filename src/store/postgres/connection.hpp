@@ -6,8 +6,9 @@
 // libpq's asynchronous calls are driven by poll() on the connection's socket,
 // and when the deadline passes the connection is dropped and the caller gets
 // a TimedOutError (a BusyError: 503, not a hang). The server is told the
-// same limits at connect (statement_timeout, lock_timeout and
-// idle_in_transaction_session_timeout), so that it ends, by itself, the work
+// same limits right after connecting (statement_timeout, lock_timeout and
+// idle_in_transaction_session_timeout, by SET: never the startup `options`
+// parameter, which poolers refuse), so that it ends, by itself, the work
 // and the locks of a client that went away mid-transaction instead of
 // holding them until TCP notices.
 #pragma once
@@ -180,6 +181,7 @@ class Connection {
   Result finish_pipeline(std::string_view what);
   void flush(std::string_view what);
   void send_plain(const char* sql);
+  void send_with_params(const char* sql, const Params& params);
   void refuse_in_read_pipeline() const;
   void refuse_in_catch_handler() const;
   Result await_result(std::string_view what);

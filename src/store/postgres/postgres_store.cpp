@@ -143,8 +143,9 @@ PostgresStore::Lease PostgresStore::begin(Mode mode, Clock::time_point deadline)
 // needs none: each statement of a read runs in a transaction of its own,
 // which under READ COMMITTED sees what a BEGIN ... COMMIT around them would
 // (each statement there takes a new snapshot too), one round trip each
-// instead of three; the session's default_transaction_read_only keeps
-// them from writing, as BEGIN READ ONLY did.
+// instead of three; the session's default_transaction_read_only, set once
+// connected (connection.cpp), keeps them from writing, as BEGIN READ ONLY
+// did.
 void PostgresStore::start(Connection& connection, Mode mode) {
   if (mode == Mode::write) connection.send_ahead("BEGIN READ WRITE");
 }
