@@ -3,7 +3,8 @@
 # build, and run every test: unit tests, integration tests against the real
 # binary (with an SMTP receiver), the browser test of the reset page, the
 # walkthroughs of docs/guide/; then the integration tests again on
-# PostgreSQL 15; then the Debian package installed and run.
+# PostgreSQL 15; the fault campaign's short form on a Patroni cluster
+# (interface.md 20.2); then the Debian package installed and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -12,8 +13,11 @@ npm ci --no-audit --no-fund --loglevel=error
 # The statistical timing tests (tests/integration/timing_test.cpp) run
 # alone, after the rest: a neighbour starting beside them (Chromium, a
 # cluster) moves one side of a comparison and not the other.
-ctest --test-dir build --output-on-failure --parallel 2 -E '^integration\.Timing\.'
+# The fault campaign's short form (interface.md 20.2) starts a Patroni
+# cluster of its own; it too runs alone, after them.
+ctest --test-dir build --output-on-failure --parallel 2 -E '^(integration\.Timing\.|failover\.)'
 ctest --test-dir build --output-on-failure -R '^integration\.Timing\.'
+ctest --test-dir build --output-on-failure -R '^failover\.'
 # The integration tests again, each server on a fresh database of a
 # throw-away PostgreSQL 15 cluster (scripts/with-postgres.sh), with the
 # multi-instance tests, the PostgreSQL store's own unit tests (every

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The full fault campaign of interface.md 20.2 (docs/design/failover.md):
+# FAILOVERS kills of the primary (default 10) on a synchronous Patroni
+# cluster (scripts/with-patroni.sh), which must lose no acknowledged write;
+# then ASYNC_FAILOVERS (default 10) on the same cluster made asynchronous,
+# whose losses are reported, not failed on. The reports go to DIR (default
+# test-artifacts/failover/) as synchronous.json and asynchronous.json.
+# CI runs the short form (3 failovers, synchronous): the ctest test
+# failover.Interface_20_2_SynchronousClusterLosesNoAcknowledgedWrite.
+#
+# Usage: [FAILOVERS=N] [ASYNC_FAILOVERS=N] scripts/failover-campaign.sh [DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-test-artifacts/failover}
+mkdir -p "$out"
+bash scripts/build.sh --target authd
+bash scripts/with-patroni.sh /usr/bin/python3 tests/failover/campaign.py --authd build/authd \
+  --failovers "${FAILOVERS:-10}" --report "$out/synchronous.json"
+ASYNC=1 bash scripts/with-patroni.sh /usr/bin/python3 tests/failover/campaign.py \
+  --authd build/authd --failovers "${ASYNC_FAILOVERS:-10}" --allow-loss \
+  --report "$out/asynchronous.json"
+echo "failover-campaign: reports in $out" >&2
