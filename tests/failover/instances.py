@@ -151,7 +151,8 @@ class Journal:
     def __init__(self, work):
         self.lock = threading.Lock()
         self.entries = []
-        self.violations = []
+        self.violations = []  # answers no route may give
+        self.losses = []      # acknowledged writes found missing during the load
         self.file = open(os.path.join(work, "journal.jsonl"), "w")
 
     def record(self, instance, op, started, ended, answer, note):

@@ -152,7 +152,7 @@ class Load:
             if answer.acknowledged:
                 m.revoked_tokens.append(token)
             elif answer.status == 401:
-                self.journal.violations.append("an acknowledged login's token unknown at logout")
+                self.journal.losses.append("an acknowledged login's token unknown at logout")
 
     def me(self, rng, authd):
         with self.model.lock:
@@ -161,7 +161,7 @@ class Load:
             token, _ = rng.choice(self.model.live_tokens)
         answer = call(self.journal, authd, "me", "GET", "/me", token=token)
         if answer.status == 401:
-            self.journal.violations.append("an acknowledged session answered 401 at /me")
+            self.journal.losses.append("an acknowledged session answered 401 at /me")
 
     def forgot(self, rng, authd):
         m = self.model
@@ -230,7 +230,7 @@ class Load:
                 counts[0] += 1
                 counts[1] -= 1
             elif answer.status == 429:
-                self.journal.violations.append(
+                self.journal.losses.append(
                     "429 for {} after {} acknowledged failures".format(email, counts[0]))
             elif not answer.ambiguous:
                 counts[1] -= 1
