@@ -60,6 +60,9 @@ test_packages=(
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
   # (scripts/with-postgres.sh) and psql to look at what is stored
   postgresql-15 postgresql-client-15
+  # PgBouncer in transaction pooling mode in front of that cluster
+  # (scripts/with-pgbouncer.sh, interface.md 20.3)
+  pgbouncer
   # an independent argon2id implementation for the PHC interoperability test
   python3-argon2
   # independent makers and checkers of the legacy hashes authd imports
