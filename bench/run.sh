@@ -16,6 +16,7 @@
 # authd, skips the build), BENCH_SKIP_LARGE=1 (no 1,000,000-user SQLite
 # database), BENCH_PG_LARGE=1 (a 1,000,000-user PostgreSQL database as well),
 # BENCH_QUIET_WAIT (seconds to wait for a quiet machine, default 120),
+# BENCH_POOLER=pgbouncer (only the PgBouncer comparison: bench/pooler.sh),
 # BENCH_SCENARIOS (only these scenarios, by name, separated by commas or
 # spaces, e.g. "me,logout,userinfo": the ceilings are measured all the same,
 # the 1,000,000-user data sets only for me or login_ok, and the report
@@ -23,6 +24,12 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+# BENCH_POOLER=pgbouncer: only authd behind PgBouncer (transaction pooling)
+# against authd on the same cluster directly (interface.md 20.3), with
+# BENCH_DURATION and AUTHD_BIN as below: bench/pooler.sh.
+if [ "${BENCH_POOLER:-}" = pgbouncer ]; then
+  exec bash "$ROOT/scripts/with-pgbouncer.sh" bash "$ROOT/bench/pooler.sh"
+fi
 DURATION=${BENCH_DURATION:-10}
 BACKENDS=${BENCH_BACKENDS:-sqlite postgres}
 BUILD=$ROOT/build-bench

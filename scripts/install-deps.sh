@@ -60,6 +60,9 @@ test_packages=(
   # the PostgreSQL backend's tests: a throw-away PostgreSQL 15 cluster
   # (scripts/with-postgres.sh) and psql to look at what is stored
   postgresql-15 postgresql-client-15
+  # PgBouncer in transaction pooling mode in front of that cluster
+  # (scripts/with-pgbouncer.sh, interface.md 20.3)
+  pgbouncer
   # the failover tests (interface.md 20.2, scripts/with-patroni.sh): three
   # PostgreSQL nodes under Patroni, with etcd (and etcdctl) as its store;
   # python3-etcd is the one of patroni's alternative store clients we use

@@ -32,9 +32,19 @@ ctest --test-dir build --output-on-failure -R '^failover\.'
 # above.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
   -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page|oidc_logout_page)$|interop\.)' \
-  -E '^integration\.(ScaleOutRestart|Timing)\.'
+  -E '^integration\.(ScaleOutRestart|PostgresFailoverRestart|Timing)\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
-  -R '^integration\.(ScaleOutRestart|Timing)\.'
+  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart|Timing)\.'
+# The routes that read and write most (login, sessions and logout, /forgot,
+# reset, the admin API, the OpenID provider's tokens) and the multi-instance
+# and failover tests again, through PgBouncer 1.18 in transaction pooling
+# mode with --database-pooler transaction (interface.md 20.3); the restart
+# tests alone, as above.
+PGBOUNCER_SUITES='Login|Session|Forgot|Reset|AdminApi|AdminUsers|OidcFlow|OidcTokens|OidcRefresh|OidcRefreshScaleOut|ScaleOut|PostgresProduction'
+bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure --parallel 2 \
+  -R "^integration\.($PGBOUNCER_SUITES)\."
+bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure \
+  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart)\.'
 # The .deb: built with CPack, installed with apt, a login served from the
 # installed paths, then removed.
 bash scripts/test-package.sh

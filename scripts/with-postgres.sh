@@ -12,7 +12,10 @@
 #                                restart (with pg_ctl's -m MODE), and freeze /
 #                                thaw (the server stops answering, then
 #                                resumes), so that tests can take the database
-#                                away and bring it back
+#                                away and bring it back; and standby NAME (a
+#                                hot standby streaming from it, made by
+#                                pg_basebackup -R; prints its port), promote
+#                                NAME, standby-stop NAME, for failovers
 #
 # Usage: scripts/with-postgres.sh COMMAND [ARGS...]
 set -euo pipefail
@@ -40,6 +43,20 @@ case "\${1:-}" in
     postmaster=\$(head -1 "$directory/data/postmaster.pid")
     kill -\$signal "\$postmaster" && pkill -\$signal -P "\$postmaster"
     exit 0 ;;
+  standby)
+    standby="$directory/standby-\$2"
+    standby_port=\$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    ${run_as_owner[*]} $PG_BIN/pg_basebackup -h 127.0.0.1 -p $port -U postgres -D "\$standby" -R -X stream -c fast >/dev/null
+    ${run_as_owner[*]} $PG_BIN/pg_ctl -D "\$standby" -l "\$standby.log" -w -t 60 \\
+      -o "-p \$standby_port -k $directory -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
+    echo "\$standby_port"
+    exit 0 ;;
+  promote)
+    exec ${run_as_owner[*]} $PG_BIN/pg_ctl -D "$directory/standby-\$2" -w -t 60 promote ;;
+  standby-stop)
+    ${run_as_owner[*]} $PG_BIN/pg_ctl -D "$directory/standby-\$2" -w -t 60 -m immediate stop >/dev/null
+    rm -rf "$directory/standby-\$2" "$directory/standby-\$2.log"
+    exit 0 ;;
 esac
 exec ${run_as_owner[*]} $PG_BIN/pg_ctl -D "$directory/data" -l "$directory/server.log" -w -t 60 \\
   -o "-p $port -k $directory -c listen_addresses=127.0.0.1 -c max_connections=300" "\$@"
@@ -48,6 +65,9 @@ chmod 755 "$directory/control"
 
 cleanup() {
   "$directory/control" thaw >/dev/null 2>&1 || true  # a test may have left it frozen
+  for standby in "$directory"/standby-*/; do  # and a standby running
+    [ -d "$standby" ] && { "${run_as_owner[@]}" "$PG_BIN/pg_ctl" -D "$standby" -m immediate stop >/dev/null 2>&1 || true; }
+  done
   "$directory/control" stop -m immediate >/dev/null 2>&1 || true
   rm -rf "$directory"
 }

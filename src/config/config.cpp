@@ -205,7 +205,7 @@ StoreOptions Config::store_options() const {
   // connection thread seldom waits for one.
   const std::size_t automatic = database_thread_count() + 2 + io_thread_count() + 3;
   return {database_pool_size != 0 ? database_pool_size : automatic, database_timeout,
-          sqlite_read_cache_mib * 1024};
+          sqlite_read_cache_mib * 1024, database_pooler == "transaction"};
 }
 
 namespace {
@@ -252,6 +252,15 @@ void add_database_options(CLI::App& app, Config& c) {
       ->capture_default_str();
   add_duration(app, "--database-timeout", c.database_timeout, "AUTHD_DATABASE_TIMEOUT",
                "PostgreSQL: longest wait for a connect or a round trip before answering 503");
+  // interface.md 20.3: a setting, not a detection: PgBouncer answers as
+  // the server does, and a session pooler or none may keep what this mode
+  // gives up.
+  app.add_option("--database-pooler", c.database_pooler,
+                 "PostgreSQL: none, or transaction when --database names a transaction "
+                 "pooler (PgBouncer pool_mode=transaction): unnamed statements, no session state")
+      ->envname("AUTHD_DATABASE_POOLER")
+      ->check(CLI::IsMember({"none", "transaction"}))
+      ->capture_default_str();
   // Accepted by every command, so that one configuration file serves them
   // all; only `serve` uses it (interface.md 14.4).
   app.add_option("--webhook-url", c.webhook_url,

@@ -47,6 +47,8 @@ struct Config {
   // round trip.
   std::size_t database_pool_size = 0;
   Duration database_timeout = std::chrono::seconds(5);
+  // PostgreSQL only: "none" or "transaction" (interface.md 20.3).
+  std::string database_pooler = "none";
   // SQLite only: the page cache of each read connection (one per io thread at most), in MiB
   // (docs/design/performance-choices.md#the-read-connections-page-cache).
   std::size_t sqlite_read_cache_mib = 32;

@@ -79,7 +79,8 @@ std::unique_ptr<Store> open_store(const std::string& url, const StoreOptions& op
     return std::make_unique<sqlite::SqliteStore>(url.substr(kSqlite.size()),
                                                  options.sqlite_read_cache_kib);
   if (is_postgres_url(url))
-    return std::make_unique<postgres::PostgresStore>(url, options.pool_size, options.timeout);
+    return std::make_unique<postgres::PostgresStore>(url, options.pool_size, options.timeout,
+                                                     options.transaction_pooler);
   // Only the scheme: the rest of a URL may hold a password.
   std::string scheme = url.substr(0, url.find_first_of(":= "));
   throw StoreError("unsupported --database scheme '" + scheme +

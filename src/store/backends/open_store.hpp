@@ -19,6 +19,9 @@ struct StoreOptions {
   // reads, in KiB (0: SQLite's default, 2,000 KiB). Filled only as pages are
   // read, so a small database costs only its own size.
   std::size_t sqlite_read_cache_kib = 0;
+  // PostgreSQL only: the URL names a transaction pooler (PgBouncer's
+  // pool_mode = transaction): nothing kept in the session (interface.md 20.3).
+  bool transaction_pooler = false;
 };
 
 // Why a PostgreSQL connection could be read or redirected on the network:

@@ -59,6 +59,17 @@ constexpr const char* kSessionSettings =
     // (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
     " set_config('plan_cache_mode', 'force_generic_plan', false)";
 
+// The same for one transaction, behind a transaction pooler (whose server
+// sessions change from one transaction to the next): SET LOCAL, ended by
+// the COMMIT. Reads there run under the role's settings
+// (docs/reference/interface/20-postgresql-production.md).
+constexpr const char* kTransactionSettings =
+    "SELECT set_config('statement_timeout', $1, true),"
+    " set_config('lock_timeout', $2, true),"
+    " set_config('idle_in_transaction_session_timeout', $1, true),"
+    " set_config('bytea_output', 'hex', true),"
+    " set_config('plan_cache_mode', 'force_generic_plan', true)";
+
 Params session_limits(std::chrono::milliseconds timeout) {
   auto ms = [](std::chrono::milliseconds d) {
     return std::to_string(std::max<long>(d.count(), 1)) + "ms";
@@ -67,6 +78,16 @@ Params session_limits(std::chrono::milliseconds timeout) {
   params.text(ms(timeout)).text(ms(timeout * 9 / 10));
   return params;
 }
+
+// TCP settings unless the string sets its own: a server that vanished
+// (a host down, a partition) is noticed on an idle pooled connection within
+// about 11 s by keepalives (5 s idle, then 3 probes 2 s apart), and on one
+// waiting for an acknowledgement within 10 s by tcp_user_timeout. A server
+// that is up but stopped answering keeps its TCP alive: the deadline of
+// each round trip notices that one.
+constexpr const char* kTcpKeys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
+                                    "keepalives_count", "tcp_user_timeout"};
+constexpr const char* kTcpValues[] = {"1", "5", "2", "3", "10000"};
 
 // The server's notices ("relation already exists, skipping") go to the log
 // at debug level instead of libpq's default, a raw line on stderr that would
@@ -158,13 +179,26 @@ Sha256Digest Result::digest(int row, int column) const {
 
 // --- Connection
 
-Connection::Connection(const std::string& url, std::chrono::milliseconds timeout,
+Connection::Connection(const std::string& url, const ConnectSettings& settings,
                        Clock::time_point deadline)
-    : deadline_(deadline) {
-  // Defaults first: settings in the URL itself win over them.
-  const char* keys[] = {"application_name", "client_encoding", "dbname", nullptr};
-  const char* values[] = {"authd", "UTF8", url.c_str(), nullptr};
-  conn_ = PQconnectStartParams(keys, values, /*expand_dbname=*/1);
+    : deadline_(deadline),
+      transaction_pooler_(settings.transaction_pooler),
+      timeout_(settings.timeout) {
+  // Defaults first: settings in the URL itself win over them; a host of a
+  // multi-host string, last, wins over the URL's list.
+  std::vector<const char*> keys = {"application_name", "client_encoding"};
+  std::vector<const char*> values = {"authd", "UTF8"};
+  keys.insert(keys.end(), std::begin(kTcpKeys), std::end(kTcpKeys));
+  values.insert(values.end(), std::begin(kTcpValues), std::end(kTcpValues));
+  keys.push_back("dbname");
+  values.push_back(url.c_str());
+  for (const auto& [key, value] : settings.host) {
+    keys.push_back(key.c_str());
+    values.push_back(value.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  conn_ = PQconnectStartParams(keys.data(), values.data(), /*expand_dbname=*/1);
   if (!conn_) throw BusyError("database connection: out of memory");
   try {
     if (PQstatus(conn_) == CONNECTION_BAD) {
@@ -186,8 +220,10 @@ Connection::Connection(const std::string& url, std::chrono::milliseconds timeout
     // Every statement in pipeline mode: what needs no answer of its own
     // (BEGIN) travels with the next statement (send_ahead).
     if (PQenterPipelineMode(conn_) != 1) lost("connect");
-    send_with_params(kSessionSettings, session_limits(timeout));
-    finish_pipeline("connect");
+    if (!transaction_pooler_) {
+      send_with_params(kSessionSettings, session_limits(timeout_));
+      finish_pipeline("connect");
+    }
   } catch (...) {
     PQfinish(conn_);  // no destructor runs for a half-built object
     throw;
@@ -208,6 +244,7 @@ void Connection::wait_socket(short events, std::string_view what) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
     if (left.count() <= 0) {
       broken_ = true;  // the server may still be working on it: never reuse
+      timed_out_ = true;
       throw TimedOutError(std::string(what) + ": no answer from the database in time");
     }
     pollfd descriptor{fd, events, 0};
@@ -242,8 +279,10 @@ void Connection::fail(const pg_result* result, std::string_view what) {
   std::string message = std::string(what) + ": " +
                         trimmed(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY)) +
                         " (SQLSTATE " + (state ? state : "none") + ")";
+  // A read-only server (25006) is a standby now, after a failover: a new
+  // connection finds the primary (target_session_attrs), this one never will.
   if (!state || PQstatus(conn_) == CONNECTION_BAD || std::string_view(state).starts_with("08") ||
-      std::string_view(state).starts_with("57P"))
+      std::string_view(state).starts_with("57P") || std::string_view(state) == "25006")
     broken_ = true;
   if (broken_ || is_transient(state)) throw BusyError(message);
   if (std::string_view(state) == "23505") throw UniqueViolation(message);
@@ -329,6 +368,9 @@ Result Connection::await_result(std::string_view what) {
 }
 
 void Connection::send_prepared(const char* sql, const Params& params, bool replan) {
+  // Behind a transaction pooler a named statement would stay on a server
+  // session this connection may not get again: parsed for each run.
+  if (transaction_pooler_) return send_with_params(sql, params);
   refuse_in_catch_handler();
   auto prepared = prepared_.find(sql);
   const std::string* name = nullptr;
@@ -395,6 +437,11 @@ PipelineTurns* Connection::transaction_batch() const {
 // that share one transaction may: any failure undoes all of them.
 void Connection::refuse_in_read_pipeline() const {
   if (read_batch() != nullptr) throw StoreError("a read sent a statement ahead of its answer");
+}
+
+void Connection::begin_write() {
+  send_ahead("BEGIN READ WRITE");
+  if (transaction_pooler_) send_ahead(kTransactionSettings, session_limits(timeout_));
 }
 
 void Connection::send_ahead(const char* sql, const Params& params) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "crypto/random.hpp"
+#include "store/postgres/hosts.hpp"
 #include "store/postgres/params.hpp"
 #include "store/store.hpp"
 
@@ -110,15 +111,30 @@ class LostUnderAnotherRead : public AlreadyReported {
       : AlreadyReported("query: the connection failed under another statement of its pipeline") {}
 };
 
+// How a connection is opened and what it may keep on the server.
+struct ConnectSettings {
+  // The server-side limits of each transaction (statement_timeout ...).
+  std::chrono::milliseconds timeout{5000};
+  // Behind a transaction pooler (PgBouncer's pool_mode = transaction,
+  // interface.md 20.3), consecutive transactions may run on different
+  // server sessions: nothing is kept in the session (no named prepared
+  // statements, no SET), the limits are set in each write transaction
+  // (SET LOCAL), and statements are unnamed (parsed for each run).
+  bool transaction_pooler = false;
+  // Given after the string (one host of several: hosts.hpp).
+  HostSettings host;
+};
+
 class Connection {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Connects to `url` (postgresql://...) by `deadline`; `timeout` becomes
-  // the server-side limits of the session. Throws BusyError when the server
-  // cannot be reached (TimedOutError when it did not answer in time), and
-  // StoreError for a URL libpq cannot parse; no message quotes the URL.
-  Connection(const std::string& url, std::chrono::milliseconds timeout, Clock::time_point deadline);
+  // Connects to `url` (postgresql://... or libpq's keyword form) by
+  // `deadline`. Throws BusyError when the server cannot be reached or is
+  // not what target_session_attrs asks (TimedOutError when it did not
+  // answer in time), and StoreError for a URL libpq cannot parse; no
+  // message quotes the URL.
+  Connection(const std::string& url, const ConnectSettings& settings, Clock::time_point deadline);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
@@ -155,8 +171,17 @@ class Connection {
   void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
 
   // False once the connection failed at the protocol level (server gone,
-  // deadline passed): it must be dropped, not reused.
+  // deadline passed, or the server turned read-only: a demoted primary):
+  // it must be dropped, not reused.
   bool usable() const { return !broken_; }
+  // True once a round trip ran past its deadline: the server stopped
+  // answering, and the pool's idle connections to it are likely stuck too.
+  bool timed_out() const { return timed_out_; }
+
+  // Starts a write transaction: BEGIN READ WRITE, and behind a transaction
+  // pooler the transaction's limits (SET LOCAL), sent ahead of its first
+  // statement.
+  void begin_write();
 
   // While set, a statement whose Sync is sent parks its read there until
   // the answers before its own are read (read_pipeline.hpp).
@@ -193,6 +218,9 @@ class Connection {
   pg_conn* conn_ = nullptr;
   Clock::time_point deadline_;
   bool broken_ = false;
+  bool timed_out_ = false;
+  bool transaction_pooler_ = false;
+  std::chrono::milliseconds timeout_;
   PipelineTurns* turns_ = nullptr;
   std::uint64_t syncs_sent_ = 0;
   std::uint64_t statements_sent_ = 0;

@@ -59,8 +59,12 @@ class PostgresStore::Lease {
 };
 
 PostgresStore::PostgresStore(std::string url, std::size_t pool_size,
-                             std::chrono::milliseconds timeout)
-    : url_(std::move(url)), pool_size_(std::max<std::size_t>(pool_size, 1)), timeout_(timeout) {
+                             std::chrono::milliseconds timeout, bool transaction_pooler)
+    : url_(std::move(url)),
+      pool_size_(std::max<std::size_t>(pool_size, 1)),
+      timeout_(timeout),
+      transaction_pooler_(transaction_pooler),
+      hosts_(url_) {
   acquire(Clock::now() + timeout_);  // connect once now; the lease returns it to the pool
 }
 
@@ -76,7 +80,7 @@ std::unique_ptr<Connection> PostgresStore::connect(Clock::time_point deadline) {
     available_.notify_one();
   };
   try {
-    return std::make_unique<Connection>(url_, timeout_, deadline);
+    return connect_to_one_of(deadline);
   } catch (const TimedOutError&) {
     give_slot_back(true);
     throw;
@@ -84,6 +88,37 @@ std::unique_ptr<Connection> PostgresStore::connect(Clock::time_point deadline) {
     give_slot_back(false);
     throw;
   }
+}
+
+// One host at a time (hosts.hpp): the one that connected last first, each
+// within its own budget, so that a frozen host costs one budget and not the
+// whole deadline. With one host, libpq's own handling and the deadline.
+std::unique_ptr<Connection> PostgresStore::connect_to_one_of(Clock::time_point deadline) {
+  ConnectSettings settings{timeout_, transaction_pooler_, {}};
+  if (hosts_.size() == 1) return std::make_unique<Connection>(url_, settings, deadline);
+  std::exception_ptr last;
+  bool timed_out = false;
+  for (std::size_t index : hosts_.order()) {
+    if (Clock::now() >= deadline) break;
+    settings.host = hosts_.settings(index);
+    try {
+      auto connection = std::make_unique<Connection>(
+          url_, settings, std::min(deadline, Clock::now() + hosts_.host_budget()));
+      connection->set_deadline(deadline);
+      hosts_.connected(index);
+      return connection;
+    } catch (const TimedOutError&) {
+      timed_out = true;
+      last = std::current_exception();
+      hosts_.failed(index);
+    } catch (const BusyError&) {
+      last = std::current_exception();  // refused, or a standby: the next
+      hosts_.failed(index);
+    }
+  }
+  if (timed_out) throw TimedOutError("connect: no host answered in time");
+  if (last) std::rethrow_exception(last);
+  throw TimedOutError("connect: no time left to try a host");
 }
 
 PostgresStore::Lease PostgresStore::acquire(Clock::time_point deadline) {
@@ -105,13 +140,20 @@ PostgresStore::Lease PostgresStore::acquire(Clock::time_point deadline) {
 }
 
 void PostgresStore::release(std::unique_ptr<Connection> connection) {
-  std::lock_guard lock(mutex_);
-  if (connection->usable()) {
-    idle_.push_back(std::move(connection));
-  } else {
-    --open_;
+  const bool timed_out = connection->timed_out();
+  {
+    std::lock_guard lock(mutex_);
+    if (connection->usable()) {
+      idle_.push_back(std::move(connection));
+    } else {
+      --open_;
+    }
+    available_.notify_one();
   }
-  available_.notify_one();
+  // A server that stopped answering (frozen, or cut off with TCP still
+  // waiting) holds the idle connections to it as well: dropped now, they
+  // do not each cost a request its whole deadline (interface.md 20.1).
+  if (timed_out) drop_idle();
 }
 
 void PostgresStore::drop_idle() {
@@ -147,7 +189,7 @@ PostgresStore::Lease PostgresStore::begin(Mode mode, Clock::time_point deadline)
 // connected (connection.cpp), keeps them from writing, as BEGIN READ ONLY
 // did.
 void PostgresStore::start(Connection& connection, Mode mode) {
-  if (mode == Mode::write) connection.send_ahead("BEGIN READ WRITE");
+  if (mode == Mode::write) connection.begin_write();
 }
 
 // What a transaction that threw reports, logged once here; called inside

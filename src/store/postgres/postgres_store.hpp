@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "store/postgres/hosts.hpp"
 #include "store/store.hpp"
 
 namespace authd::postgres {
@@ -28,8 +29,11 @@ class PostgresStore final : public Store {
   // Connects once, so that a wrong URL or an unreachable server fails at
   // start. `pool_size` bounds the connections this process opens;
   // `timeout` bounds each transaction, from waiting for a connection to its
-  // COMMIT.
-  PostgresStore(std::string url, std::size_t pool_size, std::chrono::milliseconds timeout);
+  // COMMIT. `transaction_pooler`: the URL names a transaction pooler
+  // (PgBouncer, interface.md 20.3), so nothing is kept in the session
+  // (connection.hpp's ConnectSettings).
+  PostgresStore(std::string url, std::size_t pool_size, std::chrono::milliseconds timeout,
+                bool transaction_pooler = false);
   ~PostgresStore() override;
 
   StoreStatus run(Mode mode, const std::function<void(Transaction&)>& work) override;
@@ -46,6 +50,7 @@ class PostgresStore final : public Store {
   // Each waits at most until `deadline` (TimedOutError after).
   Lease acquire(Clock::time_point deadline);
   std::unique_ptr<Connection> connect(Clock::time_point deadline);
+  std::unique_ptr<Connection> connect_to_one_of(Clock::time_point deadline);
   Lease begin(Mode mode, Clock::time_point deadline);
   static void start(Connection& connection, Mode mode);
   void release(std::unique_ptr<Connection> connection);
@@ -59,6 +64,8 @@ class PostgresStore final : public Store {
   std::string url_;
   std::size_t pool_size_;
   std::chrono::milliseconds timeout_;
+  bool transaction_pooler_;
+  HostList hosts_;
 
   std::mutex mutex_;
   std::condition_variable available_;
