@@ -27,8 +27,11 @@
 #                           when synchronous, one is its synchronous standby),
 #                           `list` (patronictl list), `psql ARGS` (on the leader)
 #   AUTHD_PATRONI_DIR       the cluster's directory (logs: etcd.log, nodeN.log)
+# With PGBOUNCER=1, a PgBouncer (Debian's 1.18, transaction pooling) in
+# front of each node's PostgreSQL: AUTHD_PATRONI_DATABASE names the three
+# PgBouncers, and AUTHD_DATABASE_POOLER=transaction is exported for authd.
 #
-# Usage: [ASYNC=1] scripts/with-patroni.sh COMMAND [ARGS...]
+# Usage: [ASYNC=1] [PGBOUNCER=1] scripts/with-patroni.sh COMMAND [ARGS...]
 set -euo pipefail
 
 PG_BIN=/usr/lib/postgresql/15/bin
@@ -45,16 +48,17 @@ if [ "$(id -u)" = 0 ]; then
   run_as_owner=(runuser -u postgres --)
 fi
 
-# Eight free ports, bound together by the kernel's choice (so all differ),
-# then released: etcd's client and peer ports, then PostgreSQL and the REST
-# API of each node.
-read -r etcd_port peer_port pg1 pg2 pg3 api1 api2 api3 < <(/usr/bin/python3 -c '
+# Eleven free ports, bound together by the kernel's choice (so all differ),
+# then released: etcd's client and peer ports, then PostgreSQL, the REST API
+# and PgBouncer of each node.
+read -r etcd_port peer_port pg1 pg2 pg3 api1 api2 api3 pb1 pb2 pb3 < <(/usr/bin/python3 -c '
 import socket
-held = [socket.socket() for _ in range(8)]
+held = [socket.socket() for _ in range(11)]
 for s in held: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in held))')
 pg_ports=("$pg1" "$pg2" "$pg3")
 api_ports=("$api1" "$api2" "$api3")
+bouncer_ports=("$pb1" "$pb2" "$pb3")
 
 pids=()
 cleanup() {
@@ -222,7 +226,44 @@ chmod 755 "$directory/control"
 }
 "$directory/control" psql -d postgres -q -c 'create database authd' >/dev/null
 hosts=$(printf '127.0.0.1:%s,' "${pg_ports[@]}")
-echo "with-patroni: etcd on 127.0.0.1:$etcd_port, PostgreSQL on ${hosts%,} ($([ "$synchronous" = true ] && echo synchronous || echo asynchronous))" >&2
+if [ "${PGBOUNCER:-0}" = 1 ]; then
+  # One PgBouncer a node, in front of that node's PostgreSQL only, in
+  # transaction pooling mode (docs/guide/deployment.md): authd's string
+  # names the three PgBouncers, and authd runs with --database-pooler
+  # transaction (interface.md 20.3).
+  command -v pgbouncer >/dev/null ||
+    { echo "with-patroni: pgbouncer not found; run scripts/install-deps.sh" >&2; exit 1; }
+  "${run_as_owner[@]}" tee "$directory/userlist.txt" >/dev/null <<<'"postgres" ""'
+  for n in 1 2 3; do
+    "${run_as_owner[@]}" tee "$directory/pgbouncer$n.ini" >/dev/null <<INI
+[databases]
+* = host=127.0.0.1 port=${pg_ports[$((n - 1))]}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = ${bouncer_ports[$((n - 1))]}
+unix_socket_dir =
+auth_type = trust
+auth_file = $directory/userlist.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 40
+server_reset_query =
+logfile = $directory/pgbouncer$n.log
+pidfile = $directory/pgbouncer$n.pid
+INI
+    "${run_as_owner[@]}" pgbouncer -q "$directory/pgbouncer$n.ini" 2>>"$directory/pgbouncer$n.out" &
+    pids+=($!)
+  done
+  hosts=$(printf '127.0.0.1:%s,' "${bouncer_ports[@]}")
+  for port in "${bouncer_ports[@]}"; do
+    for _ in $(seq 1 50); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      sleep 0.1
+    done
+  done
+  export AUTHD_DATABASE_POOLER=transaction
+fi
+echo "with-patroni: etcd on 127.0.0.1:$etcd_port, $([ "${PGBOUNCER:-0}" = 1 ] && echo PgBouncer || echo PostgreSQL) on ${hosts%,} ($([ "$synchronous" = true ] && echo synchronous || echo asynchronous))" >&2
 
 export AUTHD_PATRONI_DATABASE="postgresql://postgres@${hosts%,}/authd?target_session_attrs=read-write"
 export AUTHD_PATRONI_CONTROL="$directory/control"

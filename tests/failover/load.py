@@ -158,10 +158,14 @@ class Load:
         with self.model.lock:
             if not self.model.live_tokens:
                 return
-            token, _ = rng.choice(self.model.live_tokens)
+            token, email = rng.choice(self.model.live_tokens)
         answer = call(self.journal, authd, "me", "GET", "/me", token=token)
         if answer.status == 401:
-            self.journal.losses.append("an acknowledged session answered 401 at /me")
+            with self.model.lock:
+                if (token, email) in self.model.live_tokens:  # once a token
+                    self.model.live_tokens.remove((token, email))
+                    self.journal.losses.append(
+                        "an acknowledged session answered 401 at /me: " + email)
 
     def forgot(self, rng, authd):
         m = self.model
