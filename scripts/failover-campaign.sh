@@ -3,12 +3,16 @@
 # FAILOVERS kills of the primary (default 10) on a synchronous Patroni
 # cluster (scripts/with-patroni.sh), which must lose no acknowledged write;
 # then ASYNC_FAILOVERS (default 10) on the same cluster made asynchronous,
-# whose losses are reported, not failed on. The reports go to DIR (default
-# test-artifacts/failover/) as synchronous.json and asynchronous.json.
+# whose losses are reported, not failed on; then PGBOUNCER_FAILOVERS
+# (default 10) on the synchronous cluster with a PgBouncer in front of each
+# node (transaction pooling, authd with --database-pooler transaction),
+# which must lose nothing either. The reports go to DIR (default
+# test-artifacts/failover/) as synchronous.json, asynchronous.json and
+# pgbouncer.json.
 # CI runs the short form (3 failovers, synchronous): the ctest test
 # failover.Interface_20_2_SynchronousClusterLosesNoAcknowledgedWrite.
 #
-# Usage: [FAILOVERS=N] [ASYNC_FAILOVERS=N] scripts/failover-campaign.sh [DIR]
+# Usage: [FAILOVERS=N] [ASYNC_FAILOVERS=N] [PGBOUNCER_FAILOVERS=N] scripts/failover-campaign.sh [DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-test-artifacts/failover}
@@ -19,4 +23,6 @@ bash scripts/with-patroni.sh /usr/bin/python3 tests/failover/campaign.py --authd
 ASYNC=1 bash scripts/with-patroni.sh /usr/bin/python3 tests/failover/campaign.py \
   --authd build/authd --failovers "${ASYNC_FAILOVERS:-10}" --allow-loss \
   --report "$out/asynchronous.json"
+PGBOUNCER=1 bash scripts/with-patroni.sh /usr/bin/python3 tests/failover/campaign.py \
+  --authd build/authd --failovers "${PGBOUNCER_FAILOVERS:-10}" --report "$out/pgbouncer.json"
 echo "failover-campaign: reports in $out" >&2
