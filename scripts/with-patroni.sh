@@ -30,6 +30,9 @@
 # With PGBOUNCER=1, a PgBouncer (Debian's 1.18, transaction pooling) in
 # front of each node's PostgreSQL: AUTHD_PATRONI_DATABASE names the three
 # PgBouncers, and AUTHD_DATABASE_POOLER=transaction is exported for authd.
+# With HAPROXY=1, an HAProxy (Debian's) in front of them (or of the
+# PostgreSQL ports) sends connections to the node Patroni names primary;
+# AUTHD_PATRONI_DATABASE then names HAProxy alone.
 #
 # Usage: [ASYNC=1] [PGBOUNCER=1] scripts/with-patroni.sh COMMAND [ARGS...]
 set -euo pipefail
@@ -48,12 +51,12 @@ if [ "$(id -u)" = 0 ]; then
   run_as_owner=(runuser -u postgres --)
 fi
 
-# Eleven free ports, bound together by the kernel's choice (so all differ),
+# Twelve free ports, bound together by the kernel's choice (so all differ),
 # then released: etcd's client and peer ports, then PostgreSQL, the REST API
-# and PgBouncer of each node.
-read -r etcd_port peer_port pg1 pg2 pg3 api1 api2 api3 pb1 pb2 pb3 < <(/usr/bin/python3 -c '
+# and PgBouncer of each node, and HAProxy's.
+read -r etcd_port peer_port pg1 pg2 pg3 api1 api2 api3 pb1 pb2 pb3 ha < <(/usr/bin/python3 -c '
 import socket
-held = [socket.socket() for _ in range(11)]
+held = [socket.socket() for _ in range(12)]
 for s in held: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in held))')
 pg_ports=("$pg1" "$pg2" "$pg3")
@@ -263,9 +266,44 @@ INI
   done
   export AUTHD_DATABASE_POOLER=transaction
 fi
-echo "with-patroni: etcd on 127.0.0.1:$etcd_port, $([ "${PGBOUNCER:-0}" = 1 ] && echo PgBouncer || echo PostgreSQL) on ${hosts%,} ($([ "$synchronous" = true ] && echo synchronous || echo asynchronous))" >&2
+query="?target_session_attrs=read-write"
+if [ "${HAPROXY:-0}" = 1 ]; then
+  # HAProxy sends every connection to the node whose Patroni REST API
+  # answers 200 to GET /primary, and cuts the connections of a node that
+  # stops answering so: authd's string names HAProxy alone. Through
+  # PgBouncer libpq cannot tell a primary from a standby
+  # (docs/design/failover.md#through-pgbouncer), so no target_session_attrs.
+  [ "${PGBOUNCER:-0}" = 1 ] && backends=("${bouncer_ports[@]}") || backends=("${pg_ports[@]}")
+  cat >"$directory/haproxy.cfg" <<CFG
+global
+  maxconn 2000
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 30m
+  timeout server 30m
+  timeout check 1s
+listen primary
+  bind 127.0.0.1:$ha
+  option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+  server node1 127.0.0.1:${backends[0]} check port ${api_ports[0]}
+  server node2 127.0.0.1:${backends[1]} check port ${api_ports[1]}
+  server node3 127.0.0.1:${backends[2]} check port ${api_ports[2]}
+CFG
+  haproxy -q -f "$directory/haproxy.cfg" 2>>"$directory/haproxy.out" &
+  pids+=($!)
+  hosts="127.0.0.1:$ha,"
+  query=""
+  for _ in $(seq 1 50); do
+    psql -X -h 127.0.0.1 -p "$ha" -U postgres -d postgres -Atc 'select 1' >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+fi
+echo "with-patroni: etcd on 127.0.0.1:$etcd_port, authd's database on ${hosts%,}$([ "${PGBOUNCER:-0}" = 1 ] && echo ", PgBouncer")$([ "${HAPROXY:-0}" = 1 ] && echo ", HAProxy") ($([ "$synchronous" = true ] && echo synchronous || echo asynchronous))" >&2
 
-export AUTHD_PATRONI_DATABASE="postgresql://postgres@${hosts%,}/authd?target_session_attrs=read-write"
+export AUTHD_PATRONI_DATABASE="postgresql://postgres@${hosts%,}/authd$query"
 export AUTHD_PATRONI_CONTROL="$directory/control"
 export AUTHD_PATRONI_DIR="$directory"
 set +e

@@ -21,6 +21,20 @@ def me_status(journal, authd, token):
     return call(journal, authd, "me", "GET", "/me", token=token).status
 
 
+def serves(journal, authd, key, limit):
+    """Whether `authd` acknowledges a write (an account for the probe)
+    within `limit` seconds: the checks need answers, not 503s."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        email = "probe-{}-{}@campaign.test".format(authd.name, time.monotonic_ns())
+        answer = call(journal, authd, "create", "POST", "/admin/users",
+                      {"email": email}, admin=key, note="check")
+        if answer.status == 201:
+            return True
+        time.sleep(0.5)
+    return False
+
+
 def check_created(journal, instances, key, model):
     return ["created account missing: " + email for email in model.created
             if find_user(journal, instances[0], key, email) is None]
