@@ -52,7 +52,8 @@ test_packages=(
   # a real reverse proxy in front of authd (tests/integration/proxy_test.cpp),
   # and the gateway in front of another service (gateway_test.cpp)
   nginx
-  # a real load balancer sending the PROXY protocol (proxy_protocol_test.cpp)
+  # a real load balancer sending the PROXY protocol (proxy_protocol_test.cpp),
+  # and routing to the Patroni primary (scripts/with-patroni.sh HAPROXY=1)
   haproxy
   # a relying party someone else wrote in front of the OpenID provider
   # (interface.md 17.14, tests/interop/mod_auth_openidc.test.mjs)

@@ -174,8 +174,9 @@ leader() {
 writable() {
   local n
   n=\$(leader) || return 1
-  # Right after a promotion synchronous_standby_names may still be empty
-  # for a moment (Patroni sets it next): a commit then waits for nothing.
+  # Not the commit alone: one was seen to return on a new primary while
+  # the next ones waited seconds for a standby, so a streaming synchronous
+  # standby is asked for too.
   local sync_set="true"
   [ "\$synchronous" = true ] && sync_set="current_setting('synchronous_standby_names') <> ''
     and exists (select from pg_stat_replication where state = 'streaming' and sync_state = 'sync')"
