@@ -43,8 +43,10 @@ bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
 PGBOUNCER_SUITES='Login|Session|Forgot|Reset|AdminApi|AdminUsers|OidcFlow|OidcTokens|OidcRefresh|OidcRefreshScaleOut|ScaleOut|PostgresProduction'
 bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure --parallel 2 \
   -R "^integration\.($PGBOUNCER_SUITES)\."
+# The first request after a restart answers 503 behind a pooler (interface.md
+# 20.3): the pool-of-one test of that is left out.
 bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure \
-  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart)\.'
+  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart)\.' -E 'FirstRequestAfterARestart'
 # The .deb: built with CPack, installed with apt, a login served from the
 # installed paths, then removed.
 bash scripts/test-package.sh

@@ -34,9 +34,11 @@ if [ "$(id -u)" = 0 ]; then
 fi
 port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-# Trust, as the cluster behind it: loopback only, one run. The pool sizes
-# leave room for the tests' many databases under the cluster's 300
-# connections. No ignore_startup_parameters: a client sending `options`
+# Trust, as the cluster behind it: loopback only, one run. Each test
+# database is a pool of its own: idle server connections close after 2 s,
+# and the user's 200 at most (PgBouncer closes another pool's idle ones to
+# make room) stay under the cluster's 300 connections with room for the
+# tests' own psql. No ignore_startup_parameters: a client sending `options`
 # is refused, as in production.
 echo '"postgres" ""' >"$directory/userlist.txt"
 cat >"$directory/pgbouncer.ini" <<INI
@@ -53,6 +55,8 @@ pool_mode = transaction
 max_client_conn = 4000
 default_pool_size = 20
 max_db_connections = 40
+max_user_connections = 200
+server_idle_timeout = 2
 server_reset_query =
 logfile = $directory/pgbouncer.log
 pidfile = $directory/pgbouncer.pid

@@ -46,7 +46,7 @@ case "\${1:-}" in
   standby)
     standby="$directory/standby-\$2"
     standby_port=\$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    ${run_as_owner[*]} $PG_BIN/pg_basebackup -h 127.0.0.1 -p $port -U postgres -D "\$standby" -R -X stream -c fast >/dev/null
+    timeout 60 ${run_as_owner[*]} $PG_BIN/pg_basebackup -h 127.0.0.1 -p $port -U postgres -D "\$standby" -R -X stream -c fast >/dev/null
     ${run_as_owner[*]} $PG_BIN/pg_ctl -D "\$standby" -l "\$standby.log" -w -t 60 \\
       -o "-p \$standby_port -k $directory -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
     echo "\$standby_port"

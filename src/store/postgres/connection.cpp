@@ -183,7 +183,8 @@ Connection::Connection(const std::string& url, const ConnectSettings& settings,
                        Clock::time_point deadline)
     : deadline_(deadline),
       transaction_pooler_(settings.transaction_pooler),
-      timeout_(settings.timeout) {
+      timeout_(settings.timeout),
+      host_index_(settings.host_index) {
   // Defaults first: settings in the URL itself win over them; a host of a
   // multi-host string, last, wins over the URL's list.
   std::vector<const char*> keys = {"application_name", "client_encoding"};

@@ -121,8 +121,9 @@ struct ConnectSettings {
   // statements, no SET), the limits are set in each write transaction
   // (SET LOCAL), and statements are unnamed (parsed for each run).
   bool transaction_pooler = false;
-  // Given after the string (one host of several: hosts.hpp).
+  // Given after the string (one host of several: hosts.hpp), and its index.
   HostSettings host;
+  std::size_t host_index = 0;
 };
 
 class Connection {
@@ -135,6 +136,9 @@ class Connection {
   // answer in time), and StoreError for a URL libpq cannot parse; no
   // message quotes the URL.
   Connection(const std::string& url, const ConnectSettings& settings, Clock::time_point deadline);
+  // A direct connection with these limits (the tests' own).
+  Connection(const std::string& url, std::chrono::milliseconds timeout, Clock::time_point deadline)
+      : Connection(url, ConnectSettings{timeout, false, {}, 0}, deadline) {}
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
@@ -177,6 +181,8 @@ class Connection {
   // True once a round trip ran past its deadline: the server stopped
   // answering, and the pool's idle connections to it are likely stuck too.
   bool timed_out() const { return timed_out_; }
+  // Which host of the --database string it is connected to (hosts.hpp).
+  std::size_t host_index() const { return host_index_; }
 
   // Starts a write transaction: BEGIN READ WRITE, and behind a transaction
   // pooler the transaction's limits (SET LOCAL), sent ahead of its first
@@ -221,6 +227,7 @@ class Connection {
   bool timed_out_ = false;
   bool transaction_pooler_ = false;
   std::chrono::milliseconds timeout_;
+  std::size_t host_index_ = 0;
   PipelineTurns* turns_ = nullptr;
   std::uint64_t syncs_sent_ = 0;
   std::uint64_t statements_sent_ = 0;

@@ -101,6 +101,7 @@ std::unique_ptr<Connection> PostgresStore::connect_to_one_of(Clock::time_point d
   for (std::size_t index : hosts_.order()) {
     if (Clock::now() >= deadline) break;
     settings.host = hosts_.settings(index);
+    settings.host_index = index;
     try {
       auto connection = std::make_unique<Connection>(
           url_, settings, std::min(deadline, Clock::now() + hosts_.host_budget()));
@@ -141,6 +142,7 @@ PostgresStore::Lease PostgresStore::acquire(Clock::time_point deadline) {
 
 void PostgresStore::release(std::unique_ptr<Connection> connection) {
   const bool timed_out = connection->timed_out();
+  const std::size_t host = connection->host_index();
   {
     std::lock_guard lock(mutex_);
     if (connection->usable()) {
@@ -152,8 +154,13 @@ void PostgresStore::release(std::unique_ptr<Connection> connection) {
   }
   // A server that stopped answering (frozen, or cut off with TCP still
   // waiting) holds the idle connections to it as well: dropped now, they
-  // do not each cost a request its whole deadline (interface.md 20.1).
-  if (timed_out) drop_idle();
+  // do not each cost a request its whole deadline; and the next connect
+  // starts with another host, for one that accepts connections but whose
+  // server no longer answers (a pooler in front of it) (interface.md 20.1).
+  if (timed_out) {
+    drop_idle();
+    if (hosts_.size() > 1) hosts_.failed(host);
+  }
 }
 
 void PostgresStore::drop_idle() {
