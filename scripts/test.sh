@@ -32,9 +32,9 @@ ctest --test-dir build --output-on-failure -R '^failover\.'
 # above.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
   -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page|oidc_logout_page)$|interop\.)' \
-  -E '^integration\.(ScaleOutRestart|PostgresFailoverRestart|Timing)\.'
+  -E '^integration\.(ScaleOutRestart|PostgresStandby|Timing)\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
-  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart|Timing)\.'
+  -R '^integration\.(ScaleOutRestart|PostgresStandby|Timing)\.'
 # The routes that read and write most (login, sessions and logout, /forgot,
 # reset, the admin API, the OpenID provider's tokens) and the multi-instance
 # and failover tests again, through PgBouncer 1.18 in transaction pooling
@@ -46,7 +46,7 @@ bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure --para
 # The first request after a restart answers 503 behind a pooler (interface.md
 # 20.3): the pool-of-one test of that is left out.
 bash scripts/with-pgbouncer.sh ctest --test-dir build --output-on-failure \
-  -R '^integration\.(ScaleOutRestart|PostgresFailoverRestart)\.' -E 'FirstRequestAfterARestart'
+  -R '^integration\.(ScaleOutRestart|PostgresStandby)\.' -E 'FirstRequestAfterARestart'
 # The .deb: built with CPack, installed with apt, a login served from the
 # installed paths, then removed.
 bash scripts/test-package.sh

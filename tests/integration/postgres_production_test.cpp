@@ -4,8 +4,9 @@
 // standby is a real one: pg_basebackup -R from the test cluster
 // (scripts/with-postgres.sh's `standby` verb), promoted with pg_ctl.
 //
-// PostgresFailoverRestart freezes the test cluster's server, so
-// scripts/test.sh runs it with the other restart tests, alone.
+// PostgresStandby makes a standby of the test cluster (a base backup, which
+// waits for the cluster's checkpoint) and freezes the cluster's server, so
+// scripts/test.sh runs it with the restart tests, one test at a time.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -132,7 +133,7 @@ TEST(PostgresProduction, Interface_20_1_MultiHostKeywordStringSkipsAHostThatRefu
 
 // A hot standby named first is passed over for the primary: every write
 // lands (a standby would refuse it).
-TEST(PostgresProduction, Interface_20_1_AStandbyNamedFirstIsSkippedForThePrimary) {
+TEST(PostgresStandby, Interface_20_1_AStandbyNamedFirstIsSkippedForThePrimary) {
   AUTHD_POSTGRES_ONLY();
   Database database(fresh_postgres_database());
   Standby standby;
@@ -143,7 +144,7 @@ TEST(PostgresProduction, Interface_20_1_AStandbyNamedFirstIsSkippedForThePrimary
 // promoted. Meanwhile requests answer 503 with Retry-After, never 500;
 // afterwards authd serves from the new primary by itself, with the session
 // it acknowledged before, and takes new writes there.
-TEST(PostgresFailoverRestart, Interface_20_1_FrozenPrimaryThenPromotedStandbyServesAgain) {
+TEST(PostgresStandby, Interface_20_1_FrozenPrimaryThenPromotedStandbyServesAgain) {
   AUTHD_POSTGRES_ONLY();
   Database database(fresh_postgres_database());
   Standby standby;
