@@ -183,5 +183,52 @@ TEST(PostgresStandby, Interface_20_1_FrozenPrimaryThenPromotedStandbyServesAgain
   EXPECT_FALSE(authd.login(kEmail, kPassword).empty()) << authd.log_text();
 }
 
+// A string without target_session_attrs lets a connection land on a
+// standby (here: once the primary stops answering). A write there is
+// refused by the server (0A000 to BEGIN READ WRITE): that is a 503 with
+// Retry-After, never a 500, and the host loses its first place, so that
+// once the primary answers again the writes go back to it by themselves.
+// Behind a pooler that still reports a demoted primary's parameters the
+// same happens with target_session_attrs=read-write.
+TEST(PostgresStandby, Interface_20_1_AWriteOnAStandbyIs503AndTheStoreMovesOn) {
+  AUTHD_POSTGRES_ONLY();
+  Database database(fresh_postgres_database());
+  Standby standby;
+  const std::string primary_url = "postgresql://" + database.user + "@" + database.host + ":" +
+                                  database.port + "/" + database.name;
+  const std::string url = "postgresql://" + database.user + "@" + database.host + ":" +
+                          database.port + "," + database.host + ":" + standby.port() + "/" +
+                          database.name;
+  AuthdProcess authd(cheap_hashing_and({"--database-timeout", "1s"}), url);
+  authd.add_user(kEmail, kPassword);
+  ASSERT_FALSE(authd.login(kEmail, kPassword).empty()) << authd.log_text();
+  standby.wait_for_replay(primary_url, database.name);
+
+  control_postgres({"freeze"});
+  for (int i = 0; i < 6; ++i) {
+    HttpResponse login = post_json(authd.port(), "/login", login_body(kEmail, kPassword));
+    EXPECT_EQ(login.status, 503) << login.body;
+    EXPECT_FALSE(login.header("Retry-After").empty());
+  }
+  // The standby's refusal is the database being unavailable (store_busy),
+  // not an error of authd's, and the store does not stay on the standby:
+  // at most every other write tries it.
+  const std::string log = authd.log_text();
+  EXPECT_EQ(log.find("\"event\":\"store_error\""), std::string::npos) << log;
+  std::size_t refusals = 0;
+  for (auto at = log.find("SQLSTATE 0A000"); at != std::string::npos;
+       at = log.find("SQLSTATE 0A000", at + 1))
+    ++refusals;
+  EXPECT_GE(refusals, 1u) << "the standby was never tried: " << log;
+  EXPECT_LE(refusals, 3u) << log;
+  control_postgres({"thaw"});
+  bool served = eventually([&] {
+    int status = post_json(authd.port(), "/login", login_body(kEmail, kPassword)).status;
+    EXPECT_TRUE(status == 200 || status == 503) << status;
+    return status == 200;
+  });
+  EXPECT_TRUE(served) << authd.log_text();
+}
+
 }  // namespace
 }  // namespace authd::test

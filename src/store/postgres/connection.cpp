@@ -24,7 +24,8 @@ namespace {
 // (server shutting down or starting), serialization failures and
 // deadlocks, a statement cancelled by statement_timeout, a lock not granted
 // within lock_timeout, a session ended by idle_in_transaction_session_timeout,
-// a read-only server (a standby after a failover), and a prepared statement
+// a read-only server (a standby after a failover: 25006, or 0A000 to BEGIN
+// READ WRITE), and a prepared statement
 // that does not exist (26000): authd runs only names it prepared, so that is
 // a statement another read of the pipeline prepared ahead of this one, whose
 // PREPARE failed (a lock on its table not granted in time), and that read
@@ -32,7 +33,7 @@ namespace {
 bool is_transient(std::string_view state) {
   return state.starts_with("08") || state.starts_with("53") || state.starts_with("57P") ||
          state == "40001" || state == "40P01" || state == "57014" || state == "55P03" ||
-         state == "25P03" || state == "25006" || state == "26000";
+         state == "25P03" || state == "25006" || state == "0A000" || state == "26000";
 }
 
 // The session's server-side limits and settings, set by one statement
@@ -280,10 +281,16 @@ void Connection::fail(const pg_result* result, std::string_view what) {
   std::string message = std::string(what) + ": " +
                         trimmed(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY)) +
                         " (SQLSTATE " + (state ? state : "none") + ")";
-  // A read-only server (25006) is a standby now, after a failover: a new
-  // connection finds the primary (target_session_attrs), this one never will.
+  // A read-only server is a standby now, after a failover: a new
+  // connection finds the primary (target_session_attrs), this one never
+  // will. It says so with 25006 to a write, or with 0A000 to BEGIN READ
+  // WRITE ("cannot set transaction read-write mode during recovery"),
+  // which is how authd's writes start; no other statement of authd's
+  // uses a feature a server could lack.
+  read_only_server_ =
+      state && (std::string_view(state) == "25006" || std::string_view(state) == "0A000");
   if (!state || PQstatus(conn_) == CONNECTION_BAD || std::string_view(state).starts_with("08") ||
-      std::string_view(state).starts_with("57P") || std::string_view(state) == "25006")
+      std::string_view(state).starts_with("57P") || read_only_server_)
     broken_ = true;
   if (broken_ || is_transient(state)) throw BusyError(message);
   if (std::string_view(state) == "23505") throw UniqueViolation(message);

@@ -181,6 +181,9 @@ class Connection {
   // True once a round trip ran past its deadline: the server stopped
   // answering, and the pool's idle connections to it are likely stuck too.
   bool timed_out() const { return timed_out_; }
+  // The server answered that it is read-only (a standby, or a pooler in
+  // front of one): the host is no longer the primary.
+  bool on_read_only_server() const { return read_only_server_; }
   // Which host of the --database string it is connected to (hosts.hpp).
   std::size_t host_index() const { return host_index_; }
 
@@ -225,6 +228,7 @@ class Connection {
   Clock::time_point deadline_;
   bool broken_ = false;
   bool timed_out_ = false;
+  bool read_only_server_ = false;
   bool transaction_pooler_ = false;
   std::chrono::milliseconds timeout_;
   std::size_t host_index_ = 0;

@@ -141,7 +141,7 @@ PostgresStore::Lease PostgresStore::acquire(Clock::time_point deadline) {
 }
 
 void PostgresStore::release(std::unique_ptr<Connection> connection) {
-  const bool timed_out = connection->timed_out();
+  const bool left_the_primary = connection->timed_out() || connection->on_read_only_server();
   const std::size_t host = connection->host_index();
   {
     std::lock_guard lock(mutex_);
@@ -157,7 +157,10 @@ void PostgresStore::release(std::unique_ptr<Connection> connection) {
   // do not each cost a request its whole deadline; and the next connect
   // starts with another host, for one that accepts connections but whose
   // server no longer answers (a pooler in front of it) (interface.md 20.1).
-  if (timed_out) {
+  // The same for a server that answered read-only: behind a pooler that
+  // still reports the old primary's parameters, libpq's read-write check
+  // passes, and only another host can be the new primary.
+  if (left_the_primary) {
     drop_idle();
     if (hosts_.size() > 1) hosts_.failed(host);
   }
