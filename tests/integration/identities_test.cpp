@@ -245,13 +245,16 @@ TEST(Identities, Interface_18_3_AResetThatFirstProvesTheAddressRemovesTheLinks) 
   link(authd, kIdA, alice, "corp", "squatter", 1'700'000'000'000);
   link(authd, kIdB, bob, "corp", "bob", 1'700'000'000'000);
 
+  // The reset mails (a notice of the new password follows each reset).
   for (const std::string& email : {kEmail, std::string("bob@example.com")}) {
-    std::size_t before = authd.mails().size();
     ASSERT_EQ(post_json(authd.port(), "/forgot", forgot_body(email)).status, 200);
-    std::vector<std::string> mails = authd.wait_for_mails(before + 1);
-    ASSERT_EQ(mails.size(), before + 1);
-    std::string token = reset_token_in(mails.back());
-    ASSERT_FALSE(token.empty());
+    std::string token;
+    ASSERT_TRUE(eventually([&] {
+      for (const std::string& mail : authd.mails())
+        if (mail.find("To: " + email) != std::string::npos && !reset_token_in(mail).empty())
+          token = reset_token_in(mail);
+      return !token.empty();
+    }));
     ASSERT_EQ(post_json(authd.port(), "/reset", reset_body(token, kNewPassword)).status, 200);
   }
   EXPECT_EQ(count_links(authd, "user_id = '" + alice + "'"), 0);
