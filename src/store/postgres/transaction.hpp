@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/postgres/identities.hpp"
 #include "store/transaction.hpp"
 
 namespace authd::postgres {
@@ -412,7 +413,8 @@ class PostgresTransaction final : public Transaction {
         client_tokens_(db),
         refresh_tokens_(db, locking),
         consents_(db, locking),
-        signing_keys_(db) {}
+        signing_keys_(db),
+        identities_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -433,6 +435,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  IdentityStore& identities() override { return identities_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
   void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
@@ -458,6 +461,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  Identities identities_;
 };
 
 }  // namespace authd::postgres

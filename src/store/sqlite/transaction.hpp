@@ -8,6 +8,7 @@
 // the areas only run statements.
 #pragma once
 
+#include "store/sqlite/identities.hpp"
 #include "store/transaction.hpp"
 
 namespace authd::sqlite {
@@ -386,7 +387,8 @@ class SqliteTransaction final : public Transaction {
         client_tokens_(db),
         refresh_tokens_(db),
         consents_(db),
-        signing_keys_(db) {}
+        signing_keys_(db),
+        identities_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -407,6 +409,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  IdentityStore& identities() override { return identities_; }
 
  private:
   Users users_;
@@ -429,6 +432,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  Identities identities_;
 };
 
 }  // namespace authd::sqlite
