@@ -3,7 +3,7 @@
 // outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
 // authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
-// client_tokens.cpp, consents.cpp, signing_keys.cpp) with the connection's cached prepared
+// client_tokens.cpp, consents.cpp, signing_keys.cpp, operators.cpp) with the connection's cached prepared
 // statements. SqliteStore (sqlite_store.cpp) begins and ends the transactions and batches them;
 // the areas only run statements.
 #pragma once
@@ -364,6 +364,23 @@ class SigningKeys final : public SigningKeyStore {
   Connection& db_;
 };
 
+class Operators final : public OperatorStore {
+ public:
+  explicit Operators(Connection& db) : db_(db) {}
+  void grant(const OperatorRecord& grant) override;
+  bool revoke(std::string_view user_id) override;
+  std::optional<OperatorRecord> by_user(std::string_view user_id) override;
+  std::vector<OperatorRecord> list() override;
+  void insert_session(const ConsoleSessionRecord& session) override;
+  std::optional<ConsoleSessionRecord> session_by_digest(const Sha256Digest& digest) override;
+  void touch_session(const Sha256Digest& digest, Millis idle_until) override;
+  bool end_session(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
@@ -386,7 +403,8 @@ class SqliteTransaction final : public Transaction {
         client_tokens_(db),
         refresh_tokens_(db),
         consents_(db),
-        signing_keys_(db) {}
+        signing_keys_(db),
+        operators_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -407,6 +425,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  OperatorStore& operators() override { return operators_; }
 
  private:
   Users users_;
@@ -429,6 +448,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  Operators operators_;
 };
 
 }  // namespace authd::sqlite
