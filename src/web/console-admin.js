@@ -54,6 +54,7 @@
   }
 
   function edit(client) {
+    showSecret({});  // a secret shown once goes when the operator moves on
     editing = client;
     $('client-edit').hidden = false;
     $('client-edit-heading').textContent = 'Redirect URIs of ' + client.name;

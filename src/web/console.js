@@ -276,7 +276,7 @@ window.AuthdConsole = (function () {
     }
   }
 
-  // Linked identities (interface.md 18.4), where the admin API has them.
+  // Linked identities (GET /admin/users/{id}/identities), where the admin API has them.
   async function loadIdentities(id) {
     const result = await request('GET', '/admin/users/' + encodeURIComponent(id) + '/identities');
     $('identities-section').hidden = result.status !== 200;

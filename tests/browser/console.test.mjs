@@ -15,6 +15,7 @@
 // - the page framed by another origin is refused (nothing of it renders);
 // - forged requests from another origin's page (a form POST, a no-cors
 //   fetch), carrying the console's cookie, are refused and change nothing.
+// - the user's page fits a phone's width.
 // Screenshots go to test-artifacts/ (docs/guide/console.md shows them).
 // Exit status 0 on success.
 import assert from 'node:assert/strict';
@@ -92,7 +93,7 @@ async function enrolled(server, email) {
 }
 
 async function cli(server, args) {
-  const result = await runAuthd(AUTHD, [...args, '--database', server.database, ...server.args], '');
+  const result = await runAuthd(AUTHD, [...args, '--database', server.database], '');
   assert.equal(result.code, 0, `authd ${args.join(' ')}: ${result.output}`);
   return result.output;
 }
@@ -257,6 +258,11 @@ async function main() {
     await openUser(page, BOB);
     await page.locator('#sessions tbody tr[data-session]').first().waitFor();
     await shot(page, 'console-user.png');
+    // Readable on a phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'wider than a phone');
+    await shot(page, 'console-user-phone.png');
+    await page.setViewportSize({ width: 1024, height: 720 });
     await page.click('#send-reset');
     await waitForStatus(page, /reset mail/);
     await waitFor('the reset mail', () => fs.existsSync(server.mailDir) && fs.readdirSync(server.mailDir).some((n) => n.endsWith('.eml')), 30_000);
@@ -283,6 +289,7 @@ async function main() {
     page.on('dialog', (dialog) => dialog.accept(dialog.message().includes('Type its name') ? 'ci-robot' : ''));
     await page.click('#nav a[data-view="keys"]');
     await page.locator('#keys tbody tr[data-key="checker"]').waitFor();
+    await shot(page, 'console-keys.png');
     await page.fill('#key-name', 'ci-robot');
     await page.selectOption('#key-scope', 'read');
     await page.click('#key-create-submit');
@@ -290,7 +297,6 @@ async function main() {
     const key = (await page.locator('#key-value').textContent()).trim();
     assert.match(key, /^authdak_[A-Za-z0-9_-]{43}$/);
     assert.equal((await call(`${server.admin}/admin/users`, 'GET', { key })).status, 200);
-    await shot(page, 'console-keys.png');
     await page.locator('#keys tbody tr[data-key="ci-robot"] button').click();
     await waitForStatus(page, /is revoked/);
     assert.equal((await call(`${server.admin}/admin/users`, 'GET', { key })).status, 401);
@@ -306,6 +312,7 @@ async function main() {
     await page.fill('#client-edit-uris', 'https://wiki.example/callback\nhttps://wiki.example/other');
     await page.click('#client-edit-submit');
     await waitForStatus(page, /are saved/);
+    assert.equal(await page.locator('#secret-box').isVisible(), false);
     const clients = await call(`${server.admin}/admin/clients`, 'GET', { key: server.key });
     assert.deepEqual(clients.body.clients[0].redirectUris, ['https://wiki.example/callback', 'https://wiki.example/other']);
     await shot(page, 'console-clients.png');
