@@ -41,7 +41,8 @@ TEST(AdminKeysApi, Interface_10_2_9_CreateListRevokeThroughTheAdminApi) {
   HttpResponse listed = admin::call(authd, reader, "GET", "/admin/keys");
   ASSERT_EQ(listed.status, 200);
   std::vector<std::string> names;
-  for (const auto& entry : listed.json()["keys"]) {
+  const nlohmann::json keys = listed.json();
+  for (const auto& entry : keys["keys"]) {
     names.push_back(entry["name"]);
     EXPECT_EQ(entry.size(), 4u) << entry;  // never the key or its digest
   }

@@ -15,7 +15,7 @@
 namespace authd::test {
 namespace {
 
-const std::string kOrigin = "http://127.0.0.1";  // the harness sends Host: 127.0.0.1
+const std::string kConsoleOrigin = "http://127.0.0.1";  // the harness sends Host: 127.0.0.1
 const std::string kBob = "bob@example.com";
 
 int operator_cli(const AuthdProcess& authd, std::vector<std::string> args,
@@ -27,13 +27,14 @@ int operator_cli(const AuthdProcess& authd, std::vector<std::string> args,
 }
 
 HttpResponse console_post(const AuthdProcess& authd, const std::string& target,
-                          const nlohmann::json& body, Headers headers = {{"Origin", kOrigin}}) {
+                          const nlohmann::json& body,
+                          Headers headers = {{"Origin", kConsoleOrigin}}) {
   headers.emplace_back("Content-Type", "application/json");
   return send_request(authd.admin_port(), "POST", target, headers, body.dump());
 }
 
-HttpResponse sign_in(const AuthdProcess& authd, const std::string& email, nlohmann::json extra,
-                     Headers headers = {{"Origin", kOrigin}}) {
+HttpResponse console_sign_in(const AuthdProcess& authd, const std::string& email,
+                             nlohmann::json extra, Headers headers = {{"Origin", kConsoleOrigin}}) {
   extra["email"] = email;
   extra["password"] = kPassword;
   return console_post(authd, "/console/sign-in", extra, std::move(headers));
@@ -48,7 +49,7 @@ std::string cookie_of(const HttpResponse& res) {
 // A request with the console's cookie (and the Origin given, if any).
 HttpResponse with_cookie(const AuthdProcess& authd, const std::string& cookie,
                          const std::string& method, const std::string& target,
-                         const std::optional<std::string>& origin = kOrigin,
+                         const std::optional<std::string>& origin = kConsoleOrigin,
                          const std::optional<nlohmann::json>& body = std::nullopt) {
   Headers headers = {{"Cookie", cookie}};
   if (origin) headers.emplace_back("Origin", *origin);
@@ -63,7 +64,7 @@ std::string signed_in_operator(const AuthdProcess& authd, const Enrolled& enroll
                                const std::string& scope, nlohmann::json second = nullptr) {
   EXPECT_EQ(operator_cli(authd, {"grant", "--email", kEmail, "--scope", scope}), 0);
   if (second.is_null()) second = {{"otp", code_in_steps(enrolled.secret, 0)}};
-  HttpResponse res = sign_in(authd, kEmail, second);
+  HttpResponse res = console_sign_in(authd, kEmail, second);
   EXPECT_EQ(res.status, 200) << res.body;
   return cookie_of(res);
 }
@@ -106,21 +107,23 @@ TEST(Console, Interface_21_2_SignInNeedsAGrantThePasswordAndATotpCode) {
   AuthdProcess authd(fast_hashing());
   Enrolled enrolled = enrolled_account(authd);
   // Right password and code, but no grant.
-  HttpResponse refused = sign_in(authd, kEmail, {{"otp", code_in_steps(enrolled.secret, 0)}});
+  HttpResponse refused =
+      console_sign_in(authd, kEmail, {{"otp", code_in_steps(enrolled.secret, 0)}});
   EXPECT_EQ(refused.status, 403) << refused.body;
   EXPECT_EQ(refused.header("Authd-Console-Refusal"), "not-operator");
   ASSERT_EQ(operator_cli(authd, {"grant", "--email", kEmail, "--scope", "write"}), 0);
-  HttpResponse no_code = sign_in(authd, kEmail, nlohmann::json::object());
+  HttpResponse no_code = console_sign_in(authd, kEmail, nlohmann::json::object());
   EXPECT_EQ(no_code.status, 401);
   EXPECT_EQ(no_code.header("Authd-Second-Factor"), "totp");
   nlohmann::json wrong = {{"email", kEmail}, {"password", "wrong"}, {"otp", "000000"}};
   EXPECT_EQ(console_post(authd, "/console/sign-in", wrong).status, 401);
   // From another origin, or none: refused before anything is checked.
-  EXPECT_EQ(sign_in(authd, kEmail, {{"otp", "123456"}}, {{"Origin", "http://evil.example"}}).status,
+  EXPECT_EQ(console_sign_in(authd, kEmail, {{"otp", "123456"}}, {{"Origin", "http://evil.example"}})
+                .status,
             403);
-  EXPECT_EQ(sign_in(authd, kEmail, {{"otp", "123456"}}, {}).status, 403);
+  EXPECT_EQ(console_sign_in(authd, kEmail, {{"otp", "123456"}}, {}).status, 403);
 
-  HttpResponse ok = sign_in(authd, kEmail, {{"otp", code_in_steps(enrolled.secret, 1)}});
+  HttpResponse ok = console_sign_in(authd, kEmail, {{"otp", code_in_steps(enrolled.secret, 1)}});
   ASSERT_EQ(ok.status, 200) << ok.body;
   EXPECT_EQ(ok.json(),
             nlohmann::json({{"email", kEmail}, {"scope", "write"}, {"idleTimeoutSeconds", 900}}));
@@ -139,7 +142,7 @@ TEST(Console, Interface_21_2_SignInNeedsAGrantThePasswordAndATotpCode) {
   // An operator without a TOTP factor is refused, whatever the password.
   authd.add_user(kBob, kPassword);
   ASSERT_EQ(operator_cli(authd, {"grant", "--email", kBob, "--scope", "write"}), 0);
-  HttpResponse no_factor = sign_in(authd, kBob, nlohmann::json::object());
+  HttpResponse no_factor = console_sign_in(authd, kBob, nlohmann::json::object());
   EXPECT_EQ(no_factor.status, 403);
   EXPECT_EQ(no_factor.header("Authd-Console-Refusal"), "second-factor-missing");
 }
@@ -166,7 +169,7 @@ TEST(Console, Interface_21_2_AdminApiTakesTheCookieWithScopeOriginAndOperatorAct
             403);
   EXPECT_FALSE(admin::call(authd, key, "GET", "/admin/users/" + bob).json()["disabled"]);
   HttpResponse patched =
-      with_cookie(authd, cookie, "PATCH", "/admin/users/" + bob, kOrigin, disable);
+      with_cookie(authd, cookie, "PATCH", "/admin/users/" + bob, kConsoleOrigin, disable);
   ASSERT_EQ(patched.status, 200) << patched.body;
   EXPECT_TRUE(patched.json()["disabled"]);
   HttpResponse events =
@@ -215,11 +218,12 @@ TEST(Console, Interface_21_2_ReadOperatorIsRefusedEveryChange) {
       {"DELETE", "/admin/users/" + bob, std::nullopt},
       {"POST", "/admin/users", nlohmann::json{{"email", "carol@example.com"}}},
       {"POST", "/admin/clients",
-       nlohmann::json{{"name", "x"}, {"type", "confidential"}, {"redirectUris", {"https://app.example/cb"}}}},
+       nlohmann::json{
+           {"name", "x"}, {"type", "confidential"}, {"redirectUris", {"https://app.example/cb"}}}},
   };
   for (const Change& change : changes) {
     HttpResponse res =
-        with_cookie(authd, cookie, change.method, change.target, kOrigin, change.body);
+        with_cookie(authd, cookie, change.method, change.target, kConsoleOrigin, change.body);
     admin::expect_error(res, 403, change.method + " " + change.target);
   }
   // Nothing changed: bob's session is live, the account there.
@@ -254,7 +258,8 @@ TEST(Console, Interface_21_2_SessionEndsWhenIdleAtSignOutAndWhenTheGrantGoes) {
 
   // Revoking the grant ends the sessions at once.
   ASSERT_FALSE(enrolled.recovery_codes.empty());
-  HttpResponse again = sign_in(authd, kEmail, {{"recoveryCode", enrolled.recovery_codes[0]}});
+  HttpResponse again =
+      console_sign_in(authd, kEmail, {{"recoveryCode", enrolled.recovery_codes[0]}});
   ASSERT_EQ(again.status, 200) << again.body;
   cookie = cookie_of(again);
   EXPECT_EQ(with_cookie(authd, cookie, "GET", "/admin/users").status, 200);
