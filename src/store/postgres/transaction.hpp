@@ -4,8 +4,9 @@
 // admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
 // authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
 // client_tokens.cpp,
-// consents.cpp, signing_keys.cpp, operators.cpp) with statements prepared once per connection. PostgresStore
-// (postgres_store.cpp) begins and ends the transactions; the areas only run statements.
+// consents.cpp, signing_keys.cpp, operators.cpp) with statements prepared once per connection.
+// PostgresStore (postgres_store.cpp) begins and ends the transactions; the areas only run
+// statements.
 //
 // How the write transactions keep the domain's read-then-write steps
 // atomic across instances (READ COMMITTED, no retry loop needed):

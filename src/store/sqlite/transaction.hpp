@@ -3,9 +3,9 @@
 // outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
 // authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
-// client_tokens.cpp, consents.cpp, signing_keys.cpp, operators.cpp) with the connection's cached prepared
-// statements. SqliteStore (sqlite_store.cpp) begins and ends the transactions and batches them;
-// the areas only run statements.
+// client_tokens.cpp, consents.cpp, signing_keys.cpp, operators.cpp) with the connection's cached
+// prepared statements. SqliteStore (sqlite_store.cpp) begins and ends the transactions and batches
+// them; the areas only run statements.
 #pragma once
 
 #include "store/transaction.hpp"
