@@ -22,6 +22,7 @@ void add_commands(CommandRegistry& commands) {
   add_backup_command(commands);
   add_user_commands(commands);
   add_admin_key_commands(commands);
+  add_operator_commands(commands);
   add_client_commands(commands);
   add_mfa_commands(commands);
   add_events_command(commands);

@@ -65,7 +65,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_create_client(ApiContext& ctx,
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   ClientOutcome outcome = co_await create_client(ctx.auth, *fields, source);
   co_return outcome_response(outcome, 201);
 }
@@ -96,7 +96,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_patch_client(ApiContext& ctx,
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   ClientOutcome outcome = co_await update_client(ctx.auth, client_id(request), *fields, source);
   co_return outcome_response(outcome, 200);
 }
@@ -106,7 +106,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_delete_client(ApiContext& ctx,
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   ClientOutcome outcome = co_await delete_client(ctx.auth, client_id(request), source);
   if (outcome.kind == ClientOutcome::Kind::ok) co_return no_content();
   co_return outcome_response(outcome, 200);
@@ -117,7 +117,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_rotate_client_secret(ApiContext
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   ClientOutcome outcome = co_await rotate_client_secret(ctx.auth, client_id(request), source);
   co_return outcome_response(outcome, 200);
 }

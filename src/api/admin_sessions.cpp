@@ -39,7 +39,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminSessions result =
       co_await revoke_user_sessions(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
@@ -50,7 +50,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminSessions result =
       co_await revoke_session(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);
@@ -60,7 +60,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiR
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminSessions result =
       co_await reset_user_mfa(ctx.auth, admin_id(request.path_parameter), source);
   co_return sessions_response(result, false);

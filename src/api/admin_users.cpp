@@ -133,7 +133,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_create_user(ApiContext& ctx, Ap
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminUserOutcome outcome =
       co_await create_admin_user(ctx.auth, body->fields, body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 201);
@@ -188,7 +188,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_patch_user(ApiContext& ctx, Api
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminUserOutcome outcome =
       co_await patch_admin_user(ctx.auth, admin_id(request.path_parameter), body->fields, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
@@ -204,7 +204,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_set_password(ApiContext& ctx,
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminUserOutcome outcome = co_await set_admin_user_password(
       ctx.auth, admin_id(request.path_parameter), body->password, source);
   ApiResponse response = co_await outcome_response(ctx, outcome, 200);
@@ -215,7 +215,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_delete_user(ApiContext& ctx, Ap
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   AdminUserOutcome outcome =
       co_await delete_admin_user(ctx.auth, admin_id(request.path_parameter), source);
   if (outcome.kind == AdminUserOutcome::Kind::ok) co_return no_content();

@@ -32,6 +32,15 @@ struct SessionCookie {
   bool on() const { return !name.empty(); }
 };
 
+// The operator console's cookie (interface.md 21.2), on the management
+// listener only: its name ("__Host-authd_console" over TLS,
+// "authd_console" otherwise) and whether it is sent with `Secure`.
+struct ConsoleCookie {
+  std::string name;
+  bool secure = false;
+  bool on() const { return !name.empty(); }
+};
+
 struct ApiRequest {
   Listener listener = Listener::public_api;
   std::string_view method;
@@ -56,6 +65,12 @@ struct ApiRequest {
   // its one X-Original-Origin is trusted as `trusted_origin` is.
   std::vector<std::string_view> original_methods;
   bool original_trusted_origin = false;
+  // interface.md 21.2, on the management listener: every value of the
+  // console's cookie the request carries, and whether its one Origin is the
+  // listener's own (the scheme it serves and the request's Host).
+  const ConsoleCookie* console_cookie = nullptr;
+  std::vector<std::string_view> console_cookies;
+  bool same_origin = false;
 };
 
 // A response's Content-Type. Only a constant (a string literal, or a

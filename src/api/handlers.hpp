@@ -97,6 +97,9 @@ boost::asio::awaitable<ApiResponse> handle_admin_revoke_sessions(ApiContext& ctx
 boost::asio::awaitable<ApiResponse> handle_admin_revoke_session(ApiContext& ctx,
                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_admin_reset_mfa(ApiContext& ctx, ApiRequest& request);
+// api/admin_reset_mail.cpp (10.4.18).
+boost::asio::awaitable<ApiResponse> handle_admin_send_reset_mail(ApiContext& ctx,
+                                                                 ApiRequest& request);
 // The OAuth clients (interface.md 17.3): api/admin_clients.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_create_client(ApiContext& ctx,
                                                                ApiRequest& request);
@@ -107,8 +110,24 @@ boost::asio::awaitable<ApiResponse> handle_admin_delete_client(ApiContext& ctx,
                                                                ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_admin_rotate_client_secret(ApiContext& ctx,
                                                                       ApiRequest& request);
+// The admin keys (interface.md 10.2.9): api/admin_keys_routes.cpp.
+boost::asio::awaitable<ApiResponse> handle_admin_list_keys(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_create_key(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_revoke_key(ApiContext& ctx, ApiRequest& request);
 // The audit trail (interface.md 14.2): api/admin_events.cpp.
 boost::asio::awaitable<ApiResponse> handle_admin_list_events(ApiContext& ctx, ApiRequest& request);
+// The operator's console (interface.md 21), on the management listener:
+// its page, script and style sheet, and its own sign-in, sign-out and
+// "who am I" (api/console.cpp); everything else it does is the admin API.
+boost::asio::awaitable<ApiResponse> handle_console_redirect(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_page(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_script(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_admin_script(ApiContext& ctx,
+                                                                ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_style(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_sign_in(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_sign_out(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_console_session(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_healthz(ApiContext& ctx, ApiRequest& request);
 // The OpenID provider's keys and metadata (interface.md 17.12, 17.2):
 // api/oauth_jwks.cpp, api/oauth_discovery.cpp (both metadata paths).

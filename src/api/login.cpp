@@ -56,6 +56,8 @@ boost::asio::awaitable<ApiResponse> handle_login(ApiContext& ctx, ApiRequest& re
       co_return too_many_requests(outcome.retry_after);
     case LoginOutcome::Kind::busy:
       co_return hashing_busy();
+    case LoginOutcome::Kind::not_operator:           // the console's only
+    case LoginOutcome::Kind::second_factor_missing:  // (api/console.cpp)
     case LoginOutcome::Kind::unavailable:
       break;
   }

@@ -15,6 +15,7 @@
 // 'unsafe-inline' that also forbids framing and plain form submission.
 #include "api/errors.hpp"
 #include "api/handlers.hpp"
+#include "api/page_response.hpp"
 #include "web/assets.hpp"
 
 namespace authd {
@@ -24,6 +25,8 @@ constexpr std::string_view kPageSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; "
     "require-trusted-types-for 'script'";
+
+}  // namespace
 
 ApiResponse asset_response(std::string_view name, ContentType content_type) {
   std::optional<std::string_view> content = web::asset(name);
@@ -46,8 +49,6 @@ ApiResponse page_response(std::string_view name) {
   response.headers.emplace_back("Cross-Origin-Opener-Policy", "same-origin");
   return response;
 }
-
-}  // namespace
 
 boost::asio::awaitable<ApiResponse> handle_reset_page(ApiContext& /*ctx*/,
                                                       ApiRequest& /*request*/) {

@@ -130,6 +130,8 @@ constexpr std::array kRoutes = {
     Route{"/admin/users/{id}/sessions", "DELETE", false, &handle_admin_revoke_sessions,
           Served::on_management},
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
+    Route{"/admin/users/{id}/password-reset", "POST", false, &handle_admin_send_reset_mail,
+          Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
           Served::on_management},
     Route{"/admin/users/{id}/identities", "GET", false, &handle_admin_list_identities,
@@ -146,6 +148,20 @@ constexpr std::array kRoutes = {
     Route{"/admin/clients/{id}/secret", "POST", false, &handle_admin_rotate_client_secret,
           Served::on_management},
     Route{"/admin/events", "GET", false, &handle_admin_list_events, Served::on_management},
+    // interface.md 10.2.9: the admin keys, as `authd admin-key` manages them.
+    Route{"/admin/keys", "GET", false, &handle_admin_list_keys, Served::on_management},
+    Route{"/admin/keys", "POST", true, &handle_admin_create_key, Served::on_management},
+    Route{"/admin/keys/{name}", "DELETE", false, &handle_admin_revoke_key, Served::on_management},
+    // The operator's console (interface.md 21).
+    Route{"/console", "GET", false, &handle_console_redirect, Served::on_management},
+    Route{"/console/", "GET", false, &handle_console_page, Served::on_management},
+    Route{"/console/console.js", "GET", false, &handle_console_script, Served::on_management},
+    Route{"/console/console-admin.js", "GET", false, &handle_console_admin_script,
+          Served::on_management},
+    Route{"/console/console.css", "GET", false, &handle_console_style, Served::on_management},
+    Route{"/console/sign-in", "POST", true, &handle_console_sign_in, Served::on_management},
+    Route{"/console/sign-out", "POST", false, &handle_console_sign_out, Served::on_management},
+    Route{"/console/session", "GET", false, &handle_console_session, Served::on_management},
     // Gauges such as the outbox backlog would tell the public whether an
     // address has an account (scrape, /forgot, scrape).
     Route{"/metrics", "GET", false, &handle_metrics, Served::on_management},

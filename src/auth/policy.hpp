@@ -47,6 +47,11 @@ struct AuthPolicy {
   // (--allow-costly-hashes, interface.md 10.5).
   bool allow_costly_hashes = false;
   Duration session_lifetime = std::chrono::hours(24);
+  // The operator's console (interface.md 21.2): a console session ends
+  // once idle this long (--console-idle-timeout), and in any case after
+  // console_lifetime.
+  Duration console_idle = std::chrono::minutes(15);
+  Duration console_lifetime = std::chrono::hours(12);
   Duration reset_token_lifetime = std::chrono::minutes(30);
   // A reset mail becomes due after a random delay up to this, so that the
   // worker's disk writes cannot be tied to one /forgot request (which would

@@ -34,6 +34,10 @@ void add_user_import_command(CommandRegistry& commands, CLI::App& user);
 // `authd admin-key create|list|revoke` (interface.md 10.2).
 void add_admin_key_commands(CommandRegistry& commands);
 
+// `authd operator grant|revoke|list` (interface.md 21.2;
+// cli/operator_commands.cpp).
+void add_operator_commands(CommandRegistry& commands);
+
 // `authd client create|list|show|update|rotate-secret|delete` (interface.md
 // 17.3; cli/client_commands.cpp).
 void add_client_commands(CommandRegistry& commands);

@@ -48,7 +48,7 @@ ConnectionRegistry::Limits connection_limits_within(ConnectionRegistry::Limits l
 
 // The management listener's (interface.md 10.1): --admin-listen, the same
 // limits, and neither the public path prefix nor CORS nor the session
-// cookie: browsers have no business there.
+// cookie of the public API; only the console's cookie (21.2).
 HttpSettings admin_settings_from(const HttpSettings& public_settings, const Config& c) {
   HttpSettings admin = public_settings;
   auto endpoint = parse_endpoint(c.admin_listen);
@@ -58,6 +58,10 @@ HttpSettings admin_settings_from(const HttpSettings& public_settings, const Conf
   admin.base_path.clear();
   admin.cors_origins.clear();
   admin.session_cookie = {};
+  // The console's own (interface.md 21.2): host-only, and with the
+  // __Host- prefix when it can have Secure.
+  admin.console_cookie = admin.tls != nullptr ? ConsoleCookie{"__Host-authd_console", true}
+                                              : ConsoleCookie{"authd_console", false};
   // Operators and Prometheus reach the management listener directly.
   admin.proxy_protocol = false;
   return admin;

@@ -48,6 +48,8 @@ void add_lifetime_options(CLI::App& app, Config& c) {
                "Absolute lifetime of a login session");
   add_duration(app, "--reset-token-lifetime", c.policy.reset_token_lifetime,
                "AUTHD_RESET_TOKEN_LIFETIME", "Validity of a password-reset link");
+  add_duration(app, "--console-idle-timeout", c.policy.console_idle, "AUTHD_CONSOLE_IDLE_TIMEOUT",
+               "A console session ends once unused this long (interface.md 21.2)");
 }
 
 void add_throttling_options(CLI::App& app, Config& c) {

@@ -231,6 +231,23 @@ void read_cookie_context(ApiRequest& request, const Request& req, bool from_trus
       is_trusted_origin(field_values(req, "X-Original-Origin"), settings);
 }
 
+// interface.md 21.2: the console's cookie, and whether the one Origin is
+// this listener's own: the scheme it serves and the Host the request names
+// (a page of another origin, or another port, sends its own).
+void read_console_context(ApiRequest& request, const Request& req, const HttpSettings& settings) {
+  request.console_cookie = &settings.console_cookie;
+  request.console_cookies =
+      cookie_values(field_values(req, http::field::cookie), settings.console_cookie.name);
+  std::vector<std::string_view> origins = field_values(req, "Origin");
+  std::vector<std::string_view> hosts = field_values(req, http::field::host);
+  if (origins.size() != 1 || hosts.size() != 1 || hosts.front().empty()) return;
+  std::string_view scheme = settings.tls != nullptr ? "https://" : "http://";
+  std::string_view origin = origins.front();
+  request.same_origin = origin.size() == scheme.size() + hosts.front().size() &&
+                        origin.substr(0, scheme.size()) == scheme &&
+                        equals_ignoring_case(origin.substr(scheme.size()), hosts.front());
+}
+
 // What the router sees of a request read whole; the views point into `req`
 // and `method`.
 ApiRequest api_request(const Request& req, std::string_view method, const std::string& client,
@@ -247,6 +264,7 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   if (auto agent = req.find(http::field::user_agent); agent != req.end())
     request.user_agent = as_std_view(agent->value());
   if (settings.session_cookie.on()) read_cookie_context(request, req, from_trusted_proxy, settings);
+  if (settings.console_cookie.on()) read_console_context(request, req, settings);
   return request;
 }
 

@@ -53,6 +53,9 @@ struct HttpSettings {
   // authenticated by the cookie (besides the CORS origins).
   SessionCookie session_cookie;
   std::string public_origin;
+  // The operator console's session cookie (interface.md 21.2): the
+  // management listener's only.
+  ConsoleCookie console_cookie;
   // interface.md 13.3: HTTPS only, with the holder's current certificate
   // at each accept (both listeners share one holder); null: plain HTTP.
   std::shared_ptr<TlsContexts> tls;

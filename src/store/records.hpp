@@ -122,6 +122,26 @@ struct AdminKeyRecord {
   std::optional<Millis> last_used_at{};
 };
 
+// An operator of the console (interface.md 21.2): an account granted the
+// console with a scope ("read" or "write"), and who granted it.
+struct OperatorRecord {
+  std::string user_id;
+  std::string scope;
+  Millis granted_at = 0;
+  std::string granted_by;  // the actor: "cli", "operator:EMAIL"
+};
+
+// A console session (interface.md 21.2): its token only as a digest; it
+// ends when idle past `idle_until` or at `expires_at`, whichever comes
+// first.
+struct ConsoleSessionRecord {
+  Sha256Digest token_digest{};
+  std::string user_id;
+  Millis created_at = 0;
+  Millis idle_until = 0;
+  Millis expires_at = 0;
+};
+
 }  // namespace authd
 
 namespace authd {

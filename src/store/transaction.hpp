@@ -17,6 +17,7 @@
 #include "store/areas/oauth_clients.hpp"
 #include "store/areas/oauth_grants.hpp"
 #include "store/areas/oauth_tokens.hpp"
+#include "store/areas/operators.hpp"
 #include "store/areas/outbox.hpp"
 #include "store/areas/passkeys.hpp"
 #include "store/areas/reset_tokens.hpp"
@@ -57,6 +58,8 @@ class Transaction {
   virtual SigningKeyStore& signing_keys() = 0;
   // Upstream identity providers' links (interface.md 18.3).
   virtual IdentityStore& identities() = 0;
+  // The console (interface.md 21.2).
+  virtual OperatorStore& operators() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
@@ -64,7 +67,7 @@ class Transaction {
   // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
   // requests, access tokens, client_credentials tokens and refresh token families, codes past
   // their keep_until and signing
-  // keys past their remove_after); returns the rows removed.
+  // keys past their remove_after; idle or expired console sessions); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
@@ -72,7 +75,8 @@ class Transaction {
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
            events().prune_repeats(now) + authorization_requests().prune(now) +
            authorization_codes().prune(now) + access_tokens().prune(now) +
-           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now);
+           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now) +
+           operators().prune(now);
   }
 };
 

@@ -42,6 +42,7 @@ class NoAreas final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { throw std::logic_error("no areas here"); }
   ConsentStore& consents() override { throw std::logic_error("no areas here"); }
   SigningKeyStore& signing_keys() override { throw std::logic_error("no areas here"); }
+  OperatorStore& operators() override { throw std::logic_error("no areas here"); }
 };
 
 // Runs each unit's work (ok, or the exception for its caller) and records

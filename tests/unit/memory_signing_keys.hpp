@@ -89,6 +89,7 @@ class SigningKeysOnly final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { throw std::logic_error("unused"); }
   ConsentStore& consents() override { throw std::logic_error("unused"); }
   SigningKeyStore& signing_keys() override { return keys_; }
+  OperatorStore& operators() override { throw std::logic_error("unused"); }
 
  private:
   MemorySigningKeys& keys_;

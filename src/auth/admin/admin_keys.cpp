@@ -1,5 +1,6 @@
 #include "auth/admin/admin_keys.hpp"
 
+#include "core/wipe.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -25,35 +26,108 @@ bool is_valid_admin_key_name(std::string_view name) {
   return true;
 }
 
+namespace {
+
+constexpr std::string_view kKeyNameRule = "name: 1 to 64 characters of A-Z a-z 0-9 . _ -";
+constexpr std::string_view kNoDatabase = "the database did not answer";
+
+// One key's creation, shared by the CLI and the admin API: `insert` is
+// the record's insertion in a write transaction, true when it was made.
+struct KeyCreation {
+  std::string key;
+  AdminKeyRecord record;
+  bool inserted = false;
+
+  KeyCreation(std::string_view name, AdminScope scope)
+      : key(new_secret_token(kAdminKeyPrefix)),
+        record{std::string(name), sha256(key), std::string(admin_scope_name(scope)), now_millis(),
+               std::nullopt} {}
+
+  void insert(Transaction& tx, const EventSource& source) {
+    inserted = tx.admin_keys().insert(record);
+    if (inserted)
+      record_event(tx, source, "admin_key.created", std::nullopt,
+                   {{"name", record.name}, {"scope", record.scope}}, record.created_at);
+  }
+
+  AdminKeyResult result(StoreStatus status) {
+    AdminKeyResult result;
+    if (status != StoreStatus::ok) {
+      result.message = kNoDatabase;
+    } else if (!inserted) {
+      result.kind = AdminKeyResult::Kind::exists;
+      result.message = "an admin key with this name exists";
+    } else {
+      result.kind = AdminKeyResult::Kind::ok;
+      result.key = std::move(key);
+      result.keys.push_back(record);
+    }
+    wipe(key);
+    return result;
+  }
+};
+
+AdminKeyResult invalid_name() {
+  AdminKeyResult result;
+  result.kind = AdminKeyResult::Kind::invalid;
+  result.message = kKeyNameRule;
+  return result;
+}
+
+void revoke_in(Transaction& tx, std::string_view name, const EventSource& source, bool& revoked) {
+  revoked = tx.admin_keys().revoke(name);
+  if (revoked)
+    record_event(tx, source, "admin_key.revoked", std::nullopt, {{"name", name}}, now_millis());
+}
+
+AdminKeyResult revoked_result(StoreStatus status, bool revoked) {
+  AdminKeyResult result;
+  if (status != StoreStatus::ok) {
+    result.message = kNoDatabase;
+    return result;
+  }
+  result.kind = revoked ? AdminKeyResult::Kind::ok : AdminKeyResult::Kind::not_found;
+  if (!revoked) result.message = "no admin key with this name";
+  return result;
+}
+
+}  // namespace
+
 AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope scope,
                                 const EventSource& source) {
+  if (!is_valid_admin_key_name(name)) return invalid_name();
+  KeyCreation creation(name, scope);
+  return creation.result(
+      store.run(Store::Mode::write, [&](Transaction& tx) { creation.insert(tx, source); }));
+}
+
+boost::asio::awaitable<AdminKeyResult> create_admin_key(AuthContext& ctx, std::string_view name,
+                                                        AdminScope scope,
+                                                        const EventSource& source) {
+  if (!is_valid_admin_key_name(name)) co_return invalid_name();
+  KeyCreation creation(name, scope);
+  auto insert = [&](Transaction& tx) { creation.insert(tx, source); };
+  StoreStatus status = co_await ctx.db.write(insert);
+  co_return creation.result(status);
+}
+
+boost::asio::awaitable<AdminKeyResult> list_admin_keys(AuthContext& ctx) {
   AdminKeyResult result;
-  if (!is_valid_admin_key_name(name)) {
-    result.kind = AdminKeyResult::Kind::invalid;
-    result.message = "name: 1 to 64 characters of A-Z a-z 0-9 . _ -";
-    return result;
-  }
-  std::string key = new_secret_token(kAdminKeyPrefix);
-  AdminKeyRecord record{std::string(name), sha256(key), std::string(admin_scope_name(scope)),
-                        now_millis(), std::nullopt};
-  bool inserted = false;
-  if (store.run(Store::Mode::write, [&](Transaction& tx) {
-        inserted = tx.admin_keys().insert(record);
-        if (inserted)
-          record_event(tx, source, "admin_key.created", std::nullopt,
-                       {{"name", record.name}, {"scope", record.scope}}, record.created_at);
-      }) != StoreStatus::ok) {
-    result.message = "the database did not answer";
-    return result;
-  }
-  if (!inserted) {
-    result.kind = AdminKeyResult::Kind::exists;
-    result.message = "an admin key with this name exists";
-    return result;
+  auto list = [&](Transaction& tx) { result.keys = tx.admin_keys().list(); };
+  if (co_await ctx.db.read(list) != StoreStatus::ok) {
+    result.message = kNoDatabase;
+    co_return result;
   }
   result.kind = AdminKeyResult::Kind::ok;
-  result.key = std::move(key);
-  return result;
+  co_return result;
+}
+
+boost::asio::awaitable<AdminKeyResult> revoke_admin_key(AuthContext& ctx, std::string_view name,
+                                                        const EventSource& source) {
+  bool revoked = false;
+  auto revoke = [&](Transaction& tx) { revoke_in(tx, name, source, revoked); };
+  StoreStatus status = co_await ctx.db.write(revoke);
+  co_return revoked_result(status, revoked);
 }
 
 AdminKeyResult list_admin_keys(Store& store) {
@@ -69,20 +143,10 @@ AdminKeyResult list_admin_keys(Store& store) {
 }
 
 AdminKeyResult revoke_admin_key(Store& store, std::string_view name, const EventSource& source) {
-  AdminKeyResult result;
   bool revoked = false;
-  if (store.run(Store::Mode::write, [&](Transaction& tx) {
-        revoked = tx.admin_keys().revoke(name);
-        if (revoked)
-          record_event(tx, source, "admin_key.revoked", std::nullopt, {{"name", name}},
-                       now_millis());
-      }) != StoreStatus::ok) {
-    result.message = "the database did not answer";
-    return result;
-  }
-  result.kind = revoked ? AdminKeyResult::Kind::ok : AdminKeyResult::Kind::not_found;
-  if (!revoked) result.message = "no admin key with this name";
-  return result;
+  StoreStatus status =
+      store.run(Store::Mode::write, [&](Transaction& tx) { revoke_in(tx, name, source, revoked); });
+  return revoked_result(status, revoked);
 }
 
 boost::asio::awaitable<AdminCaller> authenticate_admin(AuthContext& ctx, std::string_view key) {

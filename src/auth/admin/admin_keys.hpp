@@ -42,6 +42,15 @@ AdminKeyResult create_admin_key(Store& store, std::string_view name, AdminScope 
 AdminKeyResult list_admin_keys(Store& store);
 AdminKeyResult revoke_admin_key(Store& store, std::string_view name, const EventSource& source);
 
+// The admin API's side (interface.md 10.2.9, the console of 21.1): the
+// same, on the server's database, recorded with `source`'s actor.
+boost::asio::awaitable<AdminKeyResult> create_admin_key(AuthContext& ctx, std::string_view name,
+                                                        AdminScope scope,
+                                                        const EventSource& source);
+boost::asio::awaitable<AdminKeyResult> list_admin_keys(AuthContext& ctx);
+boost::asio::awaitable<AdminKeyResult> revoke_admin_key(AuthContext& ctx, std::string_view name,
+                                                        const EventSource& source);
+
 // The server's side: who is calling with `key`.
 struct AdminCaller {
   enum class Kind { ok, invalid_key, unavailable } kind = Kind::unavailable;

@@ -24,6 +24,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.throttle().delete_events(reset_mail_key(user.email));
   tx.throttle().delete_events(signup_mail_key(user.email));
   tx.throttle().delete_events(signin_mail_key(user.email));
+  tx.operators().revoke(user.id);  // the console grant and its sessions (21.2)
   tx.users().remove(user.id);
 }
 

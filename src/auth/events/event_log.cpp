@@ -10,7 +10,7 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 35> kEventTypes = {
+constexpr std::array<std::string_view, 39> kEventTypes = {
     "login.succeeded", "login.failed", "login.email_requested", "logout", "session.revoked",
     "password.reset_requested", "password.reset", "password.changed", "email.changed",
     "mfa.enabled", "mfa.disabled", "recovery_code.used", "signup.requested", "signup.verified",
@@ -24,7 +24,9 @@ constexpr std::array<std::string_view, 35> kEventTypes = {
     // The token lifecycle (17.10, 17.11).
     "oauth.refresh_token_reused", "oauth.token_revoked",
     // Upstream identity providers' links (18.4).
-    "identity.linked", "identity.unlinked"};
+    "identity.linked", "identity.unlinked",
+    // The operator's console (21.2).
+    "operator.granted", "operator.revoked", "console.signed_in", "console.signed_out"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

@@ -14,6 +14,7 @@
 #include "auth/second_factor/passkey_factor.hpp"
 #include "auth/sessions/session.hpp"
 #include "crypto/hashing_pool.hpp"
+#include "crypto/random.hpp"
 #include "store/database.hpp"
 
 namespace authd {
@@ -40,7 +41,8 @@ boost::asio::awaitable<void> wait_out_floor(const VerifyResult& verified) {
 class Login {
  public:
   Login(AuthContext& ctx, const std::string& email, std::string& password,
-        const SessionOrigin& origin, const EventSource& source, const SecondFactorInput& second)
+        const SessionOrigin& origin, const EventSource& source, const SecondFactorInput& second,
+        const ConsoleLogin* console)
       : ctx_(ctx),
         policy_(ctx.policy),
         email_(email),
@@ -48,6 +50,7 @@ class Login {
         origin_(origin),
         source_(source),
         second_(second),
+        console_(console),
         email_key_(login_email_key(email)),
         // The client's own counter, and for IPv6 its /56's and /48's.
         per_client_(client_counters(ClientCounterKind::login, origin.client_address,
@@ -102,6 +105,7 @@ class Login {
     //    an outdated hash, open a session, unless the account changed while
     //    we were hashing.
     session_ = new_session(user_->id, now_millis(), policy_.session_lifetime, origin_);
+    if (console_ != nullptr) console_token_ = new_secret_token(kConsoleTokenPrefix);
     auto open = [this](Transaction& tx) { open_in(tx); };
     StoreStatus opened = co_await ctx_.db.write(open);
     if (opened != StoreStatus::ok) co_return std::move(outcome_);
@@ -157,7 +161,7 @@ class Login {
   }
 
   // What step 3's transaction found.
-  enum class Found { ok, disabled, password_changed, second_factor, no_key };
+  enum class Found { ok, disabled, password_changed, second_factor, no_key, not_operator, no_totp };
 
   // Step 3's answer, once its transaction committed.
   LoginOutcome opened_outcome() {
@@ -168,13 +172,17 @@ class Login {
         return ended(LoginOutcome::Kind::disabled);
       case Found::second_factor:
         return ended(LoginOutcome::Kind::second_factor_required);
+      case Found::not_operator:
+        return ended(LoginOutcome::Kind::not_operator);
+      case Found::no_totp:
+        return ended(LoginOutcome::Kind::second_factor_missing);
       case Found::no_key:
         return std::move(outcome_);  // unavailable
       case Found::ok:
         break;
     }
     outcome_.user = std::move(*user_);
-    outcome_.token = std::move(session_.token);
+    outcome_.token = std::move(console_ != nullptr ? console_token_ : session_.token);
     return ended(LoginOutcome::Kind::success);
   }
 
@@ -200,13 +208,45 @@ class Login {
       record_failed_login(tx, source_, current, email_, "disabled", now);
       return;  // before the factor, so that no step or recovery code is used up
     }
-    FactorVerdict verdict =
-        check_second_factor(tx, ctx_.sealer, user_->id, second_, now, &policy_.webauthn);
+    if (console_ != nullptr && !console_granted(tx, *current, now)) return;
+    // The console counts the TOTP factor only (no passkeys: its origin is
+    // not the relying party's).
+    FactorVerdict verdict = check_second_factor(tx, ctx_.sealer, user_->id, second_, now,
+                                                console_ != nullptr ? nullptr : &policy_.webauthn);
+    if (console_ != nullptr && verdict.check == FactorCheck::not_enrolled) {
+      refuse_right_password(tx, *current, Found::no_totp, "second_factor_missing", now);
+      return;
+    }
     const char* factor_used = nullptr;
     if (!factor_passes(tx, verdict, *current, now, factor_used)) return;
-    commit_success(tx, hash_changed, verdict, factor_used, now);
+    if (console_ != nullptr) {
+      commit_console(tx, hash_changed, factor_used, now);
+    } else {
+      commit_success(tx, hash_changed, verdict, factor_used, now);
+    }
     current->last_login_at = session_.record.created_at;
     user_ = std::move(current);
+  }
+
+  // Step 3 for the console: the account's operator grant, its scope kept
+  // for the answer.
+  bool console_granted(Transaction& tx, const UserRecord& current, Millis now) {
+    std::optional<OperatorRecord> grant = tx.operators().by_user(current.id);
+    if (!grant) {
+      refuse_right_password(tx, current, Found::not_operator, "not_operator", now);
+      return false;
+    }
+    outcome_.operator_scope = grant->scope;
+    return true;
+  }
+
+  // The right password, refused for what the account lacks: not a guess,
+  // so it is not counted (as for a disabled account), but recorded.
+  void refuse_right_password(Transaction& tx, const UserRecord& current, Found found,
+                             const char* reason, Millis now) {
+    reserved_.release(tx);
+    found_ = found;
+    record_failed_login(tx, source_, current, email_, reason, now);
   }
 
   // Step 3's second factor: false when it refuses (found_ says how), else
@@ -246,6 +286,24 @@ class Login {
                            "password", now);
   }
 
+  // Step 3 for the console, all checks passed: the count cleared, the hash
+  // upgraded, a console session opened (interface.md 21.2) and recorded.
+  void commit_console(Transaction& tx, bool hash_changed, const char* factor_used, Millis now) {
+    reserved_.clear_on_success(tx, email_key_);
+    if (!verified_.upgraded_hash.empty() && !hash_changed)
+      tx.users().replace_password_hash(user_->id, verified_.upgraded_hash);
+    tx.operators().insert_session({.token_digest = sha256(console_token_),
+                                   .user_id = user_->id,
+                                   .created_at = now,
+                                   .idle_until = now + console_->idle.count(),
+                                   .expires_at = now + console_->lifetime.count()});
+    record_event(
+        tx, source_, "console.signed_in", user_->id,
+        {{"scope", outcome_.operator_scope},
+         {"secondFactor", factor_used != nullptr ? nlohmann::json(factor_used) : nlohmann::json()}},
+        now);
+  }
+
   AuthContext& ctx_;
   const AuthPolicy& policy_;
   const std::string& email_;
@@ -253,6 +311,7 @@ class Login {
   const SessionOrigin& origin_;
   const EventSource& source_;
   const SecondFactorInput& second_;
+  const ConsoleLogin* console_;  // null: a login of the API
   const std::string email_key_;
   const std::vector<ThrottleCounter> per_client_;
 
@@ -261,6 +320,7 @@ class Login {
   std::optional<UserRecord> user_;  // step 1, and step 3's current record
   VerifyResult verified_;           // step 2
   IssuedSession session_;           // step 3
+  std::string console_token_;       // step 3, a console sign-in
   Found found_ = Found::ok;         // step 3
   LoginOutcome outcome_;
 };
@@ -270,8 +330,9 @@ class Login {
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
                                             std::string& password, const SessionOrigin& origin,
                                             const EventSource& source,
-                                            const SecondFactorInput& second) {
-  Login login(ctx, email, password, origin, source, second);
+                                            const SecondFactorInput& second,
+                                            const ConsoleLogin* console) {
+  Login login(ctx, email, password, origin, source, second, console);
   LoginOutcome outcome = co_await login.run();
   co_return outcome;
 }

@@ -22,6 +22,10 @@ struct LoginOutcome {
     // used before (interface.md 12.3): 401 with Authd-Second-Factor.
     second_factor_required,
     throttled,
+    // The console's sign-in (interface.md 21.2), right password: the
+    // account holds no operator grant, or has no TOTP factor to pass.
+    not_operator,
+    second_factor_missing,
     busy,         // the hashing pool is saturated
     unavailable,  // the store, or a factor but no secret key to open it
   } kind = Kind::unavailable;
@@ -31,7 +35,20 @@ struct LoginOutcome {
   // second_factor_required: the factors the account has, as the
   // Authd-Second-Factor header lists them ("totp", "webauthn", "totp, webauthn").
   std::string second_factors;
+  std::string operator_scope;  // a console sign-in's success: "read" or "write"
 };
+
+// The console's sign-in (interface.md 21.2) is a login with more rules: the
+// account must hold an operator grant and pass its TOTP factor (or a
+// recovery code; passkeys do not count: docs/design/decisions/console.md),
+// and what opens is a console session, not a session of the API. Its
+// token is the outcome's `token`.
+struct ConsoleLogin {
+  Duration idle;      // --console-idle-timeout
+  Duration lifetime;  // the absolute end, whatever the use
+};
+
+inline constexpr std::string_view kConsoleTokenPrefix = "authdop_";
 
 // `email` is canonical and valid, `password` valid (the API checked both).
 // `password` is wiped before this returns. The origin's client address is
@@ -42,6 +59,7 @@ struct LoginOutcome {
 boost::asio::awaitable<LoginOutcome> log_in(AuthContext& ctx, const std::string& email,
                                             std::string& password, const SessionOrigin& origin,
                                             const EventSource& source,
-                                            const SecondFactorInput& second = {});
+                                            const SecondFactorInput& second = {},
+                                            const ConsoleLogin* console = nullptr);
 
 }  // namespace authd

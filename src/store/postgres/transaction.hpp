@@ -4,8 +4,9 @@
 // admin_keys.cpp, second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
 // authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
 // client_tokens.cpp,
-// consents.cpp, signing_keys.cpp) with statements prepared once per connection. PostgresStore
-// (postgres_store.cpp) begins and ends the transactions; the areas only run statements.
+// consents.cpp, signing_keys.cpp, operators.cpp) with statements prepared once per connection.
+// PostgresStore (postgres_store.cpp) begins and ends the transactions; the areas only run
+// statements.
 //
 // How the write transactions keep the domain's read-then-write steps
 // atomic across instances (READ COMMITTED, no retry loop needed):
@@ -391,6 +392,23 @@ class SigningKeys final : public SigningKeyStore {
   Connection& db_;
 };
 
+class Operators final : public OperatorStore {
+ public:
+  explicit Operators(Connection& db) : db_(db) {}
+  void grant(const OperatorRecord& grant) override;
+  bool revoke(std::string_view user_id) override;
+  std::optional<OperatorRecord> by_user(std::string_view user_id) override;
+  std::vector<OperatorRecord> list() override;
+  void insert_session(const ConsoleSessionRecord& session) override;
+  std::optional<ConsoleSessionRecord> session_by_digest(const Sha256Digest& digest) override;
+  void touch_session(const Sha256Digest& digest, Millis idle_until) override;
+  bool end_session(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -414,7 +432,8 @@ class PostgresTransaction final : public Transaction {
         refresh_tokens_(db, locking),
         consents_(db, locking),
         signing_keys_(db),
-        identities_(db) {}
+        identities_(db),
+        operators_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -436,6 +455,7 @@ class PostgresTransaction final : public Transaction {
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
   IdentityStore& identities() override { return identities_; }
+  OperatorStore& operators() override { return operators_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
   void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
@@ -462,6 +482,7 @@ class PostgresTransaction final : public Transaction {
   Consents consents_;
   SigningKeys signing_keys_;
   Identities identities_;
+  Operators operators_;
 };
 
 }  // namespace authd::postgres

@@ -3,9 +3,9 @@
 // outbox.cpp, reset_tokens.cpp, email_signins.cpp, signups.cpp, admin_keys.cpp,
 // second_factors.cpp, events.cpp, webhooks.cpp, oauth_clients.cpp,
 // authorization_requests.cpp, authorization_codes.cpp, access_tokens.cpp, refresh_tokens.cpp,
-// client_tokens.cpp, consents.cpp, signing_keys.cpp) with the connection's cached prepared
-// statements. SqliteStore (sqlite_store.cpp) begins and ends the transactions and batches them;
-// the areas only run statements.
+// client_tokens.cpp, consents.cpp, signing_keys.cpp, operators.cpp) with the connection's cached
+// prepared statements. SqliteStore (sqlite_store.cpp) begins and ends the transactions and batches
+// them; the areas only run statements.
 #pragma once
 
 #include "store/sqlite/identities.hpp"
@@ -365,6 +365,23 @@ class SigningKeys final : public SigningKeyStore {
   Connection& db_;
 };
 
+class Operators final : public OperatorStore {
+ public:
+  explicit Operators(Connection& db) : db_(db) {}
+  void grant(const OperatorRecord& grant) override;
+  bool revoke(std::string_view user_id) override;
+  std::optional<OperatorRecord> by_user(std::string_view user_id) override;
+  std::vector<OperatorRecord> list() override;
+  void insert_session(const ConsoleSessionRecord& session) override;
+  std::optional<ConsoleSessionRecord> session_by_digest(const Sha256Digest& digest) override;
+  void touch_session(const Sha256Digest& digest, Millis idle_until) override;
+  bool end_session(const Sha256Digest& digest) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
@@ -388,7 +405,8 @@ class SqliteTransaction final : public Transaction {
         refresh_tokens_(db),
         consents_(db),
         signing_keys_(db),
-        identities_(db) {}
+        identities_(db),
+        operators_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -410,6 +428,7 @@ class SqliteTransaction final : public Transaction {
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
   IdentityStore& identities() override { return identities_; }
+  OperatorStore& operators() override { return operators_; }
 
  private:
   Users users_;
@@ -433,6 +452,7 @@ class SqliteTransaction final : public Transaction {
   Consents consents_;
   SigningKeys signing_keys_;
   Identities identities_;
+  Operators operators_;
 };
 
 }  // namespace authd::sqlite
