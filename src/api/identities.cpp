@@ -92,7 +92,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_unlink_identity(ApiContext& ctx
   std::string admin;
   if (auto denied = co_await admin_access_problem(ctx, request, AdminScope::write, &admin))
     co_return *denied;
-  const EventSource source = event_source(ctx, request, admin_actor(admin));
+  const EventSource source = event_source(ctx, request, admin);
   IdentityRemoval removal =
       co_await admin_unlink_identity(ctx.auth, admin_id(request.path_parameter), source);
   co_return removal_response(removal);
