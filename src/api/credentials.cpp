@@ -132,4 +132,9 @@ ApiResponse signed_in_response(const ApiRequest& request, const UserRecord& user
   return response;
 }
 
+std::optional<std::string> single_session_cookie(const ApiRequest& request) {
+  if (request.session_cookie == nullptr || request.session_cookies.size() != 1) return std::nullopt;
+  return std::string(request.session_cookies.front());
+}
+
 }  // namespace authd

@@ -22,6 +22,11 @@ std::optional<ApiResponse> credentials_problem(const BearerCredentials& credenti
 // 401 with error="invalid_token": unknown, expired or revoked.
 ApiResponse invalid_token();
 
+// The session cookie's value when cookie sessions are on and the request
+// carries exactly one; otherwise the browser counts as signed out (the
+// OpenID provider's pages, interface.md 17.5, 17.13).
+std::optional<std::string> single_session_cookie(const ApiRequest& request);
+
 // The credentials of a bearer route's request (interface.md 13.5): the
 // Authorization header when one is sent; otherwise the session cookie, when
 // cookie sessions are on and the request carries it. Fills `credentials`

@@ -3,6 +3,7 @@
 // way through a sign-in for an application. Each answer is a redirect (to
 // the client, to the sign-in page or to the consent page) or a page of
 // authd's own.
+#include "api/credentials.hpp"
 #include "api/form_body.hpp"
 #include "api/handlers.hpp"
 #include "api/oauth_pages.hpp"
@@ -10,13 +11,6 @@
 
 namespace authd {
 namespace {
-
-// The session cookie's value when the request carries exactly one that
-// looks like a token; otherwise the browser counts as signed out.
-std::optional<std::string> session_token(const ApiRequest& request) {
-  if (request.session_cookie == nullptr || request.session_cookies.size() != 1) return std::nullopt;
-  return std::string(request.session_cookies.front());
-}
 
 ApiResponse see_other(std::string location) {
   ApiResponse response;
@@ -92,7 +86,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_authorize(ApiContext& ctx, ApiR
   std::optional<FormParameters> form = parse_form(post ? request.body : request.query);
   if (!form) co_return oauth_error_page(400, "The application's sign-in request is malformed.");
   AuthorizationStep step =
-      co_await authorize(ctx.auth, {form->values, form->repeated}, session_token(request),
+      co_await authorize(ctx.auth, {form->values, form->repeated}, single_session_cookie(request),
                          event_source(ctx, request, std::string(kActorSelf)));
   co_return step_response(ctx, step);
 }
@@ -101,15 +95,16 @@ boost::asio::awaitable<ApiResponse> handle_oauth_authorize_resume(ApiContext& ct
                                                                   ApiRequest& request) {
   std::optional<std::string> id = request_id_of(parse_form(request.query));
   if (!id) co_return unknown_request();
-  AuthorizationStep step = co_await resume_authorization(
-      ctx.auth, *id, session_token(request), event_source(ctx, request, std::string(kActorSelf)));
+  AuthorizationStep step =
+      co_await resume_authorization(ctx.auth, *id, single_session_cookie(request),
+                                    event_source(ctx, request, std::string(kActorSelf)));
   co_return step_response(ctx, step);
 }
 
 boost::asio::awaitable<ApiResponse> handle_consent_page(ApiContext& ctx, ApiRequest& request) {
   std::optional<std::string> id = request_id_of(parse_form(request.query));
   if (!id) co_return unknown_request();
-  ConsentPrompt prompt = co_await consent_prompt(ctx.auth, *id, session_token(request));
+  ConsentPrompt prompt = co_await consent_prompt(ctx.auth, *id, single_session_cookie(request));
   if (prompt.step.kind != AuthorizationStep::Kind::consent)
     co_return step_response(ctx, prompt.step);
   co_return consent_page({.request_id = *id,
@@ -131,7 +126,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_consent(ApiContext& ctx, ApiReq
   if (!id || decision == nullptr || (*decision != "allow" && *decision != "deny"))
     co_return unknown_request();
   AuthorizationStep step =
-      co_await answer_consent(ctx.auth, *id, *decision == "allow", session_token(request),
+      co_await answer_consent(ctx.auth, *id, *decision == "allow", single_session_cookie(request),
                               event_source(ctx, request, std::string(kActorSelf)));
   co_return step_response(ctx, step);
 }

@@ -22,12 +22,6 @@ constexpr std::string_view kConfirmPath = "/oauth2/logout/confirm";
 constexpr std::array<std::string_view, 6> kParameterNames = {
     "id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"};
 
-// The session cookie's value when the request carries exactly one.
-std::optional<std::string> session_token(const ApiRequest& request) {
-  if (request.session_cookie == nullptr || request.session_cookies.size() != 1) return std::nullopt;
-  return std::string(request.session_cookies.front());
-}
-
 // Nothing when a parameter is sent twice. An empty value is no value.
 std::optional<LogoutParameters> logout_parameters(const FormParameters& form) {
   for (std::string_view name : kParameterNames)
@@ -129,7 +123,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_logout(ApiContext& ctx, ApiRequ
     co_return as_get(ctx, *form);
   // Named, not temporaries of the co_await (architecture-threads.md, the
   // GCC 12 coroutine rule).
-  const std::optional<std::string> cookie = session_token(request);
+  const std::optional<std::string> cookie = single_session_cookie(request);
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   LogoutStep step = co_await request_logout(ctx.auth, *parameters, cookie, source);
   co_return step_response(request, step, *parameters, "/oauth2/logout");
@@ -153,7 +147,7 @@ boost::asio::awaitable<ApiResponse> handle_oauth_logout_confirm(ApiContext& ctx,
     co_return logout_error_page(400, "This sign-out answer is malformed.", kConfirmPath);
   const std::string* found = form->find("token");
   const std::string token = found != nullptr ? *found : std::string();
-  const std::optional<std::string> cookie = session_token(request);
+  const std::optional<std::string> cookie = single_session_cookie(request);
   const EventSource source = event_source(ctx, request, std::string(kActorSelf));
   LogoutStep step = co_await confirm_logout(ctx.auth, *parameters, token, cookie, source);
   co_return step_response(request, step, *parameters, kConfirmPath);
