@@ -37,6 +37,7 @@ SCENARIOS = [
     ("flood_5000", "5,000 connections flooding `POST /login`: 200 and 503 allowed (req/s counts the 503s too)"),
     ("forgot_unknown", "`POST /forgot` for addresses no account has (64 connections, each request from its own client address through X-Forwarded-For)"),
     ("forgot_existing", "`POST /forgot` for existing accounts (64 connections, client addresses as above): a reset mail queued each"),
+    ("forgot_one_address", "`POST /forgot` as in `forgot_unknown`, every request from one client address (10.9.9.9): all count on that client's one key, whose events in the window grow through the run"),
     ("email_signin_unknown", "`POST /signin/email` (authd started with `--email-signin on`) for addresses no account has (64 connections, client addresses as above): a sign-up mail queued each, sign-up being open"),
     ("email_signin_existing", "`POST /signin/email` for existing accounts (64 connections, client addresses as above): a sign-in mail queued each"),
     ("signup_new", "`POST /signup` (authd started with `--signup open`) for a new address each (32 connections, client addresses as above): the password hashed and a confirmation mail queued each"),
@@ -276,6 +277,14 @@ def performance_section(rows, env, c, png, work, plot=True):
         # addresses at the same rate.
         known, unknown = one("forgot_existing"), one("forgot_unknown")
         half_of_logout_and_alike("/forgot known and unknown addresses", known, unknown)
+        # One client address's requests against many addresses' (the same
+        # bodies): what counting on one key costs.
+        lone = one("forgot_one_address")
+        if lone and unknown and unknown["good_rps"]:
+            checks.append("| (no target) %s: /forgot from one client address against one each | - | "
+                          "%.1f / %.1f = %.2f |" % (BACKEND_NAMES[backend], lone["good_rps"],
+                                                    unknown["good_rps"],
+                                                    lone["good_rps"] / unknown["good_rps"]))
         # /signin/email: the same work per request as /forgot (19.1).
         signin_known, signin_unknown = one("email_signin_existing"), one("email_signin_unknown")
         half_of_logout_and_alike("/signin/email known and unknown addresses", signin_known,

@@ -46,7 +46,7 @@ SCENARIOS="${SCENARIO_LIST[*]}"
 OIDC_SCENARIOS=(userinfo token_exchange token_exchange_es256 token_exchange_plain code_flow refresh introspect
   client_credentials)
 KNOWN_SCENARIOS=(me login_ok logout login_wrong mixed_me mixed_login me_under_login_flood flood_5000
-  forgot_unknown forgot_existing email_signin_unknown email_signin_existing signup_new signup_existing
+  forgot_unknown forgot_existing forgot_one_address email_signin_unknown email_signin_existing signup_new signup_existing
   logout_cold "${OIDC_SCENARIOS[@]}")
 for name in "${SCENARIO_LIST[@]}"; do
   case " ${KNOWN_SCENARIOS[*]} " in
@@ -406,6 +406,10 @@ run_scenarios() { # users dir: every scenario with 1,000 users, GET /me and logi
   # during the scenario, as it would in service).
   mail_scenario forgot_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1
   mail_scenario forgot_existing "$users" "$dir" 64 bench/lua/forgot.lua
+  # Every request from one client address (behind a NAT or an untrusted
+  # proxy): all count on that client's one key, set against forgot_unknown.
+  mail_scenario forgot_one_address "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1 \
+    BENCH_ONE_ADDRESS=1
   # POST /signin/email takes /forgot's bodies and does /forgot's work per
   # request (interface.md 19.1): known and unknown addresses, as /forgot's.
   mail_scenario email_signin_unknown "$users" "$dir" 64 bench/lua/forgot.lua BENCH_UNKNOWN=1 \

@@ -38,9 +38,10 @@ class Database {
   // but its own (another instance's batch could hold it while waiting on
   // one of ours), and name in `lock_keys` every throttling key it counts:
   // a batch locks all of its units' keys first, in one order, and it may
-  // add events only for those keys. Work whose keys no other unit of its
-  // batch names may have its statements interleaved with the rest of the
-  // batch (TransactionUnit::lock_keys).
+  // add events only for those keys. Its statements may be interleaved with
+  // the rest of the batch's, but the units that name one key (one client
+  // address's requests) count it in the batch's order, exactly as if each
+  // ran after the other (TransactionUnit::lock_keys).
   template <class Work>
   boost::asio::awaitable<StoreStatus> write_together(Work& work,
                                                      std::vector<std::string> lock_keys = {}) {

@@ -41,12 +41,14 @@ struct TransactionUnit {
   // The throttling keys `work` counts (ThrottleStore::event_times in a
   // write): a store that shares a transaction between units locks them all
   // first, in one order, so that two batches cannot deadlock. A unit may
-  // add throttling events only for the keys it names. A batch in which no
-  // key is named by two units may interleave its units' statements
-  // (PostgreSQL pipelines them, each unit's in its order, the units' in
-  // theirs): a unit may depend on what another unit of its batch writes
-  // only through a key both name, or through statements that reach the
-  // server in the units' order (two logouts of one token).
+  // count and add throttling events only for the keys it names. A store
+  // may interleave the units' statements (PostgreSQL pipelines them, each
+  // unit's in its order, the units' in theirs), but units that name the
+  // same key use it one after the other, in the batch's order, each seeing
+  // what those before it wrote there (ThrottleStore::done_with lets the
+  // next one go before this one has finished). Otherwise a unit may depend
+  // on what another unit of its batch writes only through statements that
+  // reach the server in the units' order (two logouts of one token).
   std::span<const std::string> lock_keys;
   StoreStatus status = StoreStatus::failed;
   std::exception_ptr error;  // an exception other than StoreError, for the caller

@@ -372,15 +372,16 @@ TEST_F(PostgresReadPipelineTest,
 }
 
 // A unit that counts throttling events must see the events of the units
-// before it: a batch in which two units name one key runs its units one
-// after the other.
-TEST_F(PostgresReadPipelineTest, Interface_6_Forgot_5_ABatchWhoseUnitsShareAKeyRunsThemInTurn) {
+// before it, but only those units that name its key wait for each other,
+// and only where they use it (shared_throttle.hpp): a batch in which two
+// units name one key still sends every unit's statement before the first
+// answer is read, when no unit is yet at its turn on the key.
+TEST_F(PostgresReadPipelineTest,
+       Interface_6_Forgot_5_ABatchWhoseUnitsShareAKeyIsStillSentBeforeTheFirstAnswer) {
   std::vector<std::string> expected;
   expected.reserve(std::size_t{2} * kReads);
-  for (int i = 0; i < kReads; ++i) {
-    expected.push_back("sent " + std::to_string(i));
-    expected.push_back("answered " + std::to_string(i));
-  }
+  for (int i = 0; i < kReads; ++i) expected.push_back("sent " + std::to_string(i));
+  for (int i = 0; i < kReads; ++i) expected.push_back("answered " + std::to_string(i));
   EXPECT_EQ(logout_steps({{"forgot:client:192.0.2.1"},
                           {},
                           {},

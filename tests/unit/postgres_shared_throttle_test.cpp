@@ -57,15 +57,22 @@ class PostgresSharedThrottleTest : public ::testing::Test {
     connection_.emplace(url_, 5s, std::chrono::steady_clock::now() + 5s);
   }
 
-  // Runs `works` as PostgresStore::run_together runs a batch whose units
-  // name different keys: one transaction, every key locked first, the
-  // units as fibers of one pipeline. The statements it sent.
+  // Runs `works` as PostgresStore::run_together runs a batch: one
+  // transaction, every key locked first, the units as fibers of one
+  // pipeline, unit i naming keys[i]. The statements it sent.
   std::uint64_t run_batch(std::vector<std::function<void(Transaction&)>>& works,
-                          const std::vector<std::string>& keys) {
+                          const std::vector<std::vector<std::string>>& unit_keys) {
     postgres::Connection& db = *connection_;
     const std::uint64_t before = db.statements_sent();
     std::vector<TransactionUnit> units(works.size());
-    for (std::size_t i = 0; i < units.size(); ++i) units[i].work = &works[i];
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      units[i].work = &works[i];
+      if (i < unit_keys.size()) {
+        units[i].lock_keys = unit_keys[i];
+        keys.insert(keys.end(), unit_keys[i].begin(), unit_keys[i].end());
+      }
+    }
     db.send_ahead("BEGIN READ WRITE");
     postgres::PostgresTransaction tx(db, true);
     tx.lock_throttle_keys(keys);
@@ -82,13 +89,13 @@ class PostgresSharedThrottleTest : public ::testing::Test {
   // `works` and their keys to `keys`; each sets its verdict in `verdicts`.
   static void add_forgot_requests(int first, int count,
                                   std::vector<std::function<void(Transaction&)>>& works,
-                                  std::vector<std::string>& keys,
+                                  std::vector<std::vector<std::string>>& keys,
                                   std::vector<ThrottleVerdict>& verdicts) {
     const std::size_t place = verdicts.size();
     verdicts.resize(place + static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       MailRequestLimits limits = batch_forgot_limits(first + i);
-      for (const std::string& key : limits.keys()) keys.push_back(key);
+      keys.push_back(limits.keys());
       works.emplace_back([limits, &verdicts, place, first, i](Transaction& tx) {
         verdicts[place + static_cast<std::size_t>(i)] =
             count_and_queue_mail(tx, limits, forgot_mail(first + i), kBatchNow, 0ms);
@@ -100,7 +107,7 @@ class PostgresSharedThrottleTest : public ::testing::Test {
   std::uint64_t run_forgot_batch(int first, int count, std::vector<ThrottleVerdict>& verdicts) {
     verdicts.clear();
     std::vector<std::function<void(Transaction&)>> works;
-    std::vector<std::string> keys;
+    std::vector<std::vector<std::string>> keys;
     add_forgot_requests(first, count, works, keys, verdicts);
     return run_batch(works, keys);
   }
@@ -133,9 +140,10 @@ TEST_F(PostgresSharedThrottleTest,
   std::vector<ThrottleVerdict> verdicts;
   const std::uint64_t forgot_only = run_forgot_batch(0, 3, verdicts);
   std::vector<std::function<void(Transaction&)>> mixed;
-  std::vector<std::string> mixed_keys;
+  std::vector<std::vector<std::string>> mixed_keys;
   add_forgot_requests(10, 1, mixed, mixed_keys, verdicts);
   // Second in the batch, behind the first /forgot.
+  mixed_keys.emplace_back();
   mixed.emplace_back(
       [](Transaction& tx) { tx.sessions().revoke_live(sha256("no such token"), kBatchNow); });
   add_forgot_requests(11, 2, mixed, mixed_keys, verdicts);
@@ -169,10 +177,10 @@ TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_5_EachRequestOfABatchIsCou
 TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_5_AUnitCountsTheEventsItAddedEarlier) {
   std::vector<std::size_t> seen(3);
   std::vector<std::function<void(Transaction&)>> works;
-  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> keys;
   for (std::size_t i = 0; i < seen.size(); ++i) {
     const std::string key = "forgot:client:198.51.100." + std::to_string(i);
-    keys.push_back(key);
+    keys.push_back({key});
     works.emplace_back([key, &seen, i](Transaction& tx) {
       tx.throttle().event_times(key, 0, 10);  // a first count, shared
       tx.throttle().add_event(key, kBatchNow);
@@ -257,6 +265,127 @@ TEST_F(PostgresSharedThrottleTest, Interface_6_Forgot_4_TheMailsOfABatchAreStore
     EXPECT_EQ(rows.optional_text(i, 6), want.password_hash) << i;
     EXPECT_EQ(rows.optional_text(i, 7), want.display_name) << i;
   }
+}
+
+// One client address's /forgot requests (a NAT, an untrusted proxy) in one
+// batch: each names the client's key, and they count it in the batch's
+// order (shared_throttle.hpp: each takes its turn on the key).
+class PostgresSameKeyBatchTest : public PostgresSharedThrottleTest {
+ protected:
+  // A /forgot request for user<address>@example.com from `client`, whose
+  // limit is `per_client` a minute; its verdict goes to the next place.
+  void add(const std::string& client, int address, int per_client) {
+    MailRequestLimits limits{
+        {ThrottleCounter{"forgot:client:" + client, RateLimit{per_client, 60'000ms}}},
+        "mail:reset:user" + std::to_string(address) + "@example.com",
+        RateLimit{3, 60'000ms},
+        RateLimit{10, 3'600'000ms}};
+    keys_.push_back(limits.keys());
+    const std::size_t place = places_++;
+    works_.emplace_back([this, limits, place, address](Transaction& tx) {
+      verdicts_[place] = count_and_queue_mail(tx, limits, forgot_mail(address), kBatchNow, 0ms);
+    });
+  }
+  std::uint64_t run() {
+    verdicts_.assign(places_, ThrottleVerdict{});
+    const std::uint64_t statements = run_batch(works_, keys_);
+    works_.clear();
+    keys_.clear();
+    places_ = 0;
+    return statements;
+  }
+  std::vector<bool> allowed() const {
+    std::vector<bool> allowed;
+    for (const ThrottleVerdict& verdict : verdicts_) allowed.push_back(verdict.allowed);
+    return allowed;
+  }
+
+  std::vector<std::function<void(Transaction&)>> works_;
+  std::vector<std::vector<std::string>> keys_;
+  std::vector<ThrottleVerdict> verdicts_;
+  std::size_t places_ = 0;
+};
+
+// interface.md 6 /forgot 5: requests of one client in one batch are counted
+// in the batch's order and exactly, as if each ran alone after the one
+// before: with 3 a minute and one request already counted, the client's
+// next two are allowed and the rest refused, whatever other clients'
+// requests lie between them; nothing is counted or queued for a refused one.
+TEST_F(PostgresSameKeyBatchTest, Interface_6_Forgot_5_OneClientsRequestsInABatchAreCountedInOrder) {
+  add("192.0.2.7", 100, 3);
+  run();
+  add("192.0.2.7", 101, 3);
+  add("192.0.2.8", 102, 3);
+  add("192.0.2.7", 103, 3);
+  add("192.0.2.7", 104, 3);
+  add("192.0.2.9", 105, 3);
+  add("192.0.2.7", 106, 3);
+  run();
+  EXPECT_EQ(allowed(), (std::vector<bool>{true, true, true, false, true, false}));
+  EXPECT_GT(verdicts_[3].retry_after.count(), 0);
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key = 'forgot:client:192.0.2.7'"),
+            3);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox WHERE email IN ('user104@example.com',"
+                   " 'user106@example.com')"),
+            0);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox"), 5);
+}
+
+// interface.md 6 /forgot 5: one client asking for one address five times
+// in one batch: every request is within the client's limit, and the
+// address's limit (3 a minute) queues the first three mails only.
+TEST_F(PostgresSameKeyBatchTest, Interface_6_Forgot_5_OneAddressInABatchGetsMailsUpToItsLimit) {
+  for (int i = 0; i < 5; ++i) add("192.0.2.7", 7, 10);
+  run();
+  EXPECT_EQ(allowed(), std::vector<bool>(5, true));
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key = 'forgot:client:192.0.2.7'"),
+            5);
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key LIKE 'mail:reset:%'"), 3);
+  EXPECT_EQ(number("SELECT count(*) FROM outbox"), 3);
+}
+
+// interface.md 8.3: the requests of one client share the batch's round
+// trips as those of different clients do: once a request has counted on
+// the client's key and added its event, the next one counts there from
+// what the batch knows, beside the first one's address count.
+TEST_F(PostgresSameKeyBatchTest,
+       Interface_8_3_EightRequestsOfOneClientSendNoMoreStatementsThanTwoOfDifferentClients) {
+  add("192.0.2.1", 1, 100);
+  add("192.0.2.2", 2, 100);
+  const std::uint64_t two = run();
+  for (int i = 0; i < 8; ++i) add("192.0.2.7", 10 + i, 100);
+  const std::uint64_t eight = run();
+  EXPECT_LE(eight, two);
+  EXPECT_EQ(allowed(), std::vector<bool>(8, true));
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events WHERE key = 'forgot:client:192.0.2.7'"),
+            8);
+}
+
+// A unit that comes back to a key it said it was done with would count
+// without the events of the units that came after it: the batch is undone,
+// and each unit runs alone, counted exactly (PostgresStore::run_together).
+TEST_F(PostgresSameKeyBatchTest, Interface_8_3_AUnitThatComesBackToAKeyItLetGoRunsAlone) {
+  postgres::PostgresStore store(url_, 1, 5s);
+  const std::vector<std::string> key{"forgot:client:192.0.2.7"};
+  std::vector<std::size_t> seen(2);
+  std::vector<std::function<void(Transaction&)>> works;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    works.emplace_back([&key, &seen, i](Transaction& tx) {
+      tx.throttle().event_times(key[0], 0, 10);
+      tx.throttle().add_event(key[0], kBatchNow);
+      tx.throttle().done_with(key);
+      seen[i] = tx.throttle().event_times(key[0], 0, 10).size();  // back to it
+    });
+  std::vector<TransactionUnit> units(2);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    units[i].work = &works[i];
+    units[i].lock_keys = key;
+  }
+  store.run_together(units);
+  EXPECT_EQ(units[0].status, StoreStatus::ok);
+  EXPECT_EQ(units[1].status, StoreStatus::ok);
+  EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2})) << "each alone, one after the other";
+  EXPECT_EQ(number("SELECT count(*) FROM throttle_events"), 2);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -749,6 +750,31 @@ TEST_F(PostgresStoreTest, Interface_6_Forgot_5_CountsOfPipelinedBatchesAreExactA
   }
   EXPECT_GE(allowed.load(), 2 * kUnits);
   EXPECT_GE(fewest_locks_at_a_count.load(), kUnits) << "every key of the batch locked first";
+}
+
+// interface.md 6 /forgot 5 and 8.2: batches whose units all name one
+// client's key, on two instances at once: each batch's units count it in
+// turn, the batches one after the other, and a limit of 5 lets exactly 5
+// through of 16.
+TEST_F(PostgresStoreTest, Interface_6_Forgot_5_OneClientsBatchesAreExactAcrossInstances) {
+  const std::string key = "forgot:client:203.0.113.77";
+  std::vector<char> let_through(16, 0);  // each unit assigns only its own
+  race(4, [&](Store& store, int batch) {
+    std::vector<std::function<void(Transaction&)>> works;
+    for (int i = 0; i < 4; ++i)
+      works.emplace_back([&, place = static_cast<std::size_t>(batch * 4 + i)](Transaction& tx) {
+        let_through[place] = tx.throttle().event_times(key, 0, 5).size() < 5 ? 1 : 0;
+        if (let_through[place] != 0) tx.throttle().add_event(key, now_millis());
+      });
+    for (const TransactionUnit& unit :
+         run_together(works, std::vector<std::vector<std::string>>(works.size(), {key}), &store))
+      EXPECT_EQ(unit.status, StoreStatus::ok);
+  });
+  std::size_t stored = 0;
+  a_->run(Store::Mode::read,
+          [&](Transaction& tx) { stored = tx.throttle().event_times(key, 0, 100).size(); });
+  EXPECT_EQ(stored, 5u);
+  EXPECT_EQ(std::count(let_through.begin(), let_through.end(), 1), 5);
 }
 
 // A unit that fails undoes the shared transaction; then each unit runs

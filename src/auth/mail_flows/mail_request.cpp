@@ -29,8 +29,15 @@ ThrottleVerdict count_and_queue_mail(Transaction& tx, const MailRequestLimits& l
   WipeOnExit wipe_hash(mail.password_hash);
   ThrottleVerdict verdict = check_throttles(tx, limits.per_client, now);
   if (!verdict.allowed) return verdict;
-  for (const ThrottleCounter& counter : limits.per_client)
+  std::vector<std::string> client_keys;
+  for (const ThrottleCounter& counter : limits.per_client) {
     tx.throttle().add_event(counter.key, now);
+    client_keys.push_back(counter.key);
+  }
+  // The client's counters are done with: the next request of a batch from
+  // the same client counts there now, beside this one's mail count
+  // (ThrottleStore::done_with), not after its whole transaction.
+  tx.throttle().done_with(client_keys);
 
   mail.created_at = now;
   auto [short_term, long_term] =

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +32,12 @@ class ThrottleStore {
   virtual void delete_events(std::string_view key) = 0;
   // Removes the events at or before `horizon`; returns the rows removed.
   virtual std::int64_t prune(Millis horizon) = 0;
+  // The transaction counts, adds and deletes no more events of `keys`. In a
+  // batch whose units share a key (Database::write_together: one client
+  // address's requests), the next unit that names them may then count
+  // them, before this one has finished. Using such a key again afterwards
+  // is an error, which undoes the batch (each unit then runs alone).
+  virtual void done_with(std::span<const std::string> keys) { (void)keys; }
 };
 
 }  // namespace authd

@@ -305,19 +305,6 @@ void PostgresStore::run_together(std::span<TransactionUnit> units) {
   }
 }
 
-// True when no throttling key is named by two units of the batch: then no
-// unit counts an event another unit of the batch adds (a unit adds events
-// only for the keys it names, Database::write_together).
-bool PostgresStore::no_key_named_twice(std::span<const TransactionUnit> units) {
-  std::vector<std::pair<std::string_view, std::size_t>> named;  // key, unit
-  for (std::size_t i = 0; i < units.size(); ++i)
-    for (const std::string& key : units[i].lock_keys) named.emplace_back(key, i);
-  std::sort(named.begin(), named.end());
-  return std::adjacent_find(named.begin(), named.end(), [](const auto& a, const auto& b) {
-           return a.first == b.first && a.second != b.second;
-         }) == named.end();
-}
-
 bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
   try {
     Lease connection = begin(Mode::write, Clock::now() + timeout_);
@@ -328,24 +315,20 @@ bool PostgresStore::run_in_one_transaction(std::span<TransactionUnit> units) {
         keys.insert(keys.end(), unit.lock_keys.begin(), unit.lock_keys.end());
       // Every key first, in one order; sent ahead of the first statement.
       tx.lock_throttle_keys(keys);
-      if (no_key_named_twice(units)) {
-        // No unit counts what another writes (logouts; /forgot requests of
-        // different clients and addresses): their statements share the
-        // batch's round trips, in the units' order.
-        run_in_one_pipeline(*connection, units, true, [&tx](TransactionUnit& unit) {
-          try {
-            (*unit.work)(tx);
-          } catch (...) {
-            unit.error = std::current_exception();
-          }
-        });
-        // A deadline that passed answers every unit unavailable (below);
-        // any other failure undoes the batch, then each unit runs alone.
-        if (std::exception_ptr failed = take_first_cause(units)) std::rethrow_exception(failed);
-      } else {
-        // A unit must count the events of the units before it.
-        for (TransactionUnit& unit : units) (*unit.work)(tx);
-      }
+      // The units' statements share the batch's round trips, in the units'
+      // order; units that name the same key (one address's requests) count
+      // it one after the other, each seeing the events of those before it
+      // (shared_throttle.hpp).
+      run_in_one_pipeline(*connection, units, true, [&tx](TransactionUnit& unit) {
+        try {
+          (*unit.work)(tx);
+        } catch (...) {
+          unit.error = std::current_exception();
+        }
+      });
+      // A deadline that passed answers every unit unavailable (below);
+      // any other failure undoes the batch, then each unit runs alone.
+      if (std::exception_ptr failed = take_first_cause(units)) std::rethrow_exception(failed);
       connection->execute("COMMIT");
     } catch (...) {
       rollback_quietly(*connection);

@@ -56,7 +56,6 @@ class PostgresStore final : public Store {
   void release(std::unique_ptr<Connection> connection);
   void drop_idle();
   bool run_in_one_transaction(std::span<TransactionUnit> units);
-  static bool no_key_named_twice(std::span<const TransactionUnit> units);
   void run_reads_in_one_pipeline(std::span<TransactionUnit> units, Clock::time_point deadline);
   static constexpr std::size_t kMaxReadsPerPipeline = 64;
   static StoreStatus status_of_failure();

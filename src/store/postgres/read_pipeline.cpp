@@ -64,7 +64,9 @@ struct CachedStack {
 struct Read {
   ctx::fiber fiber;
   ctx::fiber loop;
-  bool behind = false;  // parked by wait_behind
+  std::size_t unit = 0;   // its place in the batch
+  bool behind = false;    // parked by wait_behind
+  bool finished = false;  // its work has returned
 };
 
 // The reads parked after their Sync, in the order the Syncs went out,
@@ -72,9 +74,11 @@ struct Read {
 // most once at a time, so a ring of one place per read never allocates.
 class Turns final : public PipelineTurns {
  public:
-  Turns(std::size_t reads, bool one_transaction) : ring_(reads), one_transaction_(one_transaction) {
-    company_.reserve(reads);
-    resuming_.reserve(reads);
+  Turns(std::vector<Read>& reads, bool one_transaction)
+      : reads_(reads), ring_(reads.size()), one_transaction_(one_transaction) {
+    company_.reserve(reads.size());
+    resuming_.reserve(reads.size());
+    turned_.reserve(reads.size());
   }
   bool one_transaction() const override { return one_transaction_; }
   SharedSessions& shared_sessions() override { return shared_sessions_; }
@@ -110,6 +114,24 @@ class Turns final : public PipelineTurns {
 
   void answer_read(std::size_t waiting_behind) override { ready_behind_ += waiting_behind; }
 
+  std::size_t running_unit() const override { return running_->unit; }
+
+  void wait_for_turn() override {
+    if (std::current_exception()) throw StoreError("a unit waited in a catch handler");
+    Read& read = *running_;
+    read.loop = std::move(read.loop).resume();
+  }
+
+  // Each unit waits for one turn at a time: turned_'s capacity holds it.
+  void give_turn(std::size_t unit) override { turned_.push_back(&reads_[unit]); }
+
+  // The keys the finished unit took are the next units' (noexcept: it
+  // runs as the unit's fiber returns).
+  void finished(Read& read) noexcept {
+    read.finished = true;
+    throttle_.release_all(*this, read.unit);
+  }
+
   void resume(Read& read) {
     running_ = &read;
     read.fiber = std::move(read.fiber).resume();
@@ -117,11 +139,20 @@ class Turns final : public PipelineTurns {
   }
 
   // Resumes the parked reads in order until every one has finished. The
-  // reads waiting for company go first, so that their statement is sent
-  // before the next answer is waited for; but not before the reads whose
-  // shared answer has been read, which may join them.
+  // units given their turn on a key go first, as soon as it is given: each
+  // may give the next its turn, and all then join the company of the
+  // statement they come to next. The reads waiting for company go next, so
+  // that their statement is sent before the next answer is waited for; but
+  // not before the reads whose shared answer has been read, which may join
+  // them.
   void run_parked() {
-    while (parked_ > 0 || !company_.empty()) {
+    while (parked_ > 0 || !company_.empty() || !turned_.empty()) {
+      if (!turned_.empty()) {
+        Read* read = turned_.back();
+        turned_.pop_back();
+        resume(*read);
+        continue;
+      }
       if (!company_.empty() && (ready_behind_ == 0 || parked_ == 0)) {
         std::swap(company_, resuming_);  // a read resumed here may wait again
         for (Read* read : resuming_) resume(*read);
@@ -138,6 +169,7 @@ class Turns final : public PipelineTurns {
   }
 
  private:
+  std::vector<Read>& reads_;
   std::vector<Read*> ring_;
   std::size_t first_ = 0;
   std::size_t parked_ = 0;
@@ -146,6 +178,7 @@ class Turns final : public PipelineTurns {
   bool one_transaction_;
   std::vector<Read*> company_;   // waiting for company, in the order they came
   std::vector<Read*> resuming_;  // the company being resumed
+  std::vector<Read*> turned_;    // given their turn on a key, not yet resumed
   SharedSessions shared_sessions_;
   SharedAccessTokens shared_access_tokens_;
   SharedThrottle throttle_;
@@ -174,16 +207,18 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
                          const std::function<void(TransactionUnit&)>& run_unit) {
   thread_local StackCache stacks;
   std::vector<Read> reads(units.size());
-  Turns turns(units.size(), one_transaction);
+  Turns turns(reads, one_transaction);
   TurnsInstalled installed(connection, turns);
+  if (one_transaction) turns.throttle().order_keys(units);
   // Each read runs until it has sent its first statement, then the next
   // one starts; a read that needs no statement finishes at once.
   for (std::size_t i = 0; i < units.size(); ++i) {
     TransactionUnit& unit = units[i];
     Read& read = reads[i];
+    read.unit = i;
     try {
       read.fiber = ctx::fiber(std::allocator_arg, CachedStack{&stacks},
-                              [&run_unit, &unit, &read](ctx::fiber&& loop) {
+                              [&run_unit, &unit, &read, &turns](ctx::fiber&& loop) {
                                 read.loop = std::move(loop);
                                 try {
                                   run_unit(unit);  // is not meant to throw
@@ -193,17 +228,26 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
                                   unit.status = StoreStatus::failed;
                                   unit.error = std::current_exception();
                                 }
+                                turns.finished(read);
                                 return std::move(read.loop);
                               });
     } catch (...) {
       unit.status = StoreStatus::failed;  // no stack for it
       unit.error = std::current_exception();
+      turns.finished(read);
       continue;
     }
     turns.resume(read);
   }
   // Never leaves a parked fiber behind: each is resumed until it returns.
   turns.run_parked();
+  // A unit still waiting for its turn (none should be) has not run whole:
+  // it fails the batch, whose units then run alone.
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    if (reads[i].finished || units[i].error) continue;
+    units[i].status = StoreStatus::failed;
+    units[i].error = std::make_exception_ptr(StoreError("a unit never had its turn on a key"));
+  }
   // The rows kept back go ahead of the COMMIT only: after a unit's failure
   // the caller rolls back, and a statement that failed in the aborted
   // transaction would take the ROLLBACK sent with it down too.

@@ -25,7 +25,9 @@
 // transaction, and a statement that fails fails the whole batch anyway.
 // Their throttle counts share statements too (shared_throttle.hpp), and
 // the rows they only add (throttle and audit events, mails) go as one
-// INSERT per table.
+// INSERT per table. Units that name the same throttling key (one client
+// address's requests) take it one after the other, in the batch's order,
+// each parked until the one before lets it go.
 #pragma once
 
 #include <cstddef>
@@ -64,6 +66,14 @@ class PipelineTurns {
   // Called by the read that read a shared answer: `waiting_behind` reads
   // parked by wait_behind can go on with it.
   virtual void answer_read(std::size_t waiting_behind) = 0;
+  // The place in the batch of the unit running now.
+  virtual std::size_t running_unit() const = 0;
+  // Parks the running unit until another calls give_turn for it (its turn
+  // on a throttling key it shares with units before it: shared_throttle.hpp).
+  virtual void wait_for_turn() = 0;
+  // The unit parked by wait_for_turn goes on, before the next answer is
+  // read, as the reads waiting for company do.
+  virtual void give_turn(std::size_t unit) = 0;
   // The batch's session lookups, shared by its reads.
   virtual SharedSessions& shared_sessions() = 0;
   // The batch's access-token lookups (userinfo), shared likewise.
@@ -83,7 +93,9 @@ class PipelineTurns {
 // it must not throw. Returns once every unit has finished. `one_transaction`:
 // the units run inside one transaction the caller began (see above), and
 // their events are then sent ahead of the caller's next statement, its
-// COMMIT, which reports their failure.
+// COMMIT, which reports their failure. The units that name one throttling
+// key take it in their order (TransactionUnit::lock_keys,
+// SharedThrottle::take_turn).
 void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> units,
                          bool one_transaction,
                          const std::function<void(TransactionUnit&)>& run_unit);

@@ -33,8 +33,15 @@ constexpr const char* kInsertEventsSql =
 
 std::vector<Millis> SharedThrottle::event_times(Connection& db, PipelineTurns& turns,
                                                 std::string_view key, Millis after, int most) {
-  return counts_.share(turns, {std::string(key), after, most},
-                       [this, &db](Shared::Group& group) { count(db, group); });
+  if (std::optional<std::vector<Millis>> known = known_times(key, after, most)) return *known;
+  std::string owned(key);
+  std::vector<Millis> times = counts_.share(
+      turns, {owned, after, most}, [this, &db](Shared::Group& group) { count(db, group); });
+  // Read under the batch's lock, with every event the batch added before:
+  // until the transaction ends, only the units that take their turn on the
+  // key change its events, and they tell (note_added, forget).
+  if (turns_.contains(owned)) learn(owned, after, most, times);
+  return times;
 }
 
 std::vector<Millis> SharedThrottle::event_times_alone(Connection& db, std::string_view key,
@@ -79,6 +86,7 @@ void SharedThrottle::count(Connection& db, Shared::Group& group) {
 void SharedThrottle::add_event(std::string_view key, Millis at) {
   keys_.emplace_back(key);
   ats_.push_back(std::to_string(at));
+  note_added(key, at);
 }
 
 void SharedThrottle::send_ahead(Connection& db) {
@@ -88,6 +96,107 @@ void SharedThrottle::send_ahead(Connection& db) {
   db.send_ahead(kInsertEventsSql, params);
   keys_.clear();
   ats_.clear();
+}
+
+void SharedThrottle::order_keys(std::span<const TransactionUnit> units) {
+  turns_.clear();
+  known_.clear();
+  std::map<std::string_view, std::vector<std::size_t>> named;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    for (const std::string& key : units[i].lock_keys) {
+      std::vector<std::size_t>& by = named[key];
+      if (by.empty() || by.back() != i) by.push_back(i);
+    }
+  for (auto& [key, by] : named) {
+    if (by.size() < 2) continue;
+    const std::size_t n = by.size();
+    turns_.emplace(std::string(key), KeyTurns{std::move(by), std::vector<bool>(n, false),
+                                              std::vector<bool>(n, false), 0});
+  }
+}
+
+void SharedThrottle::take_turn(PipelineTurns& turns, std::string_view key) {
+  auto found = turns_.find(key);
+  if (found == turns_.end()) return;
+  KeyTurns& shared = found->second;
+  auto mine = std::find(shared.units.begin(), shared.units.end(), turns.running_unit());
+  if (mine == shared.units.end()) return;  // not named by this unit: none waits for it
+  const auto place = static_cast<std::size_t>(mine - shared.units.begin());
+  if (shared.released[place])
+    throw StoreError("a unit came back to a throttling key it had let go");
+  while (shared.next != place) {
+    shared.waiting[place] = true;
+    turns.wait_for_turn();
+  }
+}
+
+void SharedThrottle::release(PipelineTurns& turns, std::string_view key) {
+  auto found = turns_.find(key);
+  if (found == turns_.end()) return;
+  KeyTurns& shared = found->second;
+  auto mine = std::find(shared.units.begin(), shared.units.end(), turns.running_unit());
+  if (mine == shared.units.end()) return;
+  release_at(turns, shared, static_cast<std::size_t>(mine - shared.units.begin()));
+}
+
+void SharedThrottle::release_all(PipelineTurns& turns, std::size_t unit) noexcept {
+  for (auto& [key, shared] : turns_) {
+    auto mine = std::find(shared.units.begin(), shared.units.end(), unit);
+    if (mine != shared.units.end())
+      release_at(turns, shared, static_cast<std::size_t>(mine - shared.units.begin()));
+  }
+}
+
+void SharedThrottle::release_at(PipelineTurns& turns, KeyTurns& shared,
+                                std::size_t place) noexcept {
+  shared.released[place] = true;
+  while (shared.next < shared.units.size() && shared.released[shared.next]) ++shared.next;
+  if (shared.next < shared.units.size() && shared.waiting[shared.next]) {
+    shared.waiting[shared.next] = false;
+    turns.give_turn(shared.units[shared.next]);
+  }
+}
+
+// The newest `most` events later than `after`, when what is known holds
+// them all: a window that starts no earlier than the one read, and no more
+// events than were read (or every event of that window was).
+std::optional<std::vector<Millis>> SharedThrottle::known_times(std::string_view key, Millis after,
+                                                               int most) const {
+  auto found = known_.find(key);
+  if (found == known_.end()) return std::nullopt;
+  const Known& known = found->second;
+  if (after < known.after || (most > known.most && !known.complete)) return std::nullopt;
+  auto first = std::upper_bound(known.times.begin(), known.times.end(), after);
+  const auto in_window = static_cast<std::size_t>(known.times.end() - first);
+  const std::size_t take = std::min(in_window, static_cast<std::size_t>(std::max(most, 0)));
+  return std::vector<Millis>(known.times.end() - static_cast<std::ptrdiff_t>(take),
+                             known.times.end());
+}
+
+void SharedThrottle::learn(const std::string& key, Millis after, int most,
+                           const std::vector<Millis>& times) {
+  known_[key] =
+      Known{after, most, times.size() < static_cast<std::size_t>(std::max(most, 0)), times};
+}
+
+void SharedThrottle::note_added(std::string_view key, Millis at) {
+  auto found = known_.find(key);
+  if (found == known_.end()) return;
+  Known& known = found->second;
+  // Older than the oldest of a partial read: events between them are not
+  // known, so the newest ones are not either.
+  if (!known.complete && (known.times.empty() || at < known.times.front())) {
+    known_.erase(found);
+    return;
+  }
+  known.times.insert(std::upper_bound(known.times.begin(), known.times.end(), at), at);
+}
+
+void SharedThrottle::note_inserted(std::string_view key, Millis at) { note_added(key, at); }
+
+void SharedThrottle::forget(std::string_view key) {
+  auto found = known_.find(key);
+  if (found != known_.end()) known_.erase(found);
 }
 
 }  // namespace authd::postgres

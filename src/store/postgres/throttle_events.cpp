@@ -1,7 +1,8 @@
 // How PostgreSQL stores throttling events: one row per counted attempt,
 // read through the (key, at) index, the key locked before counting in a
 // write transaction. In a batch of /forgot requests the counts and the
-// events are shared by the batch's units (shared_throttle.hpp).
+// events are shared by the batch's units (shared_throttle.hpp), and units
+// that name the same key take it in turn.
 #include <algorithm>
 
 #include "store/postgres/connection.hpp"
@@ -18,9 +19,21 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
   // them in order, and a lock that fails fails the count and the
   // transaction with it.
   if (locking_) lock(key);
-  if (PipelineTurns* batch = db_.transaction_batch())
+  if (PipelineTurns* batch = db_.transaction_batch()) {
+    batch->throttle().take_turn(*batch, key);
     return batch->throttle().event_times(db_, *batch, key, after, most);
+  }
   return SharedThrottle::event_times_alone(db_, key, after, most);
+}
+
+void ThrottleEvents::take_turn(std::string_view key) {
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().take_turn(*batch, key);
+}
+
+void ThrottleEvents::done_with(std::span<const std::string> keys) {
+  PipelineTurns* batch = db_.transaction_batch();
+  if (batch == nullptr) return;
+  for (const std::string& key : keys) batch->throttle().release(*batch, key);
 }
 
 void ThrottleEvents::lock(std::string_view key) {
@@ -61,17 +74,22 @@ void ThrottleEvents::send_kept_events() {
 }
 
 std::int64_t ThrottleEvents::insert_event(std::string_view key, Millis at) {
+  take_turn(key);
   send_kept_events();
   Params params;
   params.text(key).integer(at);
-  return db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
-      .integer(0, 0);
+  std::int64_t id =
+      db_.run("INSERT INTO throttle_events (key, at) VALUES ($1, $2) RETURNING id", params)
+          .integer(0, 0);
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().note_inserted(key, at);
+  return id;
 }
 
 // No round trip of its own (a counted request's event); in a batch, one
 // INSERT for the batch's events (shared_throttle.hpp).
 void ThrottleEvents::add_event(std::string_view key, Millis at) {
   if (PipelineTurns* batch = db_.transaction_batch()) {
+    batch->throttle().take_turn(*batch, key);
     batch->throttle().add_event(key, at);
     return;
   }
@@ -82,13 +100,18 @@ void ThrottleEvents::add_event(std::string_view key, Millis at) {
 
 void ThrottleEvents::delete_event(std::int64_t event_id) {
   send_kept_events();
+  // Of a key this unit has its turn on (it inserted the event), but which
+  // one is not said: nothing known is trusted afterwards.
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().forget_all();
   Params params;
   params.integer(event_id);
   db_.run("DELETE FROM throttle_events WHERE id = $1", params);
 }
 
 void ThrottleEvents::delete_events(std::string_view key) {
+  take_turn(key);
   send_kept_events();
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().forget(key);
   Params params;
   params.text(key);
   db_.run("DELETE FROM throttle_events WHERE key = $1", params);
@@ -96,6 +119,7 @@ void ThrottleEvents::delete_events(std::string_view key) {
 
 std::int64_t ThrottleEvents::prune(Millis horizon) {
   send_kept_events();
+  if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().forget_all();
   Params params;
   params.integer(horizon);
   return db_.run("DELETE FROM throttle_events WHERE at <= $1", params).affected();

@@ -95,6 +95,7 @@ class ThrottleEvents final : public ThrottleStore {
   void delete_event(std::int64_t event_id) override;
   void delete_events(std::string_view key) override;
   std::int64_t prune(Millis horizon) override;
+  void done_with(std::span<const std::string> keys) override;
 
   // Locks `keys` in byte order, each once, before anything else runs (a
   // batch of write_together units). Every transaction that takes two of
@@ -105,6 +106,8 @@ class ThrottleEvents final : public ThrottleStore {
  private:
   void lock(std::string_view key);
   void send_kept_events();
+  // In a batch: the running unit's turn on `key` (SharedThrottle::take_turn).
+  void take_turn(std::string_view key);
 
   Connection& db_;
   bool locking_;
