@@ -24,6 +24,7 @@
 #include "store/areas/signing_keys.hpp"
 #include "store/areas/signups.hpp"
 #include "store/areas/throttle_events.hpp"
+#include "store/areas/upstream_flows.hpp"
 #include "store/areas/users.hpp"
 #include "store/areas/webhooks.hpp"
 
@@ -54,6 +55,8 @@ class Transaction {
   virtual RefreshTokenStore& refresh_tokens() = 0;  // 17.10
   virtual ConsentStore& consents() = 0;
   virtual SigningKeyStore& signing_keys() = 0;
+  // Sign-in through upstream providers (interface.md 18.2).
+  virtual UpstreamFlowStore& upstream_flows() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
@@ -61,7 +64,7 @@ class Transaction {
   // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
   // requests, access tokens, client_credentials tokens and refresh token families, codes past
   // their keep_until and signing
-  // keys past their remove_after); returns the rows removed.
+  // keys past their remove_after; expired upstream flows); returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
@@ -69,7 +72,8 @@ class Transaction {
            outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
            events().prune_repeats(now) + authorization_requests().prune(now) +
            authorization_codes().prune(now) + access_tokens().prune(now) +
-           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now);
+           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now) +
+           upstream_flows().prune(now);
   }
 };
 

@@ -390,6 +390,17 @@ class SigningKeys final : public SigningKeyStore {
   Connection& db_;
 };
 
+class UpstreamFlows final : public UpstreamFlowStore {
+ public:
+  explicit UpstreamFlows(Connection& db) : db_(db) {}
+  void insert(const UpstreamFlowRecord& record) override;
+  std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -412,7 +423,8 @@ class PostgresTransaction final : public Transaction {
         client_tokens_(db),
         refresh_tokens_(db, locking),
         consents_(db, locking),
-        signing_keys_(db) {}
+        signing_keys_(db),
+        upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -433,6 +445,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
   void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
@@ -458,6 +471,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  UpstreamFlows upstream_flows_;
 };
 
 }  // namespace authd::postgres

@@ -364,6 +364,17 @@ class SigningKeys final : public SigningKeyStore {
   Connection& db_;
 };
 
+class UpstreamFlows final : public UpstreamFlowStore {
+ public:
+  explicit UpstreamFlows(Connection& db) : db_(db) {}
+  void insert(const UpstreamFlowRecord& record) override;
+  std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
@@ -386,7 +397,8 @@ class SqliteTransaction final : public Transaction {
         client_tokens_(db),
         refresh_tokens_(db),
         consents_(db),
-        signing_keys_(db) {}
+        signing_keys_(db),
+        upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -407,6 +419,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
  private:
   Users users_;
@@ -429,6 +442,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  UpstreamFlows upstream_flows_;
 };
 
 }  // namespace authd::sqlite
