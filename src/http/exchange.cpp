@@ -247,6 +247,7 @@ ApiRequest api_request(const Request& req, std::string_view method, const std::s
   if (auto agent = req.find(http::field::user_agent); agent != req.end())
     request.user_agent = as_std_view(agent->value());
   if (settings.session_cookie.on()) read_cookie_context(request, req, from_trusted_proxy, settings);
+  request.cookie_fields = field_values(req, http::field::cookie);
   return request;
 }
 
@@ -290,7 +291,8 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
                           request.path,
                           req.count("Access-Control-Request-Method") > 0,
                           {context.api.auth.policy.signup_open,
-                           context.api.auth.policy.email_signin, context.api.auth.policy.oidc.on}},
+                           context.api.auth.policy.email_signin, context.api.auth.policy.oidc.on,
+                           context.api.upstreams != nullptr}},
                          origin, settings.cors_max_age, settings.session_cookie.on());
     if (preflight) {
       answer.response = std::move(*preflight);

@@ -7,7 +7,7 @@
 namespace authd {
 namespace {
 
-const Migration kMigrations[] = {
+const Migration kMigrationsFrom18[] = {
     // Sign-in through upstream providers (interface.md 18.2): the flows
     // waiting for their callback, as digests only (store/areas/upstream_flows.hpp).
     {18, "upstream_flows: sign-ins and links through upstream providers",
@@ -45,6 +45,6 @@ CREATE INDEX upstream_flows_by_expiry ON upstream_flows(expires_at);
 
 }  // namespace
 
-std::span<const Migration> migrations_from_18() { return kMigrations; }
+std::span<const Migration> migrations_from_18() { return kMigrationsFrom18; }
 
 }  // namespace authd

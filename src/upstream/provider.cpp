@@ -30,6 +30,8 @@ bool is_upstream_url(std::string_view url) {
 
 std::string upstream_problem(const UpstreamProvider& p) {
   if (!is_upstream_name(p.name)) return "name: must be 1 to 32 of a-z, 0-9 and '-'";
+  // /signin/email is the mail sign-in's page (interface.md 19).
+  if (p.name == "email") return "name: \"email\" is taken by the sign-in by mail";
   if (p.client_id.empty()) return "client-id: required";
   if (p.label.empty()) return "label: required";
   if (p.kind == UpstreamKind::oidc) {

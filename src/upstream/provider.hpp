@@ -29,7 +29,8 @@ struct UpstreamProvider {
   std::string label;
   std::string issuer;  // oidc: discovered from {issuer}/.well-known/openid-configuration
   std::string client_id;
-  std::string client_secret;  // read from client-secret-file at start; never logged
+  std::string client_secret_file;
+  std::string client_secret;  // read from client_secret_file at start; never logged
   std::vector<std::string> scopes;
   bool signup = false;
   // oauth2 (oidc: discovered, these stay empty in the configuration).

@@ -65,6 +65,7 @@ class UpstreamRegistry {
   // Nothing while an oidc provider's discovery has not succeeded.
   std::optional<UpstreamEndpoints> endpoints(std::string_view name) const;
   std::string redirect_uri(std::string_view name) const;
+  const std::string& public_url() const { return public_url_; }
 
   boost::asio::thread_pool& pool() { return pool_; }
 
