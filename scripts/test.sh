@@ -27,7 +27,7 @@ ctest --test-dir build --output-on-failure -R '^integration\.Timing\.'
 # own and run alone; the timing tests join that run, one test at a time, as
 # above.
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure --parallel 2 \
-  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page|oidc_logout_page)$|interop\.)' \
+  -R '^(integration\.|unit\.Postgres[A-Za-z]*\.|unit\.(StoreConformance[A-Za-z]*|OutboxWorkerClaims|UpstreamLinking)\..*<authd::OnPostgres>$|unit\.Backends/[A-Za-z]+\..*/postgres$|browser\.(passkeys_page|email_signin_page|oidc_signin_page|oidc_logout_page)$|interop\.)' \
   -E '^integration\.(ScaleOutRestart|Timing)\.'
 bash scripts/with-postgres.sh ctest --test-dir build --output-on-failure \
   -R '^integration\.(ScaleOutRestart|Timing)\.'

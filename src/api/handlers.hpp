@@ -59,6 +59,13 @@ boost::asio::awaitable<ApiResponse> handle_oauth_userinfo(ApiContext& ctx, ApiRe
 boost::asio::awaitable<ApiResponse> handle_oauth_introspect(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_list_consents(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_withdraw_consent(ApiContext& ctx, ApiRequest& request);
+// Upstream identities' links (interface.md 18.4): api/identities.cpp.
+boost::asio::awaitable<ApiResponse> handle_list_identities(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_unlink_identity(ApiContext& ctx, ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_list_identities(ApiContext& ctx,
+                                                                 ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_admin_unlink_identity(ApiContext& ctx,
+                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and

@@ -94,6 +94,10 @@ constexpr std::array kRoutes = {
     Route{"/consents/{id}", "DELETE", false, &handle_withdraw_consent, Served::with_oidc},
     Route{"/signin", "GET", false, &handle_signin_page, Served::with_oidc},
     Route{"/signin.js", "GET", false, &handle_signin_script, Served::with_oidc},
+    // Upstream identities' links (interface.md 18.4), whatever providers
+    // are configured: a link outlives its provider's removal.
+    Route{"/identities", "GET", false, &handle_list_identities},
+    Route{"/identities/{id}", "DELETE", false, &handle_unlink_identity},
     Route{"/passkeys", "GET", false, &handle_passkeys_page},
     Route{"/passkeys.js", "GET", false, &handle_passkeys_script},
     // What the pages /passkeys, /signin and /signin/email share (common.js):
@@ -136,6 +140,10 @@ constexpr std::array kRoutes = {
           Served::on_management},
     Route{"/admin/users/{id}/mfa", "DELETE", false, &handle_admin_reset_mfa, Served::on_management},
     Route{"/admin/sessions/{id}", "DELETE", false, &handle_admin_revoke_session,
+          Served::on_management},
+    Route{"/admin/users/{id}/identities", "GET", false, &handle_admin_list_identities,
+          Served::on_management},
+    Route{"/admin/identities/{id}", "DELETE", false, &handle_admin_unlink_identity,
           Served::on_management},
     // interface.md 17.3: whether or not --oidc is on.
     Route{"/admin/clients", "POST", true, &handle_admin_create_client, Served::on_management},

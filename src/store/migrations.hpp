@@ -18,9 +18,10 @@ struct Migration {
 
 std::span<const Migration> migrations();
 
-// Migrations 10 and later (migrations_10_on.cpp); migrations() lists them
-// after 1 to 9.
+// Migrations 10 to 16 (migrations_10_on.cpp) and 17 and later
+// (migrations_17_on.cpp); migrations() lists them after 1 to 9.
 std::span<const Migration> migrations_from_10();
+std::span<const Migration> migrations_from_17();
 
 // Migrations 18 and later (migrations_18_on.cpp), after those.
 std::span<const Migration> migrations_from_18();

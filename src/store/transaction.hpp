@@ -13,6 +13,7 @@
 #include "store/areas/admin_keys.hpp"
 #include "store/areas/email_signins.hpp"
 #include "store/areas/events.hpp"
+#include "store/areas/identities.hpp"
 #include "store/areas/oauth_clients.hpp"
 #include "store/areas/oauth_grants.hpp"
 #include "store/areas/oauth_tokens.hpp"
@@ -55,6 +56,8 @@ class Transaction {
   virtual RefreshTokenStore& refresh_tokens() = 0;  // 17.10
   virtual ConsentStore& consents() = 0;
   virtual SigningKeyStore& signing_keys() = 0;
+  // Upstream identity providers' links (interface.md 18.3).
+  virtual IdentityStore& identities() = 0;
   // Sign-in through upstream providers (interface.md 18.2).
   virtual UpstreamFlowStore& upstream_flows() = 0;
 

@@ -28,6 +28,7 @@ class NoAreas final : public Transaction {
   AdminKeyStore& admin_keys() override { throw std::logic_error("no areas here"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("no areas here"); }
   PasskeyStore& passkeys() override { throw std::logic_error("no areas here"); }
+  IdentityStore& identities() override { throw std::logic_error("no areas here"); }
   EventStore& events() override { throw std::logic_error("no areas here"); }
   WebhookStore& webhooks() override { throw std::logic_error("no areas here"); }
   OAuthClientStore& oauth_clients() override { throw std::logic_error("no areas here"); }

@@ -79,6 +79,7 @@ class SigningKeysOnly final : public Transaction {
   AdminKeyStore& admin_keys() override { throw std::logic_error("unused"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("unused"); }
   PasskeyStore& passkeys() override { throw std::logic_error("unused"); }
+  IdentityStore& identities() override { throw std::logic_error("unused"); }
   EventStore& events() override { throw std::logic_error("unused"); }
   WebhookStore& webhooks() override { throw std::logic_error("unused"); }
   OAuthClientStore& oauth_clients() override { throw std::logic_error("unused"); }

@@ -13,6 +13,7 @@ void erase_account(Transaction& tx, const UserRecord& user) {
   tx.signups().remove_of_email(user.email);
   tx.second_factors().remove_all(user.id);
   tx.passkeys().remove_all_of(user.id);
+  tx.identities().remove_all_of(user.id);  // interface.md 18.4: erasure removes links
   // The OpenID provider's grants (interface.md 17.5-17.9): the store's
   // foreign keys refuse the user's removal while one is left.
   tx.consents().delete_of_user(user.id);

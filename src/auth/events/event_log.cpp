@@ -10,7 +10,7 @@
 namespace authd {
 namespace {
 
-constexpr std::array<std::string_view, 33> kEventTypes = {
+constexpr std::array<std::string_view, 35> kEventTypes = {
     "login.succeeded", "login.failed", "login.email_requested", "logout", "session.revoked",
     "password.reset_requested", "password.reset", "password.changed", "email.changed",
     "mfa.enabled", "mfa.disabled", "recovery_code.used", "signup.requested", "signup.verified",
@@ -22,7 +22,9 @@ constexpr std::array<std::string_view, 33> kEventTypes = {
     "oauth.client_deleted", "oauth.client_auth_failed", "oauth.authorized", "oauth.consent_granted",
     "oauth.consent_revoked", "oauth.code_reused", "oidc.signing_keys_rotated",
     // The token lifecycle (17.10, 17.11).
-    "oauth.refresh_token_reused", "oauth.token_revoked"};
+    "oauth.refresh_token_reused", "oauth.token_revoked",
+    // Upstream identity providers' links (18.4).
+    "identity.linked", "identity.unlinked"};
 
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;

@@ -8,6 +8,7 @@
 #include "auth/login/throttle.hpp"
 #include "auth/mail_flows/email_signin.hpp"
 #include "auth/second_factor/passkey_factor.hpp"
+#include "auth/upstream/identities.hpp"
 #include "crypto/random.hpp"
 #include "store/database.hpp"
 
@@ -149,6 +150,8 @@ class EmailSignIn {
       user.email_verified_at = now;
       user.updated_at = std::max(now, user.updated_at + 1);  // 2.6: forward only
       tx.users().update(user);
+      // Links made before anyone proved it are not the owner's (18.3).
+      unlink_on_first_proof(tx, source_, user.id, now);
     }
     IssuedSession session = new_session(user.id, now, policy_.session_lifetime, origin_);
     session.record.amr = sign_in_methods("otp", factor_used);

@@ -10,6 +10,7 @@
 #include "auth/mail_flows/mail_request.hpp"
 #include "auth/mail_flows/mailed_links.hpp"
 #include "auth/oidc/user_tokens.hpp"
+#include "auth/upstream/identities.hpp"
 #include "core/wipe.hpp"
 #include "crypto/hashing_pool.hpp"
 #include "crypto/random.hpp"
@@ -76,7 +77,11 @@ std::optional<UserRecord> apply_reset(Transaction& tx, const AuthPolicy& policy,
   if (!user) return user;
   now = std::max(now, user->updated_at + 1);  // updatedAt always moves forward (2.6)
   user->password_hash = phc;
-  if (!user->email_verified_at) user->email_verified_at = now;  // control of the address
+  if (!user->email_verified_at) {  // control of the address
+    user->email_verified_at = now;
+    // Links made before anyone proved it are not the owner's (18.3).
+    unlink_on_first_proof(tx, source, user->id, now);
+  }
   user->updated_at = now;
   tx.users().update(*user);
   void_mailed_links(tx, user->id);

@@ -77,8 +77,8 @@ enum class LinkOutcome {
   unavailable,                // the store did not answer (only from the awaitable form)
 };
 
-LinkOutcome link_identity(Transaction& tx, std::string_view user_id,
-                          const UpstreamAccount& account, const EventSource& source, Millis now);
+LinkOutcome link_identity(Transaction& tx, std::string_view user_id, const UpstreamAccount& account,
+                          const EventSource& source, Millis now);
 boost::asio::awaitable<LinkOutcome> link_identity(AuthContext& ctx, const std::string& user_id,
                                                   const UpstreamAccount& account,
                                                   const EventSource& source);

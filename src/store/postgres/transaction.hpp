@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/postgres/identities.hpp"
 #include "store/transaction.hpp"
 
 namespace authd::postgres {
@@ -424,6 +425,7 @@ class PostgresTransaction final : public Transaction {
         refresh_tokens_(db, locking),
         consents_(db, locking),
         signing_keys_(db),
+        identities_(db),
         upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
@@ -445,6 +447,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  IdentityStore& identities() override { return identities_; }
   UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
@@ -471,6 +474,7 @@ class PostgresTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  Identities identities_;
   UpstreamFlows upstream_flows_;
 };
 

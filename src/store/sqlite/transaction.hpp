@@ -8,6 +8,7 @@
 // the areas only run statements.
 #pragma once
 
+#include "store/sqlite/identities.hpp"
 #include "store/transaction.hpp"
 
 namespace authd::sqlite {
@@ -398,6 +399,7 @@ class SqliteTransaction final : public Transaction {
         refresh_tokens_(db),
         consents_(db),
         signing_keys_(db),
+        identities_(db),
         upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
@@ -419,6 +421,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokenStore& refresh_tokens() override { return refresh_tokens_; }
   ConsentStore& consents() override { return consents_; }
   SigningKeyStore& signing_keys() override { return signing_keys_; }
+  IdentityStore& identities() override { return identities_; }
   UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
  private:
@@ -442,6 +445,7 @@ class SqliteTransaction final : public Transaction {
   RefreshTokens refresh_tokens_;
   Consents consents_;
   SigningKeys signing_keys_;
+  Identities identities_;
   UpstreamFlows upstream_flows_;
 };
 

@@ -1,0 +1,49 @@
+// The identities area (interface.md 18.3, 18.4): links from an upstream
+// identity provider's account (its configured name and the subject it
+// gives) to one authd account. A (provider, subject) is linked to one
+// account at most: the unique key decides a race between two links of it,
+// on one instance or several. Deleting an account's row takes its links.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace authd {
+
+struct IdentityRecord {
+  std::string id;  // public: a random UUID (as a session's public id), never derived
+  std::string user_id;
+  std::string provider;  // the configured name
+  std::string subject;   // the upstream's `sub` (GitHub: `id`)
+  std::string email;     // what the upstream said at link time, canonical; "" when none
+  Millis created_at = 0;
+  std::optional<Millis> last_used_at{};  // the last sign-in through it
+};
+
+class IdentityStore {
+ public:
+  virtual ~IdentityStore() = default;
+
+  // False, and nothing written, when (provider, subject) or the id is
+  // linked already (to anyone), even by a transaction that commits while
+  // this one waits for it.
+  virtual bool insert(const IdentityRecord& identity) = 0;
+  virtual std::optional<IdentityRecord> by_subject(std::string_view provider,
+                                                   std::string_view subject) = 0;
+  virtual std::optional<IdentityRecord> by_id(std::string_view id) = 0;
+  // The account's links, oldest first.
+  virtual std::vector<IdentityRecord> of_user(std::string_view user_id) = 0;
+  virtual std::int64_t count_of(std::string_view user_id) = 0;
+  // A sign-in through it.
+  virtual void record_use(std::string_view id, Millis at) = 0;
+  // False when no link has this id.
+  virtual bool remove(std::string_view id) = 0;
+  virtual std::int64_t remove_all_of(std::string_view user_id) = 0;
+};
+
+}  // namespace authd

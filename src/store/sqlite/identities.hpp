@@ -1,0 +1,28 @@
+// SQLite's identities area (store/areas/identities.hpp), in a header of
+// its own: transaction.hpp holds it as a member.
+#pragma once
+
+#include "store/areas/identities.hpp"
+
+namespace authd::sqlite {
+
+class Connection;
+
+class Identities final : public IdentityStore {
+ public:
+  explicit Identities(Connection& db) : db_(db) {}
+  bool insert(const IdentityRecord& identity) override;
+  std::optional<IdentityRecord> by_subject(std::string_view provider,
+                                           std::string_view subject) override;
+  std::optional<IdentityRecord> by_id(std::string_view id) override;
+  std::vector<IdentityRecord> of_user(std::string_view user_id) override;
+  std::int64_t count_of(std::string_view user_id) override;
+  void record_use(std::string_view id, Millis at) override;
+  bool remove(std::string_view id) override;
+  std::int64_t remove_all_of(std::string_view user_id) override;
+
+ private:
+  Connection& db_;
+};
+
+}  // namespace authd::sqlite
