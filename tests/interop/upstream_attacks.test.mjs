@@ -40,7 +40,7 @@ setup(async () => {
   authd = await startAuthd(AUTHD, reserved, [
     oidcUpstream(corp, { name: 'corp', label: 'Company account', signup: true }),
     oidcUpstream(evil, { name: 'evil', label: 'Evil IdP', signup: true })
-  ], ['--signup', 'open', '--reset-mail-delay', '0s']);
+  ], ['--signup', 'open', '--reset-mail-delay', '1ms']);
 });
 
 async function freshPage() {
