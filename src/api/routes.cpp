@@ -67,7 +67,8 @@ constexpr std::array kRoutes = {
     Route{"/signin/{name}", "GET", false, &handle_upstream_signin, Served::with_upstreams},
     Route{"/signin/{name}/callback", "GET", false, &handle_upstream_callback,
           Served::with_upstreams},
-    Route{"/identities/{name}", "POST", false, &handle_upstream_link, Served::with_upstreams},
+    // The segment is a provider's name here, a link's id for DELETE (18.4).
+    Route{"/identities/{id}", "POST", false, &handle_upstream_link, Served::with_upstreams},
     Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},
     Route{"/signin/email/verify", "POST", true, &handle_email_signin_verify,
           Served::with_email_signin},
