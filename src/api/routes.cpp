@@ -27,7 +27,7 @@ enum class Served {
   on_both,
   with_signup_open,
   with_email_signin,
-  with_oidc,  // interface.md 17.2: the provider's public routes, with --oidc on
+  with_oidc,       // interface.md 17.2: the provider's public routes, with --oidc on
   with_upstreams,  // interface.md 18.2: with [[upstream]] providers configured
 };
 
@@ -175,8 +175,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string_view parameter;
   for (const Route& route : kRoutes) {
     const AuthPolicy& policy = ctx.auth.policy;
-    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin,
-                                            policy.oidc.on, ctx.upstreams != nullptr}) ||
+    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin, policy.oidc.on,
+                                            ctx.upstreams != nullptr}) ||
         !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;

@@ -60,16 +60,12 @@ UpstreamDouble::UpstreamDouble(const std::string& script, const std::string& cli
   std::ofstream(secret_file_) << "s3cret-" << std::to_string(::getpid()) << "-of-" << client_id
                               << "\n";
   std::string port_file = directory_ + "/port";
-  std::vector<std::string> args = {"/usr/bin/node",
-                                   source_path("tests/interop/upstream/" + script),
-                                   "--port-file",
-                                   port_file,
-                                   "--client-id",
-                                   client_id,
-                                   "--client-secret-file",
-                                   secret_file_,
-                                   "--redirect-uri",
-                                   redirect_uri};
+  std::vector<std::string> args = {
+      "/usr/bin/node",        source_path("tests/interop/upstream/" + script),
+      "--port-file",          port_file,
+      "--client-id",          client_id,
+      "--client-secret-file", secret_file_,
+      "--redirect-uri",       redirect_uri};
   args.insert(args.end(), extra.begin(), extra.end());
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");

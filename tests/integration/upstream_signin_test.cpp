@@ -46,7 +46,8 @@ std::string github_table(const UpstreamDouble& gh) {
          "/user\"\nemails-endpoint = \"" + gh.base() + "/user/emails\"\n";
 }
 
-std::vector<std::string> upstream_args(const std::string& tables, std::vector<std::string> more = {}) {
+std::vector<std::string> upstream_args(const std::string& tables,
+                                       std::vector<std::string> more = {}) {
   static int counter = 0;
   std::string config = write_file("authd-" + std::to_string(++counter) + ".toml", tables);
   std::vector<std::string> args = fast_hashing();
@@ -284,9 +285,9 @@ TEST_F(UpstreamOidc, Interface_18_4_LinkWhileSignedIn) {
   AuthdProcess authd(upstream_args(evil_table(*idp_, false)));
   authd.add_user(kEmail, kPassword);
   Browser browser;
-  HttpResponse login = send_request(authd.port(), "POST", "/login",
-                                    {{"Content-Type", "application/json"}},
-                                    login_body(kEmail, kPassword));
+  HttpResponse login =
+      send_request(authd.port(), "POST", "/login", {{"Content-Type", "application/json"}},
+                   login_body(kEmail, kPassword));
   ASSERT_EQ(login.status, 200);
   browser.keep(login);
   HttpResponse started = send_request(authd.port(), "POST", "/identities/evil",
@@ -321,10 +322,11 @@ TEST(UpstreamGithub, Interface_18_1_GithubShapedOauth2Provider) {
 
 TEST(UpstreamConfig, Interface_18_1_TableErrorsNameTheKeyAndSecretsAreRedacted) {
   std::string secret = write_file("corp.secret", "top-secret-value\n");
-  std::string bad = write_file("bad.toml", "[[upstream]]\nname = \"corp\"\nkind = \"oidc\"\n"
-                                           "issuer = \"http://idp.example.com\"\nclient-id = "
-                                           "\"authd\"\nclient-secret-file = \"" +
-                                               secret + "\"\nlabel = \"Corp\"\n");
+  std::string bad = write_file("bad.toml",
+                               "[[upstream]]\nname = \"corp\"\nkind = \"oidc\"\n"
+                               "issuer = \"http://idp.example.com\"\nclient-id = "
+                               "\"authd\"\nclient-secret-file = \"" +
+                                   secret + "\"\nlabel = \"Corp\"\n");
   AuthdProcess authd(fast_hashing());
   std::string out, err;
   EXPECT_EQ(authd.cli_streams({"config", "--config", bad}, "", &out, &err), 2);
@@ -333,10 +335,11 @@ TEST(UpstreamConfig, Interface_18_1_TableErrorsNameTheKeyAndSecretsAreRedacted) 
   EXPECT_EQ(authd.cli_streams({"config", "--config", typo}, "", &out, &err), 2);
   EXPECT_NE(err.find("client-idd"), std::string::npos) << err;
 
-  std::string good = write_file("good.toml", "[[upstream]]\nname = \"corp\"\nissuer = "
-                                             "\"https://idp.example.com\"\nclient-id = \"authd\"\n"
-                                             "client-secret-file = \"" +
-                                                 secret + "\"\nlabel = \"Corp\"\n");
+  std::string good = write_file("good.toml",
+                                "[[upstream]]\nname = \"corp\"\nissuer = "
+                                "\"https://idp.example.com\"\nclient-id = \"authd\"\n"
+                                "client-secret-file = \"" +
+                                    secret + "\"\nlabel = \"Corp\"\n");
   ASSERT_EQ(authd.cli_streams({"config", "--config", good}, "", &out, &err), 0) << err;
   EXPECT_NE(out.find("[[upstream]]"), std::string::npos) << out;
   EXPECT_EQ(out.find(secret), std::string::npos);

@@ -17,8 +17,12 @@ namespace {
 constexpr std::int64_t kNow = 1'800'000'000;
 
 nlohmann::json good_claims() {
-  return {{"iss", "https://idp.example.com"}, {"sub", "u-1"},       {"aud", "authd"},
-          {"iat", kNow - 5},                  {"exp", kNow + 300}, {"nonce", "n-1"}};
+  return {{"iss", "https://idp.example.com"},
+          {"sub", "u-1"},
+          {"aud", "authd"},
+          {"iat", kNow - 5},
+          {"exp", kNow + 300},
+          {"nonce", "n-1"}};
 }
 
 IdTokenExpectation expected() { return {"https://idp.example.com", "authd", "n-1", kNow, 60}; }
@@ -88,9 +92,9 @@ TEST(UpstreamIdToken, Interface_18_2_UnknownKidAndBadSignatureAreRefused) {
   Signer signer;
   Signer stranger;
   jose::SigningKey other = jose::SigningKey::generate(jose::Alg::rs256, "k2");
-  EXPECT_EQ(check_id_token(other.sign(good_claims().dump(), "JWT"), signer.jwks(), expected())
-                .refusal,
-            "unknown_kid");
+  EXPECT_EQ(
+      check_id_token(other.sign(good_claims().dump(), "JWT"), signer.jwks(), expected()).refusal,
+      "unknown_kid");
   // Same kid, another key: the signature fails.
   EXPECT_EQ(check_id_token(stranger.sign(good_claims()), signer.jwks(), expected()).refusal,
             "signature");
@@ -99,8 +103,8 @@ TEST(UpstreamIdToken, Interface_18_2_UnknownKidAndBadSignatureAreRefused) {
 TEST(UpstreamReturnPath, Interface_18_2_OnlyPathsOfTheOwnOrigin) {
   EXPECT_TRUE(is_return_path("/"));
   EXPECT_TRUE(is_return_path("/account?tab=links"));
-  for (const char* bad : {"", "//evil.example", "/\\evil.example", "https://evil.example",
-                          "evil", "/a b", "/a\\b", "/\x01"})
+  for (const char* bad : {"", "//evil.example", "/\\evil.example", "https://evil.example", "evil",
+                          "/a b", "/a\\b", "/\x01"})
     EXPECT_FALSE(is_return_path(bad)) << bad;
 }
 
