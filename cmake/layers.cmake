@@ -11,9 +11,10 @@
 #   store_postgres                store
 #   store_backends (open_store)   store_sqlite store_postgres
 #   auth                          store crypto    (never the scheduler)
+#   upstream (libcurl to upstream providers)  auth
 #   metrics                       core
 #   mail, webhooks                auth
-#   api (+ web/ pages)            auth metrics
+#   api (+ web/ pages)            auth upstream metrics
 #   http                          api
 #   config                        http mail store_backends
 #   cli (the composition root)    config webhooks store_batching
@@ -92,10 +93,11 @@ authd_layer(store_sqlite STAGE store/sqlite LINKS store_batching)
 authd_layer(store_postgres STAGE store/postgres LINKS store)
 authd_layer(store_backends STAGE store/backends LINKS store_sqlite store_postgres)
 authd_layer(auth STAGE auth LINKS store crypto)
+authd_layer(upstream STAGE upstream LINKS auth)
 authd_layer(metrics STAGE metrics LINKS core)
 authd_layer(mail STAGE mail LINKS auth EXTRA ${AUTHD_MAIL_TEMPLATES_CPP})
 authd_layer(webhooks STAGE webhooks LINKS auth)
-authd_layer(api STAGE api web LINKS auth metrics EXTRA ${AUTHD_WEB_CPP})
+authd_layer(api STAGE api web LINKS auth upstream metrics EXTRA ${AUTHD_WEB_CPP})
 authd_layer(http STAGE http LINKS api)
 authd_layer(config STAGE config LINKS http mail store_backends)
 authd_layer(cli STAGE cli LINKS config webhooks store_batching)

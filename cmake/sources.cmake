@@ -27,7 +27,7 @@ endfunction()
 
 # The layers, from the bottom up; cmake/layers.cmake says which may include which.
 set(AUTHD_LAYERS core crypto store store_batching store_sqlite store_postgres store_backends
-    auth metrics mail webhooks api http config cli)
+    auth upstream metrics mail webhooks api http config cli)
 authd_layer_sources(core core)
 authd_layer_sources(crypto crypto)
 authd_layer_sources(store store store/areas)
@@ -36,6 +36,7 @@ authd_layer_sources(store_sqlite store/sqlite)
 authd_layer_sources(store_postgres store/postgres)
 authd_layer_sources(store_backends store/backends)
 authd_layer_sources(auth auth/**)
+authd_layer_sources(upstream upstream)
 authd_layer_sources(metrics metrics)
 authd_layer_sources(mail mail)
 authd_layer_sources(webhooks webhooks)

@@ -8,6 +8,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
+#include "config/upstream_config.hpp"
 #include "core/log.hpp"
 #include "core/process.hpp"
 #include "crypto/random.hpp"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   if (!invoked->config.config_file.empty()) {
     try {
       apply_config_file(invoked->config.config_file, *commands.config_keys(), invoked->app);
+      invoked->config.upstreams = read_upstream_tables(invoked->config.config_file);
     } catch (const ConfigFileError& e) {
       std::cerr << "authd: " << e.what() << "\n";
       return 2;

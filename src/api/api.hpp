@@ -58,6 +58,9 @@ struct ApiRequest {
   // authd's public one or an allowed CORS origin.
   const SessionCookie* session_cookie = nullptr;
   std::vector<std::string_view> session_cookies;
+  // Every Cookie field value, for the cookies of a route of its own (the
+  // upstream flow's binder, interface.md 18.2).
+  std::vector<std::string_view> cookie_fields;
   bool trusted_origin = false;
   // interface.md 13.4, when cookie sessions are on and the peer is a
   // trusted proxy (empty otherwise): every X-Original-Method value of a
@@ -103,10 +106,14 @@ struct ApiResponse {
 };
 
 class Metrics;
+class UpstreamRegistry;
 
 struct ApiContext {
   AuthContext& auth;
   Metrics* metrics = nullptr;  // GET /metrics; requests are counted by the http layer
+  // The upstream identity providers (interface.md 18); null when none is
+  // configured (their routes then answer 404).
+  UpstreamRegistry* upstreams = nullptr;
 };
 
 using Handler = boost::asio::awaitable<ApiResponse> (*)(ApiContext&, ApiRequest&);
@@ -133,6 +140,7 @@ struct OptionalRoutes {
   bool signup_open = false;
   bool email_signin = false;
   bool oidc = false;
+  bool upstreams = false;  // interface.md 18: [[upstream]] providers configured
 };
 
 // The methods served on `path` ("GET, POST"), for CORS preflights; empty

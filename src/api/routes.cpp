@@ -27,7 +27,8 @@ enum class Served {
   on_both,
   with_signup_open,
   with_email_signin,
-  with_oidc,  // interface.md 17.2: the provider's public routes, with --oidc on
+  with_oidc,       // interface.md 17.2: the provider's public routes, with --oidc on
+  with_upstreams,  // interface.md 18.2: with [[upstream]] providers configured
 };
 
 struct Route {
@@ -44,6 +45,8 @@ struct Route {
     if (where == Served::with_email_signin)
       return optional.email_signin && listener == Listener::public_api;
     if (where == Served::with_oidc) return optional.oidc && listener == Listener::public_api;
+    if (where == Served::with_upstreams)
+      return optional.upstreams && listener == Listener::public_api;
     return (where == Served::on_management) == (listener == Listener::management);
   }
 };
@@ -59,6 +62,13 @@ constexpr std::array kRoutes = {
     Route{"/verify", "POST", true, &handle_verify, Served::with_signup_open},
     Route{"/verify", "GET", false, &handle_verify_page, Served::with_signup_open},
     Route{"/verify.js", "GET", false, &handle_verify_script, Served::with_signup_open},
+    // interface.md 18.2, 18.4: before /signin/email, so that its literal
+    // route, matched later, wins ("email" is no provider's name).
+    Route{"/signin/{name}", "GET", false, &handle_upstream_signin, Served::with_upstreams},
+    Route{"/signin/{name}/callback", "GET", false, &handle_upstream_callback,
+          Served::with_upstreams},
+    // The segment is a provider's name here, a link's id for DELETE (18.4).
+    Route{"/identities/{id}", "POST", false, &handle_upstream_link, Served::with_upstreams},
     Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},
     Route{"/signin/email/verify", "POST", true, &handle_email_signin_verify,
           Served::with_email_signin},
@@ -181,8 +191,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string_view parameter;
   for (const Route& route : kRoutes) {
     const AuthPolicy& policy = ctx.auth.policy;
-    if (!route.served_on(request.listener,
-                         {policy.signup_open, policy.email_signin, policy.oidc.on}) ||
+    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin, policy.oidc.on,
+                                            ctx.upstreams != nullptr}) ||
         !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;

@@ -81,6 +81,8 @@ class ServeService {  // NOLINT(clang-analyzer-optin.performance.Padding)
   // interface.md 17.12: opened before listening, so that the first ID
   // token and the first JWKS find their keys; re-read in the background.
   std::unique_ptr<SigningKeys> signing_keys_;
+  // interface.md 18.1: discovered before listening; null without [[upstream]].
+  std::unique_ptr<UpstreamRegistry> upstreams_;
   // The outbox worker is not woken by /forgot: it polls, and each mail is
   // due after a random delay (AuthPolicy::reset_mail_jitter).
   AuthContext auth_;
@@ -133,6 +135,7 @@ ServeService::ServeService(const Config& config)
                                                    .event_retention = config.event_retention}),
       signing_keys_(signing_keys_or_refuse(config, db_.for_background_threads(),
                                            secret_keys_.sealer ? &*secret_keys_.sealer : nullptr)),
+      upstreams_(upstream_registry_or_refuse(config)),
       auth_{db_, hashing_, policy_, secret_keys_.sealer ? &*secret_keys_.sealer : nullptr,
             signing_keys_.get()},
       metrics_(route_labels()),
@@ -140,7 +143,7 @@ ServeService::ServeService(const Config& config)
         add_server_sources(metrics_, hashing_, outbox_);
         add_webhook_source(metrics_, webhooks_.get());
       }),
-      api_{auth_, &metrics_},
+      api_{auth_, &metrics_, upstreams_.get()},
       io_threads_(config.io_thread_count()),
       public_settings_(http_settings_from(config, checks_.descriptors, checks_.tls)),
       server_(io_threads_, public_settings_, api_),

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "config/config_file.hpp"
+#include "config/upstream_config.hpp"
 #include "core/log.hpp"
 #include "store/backends/open_store.hpp"
 
@@ -52,8 +53,9 @@ void add_serve_commands(CommandRegistry& commands, WarmArgon2Installer install_w
                       *shown = &command;
                     },
                 .run =
-                    [shown](const Config&) {
-                      std::cout << effective_config(**shown);
+                    [shown](const Config& config) {
+                      std::cout << effective_config(**shown)
+                                << upstream_tables_text(config.upstreams);
                       return 0;
                     },
                 .before_logging = true});

@@ -11,6 +11,7 @@
 
 #include "config/config_checks.hpp"
 #include "config/config_file.hpp"
+#include "config/upstream_config.hpp"
 #include "core/log.hpp"
 #include "core/scheduling.hpp"
 
@@ -211,6 +212,22 @@ std::unique_ptr<SigningKeys> signing_keys_or_refuse(const Config& c, Store& stor
                          .longest_token_ttl = std::max(oidc.id_token_ttl, oidc.access_token_ttl)});
   if (!keys->start_with_keys()) throw StartRefused{1};
   return keys;
+}
+
+std::unique_ptr<UpstreamRegistry> upstream_registry_or_refuse(const Config& c) {
+  if (c.upstreams.empty()) return nullptr;
+  std::vector<UpstreamProvider> providers = c.upstreams;
+  try {
+    load_upstream_secrets(providers);
+  } catch (const std::runtime_error& e) {
+    log::error("bad_configuration", {{"option", "[[upstream]]"}, {"reason", e.what()}});
+    throw StartRefused{2};
+  }
+  std::string public_url = c.public_url;
+  while (!public_url.empty() && public_url.back() == '/') public_url.pop_back();
+  auto registry = std::make_unique<UpstreamRegistry>(std::move(providers), public_url);
+  registry->start();
+  return registry;
 }
 
 AuthPolicy policy_from(const Config& c) {

@@ -25,6 +25,7 @@
 #include "mail/templates.hpp"
 #include "metrics/metrics.hpp"
 #include "store/store.hpp"
+#include "upstream/registry.hpp"
 #include "webhooks/webhook_worker.hpp"
 
 namespace authd {
@@ -83,6 +84,12 @@ SecretKeys secret_keys_or_refuse(const Config& config);
 // off. A ring that cannot be read or opened refuses the start (logged).
 std::unique_ptr<SigningKeys> signing_keys_or_refuse(const Config& c, Store& store,
                                                     const SecretSealer* sealer);
+
+// interface.md 18.1: the [[upstream]] providers with their client secrets
+// read, each oidc provider discovered (one that fails is logged and tried
+// again in the background); null when none is configured. An unreadable
+// secret file refuses the start (logged, without the secret).
+std::unique_ptr<UpstreamRegistry> upstream_registry_or_refuse(const Config& c);
 
 // The mail transport named by --mail-transport, and the outbox worker's
 // settings.

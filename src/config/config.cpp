@@ -114,10 +114,12 @@ bool Config::public_url_is_loopback_http() const {
 }
 
 void Config::apply_oidc_defaults() {
-  if (!policy.oidc.on) return;
+  // An upstream sign-in (interface.md 18.2) ends in the session cookie, as
+  // the provider's sign-in page does.
+  if (!policy.oidc.on && upstreams.empty()) return;
   std::string issuer = public_url;
   while (!issuer.empty() && issuer.back() == '/') issuer.pop_back();
-  policy.oidc.issuer = issuer;
+  if (policy.oidc.on) policy.oidc.issuer = issuer;
   if (!http.session_cookie.on())
     http.session_cookie.name =
         public_url_is_loopback_http() ? "authd_session" : "__Host-authd_session";

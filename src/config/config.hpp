@@ -14,6 +14,7 @@
 #include "http/server.hpp"
 #include "mail/transport.hpp"
 #include "store/backends/open_store.hpp"
+#include "upstream/provider.hpp"
 
 namespace CLI {
 class App;
@@ -119,6 +120,9 @@ struct Config {
   // --config / AUTHD_CONFIG: a TOML file of the same settings, below flags
   // and environment in precedence (config/config_file.hpp).
   std::string config_file;
+  // interface.md 18.1: the file's [[upstream]] tables (no flag can say a
+  // list of providers); their secrets are read by `authd serve` at start.
+  std::vector<UpstreamProvider> upstreams;
 
   StoreOptions store_options() const;
   // The database pool's threads. On PostgreSQL --database-threads, or 4, as

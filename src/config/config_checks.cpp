@@ -130,6 +130,18 @@ void check_session_cookie(const Config& c, std::vector<ConfigFinding>& findings)
                               c.http.session_cookie.name}}});
 }
 
+// interface.md 18.1: the redirect URIs at the upstreams are under the
+// public URL, https:// (or http:// on a loopback host, for tests).
+void check_upstreams(const Config& c, std::vector<ConfigFinding>& findings) {
+  if (c.upstreams.empty()) return;
+  std::optional<std::string> origin = c.public_origin();
+  if (!origin || (origin->rfind("https://", 0) != 0 && !c.public_url_is_loopback_http()))
+    findings.push_back(bad_configuration(
+        "--public-url",
+        "[[upstream]] providers need an https:// public URL (their redirect URIs are under it), "
+        "or http:// on a loopback host"));
+}
+
 // interface.md 17.2: an issuer is https://, or http:// on a loopback host.
 void check_oidc(const Config& c, std::vector<ConfigFinding>& findings) {
   if (!c.policy.oidc.on) return;
@@ -176,6 +188,7 @@ std::vector<ConfigFinding> check_config(const Config& c) {
   check_tls(c, findings);
   check_session_cookie(c, findings);
   check_oidc(c, findings);
+  check_upstreams(c, findings);
   check_password_hashing(c, findings);
   check_notifications(c, findings);
   Config::RelyingParty party = c.webauthn_relying_party();

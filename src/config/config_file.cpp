@@ -195,6 +195,7 @@ void apply_config_file(const std::string& path, const CLI::App& known, CLI::App&
   }
   for (const auto& [toml_key, node] : table) {
     std::string key(toml_key.str());
+    if (key == "upstream") continue;  // [[upstream]]: config/upstream_config.hpp
     const CLI::Option* reference = find_key(known, key);
     if (reference == nullptr) {
       std::ostringstream message;

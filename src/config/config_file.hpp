@@ -6,6 +6,8 @@
 // `cors-origins = ["https://app.example"]`. No tables: one name for one
 // setting everywhere (flag, key, and AUTHD_ + the key in upper case with
 // `_` for `-`), so that docs, logs and `authd config` speak one language.
+// The one exception is the list of upstream providers, [[upstream]]
+// (interface.md 18.1), which no flag can say: config/upstream_config.hpp.
 //
 // Precedence: flags > environment > file > defaults. The file's values are
 // applied after CLI11 has read the flags and the environment, to the

@@ -422,12 +422,13 @@ CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges(expires_at);
 }  // namespace
 
 std::span<const Migration> migrations() {
-  // The list is long: its later entries are in migrations_10_on.cpp and
-  // migrations_17_on.cpp.
+  // The list is long: its later entries are in migrations_10_on.cpp,
+  // migrations_17_on.cpp and migrations_18_on.cpp.
   static const std::vector<Migration> all = [] {
     std::vector<Migration> list(std::begin(kFirstMigrations), std::end(kFirstMigrations));
     for (const Migration& m : migrations_from_10()) list.push_back(m);
     for (const Migration& m : migrations_from_17()) list.push_back(m);
+    for (const Migration& m : migrations_from_18()) list.push_back(m);
     return list;
   }();
   return all;

@@ -23,6 +23,9 @@ std::span<const Migration> migrations();
 std::span<const Migration> migrations_from_10();
 std::span<const Migration> migrations_from_17();
 
+// Migrations 18 and later (migrations_18_on.cpp), after those.
+std::span<const Migration> migrations_from_18();
+
 // Logs one migration_applied event per migration, once they are committed.
 void log_applied(std::span<const Migration* const> applied);
 

@@ -362,47 +362,6 @@ CREATE INDEX oauth_client_tokens_by_expiry ON oauth_client_tokens(expires_at);
 ALTER TABLE oauth_access_tokens ADD COLUMN resource TEXT;
 ALTER TABLE oauth_codes ADD COLUMN resource TEXT;
 )sql"},
-    // The operator's console (interface.md 21.2): the accounts granted it,
-    // with their scope and who granted it, and the console sessions, each
-    // token kept only as its digest, ending when idle (idle_until, moved at
-    // each use) or at an absolute end. Tables of their own, not rows of
-    // `sessions`: a console session is never a bearer token of the public
-    // API, nor a user session one of the console.
-    {19, "operators, console_sessions: the operator's console",
-     R"sql(
-CREATE TABLE operators (
-  user_id    TEXT PRIMARY KEY REFERENCES users(id),
-  scope      TEXT NOT NULL CHECK (scope IN ('read', 'write')),
-  granted_at INTEGER NOT NULL,
-  granted_by TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE console_sessions (
-  token_digest BLOB PRIMARY KEY,
-  user_id      TEXT NOT NULL REFERENCES users(id),
-  created_at   INTEGER NOT NULL,
-  idle_until   INTEGER NOT NULL,
-  expires_at   INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
-CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
-)sql",
-     R"sql(
-CREATE TABLE operators (
-  user_id    TEXT PRIMARY KEY REFERENCES users(id),
-  scope      TEXT NOT NULL CHECK (scope IN ('read', 'write')),
-  granted_at BIGINT NOT NULL,
-  granted_by TEXT NOT NULL
-);
-CREATE TABLE console_sessions (
-  token_digest BYTEA PRIMARY KEY,
-  user_id      TEXT NOT NULL REFERENCES users(id),
-  created_at   BIGINT NOT NULL,
-  idle_until   BIGINT NOT NULL,
-  expires_at   BIGINT NOT NULL
-);
-CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
-CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
-)sql"},
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "store/areas/signing_keys.hpp"
 #include "store/areas/signups.hpp"
 #include "store/areas/throttle_events.hpp"
+#include "store/areas/upstream_flows.hpp"
 #include "store/areas/users.hpp"
 #include "store/areas/webhooks.hpp"
 
@@ -60,6 +61,8 @@ class Transaction {
   virtual IdentityStore& identities() = 0;
   // The console (interface.md 21.2).
   virtual OperatorStore& operators() = 0;
+  // Sign-in through upstream providers (interface.md 18.2).
+  virtual UpstreamFlowStore& upstream_flows() = 0;
 
   // Housekeeping: removes what can no longer matter (expired sessions,
   // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
@@ -67,7 +70,8 @@ class Transaction {
   // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
   // requests, access tokens, client_credentials tokens and refresh token families, codes past
   // their keep_until and signing
-  // keys past their remove_after; idle or expired console sessions); returns the rows removed.
+  // keys past their remove_after; idle or expired console sessions; expired upstream flows);
+  // returns the rows removed.
   std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
                      Millis audit_horizon) {
     return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
@@ -76,7 +80,7 @@ class Transaction {
            events().prune_repeats(now) + authorization_requests().prune(now) +
            authorization_codes().prune(now) + access_tokens().prune(now) +
            refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now) +
-           operators().prune(now);
+           operators().prune(now) + upstream_flows().prune(now);
   }
 };
 

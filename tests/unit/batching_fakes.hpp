@@ -23,6 +23,7 @@ class NoAreas final : public Transaction {
   OutboxStore& outbox() override { throw std::logic_error("no areas here"); }
   ResetTokenStore& reset_tokens() override { throw std::logic_error("no areas here"); }
   EmailSignInStore& email_signins() override { throw std::logic_error("no areas here"); }
+  UpstreamFlowStore& upstream_flows() override { throw std::logic_error("no areas here"); }
   SignupStore& signups() override { throw std::logic_error("no areas here"); }
   AdminKeyStore& admin_keys() override { throw std::logic_error("no areas here"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("no areas here"); }

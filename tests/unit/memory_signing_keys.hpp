@@ -74,6 +74,7 @@ class SigningKeysOnly final : public Transaction {
   OutboxStore& outbox() override { throw std::logic_error("unused"); }
   ResetTokenStore& reset_tokens() override { throw std::logic_error("unused"); }
   EmailSignInStore& email_signins() override { throw std::logic_error("unused"); }
+  UpstreamFlowStore& upstream_flows() override { throw std::logic_error("unused"); }
   SignupStore& signups() override { throw std::logic_error("unused"); }
   AdminKeyStore& admin_keys() override { throw std::logic_error("unused"); }
   SecondFactorStore& second_factors() override { throw std::logic_error("unused"); }

@@ -412,6 +412,17 @@ class Operators final : public OperatorStore {
   Connection& db_;
 };
 
+class UpstreamFlows final : public UpstreamFlowStore {
+ public:
+  explicit UpstreamFlows(Connection& db) : db_(db) {}
+  void insert(const UpstreamFlowRecord& record) override;
+  std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(Connection& db, bool locking)
@@ -436,7 +447,8 @@ class PostgresTransaction final : public Transaction {
         consents_(db, locking),
         signing_keys_(db),
         identities_(db),
-        operators_(db) {}
+        operators_(db),
+        upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -459,6 +471,7 @@ class PostgresTransaction final : public Transaction {
   SigningKeyStore& signing_keys() override { return signing_keys_; }
   IdentityStore& identities() override { return identities_; }
   OperatorStore& operators() override { return operators_; }
+  UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
   // ThrottleEvents::lock_in_order, for PostgresStore::run_together.
   void lock_throttle_keys(std::span<const std::string> keys) { throttle_.lock_in_order(keys); }
@@ -486,6 +499,7 @@ class PostgresTransaction final : public Transaction {
   SigningKeys signing_keys_;
   Identities identities_;
   Operators operators_;
+  UpstreamFlows upstream_flows_;
 };
 
 }  // namespace authd::postgres

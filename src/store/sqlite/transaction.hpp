@@ -382,6 +382,17 @@ class Operators final : public OperatorStore {
   Connection& db_;
 };
 
+class UpstreamFlows final : public UpstreamFlowStore {
+ public:
+  explicit UpstreamFlows(Connection& db) : db_(db) {}
+  void insert(const UpstreamFlowRecord& record) override;
+  std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
+  std::int64_t prune(Millis now) override;
+
+ private:
+  Connection& db_;
+};
+
 class SqliteTransaction final : public Transaction {
  public:
   explicit SqliteTransaction(Connection& db)
@@ -406,7 +417,8 @@ class SqliteTransaction final : public Transaction {
         consents_(db),
         signing_keys_(db),
         identities_(db),
-        operators_(db) {}
+        operators_(db),
+        upstream_flows_(db) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }
@@ -429,6 +441,7 @@ class SqliteTransaction final : public Transaction {
   SigningKeyStore& signing_keys() override { return signing_keys_; }
   IdentityStore& identities() override { return identities_; }
   OperatorStore& operators() override { return operators_; }
+  UpstreamFlowStore& upstream_flows() override { return upstream_flows_; }
 
  private:
   Users users_;
@@ -453,6 +466,7 @@ class SqliteTransaction final : public Transaction {
   SigningKeys signing_keys_;
   Identities identities_;
   Operators operators_;
+  UpstreamFlows upstream_flows_;
 };
 
 }  // namespace authd::sqlite

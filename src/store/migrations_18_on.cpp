@@ -1,0 +1,91 @@
+// Migrations 18 and later; migrations() lists them after those of
+// migrations_17_on.cpp.
+#include <iterator>
+
+#include "store/migrations.hpp"
+
+namespace authd {
+namespace {
+
+const Migration kMigrationsFrom18[] = {
+    // Sign-in through upstream providers (interface.md 18.2): the flows
+    // waiting for their callback, as digests only (store/areas/upstream_flows.hpp).
+    {18, "upstream_flows: sign-ins and links through upstream providers",
+     R"sql(
+CREATE TABLE upstream_flows (
+  state_digest  BLOB PRIMARY KEY,
+  binder_digest BLOB NOT NULL,
+  provider      TEXT NOT NULL,
+  purpose       TEXT NOT NULL,
+  user_id       TEXT NOT NULL,
+  request_id    TEXT NOT NULL,
+  return_path   TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  expires_at    INTEGER NOT NULL,
+  used_at       INTEGER
+) WITHOUT ROWID;
+CREATE INDEX upstream_flows_by_expiry ON upstream_flows(expires_at);
+)sql",
+     R"sql(
+CREATE TABLE upstream_flows (
+  state_digest  BYTEA PRIMARY KEY,
+  binder_digest BYTEA NOT NULL,
+  provider      TEXT NOT NULL,
+  purpose       TEXT NOT NULL,
+  user_id       TEXT NOT NULL,
+  request_id    TEXT NOT NULL,
+  return_path   TEXT NOT NULL,
+  created_at    BIGINT NOT NULL,
+  expires_at    BIGINT NOT NULL,
+  used_at       BIGINT
+);
+CREATE INDEX upstream_flows_by_expiry ON upstream_flows(expires_at);
+)sql"},
+    // The operator's console (interface.md 21.2): the accounts granted it,
+    // with their scope and who granted it, and the console sessions, each
+    // token kept only as its digest, ending when idle (idle_until, moved at
+    // each use) or at an absolute end. Tables of their own, not rows of
+    // `sessions`: a console session is never a bearer token of the public
+    // API, nor a user session one of the console.
+    {19, "operators, console_sessions: the operator's console",
+     R"sql(
+CREATE TABLE operators (
+  user_id    TEXT PRIMARY KEY REFERENCES users(id),
+  scope      TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+  granted_at INTEGER NOT NULL,
+  granted_by TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE console_sessions (
+  token_digest BLOB PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id),
+  created_at   INTEGER NOT NULL,
+  idle_until   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
+CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
+)sql",
+     R"sql(
+CREATE TABLE operators (
+  user_id    TEXT PRIMARY KEY REFERENCES users(id),
+  scope      TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+  granted_at BIGINT NOT NULL,
+  granted_by TEXT NOT NULL
+);
+CREATE TABLE console_sessions (
+  token_digest BYTEA PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id),
+  created_at   BIGINT NOT NULL,
+  idle_until   BIGINT NOT NULL,
+  expires_at   BIGINT NOT NULL
+);
+CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
+CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
+)sql"},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations_from_18() { return kMigrationsFrom18; }
+
+}  // namespace authd
