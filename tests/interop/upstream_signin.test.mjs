@@ -17,7 +17,7 @@ import path from 'node:path';
 
 import { newBrowserContext, onCleanup, setup, shot, suite } from './support.mjs';
 import {
-  addUser, corpLogin, events, githubAuthorize, githubUpstream, identitiesOf, oidcUpstream, passwordSignIn,
+  addUser, corpLogin, enrolTotp, events, githubAuthorize, githubUpstream, identitiesOf, oidcUpstream, passwordSignIn,
   reserveAuthd, sessionUser, signInThrough, startAuthd, startLink, callbackAnswer, userByEmail
 } from './upstream/authd.mjs';
 import { startCorpIdp, startGithubDouble } from './upstream/launch.mjs';
@@ -59,7 +59,8 @@ check('Interface_18_3 a person unknown to authd signs up through the company IdP
   const links = await identitiesOf(authd, me.id);
   assert.equal(links.length, 1);
   assert.equal(links[0].provider, 'corp');
-  assert.equal(links[0].subject, (await corp.account('alice')).sub);
+  assert.equal(links[0].email, 'alice@corp.example');
+  assert.equal(links[0].subject, undefined, 'the upstream\'s subject is shown (18.4.1)');
   const linked = await events(authd, 'identity.linked');
   assert.ok(linked.some((e) => e.userId === me.id || e.user_id === me.id), 'no identity.linked event');
   const logins = (await events(authd, 'login.succeeded')).filter((e) => (e.userId ?? e.user_id) === me.id);
@@ -123,6 +124,21 @@ check('Interface_18_3 an existing account whose e-mail is not verified is not li
   assert.equal((await sessionUser(later, authd))?.id, dan.id, 'the link made from the account does not sign it in');
 });
 
+check('Interface_18_3_7 an upstream sign-in of an account with a second factor opens no session without it, and asks for it', async () => {
+  await addUser(authd, 'zoe@corp.example', { verified: true });
+  await enrolTotp(authd, 'zoe@corp.example');
+  await corp.setAccount('zoe', { email: 'zoe@corp.example', email_verified: true });
+  const context = await freshContext();
+  const page = await context.newPage();
+  const answer = await signInThrough(page, authd, 'corp', (p) => corpLogin(p, corp, 'zoe'));
+  await shot(page, 'upstream-corp-second-factor.png');
+  const me = await sessionUser(context, authd);
+  assert.equal(me, null, 'an upstream sign-in skipped the account\'s second factor');
+  // 18.3.7: the second factor is asked, as a sign-in by mail asks it (19.4).
+  assert.ok(await page.locator('input').count() > 0,
+    `the page asks for no second factor (${answer.status}): ${await page.locator('body').innerText()}`);
+});
+
 check('Interface_18_4 the identities are listed to their account and removed, except the last way to sign in (409)', async () => {
   const context = await freshContext();
   const page = await context.newPage();
@@ -154,7 +170,7 @@ check('Interface_18_1 GitHub-shaped sign-up (kind oauth2): the public e-mail, ve
   assert.equal(me.email, 'octocat@github.example');
   assert.ok(me.emailVerifiedAt, 'GitHub said the e-mail is verified');
   const links = await identitiesOf(authd, me.id);
-  assert.deepEqual(links.map((l) => [l.provider, l.subject]), [['github', '583231']]);
+  assert.deepEqual(links.map((l) => [l.provider, l.email]), [['github', 'octocat@github.example']]);
 });
 
 check('Interface_18_1 GitHub-shaped sign-up without a public e-mail takes the verified primary one of /user/emails', async () => {
