@@ -38,8 +38,7 @@ boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
 // Sign-in through upstream providers (interface.md 18.2, 18.4):
 // api/upstream_signin.cpp, api/upstream_callback.cpp.
 boost::asio::awaitable<ApiResponse> handle_upstream_signin(ApiContext& ctx, ApiRequest& request);
-boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx,
-                                                             ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_upstream_link(ApiContext& ctx, ApiRequest& request);
 // The OpenID provider (interface.md 17): api/oauth_authorize.cpp,
 // api/oauth_logout.cpp, api/oauth_token.cpp, api/oauth_userinfo.cpp,

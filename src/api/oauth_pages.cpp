@@ -21,7 +21,9 @@
 #include <kainjow/mustache.hpp>
 
 #include "api/errors.hpp"
+#include "api/form_body.hpp"
 #include "api/handlers.hpp"
+#include "upstream/registry.hpp"
 #include "web/assets.hpp"
 
 namespace authd {
@@ -182,10 +184,24 @@ ApiResponse consent_page(const ConsentPageView& view) {
 namespace {
 
 // interface.md 17.5: a link to sign-up when it is open. The only page that
-// signs up is the one of sign-in by mail (19.6, "#signup").
-ApiResponse signin_page(const AuthPolicy& policy) {
+// signs up is the one of sign-in by mail (19.6, "#signup"). 18.2.4: one
+// link per upstream provider, carrying the waiting request's id.
+ApiResponse signin_page(const AuthPolicy& policy, const UpstreamRegistry* upstreams,
+                        const std::string& request_id) {
   mustache::data data;
   data.set("signup", policy.signup_open && policy.email_signin);
+  mustache::data providers{mustache::data::type::list};
+  if (upstreams != nullptr) {
+    for (const UpstreamProvider& p : upstreams->providers()) {
+      mustache::data item;
+      item.set("name", p.name);
+      item.set("label", p.label);
+      item.set("query", request_id.empty() ? std::string() : "?request=" + form_encode(request_id));
+      providers.push_back(item);
+    }
+  }
+  data.set("upstreams", providers);
+  data.set("any_upstream", upstreams != nullptr && !upstreams->providers().empty());
   std::optional<std::string> body = render_template("signin.html", data);
   if (!body) return error_response(500);
   return oidc_html_page(200, std::move(*body), "'self'", "no-referrer");
@@ -193,8 +209,10 @@ ApiResponse signin_page(const AuthPolicy& policy) {
 
 }  // namespace
 
-boost::asio::awaitable<ApiResponse> handle_signin_page(ApiContext& ctx, ApiRequest& /*request*/) {
-  co_return signin_page(ctx.auth.policy);
+boost::asio::awaitable<ApiResponse> handle_signin_page(ApiContext& ctx, ApiRequest& request) {
+  std::optional<FormParameters> query = parse_form(request.query);
+  const std::string* id = query ? query->find("request") : nullptr;
+  co_return signin_page(ctx.auth.policy, ctx.upstreams, id != nullptr ? *id : std::string());
 }
 
 boost::asio::awaitable<ApiResponse> handle_signin_script(ApiContext& /*ctx*/,

@@ -27,7 +27,7 @@ enum class Served {
   on_both,
   with_signup_open,
   with_email_signin,
-  with_oidc,  // interface.md 17.2: the provider's public routes, with --oidc on
+  with_oidc,       // interface.md 17.2: the provider's public routes, with --oidc on
   with_upstreams,  // interface.md 18.2: with [[upstream]] providers configured
 };
 
@@ -67,7 +67,8 @@ constexpr std::array kRoutes = {
     Route{"/signin/{name}", "GET", false, &handle_upstream_signin, Served::with_upstreams},
     Route{"/signin/{name}/callback", "GET", false, &handle_upstream_callback,
           Served::with_upstreams},
-    Route{"/identities/{name}", "POST", false, &handle_upstream_link, Served::with_upstreams},
+    // The segment is a provider's name here, a link's id for DELETE (18.4).
+    Route{"/identities/{id}", "POST", false, &handle_upstream_link, Served::with_upstreams},
     Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},
     Route{"/signin/email/verify", "POST", true, &handle_email_signin_verify,
           Served::with_email_signin},
@@ -174,8 +175,8 @@ boost::asio::awaitable<ApiResponse> dispatch(ApiContext& ctx, ApiRequest& reques
   std::string_view parameter;
   for (const Route& route : kRoutes) {
     const AuthPolicy& policy = ctx.auth.policy;
-    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin,
-                                            policy.oidc.on, ctx.upstreams != nullptr}) ||
+    if (!route.served_on(request.listener, {policy.signup_open, policy.email_signin, policy.oidc.on,
+                                            ctx.upstreams != nullptr}) ||
         !match_path(route.path, request.path, parameter))
       continue;
     same_path = &route;

@@ -21,8 +21,8 @@ namespace {
 // path, or authd's root; always under the public URL.
 std::string continuation(const UpstreamRegistry& registry, const UpstreamFlowRecord& flow) {
   if (!flow.request_id.empty())
-    return registry.public_url() + "/oauth2/authorize/resume?request=" +
-           form_encode(flow.request_id);
+    return registry.public_url() +
+           "/oauth2/authorize/resume?request=" + form_encode(flow.request_id);
   if (!flow.return_path.empty() && is_return_path(flow.return_path))
     return registry.public_url() + flow.return_path;
   return registry.public_url() + "/";
@@ -47,8 +47,9 @@ ApiResponse callback_refused(const UpstreamCallback& callback, std::string_view 
       break;
     case Kind::refused:
       reason = "refused";
-      message = "The sign-in provider's answer could not be accepted. Try again, or sign in "
-                "another way.";
+      message =
+          "The sign-in provider's answer could not be accepted. Try again, or sign in "
+          "another way.";
       break;
     default:
       break;
@@ -134,16 +135,16 @@ boost::asio::awaitable<ApiResponse> link(ApiContext& ctx, ApiRequest& request,
 
 }  // namespace
 
-boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx,
-                                                             ApiRequest& request) {
+boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx, ApiRequest& request) {
   const UpstreamProvider* provider = provider_of(ctx, request);
   if (provider == nullptr) co_return error_response(404);
   std::optional<FormParameters> query = parse_form(request.query);
   const std::string* state = query ? query->find("state") : nullptr;
   if (state == nullptr || state->empty() || query->is_repeated("state") ||
       query->is_repeated("code"))
-    co_return error_page(400, "This sign-in has expired or was already used. Go back and sign "
-                              "in again.");
+    co_return error_page(400,
+                         "This sign-in has expired or was already used. Go back and sign "
+                         "in again.");
   std::optional<std::string> code;
   if (const std::string* given = query->find("code"); given != nullptr && !given->empty())
     code = *given;

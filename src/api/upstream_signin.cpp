@@ -55,11 +55,11 @@ boost::asio::awaitable<ApiResponse> handle_upstream_signin(ApiContext& ctx, ApiR
 }
 
 boost::asio::awaitable<ApiResponse> handle_upstream_link(ApiContext& ctx, ApiRequest& request) {
-  const UpstreamProvider* provider = provider_of(ctx, request);
-  if (provider == nullptr) co_return error_response(404);
   BearerCredentials credentials;
   WipeOnExit wipe_token(credentials.token);
   if (auto problem = read_credentials(request, credentials)) co_return *problem;
+  const UpstreamProvider* provider = provider_of(ctx, request);
+  if (provider == nullptr) co_return error_response(404);
   UpstreamFlowIntent intent;
   intent.purpose = std::string(kUpstreamPurposeLink);
   if (!request.body.empty()) {

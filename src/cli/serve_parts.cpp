@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "config/config_checks.hpp"
-#include "config/upstream_config.hpp"
 #include "config/config_file.hpp"
+#include "config/upstream_config.hpp"
 #include "core/log.hpp"
 #include "core/scheduling.hpp"
 

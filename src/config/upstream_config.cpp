@@ -135,8 +135,8 @@ std::vector<UpstreamProvider> read_upstream_tables(const std::string& path) {
       throw ConfigFileError(path + ": 'upstream' must be an array of tables ([[upstream]])");
     UpstreamProvider p = read_table(path, i, *table);
     if (!names.insert(p.name).second)
-      throw ConfigFileError(path + ": [[upstream]] #" + std::to_string(i + 1) +
-                            ": key 'name': '" + p.name + "' is used by another provider");
+      throw ConfigFileError(path + ": [[upstream]] #" + std::to_string(i + 1) + ": key 'name': '" +
+                            p.name + "' is used by another provider");
     providers.push_back(std::move(p));
   }
   return providers;
@@ -161,14 +161,13 @@ void load_upstream_secrets(std::vector<UpstreamProvider>& providers) {
 std::string upstream_tables_text(const std::vector<UpstreamProvider>& providers) {
   std::ostringstream out;
   for (const UpstreamProvider& p : providers) {
-    out << "\n[[upstream]]\nname = " << toml_text(p.name) << "\nkind = "
-        << (p.kind == UpstreamKind::oidc ? "\"oidc\"" : "\"oauth2\"") << "\n";
+    out << "\n[[upstream]]\nname = " << toml_text(p.name)
+        << "\nkind = " << (p.kind == UpstreamKind::oidc ? "\"oidc\"" : "\"oauth2\"") << "\n";
     if (!p.issuer.empty()) out << "issuer = " << toml_text(p.issuer) << "\n";
-    for (const auto& [key, value] :
-         {std::pair{"authorization-endpoint", &p.authorization_endpoint},
-          std::pair{"token-endpoint", &p.token_endpoint},
-          std::pair{"userinfo-endpoint", &p.userinfo_endpoint},
-          std::pair{"emails-endpoint", &p.emails_endpoint}}) {
+    for (const auto& [key, value] : {std::pair{"authorization-endpoint", &p.authorization_endpoint},
+                                     std::pair{"token-endpoint", &p.token_endpoint},
+                                     std::pair{"userinfo-endpoint", &p.userinfo_endpoint},
+                                     std::pair{"emails-endpoint", &p.emails_endpoint}}) {
       if (!value->empty()) out << key << " = " << toml_text(*value) << "\n";
     }
     out << "client-id = " << toml_text(p.client_id) << "\n";

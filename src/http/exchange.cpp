@@ -286,14 +286,13 @@ asio::awaitable<Answer> answer_request(const Parser& parser,
   } else {
     ApiRequest request = api_request(req, answer.method, client, from_trusted_proxy, settings);
     request.request_id = answer.request_id;
-    preflight =
-        answer_preflight({answer.method,
-                          request.path,
-                          req.count("Access-Control-Request-Method") > 0,
-                          {context.api.auth.policy.signup_open,
-                           context.api.auth.policy.email_signin, context.api.auth.policy.oidc.on,
-                           context.api.upstreams != nullptr}},
-                         origin, settings.cors_max_age, settings.session_cookie.on());
+    preflight = answer_preflight(
+        {answer.method,
+         request.path,
+         req.count("Access-Control-Request-Method") > 0,
+         {context.api.auth.policy.signup_open, context.api.auth.policy.email_signin,
+          context.api.auth.policy.oidc.on, context.api.upstreams != nullptr}},
+        origin, settings.cors_max_age, settings.session_cookie.on());
     if (preflight) {
       answer.response = std::move(*preflight);
     } else {

@@ -106,11 +106,17 @@ boost::asio::awaitable<UpstreamStart> start_upstream_flow(AuthContext& ctx,
   const std::string state = new_secret_token("");
   start.binder = new_secret_token("");
   const Millis now = now_millis();
-  UpstreamFlowRecord record{sha256(state),      sha256(start.binder), provider.name,
-                            intent.purpose,     intent.user_id,       intent.request_id,
-                            intent.return_path, now,
-                            now + std::chrono::duration_cast<Duration>(kUpstreamFlowLifetime).count(),
-                            std::nullopt};
+  UpstreamFlowRecord record{
+      sha256(state),
+      sha256(start.binder),
+      provider.name,
+      intent.purpose,
+      intent.user_id,
+      intent.request_id,
+      intent.return_path,
+      now,
+      now + std::chrono::duration_cast<Duration>(kUpstreamFlowLifetime).count(),
+      std::nullopt};
   auto work = [&](Transaction& tx) { tx.upstream_flows().insert(record); };
   if (co_await ctx.db.write(work) != StoreStatus::ok) {
     wipe(start.binder);
@@ -192,16 +198,17 @@ void open_federated_session(Transaction& tx, const AuthPolicy& policy, const Use
 
 }  // namespace
 
-boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(
-    AuthContext& ctx, const UpstreamProvider& provider, const UpstreamIdentity& identity,
-    const SessionOrigin& origin, const EventSource& source) {
+boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(AuthContext& ctx,
+                                                                  const UpstreamProvider& provider,
+                                                                  const UpstreamIdentity& identity,
+                                                                  const SessionOrigin& origin,
+                                                                  const EventSource& source) {
   const UpstreamAccount account = account_of(provider, identity);
   const Millis now = now_millis();
   UpstreamSession out;
   auto work = [&](Transaction& tx) {
     out = UpstreamSession{};
-    UpstreamSignIn decided =
-        resolve_upstream_sign_in(tx, account, provider.signup, source, now);
+    UpstreamSignIn decided = resolve_upstream_sign_in(tx, account, provider.signup, source, now);
     out.outcome = decided.outcome;
     if (!decided.user) {
       nlohmann::json detail = {{"reason", outcome_word(decided.outcome)},
@@ -216,8 +223,8 @@ boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(
     // first factor only (docs/design/decisions/upstream-identity-providers.md).
     const webauthn::RelyingParty* passkeys =
         ctx.policy.webauthn.id.empty() ? nullptr : &ctx.policy.webauthn;
-    FactorVerdict verdict = check_second_factor(tx, ctx.sealer, decided.user->id,
-                                                SecondFactorInput{}, now, passkeys);
+    FactorVerdict verdict =
+        check_second_factor(tx, ctx.sealer, decided.user->id, SecondFactorInput{}, now, passkeys);
     if (verdict.check != FactorCheck::not_enrolled) {
       record_event(tx, source, "login.failed", decided.user->id,
                    {{"reason", "second_factor_required"},

@@ -90,9 +90,11 @@ struct UpstreamSession {
   std::string token;  // the session's (wiped by the caller)
 };
 
-boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(
-    AuthContext& ctx, const UpstreamProvider& provider, const UpstreamIdentity& identity,
-    const SessionOrigin& origin, const EventSource& source);
+boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(AuthContext& ctx,
+                                                                  const UpstreamProvider& provider,
+                                                                  const UpstreamIdentity& identity,
+                                                                  const SessionOrigin& origin,
+                                                                  const EventSource& source);
 
 boost::asio::awaitable<LinkOutcome> complete_upstream_link(AuthContext& ctx,
                                                            const UpstreamProvider& provider,

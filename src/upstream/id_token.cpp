@@ -60,8 +60,7 @@ std::string claims_refusal(const nlohmann::json& claims, const IdTokenExpectatio
       (!iat->is_number() ||
        iat->get<double>() > static_cast<double>(expected.now + expected.leeway)))
     return "exp";
-  if (!constant_time_equal(member_text(claims, "nonce"), expected.nonce) ||
-      expected.nonce.empty())
+  if (!constant_time_equal(member_text(claims, "nonce"), expected.nonce) || expected.nonce.empty())
     return "nonce";
   if (member_text(claims, "sub").empty()) return "sub";
   return "";

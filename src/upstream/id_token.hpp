@@ -18,8 +18,8 @@ struct IdTokenExpectation {
   std::string issuer;
   std::string client_id;
   std::string nonce;
-  std::int64_t now = 0;         // seconds since the epoch
-  std::int64_t leeway = 60;     // seconds of clock skew allowed on exp and iat
+  std::int64_t now = 0;      // seconds since the epoch
+  std::int64_t leeway = 60;  // seconds of clock skew allowed on exp and iat
 };
 
 struct IdTokenCheck {

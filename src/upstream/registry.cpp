@@ -64,8 +64,8 @@ UpstreamRegistry::UpstreamRegistry(std::vector<UpstreamProvider> providers, std:
   for (const UpstreamProvider& p : providers_) {
     State state;
     if (p.kind == UpstreamKind::oauth2)
-      state.endpoints =
-          UpstreamEndpoints{"", p.authorization_endpoint, p.token_endpoint, p.userinfo_endpoint, ""};
+      state.endpoints = UpstreamEndpoints{"", p.authorization_endpoint, p.token_endpoint,
+                                          p.userinfo_endpoint, ""};
     state_.emplace(p.name, std::move(state));
   }
 }
@@ -119,13 +119,16 @@ bool UpstreamRegistry::discover(const UpstreamProvider& p) {
   std::string base = p.issuer;
   if (base.ends_with('/')) base.pop_back();
   UpstreamHttpRequest request{base + "/.well-known/openid-configuration",
-                              {"Accept: application/json"}, "", false, kDiscoveryTimeout};
+                              {"Accept: application/json"},
+                              "",
+                              false,
+                              kDiscoveryTimeout};
   UpstreamHttpAnswer answer = upstream_http(request);
   nlohmann::json metadata = parse_object(answer);
-  UpstreamEndpoints at{text_member(metadata, "issuer"),
-                       text_member(metadata, "authorization_endpoint"),
-                       text_member(metadata, "token_endpoint"),
-                       text_member(metadata, "userinfo_endpoint"), text_member(metadata, "jwks_uri")};
+  UpstreamEndpoints at{
+      text_member(metadata, "issuer"), text_member(metadata, "authorization_endpoint"),
+      text_member(metadata, "token_endpoint"), text_member(metadata, "userinfo_endpoint"),
+      text_member(metadata, "jwks_uri")};
   std::string problem;
   if (metadata.is_null()) {
     problem = answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status);
@@ -171,17 +174,18 @@ bool UpstreamRegistry::fetch_jwks(const UpstreamProvider& p, const std::string& 
 }
 
 UpstreamExchange UpstreamRegistry::exchange(const UpstreamProvider& p, const std::string& code,
-                                            const std::string& verifier,
-                                            const std::string& nonce) {
+                                            const std::string& verifier, const std::string& nonce) {
   std::optional<UpstreamEndpoints> at = endpoints(p.name);
   if (!at) return {std::nullopt, "discovery"};
   std::string form = "grant_type=authorization_code&code=" + form_component(code) +
                      "&redirect_uri=" + form_component(redirect_uri(p.name)) +
                      "&code_verifier=" + form_component(verifier);
-  UpstreamHttpRequest request{at->token,
-                              {"Accept: application/json",
-                               "Content-Type: application/x-www-form-urlencoded"},
-                              "", true, kCallTimeout};
+  UpstreamHttpRequest request{
+      at->token,
+      {"Accept: application/json", "Content-Type: application/x-www-form-urlencoded"},
+      "",
+      true,
+      kCallTimeout};
   if (p.kind == UpstreamKind::oidc) {
     request.headers.push_back(basic_authorization(p));  // client_secret_basic
   } else {
@@ -238,7 +242,8 @@ UpstreamExchange UpstreamRegistry::read_oauth2_user(const UpstreamProvider& p,
   if (access.empty()) return {std::nullopt, "token_endpoint"};
   std::vector<std::string> headers = {"Accept: application/json",
                                       "Authorization: Bearer " + access};
-  nlohmann::json user = parse_object(upstream_http({at.userinfo, headers, "", false, kCallTimeout}));
+  nlohmann::json user =
+      parse_object(upstream_http({at.userinfo, headers, "", false, kCallTimeout}));
   if (user.is_null()) return {std::nullopt, "userinfo"};
   UpstreamIdentity identity;
   identity.subject = text_member(user, p.claims.subject);
@@ -250,9 +255,11 @@ UpstreamExchange UpstreamRegistry::read_oauth2_user(const UpstreamProvider& p,
                               verified->is_boolean() && verified->get<bool>();
   }
   identity.display_name = text_member(user, p.claims.name);
-  if (identity.display_name.empty()) identity.display_name = text_member(user, p.claims.fallback_name);
+  if (identity.display_name.empty())
+    identity.display_name = text_member(user, p.claims.fallback_name);
   if (!p.emails_endpoint.empty()) {
-    UpstreamHttpAnswer emails = upstream_http({p.emails_endpoint, headers, "", false, kCallTimeout});
+    UpstreamHttpAnswer emails =
+        upstream_http({p.emails_endpoint, headers, "", false, kCallTimeout});
     if (emails.ok()) read_emails(nlohmann::json::parse(emails.body, nullptr, false), identity);
   }
   sodium_memzero(access.data(), access.size());

@@ -5,9 +5,14 @@
 // The server runs with sign-up open, sign-in by mail and the OpenID provider
 // on, so that every documented route exists (the sign-up routes are
 // documented as served only with --signup open, those of interface.md 19
-// only with --email-signin on, those of 17 only with --oidc on).
+// only with --email-signin on, those of 17 only with --oidc on, those of
+// 18.2 only with an [[upstream]] provider: one of the oauth2 kind, which
+// needs no discovery, named "corp" in the paths asked).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -38,10 +43,28 @@ std::set<std::string> split_allow(const std::string& allow) {
 }
 
 std::vector<std::string> with_optional_routes() {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string secret = dir + "/authd-openapi-corp-" + std::to_string(::getpid()) + ".secret";
+  std::string config = dir + "/authd-openapi-" + std::to_string(::getpid()) + ".toml";
+  std::ofstream(secret) << "not-a-real-secret\n";
+  std::ofstream(config) << "[[upstream]]\nname = \"corp\"\nkind = \"oauth2\"\nlabel = \"Corp\"\n"
+                           "client-id = \"authd\"\nclient-secret-file = \""
+                        << secret
+                        << "\"\nauthorization-endpoint = \"https://idp.example/authorize\"\n"
+                           "token-endpoint = \"https://idp.example/token\"\n"
+                           "userinfo-endpoint = \"https://idp.example/user\"\n";
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--signup", "open", "--email-signin", "on", "--oidc", "on",
-                           "--public-url", "https://authd.test"});
+                           "--public-url", "https://authd.test", "--config", config});
   return args;
+}
+
+// The path asked for a documented one: the upstream provider's {name} is
+// the configured "corp".
+std::string asked_path(std::string path) {
+  for (std::size_t at; (at = path.find("{name}")) != std::string::npos;)
+    path.replace(at, 6, "corp");
+  return path;
 }
 
 // The media types the document gives the operation's answer of `status`:
@@ -67,7 +90,7 @@ TEST(OpenApiRoutes, EveryDocumentedOperationAnswersADocumentedStatus) {
   AuthdProcess authd(with_optional_routes());
   for (const auto& [route, operation] : documented) {
     unsigned short port = operation.on_management_listener ? authd.admin_port() : authd.port();
-    HttpResponse res = send_request(port, operation.method, operation.path,
+    HttpResponse res = send_request(port, operation.method, asked_path(operation.path),
                                     {{"Content-Type", "application/json"}}, "{}");
     EXPECT_NE(res.status, 404) << route << " is documented but not served";
     EXPECT_NE(res.status, 405) << route << " is documented but not served";

@@ -29,10 +29,11 @@ std::optional<UpstreamFlowRecord> UpstreamFlows::take(const Sha256Digest& state_
       "WHERE state_digest = $1 FOR UPDATE",
       params);
   if (rows.rows() == 0) return std::nullopt;
-  UpstreamFlowRecord r{rows.digest(0, 0),  rows.digest(0, 1),  rows.text(0, 2),
-                       rows.text(0, 3),    rows.text(0, 4),    rows.text(0, 5),
-                       rows.text(0, 6),    rows.integer(0, 7), rows.integer(0, 8),
-                       rows.optional_integer(0, 9)};
+  UpstreamFlowRecord r{rows.digest(0, 0),  rows.digest(0, 1),
+                       rows.text(0, 2),    rows.text(0, 3),
+                       rows.text(0, 4),    rows.text(0, 5),
+                       rows.text(0, 6),    rows.integer(0, 7),
+                       rows.integer(0, 8), rows.optional_integer(0, 9)};
   if (!r.used_at) {
     Params mark;
     mark.digest(state_digest).integer(now);

@@ -25,9 +25,9 @@ std::optional<UpstreamFlowRecord> UpstreamFlows::take(const Sha256Digest& state_
       "return_path, created_at, expires_at, used_at FROM upstream_flows WHERE state_digest = ?1");
   st.bind(1, state_digest);
   if (!st.step()) return std::nullopt;
-  UpstreamFlowRecord r{st.digest(0),  st.digest(1),  st.text(2),    st.text(3),
-                       st.text(4),    st.text(5),    st.text(6),    st.integer(7),
-                       st.integer(8), st.optional_integer(9)};
+  UpstreamFlowRecord r{
+      st.digest(0), st.digest(1), st.text(2),    st.text(3),    st.text(4),
+      st.text(5),   st.text(6),   st.integer(7), st.integer(8), st.optional_integer(9)};
   while (st.step()) {
   }
   if (!r.used_at) {
