@@ -53,7 +53,7 @@ class CommandRegistry {
   struct Invoked {
     const Command& command;
     CLI::App& app;
-    const Config& config;
+    Config& config;  // main adds the file's [[upstream]] tables
   };
   // After parsing: the command named on the command line, if any.
   std::optional<Invoked> invoked();

@@ -14,18 +14,18 @@
 namespace authd {
 namespace {
 
-constexpr std::int64_t kNow = 1'800'000'000;
+constexpr std::int64_t kTokenNow = 1'800'000'000;
 
 nlohmann::json good_claims() {
   return {{"iss", "https://idp.example.com"},
           {"sub", "u-1"},
           {"aud", "authd"},
-          {"iat", kNow - 5},
-          {"exp", kNow + 300},
+          {"iat", kTokenNow - 5},
+          {"exp", kTokenNow + 300},
           {"nonce", "n-1"}};
 }
 
-IdTokenExpectation expected() { return {"https://idp.example.com", "authd", "n-1", kNow, 60}; }
+IdTokenExpectation expected() { return {"https://idp.example.com", "authd", "n-1", kTokenNow, 60}; }
 
 struct Signer {
   jose::SigningKey key = jose::SigningKey::generate(jose::Alg::rs256, "k1");
@@ -75,8 +75,8 @@ TEST(UpstreamIdToken, Interface_18_2_WrongClaimsAreRefused) {
   EXPECT_EQ(refusal("iss", "https://other.example.com"), "iss");
   EXPECT_EQ(refusal("aud", "someone-else"), "aud");
   EXPECT_EQ(refusal("aud", nlohmann::json::array({"authd", "other"})), "aud");  // no azp
-  EXPECT_EQ(refusal("exp", kNow - 61), "exp");
-  EXPECT_EQ(refusal("iat", kNow + 3600), "exp");
+  EXPECT_EQ(refusal("exp", kTokenNow - 61), "exp");
+  EXPECT_EQ(refusal("iat", kTokenNow + 3600), "exp");
   EXPECT_EQ(refusal("nonce", "n-2"), "nonce");
   EXPECT_EQ(refusal("sub", ""), "sub");
   nlohmann::json no_nonce = good_claims();

@@ -55,9 +55,16 @@ struct UpstreamSignIn {
 };
 
 // In the caller's write transaction (so that the flow's single-use state,
-// this decision and the session can commit together): decides and writes.
+// this decision and the session can commit together): decides and writes
+// the link, the account and their events (identity.linked, user.created).
 // `source` is who asked (the actor "self"); `now` stamps the rows.
-// On PostgreSQL the account's row is locked once read.
+// On PostgreSQL the account's row is locked once read. For the three
+// outcomes with a user, the caller asks for the account's second factor
+// (18.3.7), opens the session, and records the sign-in itself:
+// users().record_login and login.succeeded with detail.method
+// kUpstreamSignInMethod and detail.provider. May throw StoreError (a lost
+// race on PostgreSQL): the transaction fails, and Database::write says
+// unavailable.
 UpstreamSignIn resolve_upstream_sign_in(Transaction& tx, const UpstreamAccount& account,
                                         bool signup_open, const EventSource& source, Millis now);
 
