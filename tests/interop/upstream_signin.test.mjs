@@ -27,14 +27,19 @@ const check = suite();
 
 let authd;
 let corp;
+let corpEs;
 let github;
 
 setup(async () => {
   const reserved = await reserveAuthd();
   corp = await startCorpIdp({ redirectUris: [reserved.callback('corp')] });
+  // The same IdP signing its ID tokens ES256 (P-256) instead of RS256.
+  corpEs = await startCorpIdp({ name: 'corp_es', redirectUris: [reserved.callback('corp-es')],
+    extraArgs: ['--id-token-alg', 'ES256'] });
   github = await startGithubDouble({ redirectUris: [reserved.callback('github')] });
   authd = await startAuthd(AUTHD, reserved, [
     oidcUpstream(corp, { name: 'corp', label: 'Company account', signup: true }),
+    oidcUpstream(corpEs, { name: 'corp-es', label: 'Company account (ES256)', signup: true }),
     githubUpstream(github, { signup: true })
   ]);
 });
@@ -122,6 +127,16 @@ check('Interface_18_3 an existing account whose e-mail is not verified is not li
   const laterPage = await later.newPage();
   await signInThrough(laterPage, authd, 'corp', (p) => corpLogin(p, corp, 'dan'));
   assert.equal((await sessionUser(later, authd))?.id, dan.id, 'the link made from the account does not sign it in');
+});
+
+check('Interface_18_2 an ID token signed ES256 by the IdP verifies as RS256 ones do', async () => {
+  const context = await freshContext();
+  const page = await context.newPage();
+  await corpEs.setAccount('ivan', { email: 'ivan@corp.example', email_verified: true });
+  const answer = await signInThrough(page, authd, 'corp-es', (p) => corpLogin(p, corpEs, 'ivan'));
+  const me = await sessionUser(context, authd);
+  assert.ok(me, `not signed in through the ES256 provider (${answer.status})`);
+  assert.equal(me.email, 'ivan@corp.example');
 });
 
 check('Interface_18_3_7 an upstream sign-in of an account with a second factor opens no session without it', async () => {
