@@ -83,7 +83,6 @@ UpstreamProvider read_table(const std::string& path, std::size_t index, const to
   p.issuer = in.text("issuer");
   p.client_id = in.text("client-id");
   p.client_secret_file = in.text("client-secret-file");
-  if (p.client_secret_file.empty()) in.fail("client-secret-file", "required");
   std::vector<std::string> default_scopes;
   if (p.kind == UpstreamKind::oidc) default_scopes = {"openid", "email", "profile"};
   p.scopes = in.list("scopes", default_scopes);
@@ -98,7 +97,8 @@ UpstreamProvider read_table(const std::string& path, std::size_t index, const to
   p.claims.email_verified = in.text("email-verified-claim", defaults.email_verified);
   p.claims.name = in.text("name-claim", defaults.name);
   p.claims.fallback_name = in.text("fallback-name-claim", defaults.fallback_name);
-  in.refuse_unknown();
+  in.refuse_unknown();  // first: a misspelt key is the likelier mistake
+  if (p.client_secret_file.empty()) in.fail("client-secret-file", "required");
   std::string problem = upstream_problem(p);
   if (!problem.empty()) {
     auto colon = problem.find(": ");
