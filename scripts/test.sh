@@ -26,7 +26,8 @@ ctest --test-dir build --output-on-failure -R '^failover\.'
 # (tests/unit/outbox_worker_test.cpp) on PostgreSQL, and the passkeys
 # page and the OpenID sign-in and sign-out pages in Chromium (interface.md
 # 16.8, 17.5, 17.13),
-# and the OpenID provider's interoperability tests (interface.md 17.14).
+# and the OpenID provider's interoperability tests (interface.md 17.14),
+# sign-in through upstream providers among them (interop.upstream_*, 18).
 # The restart tests stop and start their cluster, so they get one of their
 # own and run alone; the timing tests join that run, one test at a time, as
 # above.

@@ -132,40 +132,72 @@ check('Interface_18_2 markup in an upstream\'s error is never reflected unescape
 // ---------------------------------------------------------------------------
 // The flow's bindings: state, the browser binder cookie.
 
-// Starts a sign-in through corp in `page` and stops the browser at the
-// callback: returns its URL and the request's Cookie header (the binder).
-async function interceptCallback(page, login) {
-  let captured = null;
-  const pattern = `${authd.base}/signin/corp/callback**`;
-  await page.route(pattern, async (route) => {
-    captured = { url: route.request().url(), cookie: (await route.request().allHeaders()).cookie ?? '' };
-    await route.abort();
-  });
-  await page.goto(`${authd.base}/signin/corp`);
-  await corpLogin(page, corp, login);
-  await waitFor('the callback', () => captured);
-  await page.unroute(pattern);
-  return captured;
+// The Cookie header the browser of `context` sends authd for the flow: its
+// binder cookie (authd_upstream, set by GET /signin/{name}).
+async function binderCookie(context) {
+  const binder = (await context.cookies(authd.base)).find((c) => c.name === 'authd_upstream');
+  return binder ? `${binder.name}=${binder.value}` : '';
+}
+
+// The victim's sign-in through corp as far as the callback URL, by a user
+// agent of our own (a cookie jar, redirects followed by hand), which never
+// delivers it: the URL as it would leak (a log, a Referer, a shared link).
+// Returns the URL and the binder cookie of the victim's browser.
+async function leakedCallback(login) {
+  const jar = new Map();  // name -> value: every cookie to every request (authd and corp share 127.0.0.1)
+  const send = async (url, init = {}) => {
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, Cookie: cookie } });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair.indexOf('=');
+      jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1));
+    }
+    return response;
+  };
+  let response = await send(`${authd.base}/signin/corp`);
+  const binder = `authd_upstream=${jar.get('authd_upstream') ?? ''}`;
+  let url = new URL(response.headers.get('location'));
+  for (let hops = 0; hops < 10 && !url.href.startsWith(`${authd.base}/signin/corp/callback`); hops++) {
+    if (url.pathname.startsWith('/interaction/') && !url.pathname.endsWith('/login')) {
+      await (await send(url.href)).arrayBuffer();
+      response = await send(`${url.origin}${url.pathname}/login`, {
+        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ login, password: 'corp password' }).toString()
+      });
+    } else {
+      response = await send(url.href);
+    }
+    await response.arrayBuffer();
+    assert.ok(response.headers.get('location'), `no redirect at ${url.href} (${response.status})`);
+    url = new URL(response.headers.get('location'), url);
+  }
+  assert.ok(url.href.startsWith(`${authd.base}/signin/corp/callback`), `never reached the callback: ${url.href}`);
+  return { url: url.href, cookie: binder };
 }
 
 check('Interface_18_2 state replayed: a callback already used never signs in again, even with its binder cookie', async () => {
   const { context, page } = await freshPage();
-  let first = null;
-  await page.route(`${authd.base}/signin/corp/callback**`, async (route) => {
-    first = { url: route.request().url(), cookie: (await route.request().allHeaders()).cookie ?? '' };
-    await route.continue();
+  let callbackUrl = null;
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${authd.base}/signin/corp/callback`)) callbackUrl ??= request.url();
   });
-  await signInThrough(page, authd, 'corp', (p) => corpLogin(p, corp, 'alice'));
+  let binder = '';
+  await callbackAnswer(page, authd, 'corp', async () => {
+    await page.goto(`${authd.base}/signin/corp`);
+    binder = await binderCookie(context);  // the callback's answer clears it
+    await corpLogin(page, corp, 'alice');
+  });
   assert.ok(await sessionUser(context, authd), 'the first use did not sign in');
-  assert.ok(first?.cookie, 'no binder cookie was sent with the callback');
-  const replay = await fetch(first.url, { redirect: 'manual', headers: { Cookie: first.cookie } });
+  assert.ok(callbackUrl && binder, `the callback ${callbackUrl} and the binder cookie ${binder}`);
+  const replay = await fetch(callbackUrl, { redirect: 'manual', headers: { Cookie: binder } });
   await replay.arrayBuffer();
   assert.equal(setsSession(replay), false, `the replay opened a session (${replay.status})`);
+  assert.ok(replay.status >= 400, `the replay answered ${replay.status}`);
 });
 
 check('Interface_18_2 a callback from another browser (no cookie, another flow\'s cookie) signs nobody in', async () => {
-  const victim = await freshPage();
-  const stolen = await interceptCallback(victim.page, 'alice');
+  const stolen = await leakedCallback('alice');
 
   const bare = await fetch(stolen.url, { redirect: 'manual' });
   await bare.arrayBuffer();
@@ -174,8 +206,18 @@ check('Interface_18_2 a callback from another browser (no cookie, another flow\'
   const attacker = await freshPage();
   await attacker.page.goto(`${authd.base}/signin/corp`);  // a flow of its own: its own binder cookie
   await attacker.page.waitForURL((u) => u.href.startsWith(`${corp.issuer}/interaction/`));
+  assert.ok(await binderCookie(attacker.context), 'the attacker\'s browser has no binder cookie of its own');
   await callbackAnswer(attacker.page, authd, 'corp', () => attacker.page.goto(stolen.url));
   assert.equal(await sessionUser(attacker.context, authd), null, 'another browser signed in with the stolen callback');
+
+  // The control: the victim's own binder cookie would have been accepted
+  // (the refusals above are the binding's, not a spoilt callback's) if the
+  // flow was still unused; the attempts above may have used it, so only a
+  // fresh leak shows it.
+  const fresh = await leakedCallback('alice');
+  const owner = await fetch(fresh.url, { redirect: 'manual', headers: { Cookie: fresh.cookie } });
+  await owner.arrayBuffer();
+  assert.equal(setsSession(owner), true, `the victim's own browser was refused (${owner.status})`);
 });
 
 check('Interface_18_2 an absolute or protocol-relative return path never leaves authd', async () => {

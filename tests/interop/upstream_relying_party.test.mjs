@@ -116,7 +116,7 @@ check('Interface_18_5 authd is the upstream of another authd: a password account
   assert.equal(me.email, 'grace@upper.example');
   assert.ok(me.emailVerifiedAt, 'the first authd said the e-mail is verified');
   const links = await identitiesOf(lower, me.id);
-  assert.deepEqual(links.map((l) => [l.provider, l.subject]), [['upper', person.id]]);
+  assert.deepEqual(links.map((l) => [l.provider, l.email]), [['upper', 'grace@upper.example']]);
 
   // An application of the second authd, the browser already signed in there.
   const registered = await registerClient(lower, {

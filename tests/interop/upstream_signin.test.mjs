@@ -17,7 +17,7 @@ import path from 'node:path';
 
 import { newBrowserContext, onCleanup, setup, shot, suite } from './support.mjs';
 import {
-  addUser, corpLogin, events, githubAuthorize, githubUpstream, identitiesOf, oidcUpstream, passwordSignIn,
+  addUser, corpLogin, enrolTotp, events, githubAuthorize, githubUpstream, identitiesOf, oidcUpstream, passwordSignIn,
   reserveAuthd, sessionUser, signInThrough, startAuthd, startLink, callbackAnswer, userByEmail
 } from './upstream/authd.mjs';
 import { startCorpIdp, startGithubDouble } from './upstream/launch.mjs';
@@ -27,14 +27,19 @@ const check = suite();
 
 let authd;
 let corp;
+let corpEs;
 let github;
 
 setup(async () => {
   const reserved = await reserveAuthd();
   corp = await startCorpIdp({ redirectUris: [reserved.callback('corp')] });
+  // The same IdP signing its ID tokens ES256 (P-256) instead of RS256.
+  corpEs = await startCorpIdp({ name: 'corp_es', redirectUris: [reserved.callback('corp-es')],
+    extraArgs: ['--id-token-alg', 'ES256'] });
   github = await startGithubDouble({ redirectUris: [reserved.callback('github')] });
   authd = await startAuthd(AUTHD, reserved, [
     oidcUpstream(corp, { name: 'corp', label: 'Company account', signup: true }),
+    oidcUpstream(corpEs, { name: 'corp-es', label: 'Company account (ES256)', signup: true }),
     githubUpstream(github, { signup: true })
   ]);
 });
@@ -59,7 +64,8 @@ check('Interface_18_3 a person unknown to authd signs up through the company IdP
   const links = await identitiesOf(authd, me.id);
   assert.equal(links.length, 1);
   assert.equal(links[0].provider, 'corp');
-  assert.equal(links[0].subject, (await corp.account('alice')).sub);
+  assert.equal(links[0].email, 'alice@corp.example');
+  assert.equal(links[0].subject, undefined, 'the upstream\'s subject is shown (18.4.1)');
   const linked = await events(authd, 'identity.linked');
   assert.ok(linked.some((e) => e.userId === me.id || e.user_id === me.id), 'no identity.linked event');
   const logins = (await events(authd, 'login.succeeded')).filter((e) => (e.userId ?? e.user_id) === me.id);
@@ -123,6 +129,28 @@ check('Interface_18_3 an existing account whose e-mail is not verified is not li
   assert.equal((await sessionUser(later, authd))?.id, dan.id, 'the link made from the account does not sign it in');
 });
 
+check('Interface_18_2 an ID token signed ES256 by the IdP verifies as RS256 ones do', async () => {
+  const context = await freshContext();
+  const page = await context.newPage();
+  await corpEs.setAccount('ivan', { email: 'ivan@corp.example', email_verified: true });
+  const answer = await signInThrough(page, authd, 'corp-es', (p) => corpLogin(p, corpEs, 'ivan'));
+  const me = await sessionUser(context, authd);
+  assert.ok(me, `not signed in through the ES256 provider (${answer.status})`);
+  assert.equal(me.email, 'ivan@corp.example');
+});
+
+check('Interface_18_3_7 an upstream sign-in of an account with a second factor opens no session without it', async () => {
+  await addUser(authd, 'zoe@corp.example', { verified: true });
+  await enrolTotp(authd, 'zoe@corp.example');
+  await corp.setAccount('zoe', { email: 'zoe@corp.example', email_verified: true });
+  const context = await freshContext();
+  const page = await context.newPage();
+  const answer = await signInThrough(page, authd, 'corp', (p) => corpLogin(p, corp, 'zoe'));
+  await shot(page, 'upstream-corp-second-factor.png');
+  assert.equal(await sessionUser(context, authd), null,
+    `an upstream sign-in skipped the account's second factor (${answer.status})`);
+});
+
 check('Interface_18_4 the identities are listed to their account and removed, except the last way to sign in (409)', async () => {
   const context = await freshContext();
   const page = await context.newPage();
@@ -154,7 +182,7 @@ check('Interface_18_1 GitHub-shaped sign-up (kind oauth2): the public e-mail, ve
   assert.equal(me.email, 'octocat@github.example');
   assert.ok(me.emailVerifiedAt, 'GitHub said the e-mail is verified');
   const links = await identitiesOf(authd, me.id);
-  assert.deepEqual(links.map((l) => [l.provider, l.subject]), [['github', '583231']]);
+  assert.deepEqual(links.map((l) => [l.provider, l.email]), [['github', 'octocat@github.example']]);
 });
 
 check('Interface_18_1 GitHub-shaped sign-up without a public e-mail takes the verified primary one of /user/emails', async () => {

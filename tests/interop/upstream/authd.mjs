@@ -17,7 +17,7 @@ const FAST_HASHING = ['--argon2-memory-kib', '8', '--argon2-iterations', '1'];
 export const COOKIE = 'authd_session';  // 17.2: --oidc on, loopback http:// public URL
 // The query parameter of GET /signin/{name} naming where to go afterwards
 // (18.2: a path relative to the public URL).
-export const RETURN_PARAM = 'return_to';
+export const RETURN_PARAM = 'return';
 
 function freshDatabase(name) {
   const server = process.env.AUTHD_TEST_POSTGRES;
@@ -164,6 +164,46 @@ export async function sessionUser(context, authd) {
 
 export function sessionToken(cookies) {
   return cookies.find((c) => c.name === COOKIE)?.value ?? null;
+}
+
+// ---------------------------------------------------------------------------
+// A second factor (TOTP, RFC 6238, interface.md 12.3), to enrol and answer.
+
+function base32Decode(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of text.replace(/=+$/, '')) bits += alphabet.indexOf(c.toUpperCase()).toString(2).padStart(5, '0');
+  const bytes = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(bytes);
+}
+
+export function totp(secret, step = Math.floor(Date.now() / 1000 / 30)) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const digest = crypto.createHmac('sha1', base32Decode(secret)).update(counter).digest();
+  const offset = digest[digest.length - 1] & 0x0f;
+  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+async function postJson(base, route, body, token) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(`${base}/${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+// Gives the account of `email` (with PASSWORD) a confirmed TOTP factor (12.1).
+export async function enrolTotp(authd, email) {
+  const login = await postJson(authd.base, 'login', { email, password: PASSWORD });
+  assert.equal(login.status, 200, `POST /login: ${JSON.stringify(login.body)}`);
+  const token = /^Bearer (\S+)$/.exec(login.headers.get('authorization') ?? '')?.[1];
+  const enrolled = await postJson(authd.base, 'mfa/totp', { password: PASSWORD }, token);
+  assert.equal(enrolled.status, 200, JSON.stringify(enrolled.body));
+  const confirmed = await postJson(authd.base, 'mfa/totp/confirm', { code: totp(enrolled.body.secret) }, token);
+  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  return enrolled.body.secret;
 }
 
 // ---------------------------------------------------------------------------
