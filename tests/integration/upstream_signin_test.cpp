@@ -21,7 +21,7 @@ const std::string kPublic = kIssuer;
 const std::string kEvilCallback = kPublic + "/signin/evil/callback";
 const std::string kGithubCallback = kPublic + "/signin/github/callback";
 
-std::string write_file(const std::string& name, const std::string& text) {
+std::string write_upstream_conf_file(const std::string& name, const std::string& text) {
   auto dir = std::filesystem::temp_directory_path() /
              ("authd-upstream-conf-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -49,7 +49,7 @@ std::string github_table(const UpstreamDouble& gh) {
 std::vector<std::string> upstream_args(const std::string& tables,
                                        std::vector<std::string> more = {}) {
   static int counter = 0;
-  std::string config = write_file("authd-" + std::to_string(++counter) + ".toml", tables);
+  std::string config = write_upstream_conf_file("authd-" + std::to_string(++counter) + ".toml", tables);
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--public-url", kPublic, "--config", config});
   args.insert(args.end(), more.begin(), more.end());
@@ -321,8 +321,8 @@ TEST(UpstreamGithub, Interface_18_1_GithubShapedOauth2Provider) {
 }
 
 TEST(UpstreamConfig, Interface_18_1_TableErrorsNameTheKeyAndSecretsAreRedacted) {
-  std::string secret = write_file("corp.secret", "top-secret-value\n");
-  std::string bad = write_file("bad.toml",
+  std::string secret = write_upstream_conf_file("corp.secret", "top-secret-value\n");
+  std::string bad = write_upstream_conf_file("bad.toml",
                                "[[upstream]]\nname = \"corp\"\nkind = \"oidc\"\n"
                                "issuer = \"http://idp.example.com\"\nclient-id = "
                                "\"authd\"\nclient-secret-file = \"" +
@@ -331,11 +331,11 @@ TEST(UpstreamConfig, Interface_18_1_TableErrorsNameTheKeyAndSecretsAreRedacted) 
   std::string out, err;
   EXPECT_EQ(authd.cli_streams({"config", "--config", bad}, "", &out, &err), 2);
   EXPECT_NE(err.find("key 'issuer'"), std::string::npos) << err;
-  std::string typo = write_file("typo.toml", "[[upstream]]\nname = \"corp\"\nclient-idd = \"x\"\n");
+  std::string typo = write_upstream_conf_file("typo.toml", "[[upstream]]\nname = \"corp\"\nclient-idd = \"x\"\n");
   EXPECT_EQ(authd.cli_streams({"config", "--config", typo}, "", &out, &err), 2);
   EXPECT_NE(err.find("client-idd"), std::string::npos) << err;
 
-  std::string good = write_file("good.toml",
+  std::string good = write_upstream_conf_file("good.toml",
                                 "[[upstream]]\nname = \"corp\"\nissuer = "
                                 "\"https://idp.example.com\"\nclient-id = \"authd\"\n"
                                 "client-secret-file = \"" +
