@@ -49,7 +49,8 @@ std::string github_table(const UpstreamDouble& gh) {
 std::vector<std::string> upstream_args(const std::string& tables,
                                        std::vector<std::string> more = {}) {
   static int counter = 0;
-  std::string config = write_upstream_conf_file("authd-" + std::to_string(++counter) + ".toml", tables);
+  std::string config =
+      write_upstream_conf_file("authd-" + std::to_string(++counter) + ".toml", tables);
   std::vector<std::string> args = fast_hashing();
   args.insert(args.end(), {"--public-url", kPublic, "--config", config});
   args.insert(args.end(), more.begin(), more.end());
@@ -323,23 +324,24 @@ TEST(UpstreamGithub, Interface_18_1_GithubShapedOauth2Provider) {
 TEST(UpstreamConfig, Interface_18_1_TableErrorsNameTheKeyAndSecretsAreRedacted) {
   std::string secret = write_upstream_conf_file("corp.secret", "top-secret-value\n");
   std::string bad = write_upstream_conf_file("bad.toml",
-                               "[[upstream]]\nname = \"corp\"\nkind = \"oidc\"\n"
-                               "issuer = \"http://idp.example.com\"\nclient-id = "
-                               "\"authd\"\nclient-secret-file = \"" +
-                                   secret + "\"\nlabel = \"Corp\"\n");
+                                             "[[upstream]]\nname = \"corp\"\nkind = \"oidc\"\n"
+                                             "issuer = \"http://idp.example.com\"\nclient-id = "
+                                             "\"authd\"\nclient-secret-file = \"" +
+                                                 secret + "\"\nlabel = \"Corp\"\n");
   AuthdProcess authd(fast_hashing());
   std::string out, err;
   EXPECT_EQ(authd.cli_streams({"config", "--config", bad}, "", &out, &err), 2);
   EXPECT_NE(err.find("key 'issuer'"), std::string::npos) << err;
-  std::string typo = write_upstream_conf_file("typo.toml", "[[upstream]]\nname = \"corp\"\nclient-idd = \"x\"\n");
+  std::string typo =
+      write_upstream_conf_file("typo.toml", "[[upstream]]\nname = \"corp\"\nclient-idd = \"x\"\n");
   EXPECT_EQ(authd.cli_streams({"config", "--config", typo}, "", &out, &err), 2);
   EXPECT_NE(err.find("client-idd"), std::string::npos) << err;
 
   std::string good = write_upstream_conf_file("good.toml",
-                                "[[upstream]]\nname = \"corp\"\nissuer = "
-                                "\"https://idp.example.com\"\nclient-id = \"authd\"\n"
-                                "client-secret-file = \"" +
-                                    secret + "\"\nlabel = \"Corp\"\n");
+                                              "[[upstream]]\nname = \"corp\"\nissuer = "
+                                              "\"https://idp.example.com\"\nclient-id = \"authd\"\n"
+                                              "client-secret-file = \"" +
+                                                  secret + "\"\nlabel = \"Corp\"\n");
   ASSERT_EQ(authd.cli_streams({"config", "--config", good}, "", &out, &err), 0) << err;
   EXPECT_NE(out.find("[[upstream]]"), std::string::npos) << out;
   EXPECT_EQ(out.find(secret), std::string::npos);

@@ -17,12 +17,9 @@ namespace {
 constexpr std::int64_t kTokenNow = 1'800'000'000;
 
 nlohmann::json good_claims() {
-  return {{"iss", "https://idp.example.com"},
-          {"sub", "u-1"},
-          {"aud", "authd"},
-          {"iat", kTokenNow - 5},
-          {"exp", kTokenNow + 300},
-          {"nonce", "n-1"}};
+  return {
+      {"iss", "https://idp.example.com"}, {"sub", "u-1"},  {"aud", "authd"}, {"iat", kTokenNow - 5},
+      {"exp", kTokenNow + 300},           {"nonce", "n-1"}};
 }
 
 IdTokenExpectation expected() { return {"https://idp.example.com", "authd", "n-1", kTokenNow, 60}; }
