@@ -173,6 +173,17 @@ async function userOf(server, key, email) {
   return found.body.users[0];
 }
 
+
+// Waits until the audit trail's table shows rows, every one of them with `text`.
+async function untilEveryRowSays(page, text) {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const rows = await page.locator('#events tbody tr').allTextContents();
+    if (rows.length > 0 && rows.every((row) => row.includes(text))) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the audit trail never showed only ${text} rows`);
+}
+
 async function main() {
   assert.ok(AUTHD, 'usage: node console.test.mjs <path to authd>');
   const server = await startServer();
@@ -320,7 +331,9 @@ async function main() {
     await page.click('#nav a[data-view="events"]');
     await page.fill('#events-type', 'oauth.client_updated');
     await page.click('#events-submit');
-    await page.locator('#events tbody tr', { hasText: `operator:${WRITER}` }).waitFor();
+    // The unfiltered rows stay until the filtered answer replaces them.
+    await untilEveryRowSays(page, 'oauth.client_updated');
+    await page.locator('#events tbody tr', { hasText: `operator:${WRITER}` }).first().waitFor();
     // Pages of ten, newest first, by the API's cursor, none twice.
     await page.fill('#events-type', '');
     await page.selectOption('#events-limit', '10');
