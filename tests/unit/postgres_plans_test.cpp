@@ -76,6 +76,18 @@ class PostgresPlansTest : public ::testing::Test {
         " FROM generate_series(1, 100) AS i");
   }
 
+  // Whether the plan made for an empty table was still the server's when
+  // the table had grown (`kept`), the condition the replanning tests start
+  // from. PostgreSQL can drop a session's cached plans for causes outside
+  // the test (a session that falls behind the server-wide catalog
+  // invalidations, as other tests' migrations send, has all of its caches
+  // reset): once in a CI run the plan was gone. The scenario is set up
+  // again then, three times at most.
+  static bool server_kept_the_plan(bool kept, int attempt) {
+    if (!kept && attempt >= 3) ADD_FAILURE() << "the server never kept the plan of the empty table";
+    return kept || attempt >= 3;
+  }
+
   std::int64_t throttle_seq_scans() { return seq_scans("throttle_events"); }
   std::int64_t throttle_key_index_scans() {
     return std::stoll(query("SELECT idx_scan FROM pg_stat_user_indexes"
@@ -122,39 +134,43 @@ TEST_F(PostgresPlansTest, Interface_6_Login_4_EventTimesAreTheNewestOnesByABackw
 // the count is planned again, from the table's present size.
 TEST_F(PostgresPlansTest, ThrottleCountsReturnToTheKeyIndexOnceReplannedAfterTheTableGrew) {
   query("ALTER TABLE throttle_events SET (autovacuum_enabled = false)");  // no ANALYZE mid-test
-  query("VACUUM ANALYZE throttle_events");
-
-  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  postgres::ThrottleEvents events(authd, /*locking=*/false);
   const std::string key = "forgot:client:192.0.2.7";
-  authd.set_replan_after(1h);  // a plan made now is kept
-  for (int i = 0; i < 10; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
+  for (int attempt = 1;; ++attempt) {
+    query("TRUNCATE throttle_events");
+    query("VACUUM ANALYZE throttle_events");
+    postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+    postgres::ThrottleEvents events(authd, /*locking=*/false);
+    authd.set_replan_after(1h);  // a plan made now is kept
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
 
-  query(
-      "INSERT INTO throttle_events (key, at) SELECT 'forgot:client:10.0.' || (i % 250) || '.'"
-      " || (i / 250), i FROM generate_series(1, 20000) AS i");
-  // (sequential scans, scans of the key's index) during `count` counts.
-  auto scans_of = [&](int count) {
-    // A session's counters reach the shared statistics when it goes idle
-    // after pg_stat_force_next_flush (PostgreSQL 15).
-    authd.run("SELECT pg_stat_force_next_flush()");
-    authd.run("SELECT 1");
-    const std::int64_t seq_before = throttle_seq_scans();
-    const std::int64_t index_before = throttle_key_index_scans();
-    for (int i = 0; i < count; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
-    authd.run("SELECT pg_stat_force_next_flush()");
-    authd.run("SELECT 1");
-    return std::pair{throttle_seq_scans() - seq_before, throttle_key_index_scans() - index_before};
-  };
+    query(
+        "INSERT INTO throttle_events (key, at) SELECT 'forgot:client:10.0.' || (i % 250) || '.'"
+        " || (i / 250), i FROM generate_series(1, 20000) AS i");
+    // (sequential scans, scans of the key's index) during `count` counts.
+    auto scans_of = [&](int count) {
+      // A session's counters reach the shared statistics when it goes idle
+      // after pg_stat_force_next_flush (PostgreSQL 15).
+      authd.run("SELECT pg_stat_force_next_flush()");
+      authd.run("SELECT 1");
+      const std::int64_t seq_before = throttle_seq_scans();
+      const std::int64_t index_before = throttle_key_index_scans();
+      for (int i = 0; i < count; ++i) EXPECT_TRUE(events.event_times(key, 0, 10).empty());
+      authd.run("SELECT pg_stat_force_next_flush()");
+      authd.run("SELECT 1");
+      return std::pair{throttle_seq_scans() - seq_before,
+                       throttle_key_index_scans() - index_before};
+    };
 
-  // The plan made for the empty table, as kept for up to
-  // Connection::kReplanAfter: every count reads the whole table.
-  EXPECT_EQ(scans_of(3).first, 3);
+    // The plan made for the empty table, as kept for up to
+    // Connection::kReplanAfter: every count reads the whole table.
+    if (!server_kept_the_plan(scans_of(3).first == 3, attempt)) continue;
 
-  authd.set_replan_after(0ms);  // the plan is older than that now
-  auto [seq, index] = scans_of(5);
-  EXPECT_EQ(seq, 0) << "a count read the whole table";
-  EXPECT_EQ(index, 5);
+    authd.set_replan_after(0ms);  // the plan is older than that now
+    auto [seq, index] = scans_of(5);
+    EXPECT_EQ(seq, 0) << "a count read the whole table";
+    EXPECT_EQ(index, 5);
+    return;
+  }
 }
 
 // interface.md 6 /forgot 4: a claim of several due mails finds them by the due index and
@@ -193,34 +209,37 @@ TEST_F(PostgresPlansTest, Interface_6_Forgot_4_AClaimOfSeveralMailsNeverReadsThe
 TEST_F(PostgresPlansTest,
        Interface_6_Forgot_4_ClaimsReturnToTheKeysOnceReplannedAfterTheOutboxGrew) {
   query("ALTER TABLE outbox SET (autovacuum_enabled = false)");  // no ANALYZE mid-test
-  query("VACUUM ANALYZE outbox");
-
-  postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
-  postgres::Outbox outbox(authd);
-  authd.set_replan_after(1h);     // a plan made now is kept
-  authd.run("BEGIN READ WRITE");  // authd's sessions default to read-only
-  for (int i = 0; i < 10; ++i) EXPECT_TRUE(outbox.claim_due(40'000, 50'000, 32).empty());
-  authd.run("COMMIT");
-
-  queue_mails_as_under_a_forgot_load();
-  // Sequential scans of the outbox during `count` claims of up to 32 mails.
-  auto seq_scans_of = [&](int count) {
-    authd.run("SELECT pg_stat_force_next_flush()");
-    authd.run("SELECT 1");
-    const std::int64_t before = seq_scans("outbox");
-    authd.run("BEGIN READ WRITE");
-    for (int i = 0; i < count; ++i) EXPECT_FALSE(outbox.claim_due(40'000, 50'000, 32).empty());
+  for (int attempt = 1;; ++attempt) {
+    query("TRUNCATE outbox");
+    query("VACUUM ANALYZE outbox");
+    postgres::Connection authd(url_, 5s, std::chrono::steady_clock::now() + 5s);
+    postgres::Outbox outbox(authd);
+    authd.set_replan_after(1h);     // a plan made now is kept
+    authd.run("BEGIN READ WRITE");  // authd's sessions default to read-only
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(outbox.claim_due(40'000, 50'000, 32).empty());
     authd.run("COMMIT");
-    authd.run("SELECT pg_stat_force_next_flush()");
-    authd.run("SELECT 1");
-    return seq_scans("outbox") - before;
-  };
 
-  // The plan made for the empty outbox, as kept: every claim reads it whole.
-  EXPECT_GT(seq_scans_of(1), 0);
+    queue_mails_as_under_a_forgot_load();
+    // Sequential scans of the outbox during `count` claims of up to 32 mails.
+    auto seq_scans_of = [&](int count) {
+      authd.run("SELECT pg_stat_force_next_flush()");
+      authd.run("SELECT 1");
+      const std::int64_t before = seq_scans("outbox");
+      authd.run("BEGIN READ WRITE");
+      for (int i = 0; i < count; ++i) EXPECT_FALSE(outbox.claim_due(40'000, 50'000, 32).empty());
+      authd.run("COMMIT");
+      authd.run("SELECT pg_stat_force_next_flush()");
+      authd.run("SELECT 1");
+      return seq_scans("outbox") - before;
+    };
 
-  authd.set_replan_after(0ms);  // the plan is older than that now
-  EXPECT_EQ(seq_scans_of(2), 0) << "a claim read the whole outbox";
+    // The plan made for the empty outbox, as kept: every claim reads it whole.
+    if (!server_kept_the_plan(seq_scans_of(1) > 0, attempt)) continue;
+
+    authd.set_replan_after(0ms);  // the plan is older than that now
+    EXPECT_EQ(seq_scans_of(2), 0) << "a claim read the whole outbox";
+    return;
+  }
 }
 
 // The token checks of a read batch share one statement, and so do
