@@ -59,8 +59,9 @@ struct KeyCreation {
       result.message = "an admin key with this name exists";
     } else {
       result.kind = AdminKeyResult::Kind::ok;
-      result.key = std::move(key);
+      result.key = std::move(key);  // the caller's to show once, then wipe
       result.keys.push_back(record);
+      return result;
     }
     wipe(key);
     return result;
