@@ -10,6 +10,7 @@
 
 #include "mfa_support.hpp"
 #include "oidc_support.hpp"
+#include "passkey_support.hpp"
 #include "upstream_browser.hpp"
 #include "upstream_doubles.hpp"
 
@@ -38,8 +39,9 @@ class UpstreamSecondFactor : public ::testing::Test {
                   {{"sub", "corp-1"}, {"email", kEmail}, {"email_verified", true}});
   }
 
-  // authd with sign-up closed; kEmail linked to corp-1, then given TOTP.
-  std::unique_ptr<AuthdProcess> start(std::vector<std::string> more = {}) {
+  // authd with sign-up closed; kEmail linked to corp-1, then given TOTP
+  // (unless `totp` is false: the caller gives it its factor).
+  std::unique_ptr<AuthdProcess> start(std::vector<std::string> more = {}, bool totp = true) {
     auto authd = std::make_unique<AuthdProcess>(upstream_args(evil_table(*idp_, false), more));
     authd->add_user(kEmail, kPassword);
     Browser owner;
@@ -52,6 +54,7 @@ class UpstreamSecondFactor : public ::testing::Test {
     EXPECT_EQ(link.status, 200) << link.body;
     owner.keep(link);
     EXPECT_EQ(owner.get(*authd, through_idp(link.json()["location"])).status, 302);
+    if (!totp) return authd;
     nlohmann::json started = begin_enrolment(*authd, token_);
     secret_ = started.value("secret", "");
     HttpResponse confirmed =
@@ -228,6 +231,33 @@ TEST_F(UpstreamSecondFactor, Interface_18_3_7_AccountDisabledMeanwhileIsRefused)
   // The flow is over.
   authd->sql("UPDATE users SET disabled = FALSE");
   EXPECT_EQ(answer_factor(browser, *authd, {{"otp", code_in_steps(secret_, 0)}}).status, 400);
+}
+
+TEST_F(UpstreamSecondFactor, Interface_18_3_7_PasskeyServesAsTheFactor) {
+  auto authd = start({"--webauthn-rp-id", kRpId, "--webauthn-origins", kOrigin}, false);
+  SoftAuthenticator device;
+  ASSERT_EQ(register_with(*authd, token_, device).status, 201);
+  Browser browser;
+  ASSERT_EQ(upstream_sign_in(browser, *authd).status, 302);
+  HttpResponse page = browser.get(*authd, kFactorPage);
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("id=\"second-factor-passkey\""), std::string::npos) << page.body;
+
+  // An assertion for another origin: refused (16.7.2), counted.
+  Tamper elsewhere;
+  elsewhere.origin = "https://evil.example";
+  HttpResponse wrong = answer_factor(
+      browser, *authd, {{"webauthn", device.get(request_options(*authd), kOrigin, elsewhere)}});
+  EXPECT_EQ(wrong.status, 401) << wrong.body;
+  EXPECT_EQ(wrong.header("Authd-Second-Factor"), "webauthn");
+  HttpResponse done =
+      answer_factor(browser, *authd, {{"webauthn", device.get(request_options(*authd), kOrigin)}});
+  ASSERT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(me(*authd, browser)["email"], kEmail);
+  EXPECT_NE(authd->sql("SELECT amr FROM sessions").find("fed hwk mfa"), std::string::npos);
+  std::string succeeded = events_of(*authd, "login.succeeded");
+  EXPECT_NE(succeeded.find("\"secondFactor\":\"webauthn\""), std::string::npos) << succeeded;
+  EXPECT_NE(succeeded.find("\"passkeyId\""), std::string::npos) << succeeded;
 }
 
 }  // namespace
