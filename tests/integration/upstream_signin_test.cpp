@@ -191,6 +191,7 @@ TEST_F(UpstreamOidc, Interface_18_4_LinkWhileSignedIn) {
   std::string location = started.json()["location"];
   HttpResponse back = browser.get(authd, through_idp(location));
   ASSERT_EQ(back.status, 302) << back.body;
+  EXPECT_EQ(back.header("Location"), kPublic + "/signed-in");  // no return path: 18.2.6
   EXPECT_EQ(authd.sql("SELECT provider, subject FROM identities"), "evil|corp-1\n");
 
   // Now the upstream signs in to that account (sign-up is closed).
