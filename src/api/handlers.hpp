@@ -40,6 +40,14 @@ boost::asio::awaitable<ApiResponse> handle_email_signin_verify(ApiContext& ctx,
 boost::asio::awaitable<ApiResponse> handle_upstream_signin(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_upstream_link(ApiContext& ctx, ApiRequest& request);
+// interface.md 18.2.5, 18.2.6: api/upstream_second_factor*.cpp.
+boost::asio::awaitable<ApiResponse> handle_upstream_second_factor(ApiContext& ctx,
+                                                                  ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_upstream_second_factor_page(ApiContext& ctx,
+                                                                       ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_upstream_second_factor_script(ApiContext& ctx,
+                                                                         ApiRequest& request);
+boost::asio::awaitable<ApiResponse> handle_signed_in_page(ApiContext& ctx, ApiRequest& request);
 // The OpenID provider (interface.md 17): api/oauth_authorize.cpp,
 // api/oauth_logout.cpp, api/oauth_token.cpp, api/oauth_userinfo.cpp,
 // api/consents.cpp.

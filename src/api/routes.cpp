@@ -67,6 +67,15 @@ constexpr std::array kRoutes = {
     Route{"/signin/{name}", "GET", false, &handle_upstream_signin, Served::with_upstreams},
     Route{"/signin/{name}/callback", "GET", false, &handle_upstream_callback,
           Served::with_upstreams},
+    // 18.2.5: two segments after /signin, so that no provider's name can
+    // take them (a name is one segment).
+    Route{"/signin/upstream/second-factor", "GET", false, &handle_upstream_second_factor_page,
+          Served::with_upstreams},
+    Route{"/signin/upstream/second-factor", "POST", true, &handle_upstream_second_factor,
+          Served::with_upstreams},
+    Route{"/signin/upstream/second-factor.js", "GET", false, &handle_upstream_second_factor_script,
+          Served::with_upstreams},
+    Route{"/signed-in", "GET", false, &handle_signed_in_page, Served::with_upstreams},
     // The segment is a provider's name here, a link's id for DELETE (18.4).
     Route{"/identities/{id}", "POST", false, &handle_upstream_link, Served::with_upstreams},
     Route{"/signin/email", "POST", true, &handle_email_signin, Served::with_email_signin},

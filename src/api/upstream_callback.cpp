@@ -4,7 +4,8 @@
 // verified; then the linking rules (18.3) sign in, or link for the caller
 // who started a link (18.4). A sign-in sets the session cookie (13.5) and
 // continues the waiting authorization request (17.5) or goes to its return
-// path on authd's own origin.
+// path on authd's own origin; an account with a second factor is asked for
+// it first (18.2.5, api/upstream_second_factor.cpp).
 #include "api/credentials.hpp"
 #include "api/errors.hpp"
 #include "api/form_body.hpp"
@@ -16,17 +17,6 @@
 
 namespace authd {
 namespace {
-
-// Where a finished flow goes: the waiting authorization request, the return
-// path, or authd's root; always under the public URL.
-std::string continuation(const UpstreamRegistry& registry, const UpstreamFlowRecord& flow) {
-  if (!flow.request_id.empty())
-    return registry.public_url() +
-           "/oauth2/authorize/resume?request=" + form_encode(flow.request_id);
-  if (!flow.return_path.empty() && is_return_path(flow.return_path))
-    return registry.public_url() + flow.return_path;
-  return registry.public_url() + "/";
-}
 
 ApiResponse callback_refused(const UpstreamCallback& callback, std::string_view provider) {
   using Kind = UpstreamCallback::Kind;
@@ -85,10 +75,8 @@ boost::asio::awaitable<ApiResponse> sign_in(ApiContext& ctx, ApiRequest& request
       co_await complete_upstream_sign_in(ctx.auth, provider, callback.identity, origin, source);
   WipeOnExit wipe_token(session.token);
   if (session.kind == UpstreamSession::Kind::unavailable) co_return unavailable_page();
-  if (session.kind == UpstreamSession::Kind::second_factor_required)
-    co_return error_page(403,
-                         "Your account is protected by a second factor. Sign in with your "
-                         "password or passkey and your second factor instead.");
+  if (session.kind == UpstreamSession::Kind::second_factor_required)  // 18.2.5
+    co_return co_await ask_second_factor(ctx, request, callback.flow, session.user->id);
   if (session.kind == UpstreamSession::Kind::refused)
     co_return error_page(403, refusal_message(session));
   ApiResponse response = redirect_to(continuation(*ctx.upstreams, callback.flow));
@@ -161,8 +149,10 @@ boost::asio::awaitable<ApiResponse> handle_upstream_callback(ApiContext& ctx, Ap
   } else {
     response = co_await sign_in(ctx, request, *provider, callback);
   }
-  // The binder is single use too: the browser forgets it either way.
-  response.headers.emplace_back("Set-Cookie", binder_cookie(request, "", 0));
+  // The binder is single use too: the browser forgets it, unless the flow
+  // now waits for the second factor (18.2.5), whose answer sets it anew.
+  if (!sets_binder(request, response))
+    response.headers.emplace_back("Set-Cookie", binder_cookie(request, "", 0));
   co_return response;
 }
 

@@ -1,7 +1,9 @@
 #include "api/upstream_pages.hpp"
 
 #include "api/credentials.hpp"
+#include "api/form_body.hpp"
 #include "api/oauth_pages.hpp"
+#include "upstream/flows.hpp"
 #include "upstream/registry.hpp"
 
 namespace authd {
@@ -33,6 +35,22 @@ std::string binder_cookie(const ApiRequest& request, std::string_view value, int
   header += "; Path=/; Max-Age=" + std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
   if (cookie_secure(request)) header += "; Secure";
   return header;
+}
+
+bool sets_binder(const ApiRequest& request, const ApiResponse& response) {
+  const std::string prefix = std::string(binder_name(request)) + "=";
+  for (const auto& [name, value] : response.headers)
+    if (name == "Set-Cookie" && value.starts_with(prefix)) return true;
+  return false;
+}
+
+std::string continuation(const UpstreamRegistry& registry, const UpstreamFlowRecord& flow) {
+  if (!flow.request_id.empty())
+    return registry.public_url() +
+           "/oauth2/authorize/resume?request=" + form_encode(flow.request_id);
+  if (!flow.return_path.empty() && is_return_path(flow.return_path))
+    return registry.public_url() + flow.return_path;
+  return registry.public_url() + "/signed-in";
 }
 
 ApiResponse redirect_to(std::string location) {

@@ -82,6 +82,24 @@ CREATE TABLE console_sessions (
 CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
 CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
 )sql"},
+    // An upstream sign-in of an account with a second factor waits for it
+    // (interface.md 18.2.5): the account, the end of the wait and the wrong
+    // tries, on the flow's row, found by the binder's digest.
+    {20, "upstream_flows: the wait for the second factor",
+     R"sql(
+ALTER TABLE upstream_flows ADD COLUMN awaiting_user_id TEXT;
+ALTER TABLE upstream_flows ADD COLUMN awaiting_until INTEGER;
+ALTER TABLE upstream_flows ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX upstream_flows_awaiting ON upstream_flows(binder_digest)
+  WHERE awaiting_user_id IS NOT NULL;
+)sql",
+     R"sql(
+ALTER TABLE upstream_flows ADD COLUMN awaiting_user_id TEXT;
+ALTER TABLE upstream_flows ADD COLUMN awaiting_until BIGINT;
+ALTER TABLE upstream_flows ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX upstream_flows_awaiting ON upstream_flows(binder_digest)
+  WHERE awaiting_user_id IS NOT NULL;
+)sql"},
 };
 
 }  // namespace

@@ -231,6 +231,7 @@ boost::asio::awaitable<UpstreamSession> complete_upstream_sign_in(AuthContext& c
                     {"method", kUpstreamSignInMethod},
                     {"provider", provider.name}},
                    now);
+      out.user = decided.user;
       out.kind = UpstreamSession::Kind::second_factor_required;
       return;
     }

@@ -82,7 +82,7 @@ struct UpstreamSession {
   enum class Kind {
     signed_in,
     refused,                 // the linking rules refused (outcome says why)
-    second_factor_required,  // the account has a second factor: sign in with it
+    second_factor_required,  // the account (user) has a second factor: ask for it (18.2.5)
     unavailable,
   } kind = Kind::unavailable;
   UpstreamSignInOutcome outcome = UpstreamSignInOutcome::unavailable;

@@ -229,12 +229,13 @@ window.AuthdPage = (function () {
   // page's `messages`). `forChange`: the second factor of adding or removing
   // a passkey (16.4.3), where user verification is not required (the
   // password is the other factor, 16.4.1): "preferred", so that a security
-  // key without a PIN serves too.
-  async function assertion(messages, credentials, forChange) {
+  // key without a PIN serves too. `root`: the way from the page to the
+  // public URL's root ("../../" for a page two folders down; "" when absent).
+  async function assertion(messages, credentials, forChange, root) {
     if (!passkeysSupported()) {
       return { message: window.isSecureContext ? messages.unsupported : messages.insecure };
     }
-    const options = await send('POST', 'webauthn/login/options', {}, credentials);
+    const options = await send('POST', (root || '') + 'webauthn/login/options', {}, credentials);
     if (!options) return { message: messages.network };
     if (options.status !== 200 || !options.body || !options.body.publicKey ||
         typeof options.body.publicKey !== 'object') {

@@ -2,7 +2,9 @@
 // 18.2), run unchanged on SQLite and on PostgreSQL (the PostgreSQL cases
 // skip unless AUTHD_TEST_POSTGRES names a server): a flow reads back whole
 // by its state's digest, is taken once (the second take sees it used), and
-// is gone once expired.
+// is gone once expired; a sign-in waiting for its second factor (18.2.5) is
+// found by its binder's digest, counts its wrong tries, ends, and outlives
+// the flow's own expiry until the wait's.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -71,6 +73,50 @@ TYPED_TEST(StoreConformanceUpstreamFlows, Interface_18_2_ExpiredFlowsArePruned) 
   EXPECT_EQ(removed, 1);
   EXPECT_FALSE(this->take("s-old", 3'000).has_value());
   EXPECT_TRUE(this->take("s-live", 3'000).has_value());
+}
+
+TYPED_TEST(StoreConformanceUpstreamFlows, Interface_18_2_5_AWaitIsFoundByTheBinderAndEnds) {
+  UpstreamFlowRecord stored = this->flow("s-wait", 2'000);
+  this->write([&](Transaction& tx) { tx.upstream_flows().insert(stored); });
+  ASSERT_TRUE(this->take("s-wait", 1'500).has_value());
+  std::optional<AwaitedSecondFactor> before;
+  this->write(
+      [&](Transaction& tx) { before = tx.upstream_flows().awaiting(stored.binder_digest); });
+  EXPECT_FALSE(before.has_value());  // a taken flow waits only once told to
+
+  this->write([&](Transaction& tx) {
+    tx.upstream_flows().await_second_factor(stored.state_digest, "user-1", 301'500);
+  });
+  int first = 0;
+  int second = 0;
+  std::optional<AwaitedSecondFactor> waiting;
+  this->write([&](Transaction& tx) {
+    first = tx.upstream_flows().count_wrong_try(stored.state_digest);
+    second = tx.upstream_flows().count_wrong_try(stored.state_digest);
+    waiting = tx.upstream_flows().awaiting(stored.binder_digest);
+  });
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 2);
+  ASSERT_TRUE(waiting.has_value());
+  EXPECT_EQ(waiting->user_id, "user-1");
+  EXPECT_EQ(waiting->until, 301'500);
+  EXPECT_EQ(waiting->wrong_tries, 2);
+  EXPECT_EQ(waiting->flow.state_digest, stored.state_digest);
+  EXPECT_EQ(waiting->flow.request_id, "authdar_x");
+  EXPECT_EQ(waiting->flow.used_at, std::optional<Millis>(1'500));
+
+  // Past the flow's expiry but not the wait's: kept.
+  std::int64_t removed = -1;
+  this->write([&](Transaction& tx) { removed = tx.upstream_flows().prune(3'000); });
+  EXPECT_EQ(removed, 0);
+  std::optional<AwaitedSecondFactor> ended;
+  this->write([&](Transaction& tx) {
+    tx.upstream_flows().end_wait(stored.state_digest);
+    ended = tx.upstream_flows().awaiting(stored.binder_digest);
+  });
+  EXPECT_FALSE(ended.has_value());
+  this->write([&](Transaction& tx) { removed = tx.upstream_flows().prune(301'500); });
+  EXPECT_EQ(removed, 1);
 }
 
 }  // namespace

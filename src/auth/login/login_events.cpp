@@ -33,7 +33,8 @@ void record_throttled_login(Transaction& tx, const EventSource& source,
 
 SettledFactor settle_second_factor(Transaction& tx, const EventSource& source,
                                    const FactorVerdict& verdict, const ReservedFailure& reserved,
-                                   const std::string& user_id, Millis now) {
+                                   const std::string& user_id, Millis now,
+                                   const nlohmann::json& more) {
   SettledFactor settled;
   switch (verdict.check) {
     case FactorCheck::refused: {  // a failed login: the reservation stays
@@ -41,6 +42,7 @@ SettledFactor settle_second_factor(Transaction& tx, const EventSource& source,
       settled.header = second_factor_list(verdict);
       nlohmann::json detail = {{"reason", "second_factor"}};
       if (verdict.passkey_failed) detail["check"] = webauthn::check_name(*verdict.passkey_failed);
+      detail.update(more);
       record_event(tx, source, "login.failed", user_id, detail, now);
       break;
     }

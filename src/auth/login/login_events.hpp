@@ -40,9 +40,12 @@ struct SettledFactor {
   const char* used = nullptr;  // passed: "totp", "recovery_code", "webauthn"; null: no factor
   std::string header;          // refused: Authd-Second-Factor's value
 };
+// `more`: members added to a refusal's login.failed (an upstream sign-in's
+// method and provider, 18.2.5).
 SettledFactor settle_second_factor(Transaction& tx, const EventSource& source,
                                    const FactorVerdict& verdict, const ReservedFailure& reserved,
-                                   const std::string& user_id, Millis now);
+                                   const std::string& user_id, Millis now,
+                                   const nlohmann::json& more = nlohmann::json::object());
 
 // login.succeeded with the session opened, the factor used and the way the
 // first factor was proved (`method`: "password", "email_link", ...).

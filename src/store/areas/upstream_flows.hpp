@@ -29,6 +29,16 @@ struct UpstreamFlowRecord {
   std::optional<Millis> used_at;
 };
 
+// A sign-in whose upstream proved the first factor, waiting for the
+// account's second factor (interface.md 18.2.5, migration 20): the same
+// row, found by its binder's digest.
+struct AwaitedSecondFactor {
+  UpstreamFlowRecord flow;
+  std::string user_id;  // the account the callback decided
+  Millis until = 0;     // the end of the wait
+  int wrong_tries = 0;
+};
+
 class UpstreamFlowStore {
  public:
   virtual ~UpstreamFlowStore() = default;
@@ -38,7 +48,20 @@ class UpstreamFlowStore {
   // was before (used_at then tells a replay); nothing when unknown. Of two
   // concurrent takes one sees it unused.
   virtual std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) = 0;
-  // Removes the flows expired at `now`; returns the rows removed.
+  // The taken flow of `state_digest` now waits for the second factor of
+  // `user_id` until `until`.
+  virtual void await_second_factor(const Sha256Digest& state_digest, const std::string& user_id,
+                                   Millis until) = 0;
+  // The flow waiting for a second factor whose binder has this digest,
+  // locked for the transaction; nothing when none waits (never, or ended).
+  virtual std::optional<AwaitedSecondFactor> awaiting(const Sha256Digest& binder_digest) = 0;
+  // One more wrong try of the wait; returns the count now.
+  virtual int count_wrong_try(const Sha256Digest& state_digest) = 0;
+  // The wait ends (the factor passed, or the flow is void): the flow is
+  // found no more.
+  virtual void end_wait(const Sha256Digest& state_digest) = 0;
+  // Removes the flows expired at `now` (and no longer waiting); returns the
+  // rows removed.
   virtual std::int64_t prune(Millis now) = 0;
 };
 

@@ -306,6 +306,11 @@ class UpstreamFlows final : public UpstreamFlowStore {
   explicit UpstreamFlows(Connection& db) : db_(db) {}
   void insert(const UpstreamFlowRecord& record) override;
   std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
+  void await_second_factor(const Sha256Digest& state_digest, const std::string& user_id,
+                           Millis until) override;
+  std::optional<AwaitedSecondFactor> awaiting(const Sha256Digest& binder_digest) override;
+  int count_wrong_try(const Sha256Digest& state_digest) override;
+  void end_wait(const Sha256Digest& state_digest) override;
   std::int64_t prune(Millis now) override;
 
  private:

@@ -42,10 +42,60 @@ std::optional<UpstreamFlowRecord> UpstreamFlows::take(const Sha256Digest& state_
   return r;
 }
 
+void UpstreamFlows::await_second_factor(const Sha256Digest& state_digest,
+                                        const std::string& user_id, Millis until) {
+  Params params;
+  params.digest(state_digest).text(user_id).integer(until);
+  db_.run(
+      "UPDATE upstream_flows SET awaiting_user_id = $2, awaiting_until = $3, wrong_tries = 0 "
+      "WHERE state_digest = $1",
+      params);
+}
+
+std::optional<AwaitedSecondFactor> UpstreamFlows::awaiting(const Sha256Digest& binder_digest) {
+  // Locked: two tries of one wait count one after the other.
+  Params params;
+  params.digest(binder_digest);
+  Result rows = db_.run(
+      "SELECT state_digest, binder_digest, provider, purpose, user_id, request_id, "
+      "return_path, created_at, expires_at, used_at, awaiting_user_id, awaiting_until, "
+      "wrong_tries FROM upstream_flows "
+      "WHERE binder_digest = $1 AND awaiting_user_id IS NOT NULL FOR UPDATE",
+      params);
+  if (rows.rows() == 0) return std::nullopt;
+  return AwaitedSecondFactor{{rows.digest(0, 0), rows.digest(0, 1), rows.text(0, 2),
+                              rows.text(0, 3), rows.text(0, 4), rows.text(0, 5), rows.text(0, 6),
+                              rows.integer(0, 7), rows.integer(0, 8), rows.optional_integer(0, 9)},
+                             rows.text(0, 10),
+                             rows.integer(0, 11),
+                             static_cast<int>(rows.integer(0, 12))};
+}
+
+int UpstreamFlows::count_wrong_try(const Sha256Digest& state_digest) {
+  Params params;
+  params.digest(state_digest);
+  Result rows = db_.run(
+      "UPDATE upstream_flows SET wrong_tries = wrong_tries + 1 WHERE state_digest = $1 "
+      "RETURNING wrong_tries",
+      params);
+  return rows.rows() == 0 ? 0 : static_cast<int>(rows.integer(0, 0));
+}
+
+void UpstreamFlows::end_wait(const Sha256Digest& state_digest) {
+  Params params;
+  params.digest(state_digest);
+  db_.run("UPDATE upstream_flows SET awaiting_user_id = NULL WHERE state_digest = $1", params);
+}
+
 std::int64_t UpstreamFlows::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM upstream_flows WHERE expires_at <= $1", params).affected();
+  return db_
+      .run(
+          "DELETE FROM upstream_flows WHERE expires_at <= $1 "
+          "AND (awaiting_until IS NULL OR awaiting_until <= $1)",
+          params)
+      .affected();
 }
 
 }  // namespace authd::postgres
