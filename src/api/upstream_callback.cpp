@@ -10,6 +10,7 @@
 #include "api/form_body.hpp"
 #include "api/handlers.hpp"
 #include "api/upstream_pages.hpp"
+#include "auth/upstream/kept_tokens.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
 #include "upstream/flows.hpp"
@@ -91,6 +92,8 @@ boost::asio::awaitable<ApiResponse> sign_in(ApiContext& ctx, ApiRequest& request
                          "password or passkey and your second factor instead.");
   if (session.kind == UpstreamSession::Kind::refused)
     co_return error_page(403, refusal_message(session));
+  co_await keep_upstream_tokens(ctx.auth, provider.name, callback.identity.subject,
+                                callback.tokens);  // 18.5
   ApiResponse response = redirect_to(continuation(*ctx.upstreams, callback.flow));
   if (request.session_cookie != nullptr) {
     auto lifetime =
@@ -122,6 +125,8 @@ boost::asio::awaitable<ApiResponse> link(ApiContext& ctx, ApiRequest& request,
   switch (outcome) {
     case LinkOutcome::linked:
     case LinkOutcome::already_linked_here:
+      co_await keep_upstream_tokens(ctx.auth, provider.name, callback.identity.subject,
+                                    callback.tokens);  // 18.5
       co_return redirect_to(continuation(*ctx.upstreams, callback.flow));
     case LinkOutcome::linked_to_another_account:
       co_return error_page(409, "This sign-in is already linked to another account.");

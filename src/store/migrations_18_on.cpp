@@ -82,6 +82,20 @@ CREATE TABLE console_sessions (
 CREATE INDEX console_sessions_by_user ON console_sessions(user_id);
 CREATE INDEX console_sessions_by_idle ON console_sessions(idle_until);
 )sql"},
+    // An upstream provider's tokens kept on its link (interface.md 18.5),
+    // for a provider configured with keep-tokens: one text sealed as the
+    // TOTP secrets are (12.2), never the tokens in clear. In the link's
+    // row, so that whatever removes the link (an unlink, an erasure)
+    // removes them.
+    {21, "identities: the upstream tokens kept on a link, sealed",
+     R"sql(
+ALTER TABLE identities ADD COLUMN kept_tokens TEXT;
+ALTER TABLE identities ADD COLUMN tokens_kept_at INTEGER;
+)sql",
+     R"sql(
+ALTER TABLE identities ADD COLUMN kept_tokens TEXT;
+ALTER TABLE identities ADD COLUMN tokens_kept_at BIGINT;
+)sql"},
 };
 
 }  // namespace
