@@ -68,7 +68,7 @@ struct UpstreamCallback {
   } kind = Kind::unavailable;
   UpstreamFlowRecord flow;               // from unknown_state on: what was stored
   UpstreamIdentity identity;             // ok
-  std::optional<UpstreamTokens> tokens;  // ok, for a provider with keep-tokens (18.5)
+  std::optional<UpstreamTokens> tokens{};  // ok, for a provider with keep-tokens (18.5)
   std::string refusal;                   // refused: a fixed word for events and logs
 };
 

@@ -48,7 +48,7 @@ struct UpstreamExchange {
   std::string refusal;
   // The token endpoint's answer, only for a provider with keep-tokens
   // (18.5) and an accepted identity.
-  std::optional<UpstreamTokens> tokens;
+  std::optional<UpstreamTokens> tokens{};
 };
 
 class UpstreamRegistry {
