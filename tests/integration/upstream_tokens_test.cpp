@@ -16,7 +16,7 @@
 #include "oidc_support.hpp"
 #include "upstream_doubles.hpp"
 
-namespace authd::test {
+namespace authd::test::kept_tokens {
 namespace {
 
 const std::string kPublic = kIssuer;
@@ -359,9 +359,11 @@ TEST(UpstreamKeptTokensGithub, Interface_18_5_Oauth2ProviderTokensAreKept) {
   ASSERT_FALSE(access.empty());
   EXPECT_FALSE(stored_in_clear(authd, access));
   SplitUrl user = split_url(gh.base() + "/user");
-  EXPECT_EQ(
-      send_request(user.port, "GET", user.target, {{"Authorization", "Bearer " + access}}).status,
-      200);
+  // It is the token the double issued: its API answers it (GitHub's wants a User-Agent).
+  EXPECT_EQ(send_request(user.port, "GET", user.target,
+                         {{"Authorization", "Bearer " + access}, {"User-Agent", "authd-test"}})
+                .status,
+            200);
 }
 
 // 18.1.1: keep-tokens is a boolean; another value names the key, exit 2;
@@ -391,4 +393,4 @@ TEST(UpstreamKeptTokensConfig, Interface_18_5_KeepTokensMustBeABoolean) {
 }
 
 }  // namespace
-}  // namespace authd::test
+}  // namespace authd::test::kept_tokens
