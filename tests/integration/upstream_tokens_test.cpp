@@ -366,31 +366,5 @@ TEST(UpstreamKeptTokensGithub, Interface_18_5_Oauth2ProviderTokensAreKept) {
             200);
 }
 
-// 18.1.1: keep-tokens is a boolean; another value names the key, exit 2;
-// `authd config` shows it.
-TEST(UpstreamKeptTokensConfig, Interface_18_5_KeepTokensMustBeABoolean) {
-  std::string secret = conf_path("corp.secret");
-  std::ofstream(secret) << "top-secret-value\n";
-  const std::string table =
-      "[[upstream]]\nname = \"corp\"\nissuer = \"https://idp.example.com\"\nclient-id = "
-      "\"authd\"\nclient-secret-file = \"" +
-      secret + "\"\nlabel = \"Corp\"\n";
-  std::string bad = conf_path("bad.toml");
-  std::ofstream(bad) << table << "keep-tokens = \"yes\"\n";
-  AuthdProcess authd(fast_hashing());
-  std::string out, err;
-  EXPECT_EQ(authd.cli_streams({"config", "--config", bad}, "", &out, &err), 2);
-  EXPECT_NE(err.find("key 'keep-tokens': must be true or false"), std::string::npos) << err;
-
-  std::string good = conf_path("good.toml");
-  std::ofstream(good) << table << "keep-tokens = true\n";
-  ASSERT_EQ(authd.cli_streams({"config", "--config", good}, "", &out, &err), 0) << err;
-  EXPECT_NE(out.find("keep-tokens = true"), std::string::npos) << out;
-  std::string plain = conf_path("plain.toml");
-  std::ofstream(plain) << table;
-  ASSERT_EQ(authd.cli_streams({"config", "--config", plain}, "", &out, &err), 0) << err;
-  EXPECT_NE(out.find("keep-tokens = false"), std::string::npos) << out;
-}
-
 }  // namespace
 }  // namespace authd::test::kept_tokens
