@@ -73,6 +73,9 @@ boost::asio::awaitable<ApiResponse> handle_admin_list_identities(ApiContext& ctx
                                                                  ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_admin_unlink_identity(ApiContext& ctx,
                                                                  ApiRequest& request);
+// The upstream tokens kept on a link (18.5): api/admin_identity_tokens.cpp.
+boost::asio::awaitable<ApiResponse> handle_admin_identity_tokens(ApiContext& ctx,
+                                                                 ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_logout(ApiContext& ctx, ApiRequest& request);
 boost::asio::awaitable<ApiResponse> handle_me(ApiContext& ctx, ApiRequest& request);
 // The account's own routes (interface.md 11.1-11.3): api/password.cpp and

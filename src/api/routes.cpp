@@ -157,6 +157,8 @@ constexpr std::array kRoutes = {
           Served::on_management},
     Route{"/admin/identities/{id}", "DELETE", false, &handle_admin_unlink_identity,
           Served::on_management},
+    Route{"/admin/identities/{id}/tokens", "GET", false, &handle_admin_identity_tokens,
+          Served::on_management},
     // interface.md 17.3: whether or not --oidc is on.
     Route{"/admin/clients", "POST", true, &handle_admin_create_client, Served::on_management},
     Route{"/admin/clients", "GET", false, &handle_admin_list_clients, Served::on_management},

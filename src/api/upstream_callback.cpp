@@ -11,6 +11,7 @@
 #include "api/form_body.hpp"
 #include "api/handlers.hpp"
 #include "api/upstream_pages.hpp"
+#include "auth/upstream/kept_tokens.hpp"
 #include "core/log.hpp"
 #include "core/wipe.hpp"
 #include "upstream/flows.hpp"
@@ -75,10 +76,17 @@ boost::asio::awaitable<ApiResponse> sign_in(ApiContext& ctx, ApiRequest& request
       co_await complete_upstream_sign_in(ctx.auth, provider, callback.identity, origin, source);
   WipeOnExit wipe_token(session.token);
   if (session.kind == UpstreamSession::Kind::unavailable) co_return unavailable_page();
-  if (session.kind == UpstreamSession::Kind::second_factor_required)  // 18.2.5
+  if (session.kind == UpstreamSession::Kind::second_factor_required) {  // 18.2.5
+    // 18.5.1: the link stands (the provider proved its subject), so its
+    // tokens are kept now; the session still waits for the factor.
+    co_await keep_upstream_tokens(ctx.auth, provider.name, callback.identity.subject,
+                                  callback.tokens);
     co_return co_await ask_second_factor(ctx, request, callback.flow, session.user->id);
+  }
   if (session.kind == UpstreamSession::Kind::refused)
     co_return error_page(403, refusal_message(session));
+  co_await keep_upstream_tokens(ctx.auth, provider.name, callback.identity.subject,
+                                callback.tokens);  // 18.5
   ApiResponse response = redirect_to(continuation(*ctx.upstreams, callback.flow));
   if (request.session_cookie != nullptr) {
     auto lifetime =
@@ -110,6 +118,8 @@ boost::asio::awaitable<ApiResponse> link(ApiContext& ctx, ApiRequest& request,
   switch (outcome) {
     case LinkOutcome::linked:
     case LinkOutcome::already_linked_here:
+      co_await keep_upstream_tokens(ctx.auth, provider.name, callback.identity.subject,
+                                    callback.tokens);  // 18.5
       co_return redirect_to(continuation(*ctx.upstreams, callback.flow));
     case LinkOutcome::linked_to_another_account:
       co_return error_page(409, "This sign-in is already linked to another account.");

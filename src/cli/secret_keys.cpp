@@ -36,6 +36,17 @@ SecretKeys open_secret_keys(const Config& config) {
         keys.ok = false;
         return keys;
       }
+      // interface.md 18.5: kept upstream tokens are only ever sealed.
+      for (const UpstreamProvider& p : config.upstreams) {
+        if (!p.keep_tokens) continue;
+        log::error("bad_configuration",
+                   {{"option", "[[upstream]] keep-tokens"},
+                    {"reason", "upstream provider " + p.name +
+                                   " keeps its tokens sealed with the secret key: give "
+                                   "--secret-key-file"}});
+        keys.ok = false;
+        return keys;
+      }
       log::warn("second_factor_unavailable",
                 {{"reason",
                   "no --secret-key-file: TOTP enrolment and logins with a second "

@@ -87,6 +87,7 @@ UpstreamProvider read_table(const std::string& path, std::size_t index, const to
   if (p.kind == UpstreamKind::oidc) default_scopes = {"openid", "email", "profile"};
   p.scopes = in.list("scopes", default_scopes);
   p.signup = in.boolean("signup", false);
+  p.keep_tokens = in.boolean("keep-tokens", false);
   p.authorization_endpoint = in.text("authorization-endpoint");
   p.token_endpoint = in.text("token-endpoint");
   p.userinfo_endpoint = in.text("userinfo-endpoint");
@@ -176,7 +177,7 @@ std::string upstream_tables_text(const std::vector<UpstreamProvider>& providers)
     for (std::size_t i = 0; i < p.scopes.size(); ++i)
       out << (i ? ", " : "") << toml_text(p.scopes[i]);
     out << "]\nlabel = " << toml_text(p.label) << "\nsignup = " << (p.signup ? "true" : "false")
-        << "\n";
+        << "\nkeep-tokens = " << (p.keep_tokens ? "true" : "false") << "\n";
     if (p.kind == UpstreamKind::oauth2) {
       out << "subject-claim = " << toml_text(p.claims.subject) << "\n";
       out << "email-claim = " << toml_text(p.claims.email) << "\n";

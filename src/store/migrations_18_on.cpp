@@ -100,6 +100,20 @@ ALTER TABLE upstream_flows ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX upstream_flows_awaiting ON upstream_flows(binder_digest)
   WHERE awaiting_user_id IS NOT NULL;
 )sql"},
+    // An upstream provider's tokens kept on its link (interface.md 18.5),
+    // for a provider configured with keep-tokens: one text sealed as the
+    // TOTP secrets are (12.2), never the tokens in clear. In the link's
+    // row, so that whatever removes the link (an unlink, an erasure)
+    // removes them.
+    {21, "identities: the upstream tokens kept on a link, sealed",
+     R"sql(
+ALTER TABLE identities ADD COLUMN kept_tokens TEXT;
+ALTER TABLE identities ADD COLUMN tokens_kept_at INTEGER;
+)sql",
+     R"sql(
+ALTER TABLE identities ADD COLUMN kept_tokens TEXT;
+ALTER TABLE identities ADD COLUMN tokens_kept_at BIGINT;
+)sql"},
 };
 
 }  // namespace

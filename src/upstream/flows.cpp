@@ -170,6 +170,7 @@ boost::asio::awaitable<UpstreamCallback> finish_upstream_flow(
     co_return result;
   }
   result.identity = std::move(*answer.identity);
+  result.tokens = std::move(answer.tokens);
   result.kind = Kind::ok;
   co_return result;
 }

@@ -66,9 +66,10 @@ struct UpstreamCallback {
     refused,        // the upstream answered an error, or its answer failed a check
     unavailable,
   } kind = Kind::unavailable;
-  UpstreamFlowRecord flow;    // from unknown_state on: what was stored
-  UpstreamIdentity identity;  // ok
-  std::string refusal;        // refused: a fixed word for events and logs
+  UpstreamFlowRecord flow;                 // from unknown_state on: what was stored
+  UpstreamIdentity identity;               // ok
+  std::optional<UpstreamTokens> tokens{};  // ok, for a provider with keep-tokens (18.5)
+  std::string refusal;                     // refused: a fixed word for events and logs
 };
 
 // The callback's `state`, the binder cookie (none: no cookie), and the

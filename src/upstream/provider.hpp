@@ -33,6 +33,8 @@ struct UpstreamProvider {
   std::string client_secret;  // read from client_secret_file at start; never logged
   std::vector<std::string> scopes;
   bool signup = false;
+  // 18.5: keep the token endpoint's answer on the link, sealed (12.2).
+  bool keep_tokens = false;
   // oauth2 (oidc: discovered, these stay empty in the configuration).
   std::string authorization_endpoint;
   std::string token_endpoint;

@@ -4,6 +4,7 @@
 
 #include "core/log.hpp"
 #include "core/time.hpp"
+#include "core/wipe.hpp"
 #include "upstream/http_client.hpp"
 #include "upstream/id_token.hpp"
 
@@ -55,6 +56,28 @@ void read_emails(const nlohmann::json& list, UpstreamIdentity& identity) {
   if (chosen == nullptr) return;
   identity.email = text_member(*chosen, "email");
   identity.email_verified = true;
+}
+
+// 18.5: the answer as a provider with keep-tokens keeps it; `expires_in`
+// (seconds, a number or a numeric string) made absolute.
+UpstreamTokens tokens_of(const nlohmann::json& answer) {
+  UpstreamTokens tokens;
+  tokens.token_type = text_member(answer, "token_type");
+  tokens.access_token = text_member(answer, "access_token");
+  tokens.scope = text_member(answer, "scope");
+  tokens.refresh_token = text_member(answer, "refresh_token");
+  tokens.id_token = text_member(answer, "id_token");
+  std::string expires_in = text_member(answer, "expires_in");
+  if (!expires_in.empty() && expires_in.size() < 12 &&
+      expires_in.find_first_not_of("0123456789") == std::string::npos)
+    tokens.expires_at = now_millis() + std::stoll(expires_in) * 1000;
+  return tokens;
+}
+
+// The answer's secrets, wiped in place once read (nlohmann frees without).
+void wipe_answer(nlohmann::json& answer) {
+  for (auto& [key, value] : answer.items())
+    if (value.is_string()) wipe(value.get_ref<std::string&>());
 }
 
 }  // namespace
@@ -199,8 +222,11 @@ UpstreamExchange UpstreamRegistry::exchange(const UpstreamProvider& p, const std
   nlohmann::json tokens = parse_object(answer);
   sodium_memzero(answer.body.data(), answer.body.size());
   if (tokens.is_null() || tokens.contains("error")) return {std::nullopt, "token_endpoint"};
-  if (p.kind == UpstreamKind::oidc) return verify_oidc(p, *at, tokens, nonce);
-  return read_oauth2_user(p, *at, tokens);
+  UpstreamExchange result = p.kind == UpstreamKind::oidc ? verify_oidc(p, *at, tokens, nonce)
+                                                         : read_oauth2_user(p, *at, tokens);
+  if (result.identity && p.keep_tokens) result.tokens = tokens_of(tokens);
+  wipe_answer(tokens);
+  return result;
 }
 
 UpstreamExchange UpstreamRegistry::verify_oidc(const UpstreamProvider& p,

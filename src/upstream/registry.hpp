@@ -19,6 +19,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <nlohmann/json.hpp>
 
+#include "auth/upstream/kept_tokens.hpp"
 #include "core/periodic_thread.hpp"
 #include "upstream/provider.hpp"
 
@@ -45,6 +46,9 @@ struct UpstreamIdentity {
 struct UpstreamExchange {
   std::optional<UpstreamIdentity> identity;
   std::string refusal;
+  // The token endpoint's answer, only for a provider with keep-tokens
+  // (18.5) and an accepted identity.
+  std::optional<UpstreamTokens> tokens{};
 };
 
 class UpstreamRegistry {
@@ -71,7 +75,8 @@ class UpstreamRegistry {
 
   // Blocking (on pool()): exchanges `code` with `verifier` (PKCE) at the
   // token endpoint, then verifies the ID token against `nonce` (oidc) or
-  // reads the user info (oauth2). The upstream's tokens are not kept.
+  // reads the user info (oauth2). The upstream's tokens are handed back
+  // only when the provider keeps them (18.5).
   UpstreamExchange exchange(const UpstreamProvider& provider, const std::string& code,
                             const std::string& verifier, const std::string& nonce);
 

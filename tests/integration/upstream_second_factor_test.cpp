@@ -42,7 +42,8 @@ class UpstreamSecondFactor : public ::testing::Test {
   // authd with sign-up closed; kEmail linked to corp-1, then given TOTP
   // (unless `totp` is false: the caller gives it its factor).
   std::unique_ptr<AuthdProcess> start(std::vector<std::string> more = {}, bool totp = true) {
-    auto authd = std::make_unique<AuthdProcess>(upstream_args(evil_table(*idp_, false), more));
+    auto authd = std::make_unique<AuthdProcess>(
+        upstream_args(evil_table(*idp_, false) + table_extra_, more));
     authd->add_user(kEmail, kPassword);
     Browser owner;
     HttpResponse login = post_json(authd->port(), "/login", login_body(kEmail, kPassword));
@@ -72,6 +73,7 @@ class UpstreamSecondFactor : public ::testing::Test {
   }
 
   std::unique_ptr<UpstreamDouble> idp_;
+  std::string table_extra_;  // more keys for the provider's table
   std::string token_;
   std::string secret_;
   std::vector<std::string> recovery_codes_;
@@ -258,6 +260,23 @@ TEST_F(UpstreamSecondFactor, Interface_18_3_7_PasskeyServesAsTheFactor) {
   std::string succeeded = events_of(*authd, "login.succeeded");
   EXPECT_NE(succeeded.find("\"secondFactor\":\"webauthn\""), std::string::npos) << succeeded;
   EXPECT_NE(succeeded.find("\"passkeyId\""), std::string::npos) << succeeded;
+}
+
+// 18.5.1: a sign-in that waits for the account's second factor keeps the
+// provider's tokens on the link at once; only the session waits.
+TEST_F(UpstreamSecondFactor, Interface_18_5_ASignInThatWaitsForTheFactorKeepsTheTokens) {
+  table_extra_ = "keep-tokens = true\n";
+  auto authd = start();
+  // What the link itself kept (18.2.3) is cleared, to see the sign-in's.
+  authd->sql("UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL");
+  Browser browser;
+  HttpResponse back = upstream_sign_in(browser, *authd);
+  ASSERT_EQ(back.status, 302) << back.body;
+  EXPECT_EQ(back.header("Location"), kPublic + kFactorPage);
+  EXPECT_TRUE(browser.cookies["authd_session"].empty());
+  EXPECT_EQ(without_trailing_newlines(
+                authd->sql("SELECT count(*) FROM identities WHERE kept_tokens IS NOT NULL")),
+            "1");
 }
 
 }  // namespace

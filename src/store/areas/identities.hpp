@@ -3,6 +3,8 @@
 // gives) to one authd account. A (provider, subject) is linked to one
 // account at most: the unique key decides a race between two links of it,
 // on one instance or several. Deleting an account's row takes its links.
+// A link may hold the provider's tokens (18.5), sealed by the caller
+// (crypto/sealed_secrets.hpp): they live and go with the link's row.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,13 @@ struct IdentityRecord {
   std::optional<Millis> last_used_at{};  // the last sign-in through it
 };
 
+// The provider's tokens kept on a link (interface.md 18.5): one sealed
+// text, never the tokens in clear.
+struct KeptTokensRecord {
+  std::string sealed;  // SecretSealer::seal's "v1.<key id>.<base64>"
+  Millis stored_at = 0;
+};
+
 class IdentityStore {
  public:
   virtual ~IdentityStore() = default;
@@ -41,7 +50,13 @@ class IdentityStore {
   virtual std::int64_t count_of(std::string_view user_id) = 0;
   // A sign-in through it.
   virtual void record_use(std::string_view id, Millis at) = 0;
-  // False when no link has this id.
+  // Replaces the tokens kept on the link. False when no link has this id.
+  virtual bool keep_tokens(std::string_view id, const KeptTokensRecord& tokens) = 0;
+  // Drops the tokens kept on the link; false when it had none (or no such link).
+  virtual bool forget_tokens(std::string_view id) = 0;
+  // Nothing when no link has this id or it keeps no tokens.
+  virtual std::optional<KeptTokensRecord> kept_tokens(std::string_view id) = 0;
+  // False when no link has this id (its kept tokens go with it).
   virtual bool remove(std::string_view id) = 0;
   virtual std::int64_t remove_all_of(std::string_view user_id) = 0;
 };

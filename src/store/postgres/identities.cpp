@@ -82,6 +82,36 @@ void Identities::record_use(std::string_view id, Millis at) {
   db_.run("UPDATE identities SET last_used_at = $2 WHERE id = $1", params);
 }
 
+bool Identities::keep_tokens(std::string_view id, const KeptTokensRecord& tokens) {
+  Params params;
+  params.text(id).text(tokens.sealed).integer(tokens.stored_at);
+  return db_.run("UPDATE identities SET kept_tokens = $2, tokens_kept_at = $3 WHERE id = $1",
+                 params)
+             .affected() == 1;
+}
+
+bool Identities::forget_tokens(std::string_view id) {
+  Params params;
+  params.text(id);
+  return db_.run(
+                "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL "
+                "WHERE id = $1 AND kept_tokens IS NOT NULL",
+                params)
+             .affected() == 1;
+}
+
+std::optional<KeptTokensRecord> Identities::kept_tokens(std::string_view id) {
+  Params params;
+  params.text(id);
+  Result rows = db_.run(
+      "SELECT kept_tokens, tokens_kept_at FROM identities "
+      "WHERE id = $1 AND kept_tokens IS NOT NULL",
+      params);
+  if (rows.rows() == 0) return std::nullopt;
+  Row row(rows, 0);
+  return KeptTokensRecord{row.text(0), row.integer(1)};
+}
+
 bool Identities::remove(std::string_view id) {
   Params params;
   params.text(id);

@@ -73,6 +73,32 @@ void Identities::record_use(std::string_view id, Millis at) {
   st.run();
 }
 
+bool Identities::keep_tokens(std::string_view id, const KeptTokensRecord& tokens) {
+  auto st =
+      db_.prepare("UPDATE identities SET kept_tokens = ?2, tokens_kept_at = ?3 WHERE id = ?1");
+  st.bind(1, id).bind(2, tokens.sealed).bind(3, tokens.stored_at);
+  st.run();
+  return db_.changes() == 1;
+}
+
+bool Identities::forget_tokens(std::string_view id) {
+  auto st = db_.prepare(
+      "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL "
+      "WHERE id = ?1 AND kept_tokens IS NOT NULL");
+  st.bind(1, id);
+  st.run();
+  return db_.changes() == 1;
+}
+
+std::optional<KeptTokensRecord> Identities::kept_tokens(std::string_view id) {
+  auto st = db_.prepare(
+      "SELECT kept_tokens, tokens_kept_at FROM identities "
+      "WHERE id = ?1 AND kept_tokens IS NOT NULL");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  return KeptTokensRecord{st.text(0), st.integer(1)};
+}
+
 bool Identities::remove(std::string_view id) {
   auto st = db_.prepare("DELETE FROM identities WHERE id = ?1");
   st.bind(1, id);

@@ -18,6 +18,9 @@ class Identities final : public IdentityStore {
   std::vector<IdentityRecord> of_user(std::string_view user_id) override;
   std::int64_t count_of(std::string_view user_id) override;
   void record_use(std::string_view id, Millis at) override;
+  bool keep_tokens(std::string_view id, const KeptTokensRecord& tokens) override;
+  bool forget_tokens(std::string_view id) override;
+  std::optional<KeptTokensRecord> kept_tokens(std::string_view id) override;
   bool remove(std::string_view id) override;
   std::int64_t remove_all_of(std::string_view user_id) override;
 

@@ -27,7 +27,9 @@
 // Test control: POST /_test/mode {"mode": M}; PUT /_test/account {"sub",
 // "email", "email_verified", "name"}; GET /_test/seen: what the last
 // authorization request and token request carried (parameter names,
-// code_challenge_method, whether a nonce and a verifier were sent).
+// code_challenge_method, whether a nonce and a verifier were sent); GET
+// /_test/issued: the last token answer (access, refresh and ID token,
+// scope, expires_in), for the tests of tokens kept by authd (18.5).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -57,6 +59,7 @@ let account = { sub: 'evil-subject-1', email: 'mallory@evil.example', email_veri
 let issuer = '';
 let firstIdToken = null;
 const seen = { authorize: null, token: null };
+let issued = null;  // the last token answer, for GET /_test/issued
 const codes = new Map();  // code -> {nonce, challenge, redirectUri}
 const accessTokens = new Map();
 
@@ -151,7 +154,7 @@ function authorize(response, url) {
     back.searchParams.set('error_description', '<img src=x onerror="document.title=\'pwned\'"><b id="injected">evil</b>');
   } else {
     const code = crypto.randomBytes(16).toString('base64url');
-    codes.set(code, { nonce: p.get('nonce') ?? undefined, challenge: p.get('code_challenge'), redirectUri });
+    codes.set(code, { nonce: p.get('nonce') ?? undefined, challenge: p.get('code_challenge'), redirectUri, scope: p.get('scope') ?? '' });
     back.searchParams.set('code', code);
   }
   if (p.get('state') !== null) back.searchParams.set('state', p.get('state'));
@@ -186,7 +189,11 @@ async function token(request, response) {
   }
   const access = crypto.randomBytes(24).toString('base64url');
   accessTokens.set(access, { ...account });
-  return sendJson(response, 200, { access_token: access, token_type: 'Bearer', expires_in: 300, id_token: idToken(grant) });
+  issued = {
+    access_token: access, token_type: 'Bearer', expires_in: 300, scope: grant.scope,
+    refresh_token: crypto.randomBytes(24).toString('base64url'), id_token: idToken(grant)
+  };
+  return sendJson(response, 200, issued);
 }
 
 function userinfo(request, response) {
@@ -208,6 +215,7 @@ async function control(request, response, url) {
     return sendJson(response, 200, account);
   }
   if (url.pathname === '/_test/seen') return sendJson(response, 200, seen);
+  if (url.pathname === '/_test/issued') return sendJson(response, 200, issued ?? {});
   return sendJson(response, 404, { error: 'not found' });
 }
 

@@ -1,0 +1,114 @@
+// The store conformance suite for the upstream tokens kept on a link
+// (interface.md 18.5), run unchanged on SQLite and on PostgreSQL (the
+// PostgreSQL cases skip unless AUTHD_TEST_POSTGRES names a server;
+// scripts/test.sh runs them there): the sealed text and its time read
+// back, a second keep replaces the first, forgetting drops them once, and
+// they go with the link's row (an unlink, an account's erasure).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "store_conformance_fixture.hpp"
+
+namespace authd {
+namespace {
+
+template <class Backend>
+class StoreConformanceKeptTokens : public StoreConformanceFixture<Backend> {
+ protected:
+  IdentityRecord linked(const std::string& id, const std::string& user_id) {
+    IdentityRecord link{id, user_id, "corp", "sub-" + id, "", 1'000, std::nullopt};
+    this->write([&](Transaction& tx) { ASSERT_TRUE(tx.identities().insert(link)); });
+    return link;
+  }
+  bool keep(const std::string& id, const std::string& sealed, Millis at) {
+    bool kept = false;
+    this->write([&](Transaction& tx) {
+      kept = tx.identities().keep_tokens(id, KeptTokensRecord{sealed, at});
+    });
+    return kept;
+  }
+  std::optional<KeptTokensRecord> kept(const std::string& id) {
+    std::optional<KeptTokensRecord> found;
+    this->read([&](Transaction& tx) { found = tx.identities().kept_tokens(id); });
+    return found;
+  }
+  bool forget(const std::string& id) {
+    bool forgotten = false;
+    this->write([&](Transaction& tx) { forgotten = tx.identities().forget_tokens(id); });
+    return forgotten;
+  }
+};
+
+using Backends = ::testing::Types<OnSqlite, OnPostgres>;
+TYPED_TEST_SUITE(StoreConformanceKeptTokens, Backends);
+
+// 18.5: a link keeps nothing until told; what it keeps reads back, and the
+// next keep replaces it (one set of tokens per link).
+TYPED_TEST(StoreConformanceKeptTokens, Interface_18_5_KeptTokensReadBackAndAreReplaced) {
+  UserRecord u = this->stored_user("kept@example.com");
+  this->linked("link-a", u.id);
+  this->linked("link-b", u.id);
+  EXPECT_FALSE(this->kept("link-a"));
+
+  EXPECT_TRUE(this->keep("link-a", "v1.0a1b2c3d.first", 1'700'000'000'001));
+  auto first = this->kept("link-a");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->sealed, "v1.0a1b2c3d.first");
+  EXPECT_EQ(first->stored_at, 1'700'000'000'001);
+  EXPECT_FALSE(this->kept("link-b"));  // per link
+
+  EXPECT_TRUE(this->keep("link-a", "v1.0a1b2c3d.second", 1'700'000'000'002));
+  auto second = this->kept("link-a");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->sealed, "v1.0a1b2c3d.second");
+  EXPECT_EQ(second->stored_at, 1'700'000'000'002);
+
+  EXPECT_FALSE(this->keep("unknown", "v1.0a1b2c3d.x", 1));
+  EXPECT_FALSE(this->kept("unknown"));
+  // The link itself reads as before.
+  this->read([&](Transaction& tx) {
+    auto link = tx.identities().by_id("link-a");
+    ASSERT_TRUE(link);
+    EXPECT_EQ(link->subject, "sub-link-a");
+    EXPECT_EQ(tx.identities().of_user(u.id).size(), 2u);
+  });
+}
+
+// 18.5: keep-tokens turned off drops what a link kept, once; the link stays.
+TYPED_TEST(StoreConformanceKeptTokens, Interface_18_5_ForgettingDropsTheTokensOnce) {
+  UserRecord u = this->stored_user("forget@example.com");
+  this->linked("link-f", u.id);
+  EXPECT_FALSE(this->forget("link-f"));  // nothing kept yet
+  ASSERT_TRUE(this->keep("link-f", "v1.0a1b2c3d.kept", 5));
+  EXPECT_TRUE(this->forget("link-f"));
+  EXPECT_FALSE(this->kept("link-f"));
+  EXPECT_FALSE(this->forget("link-f"));
+  EXPECT_FALSE(this->forget("unknown"));
+  this->read([&](Transaction& tx) { EXPECT_TRUE(tx.identities().by_id("link-f")); });
+}
+
+// 18.5, 18.4: the tokens are in the link's row: an unlink and an account's
+// erasure take them; a new link under the same id keeps nothing.
+TYPED_TEST(StoreConformanceKeptTokens, Interface_18_5_KeptTokensGoWithTheLink) {
+  UserRecord u = this->stored_user("gone@example.com");
+  this->linked("link-u", u.id);
+  this->linked("link-e", u.id);
+  ASSERT_TRUE(this->keep("link-u", "v1.0a1b2c3d.u", 5));
+  ASSERT_TRUE(this->keep("link-e", "v1.0a1b2c3d.e", 5));
+
+  this->write([&](Transaction& tx) { EXPECT_TRUE(tx.identities().remove("link-u")); });
+  EXPECT_FALSE(this->kept("link-u"));
+  this->linked("link-u", u.id);
+  EXPECT_FALSE(this->kept("link-u"));
+
+  this->write([&](Transaction& tx) { EXPECT_TRUE(tx.users().remove(u.id)); });
+  EXPECT_FALSE(this->kept("link-e"));
+  UserRecord v = this->stored_user("again@example.com");
+  this->linked("link-e", v.id);
+  EXPECT_FALSE(this->kept("link-e"));
+}
+
+}  // namespace
+}  // namespace authd
