@@ -14,14 +14,11 @@
 
 #include "admin_support.hpp"
 #include "oidc_support.hpp"
+#include "upstream_browser.hpp"
 #include "upstream_doubles.hpp"
 
 namespace authd::test::kept_tokens {
 namespace {
-
-const std::string kPublic = kIssuer;
-const std::string kEvilCallback = kPublic + "/signin/evil/callback";
-const std::string kGithubCallback = kPublic + "/signin/github/callback";
 
 std::string conf_path(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() /
@@ -29,12 +26,6 @@ std::string conf_path(const std::string& name) {
   std::filesystem::create_directories(dir);
   static int counter = 0;
   return (dir / (std::to_string(++counter) + "-" + name)).string();
-}
-
-std::string evil_table(const UpstreamDouble& idp, const std::string& keep) {
-  return "[[upstream]]\nname = \"evil\"\nissuer = \"" + idp.base() +
-         "\"\nclient-id = \"authd-evil\"\nclient-secret-file = \"" + idp.secret_file() +
-         "\"\nlabel = \"Company account\"\nsignup = true\n" + keep;
 }
 
 // A server whose configuration file the test may rewrite between restarts.
@@ -47,37 +38,6 @@ Configured configured(const std::string& tables) {
   std::ofstream(c.path) << tables;
   c.args.insert(c.args.end(), {"--public-url", kPublic, "--config", c.path});
   return c;
-}
-
-struct Browser {
-  std::map<std::string, std::string> cookies;
-  Headers headers() const {
-    std::string line;
-    for (const auto& [name, value] : cookies)
-      if (!value.empty()) line += (line.empty() ? "" : "; ") + name + "=" + value;
-    return line.empty() ? Headers{} : Headers{{"Cookie", line}};
-  }
-  void keep(const HttpResponse& response) {
-    auto [begin, end] = response.headers.equal_range("set-cookie");
-    for (auto it = begin; it != end; ++it) {
-      std::string pair = it->second.substr(0, it->second.find(';'));
-      auto equals = pair.find('=');
-      cookies[pair.substr(0, equals)] = pair.substr(equals + 1);
-    }
-  }
-  HttpResponse get(const AuthdProcess& authd, const std::string& target) {
-    HttpResponse response = send_request(authd.port(), "GET", target, headers());
-    keep(response);
-    return response;
-  }
-};
-
-// The evil IdP authorizes at once: the callback's target at authd.
-std::string through_idp(const std::string& authorization_url) {
-  SplitUrl at = split_url(authorization_url);
-  HttpResponse answer = send_request(at.port, "GET", at.target);
-  EXPECT_EQ(answer.status, 303) << answer.body;
-  return split_url(answer.header("Location")).target;
 }
 
 // A whole sign-in through the evil IdP, in a new browser; its session cookie.
@@ -134,7 +94,7 @@ class UpstreamKeptTokens : public ::testing::Test {
 
 // 18.5: without keep-tokens (the default) nothing of the answer is stored.
 TEST_F(UpstreamKeptTokens, Interface_18_5_WithoutKeepTokensNothingIsKept) {
-  Configured c = configured(evil_table(*idp_, ""));
+  Configured c = configured(evil_table(*idp_, true));
   AuthdProcess authd(c.args);
   ASSERT_FALSE(sign_in(authd).empty());
   nlohmann::json answer = issued();
@@ -154,7 +114,7 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_WithoutKeepTokensNothingIsKept) {
 // the admin API reads it back whole; never in clear at rest, in the events
 // or in the log.
 TEST_F(UpstreamKeptTokens, Interface_18_5_KeptTokensAreSealedAndReadByTheAdminApi) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   ASSERT_FALSE(sign_in(authd).empty());
   nlohmann::json answer = issued();
@@ -202,7 +162,7 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_KeptTokensAreSealedAndReadByTheAdminAp
 // the user's own session is not an admin key (401), and the route is not on
 // the public listener (404); the owner's list never shows them.
 TEST_F(UpstreamKeptTokens, Interface_18_5_OnlyAWriteKeyReadsTheKeptTokens) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   std::string session = sign_in(authd);
   ASSERT_FALSE(session.empty());
@@ -231,7 +191,7 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_OnlyAWriteKeyReadsTheKeptTokens) {
 
 // 18.5: each sign-in replaces what the link kept.
 TEST_F(UpstreamKeptTokens, Interface_18_5_ASecondSignInReplacesTheKeptTokens) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   ASSERT_FALSE(sign_in(authd).empty());
   std::string first = issued()["access_token"];
@@ -248,14 +208,14 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_ASecondSignInReplacesTheKeptTokens) {
 // 18.5: keep-tokens turned off, the next sign-in through the link deletes
 // what it kept.
 TEST_F(UpstreamKeptTokens, Interface_18_5_TurningKeepTokensOffDeletesThemAtTheNextSignIn) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   ASSERT_FALSE(sign_in(authd).empty());
   std::string access = issued()["access_token"];
   ASSERT_EQ(rows_keeping(authd), 1);
 
   ASSERT_EQ(authd.stop(), 0);
-  std::ofstream(c.path, std::ios::trunc) << evil_table(*idp_, "keep-tokens = false\n");
+  std::ofstream(c.path, std::ios::trunc) << evil_table(*idp_, true) + "keep-tokens = false\n";
   authd.start();
   EXPECT_EQ(rows_keeping(authd), 1);  // until the next sign-in through it
   ASSERT_FALSE(sign_in(authd).empty());
@@ -270,7 +230,7 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_TurningKeepTokensOffDeletesThemAtTheNe
 // 18.5, 18.2.3, 18.4: a link made while signed in keeps the tokens too;
 // the owner's unlink takes them with the link.
 TEST_F(UpstreamKeptTokens, Interface_18_5_LinkKeepsThemAndUnlinkRemovesThem) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   authd.add_user(kEmail, kPassword);
   std::string token = authd.login(kEmail, kPassword);
@@ -299,7 +259,7 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_LinkKeepsThemAndUnlinkRemovesThem) {
 // 18.5, 18.4.3, 10.4.13: the operator's unlink and the account's erasure
 // take the kept tokens with the link.
 TEST_F(UpstreamKeptTokens, Interface_18_5_AdminUnlinkAndErasureRemoveThem) {
-  Configured c = configured(evil_table(*idp_, "keep-tokens = true\n"));
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   std::string writer = admin::create_key(authd, "ops");
   ASSERT_FALSE(sign_in(authd).empty());
@@ -324,26 +284,12 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_AdminUnlinkAndErasureRemoveThem) {
 // token, ID token nor expiry, and the route leaves them out or null.
 TEST(UpstreamKeptTokensGithub, Interface_18_5_Oauth2ProviderTokensAreKept) {
   UpstreamDouble gh("github_double.mjs", "authd-github", kGithubCallback);
-  Configured c = configured(
-      "[[upstream]]\nname = \"github\"\nkind = \"oauth2\"\nclient-id = \"authd-github\"\n"
-      "client-secret-file = \"" +
-      gh.secret_file() +
-      "\"\nlabel = \"GitHub\"\nsignup = true\nkeep-tokens = true\n"
-      "scopes = [\"read:user\", \"user:email\"]\nauthorization-endpoint = \"" +
-      gh.base() + "/login/oauth/authorize\"\ntoken-endpoint = \"" + gh.base() +
-      "/login/oauth/access_token\"\nuserinfo-endpoint = \"" + gh.base() +
-      "/user\"\nemails-endpoint = \"" + gh.base() + "/user/emails\"\n");
+  Configured c = configured(github_table(gh) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   Browser browser;
   HttpResponse started = browser.get(authd, "/signin/github");
   ASSERT_EQ(started.status, 302);
-  SplitUrl at = split_url(started.header("Location"));
-  std::string query = at.target.substr(at.target.find('?') + 1);
-  HttpResponse page = send_request(at.port, "POST", "/login/oauth/authorize",
-                                   {{"Content-Type", "application/x-www-form-urlencoded"}},
-                                   query + "&login=private");
-  ASSERT_EQ(page.status, 302) << page.body;
-  ASSERT_EQ(browser.get(authd, split_url(page.header("Location")).target).status, 302);
+  ASSERT_EQ(browser.get(authd, through_github(started.header("Location"), "private")).status, 302);
 
   std::string id = trimmed(authd.sql("SELECT id FROM identities"));
   std::string writer = admin::create_key(authd, "ops");
