@@ -1,30 +1,19 @@
 #include "upstream_doubles.hpp"
+#include "node_server.hpp"
 #include "source_paths.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 namespace authd::test {
 namespace {
-
-std::string double_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 int decode_hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -67,38 +56,13 @@ UpstreamDouble::UpstreamDouble(const std::string& script, const std::string& cli
       "--client-secret-file", secret_file_,
       "--redirect-uri",       redirect_uri};
   args.insert(args.end(), extra.begin(), extra.end());
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    int out = ::open((directory_ + "/double.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  pid_ = pid;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::string text = double_file_text(port_file);
-    if (!text.empty() && text.back() == '\n') {
-      port_ = static_cast<unsigned short>(std::stoi(text));
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  throw std::runtime_error(script + " did not start:\n" +
-                           double_file_text(directory_ + "/double.log"));
+  NodeServer server = start_node_server(args, directory_ + "/double.log", port_file, script);
+  pid_ = server.pid;
+  port_ = server.port;
 }
 
 UpstreamDouble::~UpstreamDouble() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
+  stop_node_server({pid_, port_});
   if (std::getenv("AUTHD_KEEP_TEST_DIRS") == nullptr) {
     std::error_code ignored;
     std::filesystem::remove_all(directory_, ignored);

@@ -1,9 +1,8 @@
 #include "webhook_receiver.hpp"
+#include "node_server.hpp"
 #include "source_paths.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,13 +17,6 @@
 
 namespace authd::test {
 namespace {
-
-std::string receiver_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 void replace_receiver_file(const std::string& path, const std::string& text) {
   std::string temporary = path + ".tmp";
@@ -61,38 +53,14 @@ WebhookReceiver::WebhookReceiver(const std::string& secret_file, const std::stri
       "--port-file",   port_file,
       "--log",         directory_ + "/requests.jsonl",
       "--status-file", directory_ + "/status"};
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    int out = ::open((directory_ + "/receiver.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  pid_ = pid;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::string text = receiver_file_text(port_file);
-    if (!text.empty() && text.back() == '\n') {
-      port_ = static_cast<unsigned short>(std::stoi(text));
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  throw std::runtime_error("the webhook receiver did not start:\n" +
-                           receiver_file_text(directory_ + "/receiver.log"));
+  NodeServer server =
+      start_node_server(args, directory_ + "/receiver.log", port_file, "the webhook receiver");
+  pid_ = server.pid;
+  port_ = server.port;
 }
 
 WebhookReceiver::~WebhookReceiver() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
+  stop_node_server({pid_, port_});
   if (std::getenv("AUTHD_KEEP_TEST_DIRS") == nullptr) {
     std::error_code ignored;
     std::filesystem::remove_all(directory_, ignored);
@@ -105,7 +73,7 @@ void WebhookReceiver::answer(const std::string& status) {
 
 std::vector<nlohmann::json> WebhookReceiver::requests() const {
   std::vector<nlohmann::json> out;
-  std::istringstream lines(receiver_file_text(directory_ + "/requests.jsonl"));
+  std::istringstream lines(whole_file_text(directory_ + "/requests.jsonl"));
   std::string line;
   while (std::getline(lines, line)) {
     auto parsed = nlohmann::json::parse(line, nullptr, false);
