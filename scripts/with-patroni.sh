@@ -232,7 +232,7 @@ chmod 755 "$directory/control"
 hosts=$(printf '127.0.0.1:%s,' "${pg_ports[@]}")
 if [ "${PGBOUNCER:-0}" = 1 ]; then
   # One PgBouncer a node, in front of that node's PostgreSQL only, in
-  # transaction pooling mode (docs/guide/deployment.md): authd's string
+  # transaction pooling mode (docs/guide/highly-available-database.md): authd's string
   # names the three PgBouncers, and authd runs with --database-pooler
   # transaction (interface.md 20.3).
   command -v pgbouncer >/dev/null ||
