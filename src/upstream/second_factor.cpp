@@ -147,9 +147,7 @@ boost::asio::awaitable<AwaitedFactors> awaited_factors(AuthContext& ctx,
                                                 now, passkeys_of(ctx));
     out = AwaitedFactors{AwaitedFactors::Kind::ok, verdict.has_totp, verdict.has_passkeys};
   };
-  // A write transaction: awaiting() locks the row (FOR UPDATE on
-  // PostgreSQL), which a read-only one refuses. Nothing is written.
-  if (co_await ctx.db.write(work) != StoreStatus::ok) co_return AwaitedFactors{};
+  if (co_await ctx.db.read(work) != StoreStatus::ok) co_return AwaitedFactors{};
   co_return out;
 }
 

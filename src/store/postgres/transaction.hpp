@@ -303,7 +303,7 @@ class Operators final : public OperatorStore {
 
 class UpstreamFlows final : public UpstreamFlowStore {
  public:
-  explicit UpstreamFlows(Connection& db) : db_(db) {}
+  UpstreamFlows(Connection& db, bool locking) : db_(db), locking_(locking) {}
   void insert(const UpstreamFlowRecord& record) override;
   std::optional<UpstreamFlowRecord> take(const Sha256Digest& state_digest, Millis now) override;
   void await_second_factor(const Sha256Digest& state_digest, const std::string& user_id,
@@ -315,6 +315,7 @@ class UpstreamFlows final : public UpstreamFlowStore {
 
  private:
   Connection& db_;
+  bool locking_;
 };
 
 class PostgresTransaction final : public Transaction {
@@ -342,7 +343,7 @@ class PostgresTransaction final : public Transaction {
         signing_keys_(db),
         identities_(db),
         operators_(db),
-        upstream_flows_(db) {}
+        upstream_flows_(db, locking) {}
   UserStore& users() override { return users_; }
   SessionStore& sessions() override { return sessions_; }
   ThrottleStore& throttle() override { return throttle_; }

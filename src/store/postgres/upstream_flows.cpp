@@ -53,15 +53,17 @@ void UpstreamFlows::await_second_factor(const Sha256Digest& state_digest,
 }
 
 std::optional<AwaitedSecondFactor> UpstreamFlows::awaiting(const Sha256Digest& binder_digest) {
-  // Locked: two tries of one wait count one after the other.
+  // Locked in a write: two tries of one wait count one after the other.
+  // The page that asks for the factor only reads it.
+#define AUTHD_AWAITING_SELECT                                                        \
+  "SELECT state_digest, binder_digest, provider, purpose, user_id, request_id, "     \
+  "return_path, created_at, expires_at, used_at, awaiting_user_id, awaiting_until, " \
+  "wrong_tries FROM upstream_flows WHERE binder_digest = $1 AND awaiting_user_id IS NOT NULL"
   Params params;
   params.digest(binder_digest);
-  Result rows = db_.run(
-      "SELECT state_digest, binder_digest, provider, purpose, user_id, request_id, "
-      "return_path, created_at, expires_at, used_at, awaiting_user_id, awaiting_until, "
-      "wrong_tries FROM upstream_flows "
-      "WHERE binder_digest = $1 AND awaiting_user_id IS NOT NULL FOR UPDATE",
-      params);
+  Result rows = locking_ ? db_.run(AUTHD_AWAITING_SELECT " FOR UPDATE", params)
+                         : db_.run(AUTHD_AWAITING_SELECT, params);
+#undef AUTHD_AWAITING_SELECT
   if (rows.rows() == 0) return std::nullopt;
   return AwaitedSecondFactor{{rows.digest(0, 0), rows.digest(0, 1), rows.text(0, 2),
                               rows.text(0, 3), rows.text(0, 4), rows.text(0, 5), rows.text(0, 6),
