@@ -4,7 +4,7 @@
 
 #include "core/log.hpp"
 #include "core/time.hpp"
-#include "core/wipe.hpp"
+#include "core/wipe_json.hpp"
 #include "upstream/http_client.hpp"
 #include "upstream/id_token.hpp"
 
@@ -72,12 +72,6 @@ UpstreamTokens tokens_of(const nlohmann::json& answer) {
       expires_in.find_first_not_of("0123456789") == std::string::npos)
     tokens.expires_at = now_millis() + std::stoll(expires_in) * 1000;
   return tokens;
-}
-
-// The answer's secrets, wiped in place once read (nlohmann frees without).
-void wipe_answer(nlohmann::json& answer) {
-  for (auto& [key, value] : answer.items())
-    if (value.is_string()) wipe(value.get_ref<std::string&>());
 }
 
 }  // namespace
@@ -225,7 +219,7 @@ UpstreamExchange UpstreamRegistry::exchange(const UpstreamProvider& p, const std
   UpstreamExchange result = p.kind == UpstreamKind::oidc ? verify_oidc(p, *at, tokens, nonce)
                                                          : read_oauth2_user(p, *at, tokens);
   if (result.identity && p.keep_tokens) result.tokens = tokens_of(tokens);
-  wipe_answer(tokens);
+  wipe_strings(tokens);  // the answer's secrets, once read
   return result;
 }
 

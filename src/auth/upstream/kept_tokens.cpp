@@ -4,21 +4,13 @@
 
 #include "core/log.hpp"
 #include "core/wipe.hpp"
+#include "core/wipe_json.hpp"
 #include "crypto/sealed_secrets.hpp"
 #include "store/database.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
 namespace {
-
-// nlohmann's strings are not wiped when it frees them: wiped here first.
-void wipe_json(nlohmann::json& value) {
-  if (value.is_string()) {
-    wipe(value.get_ref<std::string&>());
-  } else if (value.is_object()) {
-    for (auto& [key, member] : value.items()) wipe_json(member);
-  }
-}
 
 // What is sealed: the answer's members under the names of the admin route.
 std::string sealed_text(const SecretSealer& sealer, const UpstreamTokens& tokens,
@@ -32,7 +24,7 @@ std::string sealed_text(const SecretSealer& sealer, const UpstreamTokens& tokens
   std::string text = plain.dump();
   std::string sealed = sealer.seal(text, kept_tokens_seal_context(identity_id));
   wipe(text);
-  wipe_json(plain);
+  wipe_strings(plain);
   return sealed;
 }
 
@@ -56,7 +48,7 @@ std::optional<UpstreamTokens> opened_tokens(const SecretSealer& sealer, const st
   tokens.id_token = member(plain, "idToken");
   if (auto it = plain.find("expiresAt"); it != plain.end() && it->is_number_integer())
     tokens.expires_at = it->get<Millis>();
-  wipe_json(plain);
+  wipe_strings(plain);
   return tokens;
 }
 
