@@ -34,3 +34,8 @@ export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 # kind (the release build: under 20), and refused it. The walkthrough runs in scripts/test.sh.
 ctest --test-dir build-asan --output-on-failure --parallel 2 --timeout 600 \
   -E '^(integration\.Timing\.|operations\.walkthrough$)'
+# The PostgreSQL store's own tests, on a throw-away cluster: the read
+# pipeline's fibers (store/postgres/read_pipeline.cpp) run there, under the
+# sanitizers, besides in the fault campaign above.
+bash scripts/with-postgres.sh ctest --test-dir build-asan --output-on-failure --parallel 2 \
+  --timeout 600 -R '^unit\.Postgres[A-Za-z]*\.'

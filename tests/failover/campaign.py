@@ -114,7 +114,10 @@ def main():
                  for a in instances if not checks.serves(journal, a, key, limit=60)]
         if not found:
             found = checks.run_all(journal, instances, key, model, sink, mail_wait=90)
-        found += ["authd instance {} died".format(a.name) for a in instances if not a.alive()]
+        for authd in instances:
+            if not authd.alive():
+                found.append("authd instance {} died".format(authd.name))
+                print_log_tail(authd)
         report = summary(args, journal, instances, model, failovers, found)
     finally:
         if load is not None:
@@ -133,6 +136,17 @@ def main():
             json.dump(report, f, indent=2)
     failed = report["violations"] or (report["lost"] and not args.allow_loss)
     return 1 if failed else 0
+
+
+def print_log_tail(authd, lines=80):
+    """A dead instance's last words (a sanitizer's report, an uncaught
+    exception) go to stderr: the work directory is gone after the run."""
+    with open(authd.log_path, errors="replace") as f:
+        tail = f.readlines()[-lines:]
+    print("campaign: {} exited with {}; the end of its log:".format(
+        authd.name, authd.process.returncode), file=sys.stderr)
+    sys.stderr.writelines(tail)
+    sys.stderr.flush()
 
 
 def summary(args, journal, instances, model, failovers, found):

@@ -13,6 +13,7 @@
 #include "crypto/sealed_secrets.hpp"
 
 namespace authd {
+namespace oidc_jwt_verify_test {
 namespace {
 
 constexpr std::string_view kJwtIssuer = "https://id.example.com";
@@ -134,4 +135,5 @@ TEST_F(JwtVerify, Interface_17_9_GarbageIsRefused) {
 }
 
 }  // namespace
+}  // namespace oidc_jwt_verify_test
 }  // namespace authd

@@ -20,6 +20,7 @@
 #include "temp_directory.hpp"
 
 namespace authd {
+namespace oidc_signing_keys_test {
 namespace {
 
 using std::chrono::hours;
@@ -239,4 +240,5 @@ TEST_F(SigningKeysTest, Interface_17_12_AStartWhoseSecretKeyCannotOpenTheKeysIsR
 }
 
 }  // namespace
+}  // namespace oidc_signing_keys_test
 }  // namespace authd

@@ -12,6 +12,7 @@
 
 #include "store/postgres/connection.hpp"
 #include "store/postgres/event_batch.hpp"
+#include "store/postgres/fiber_switch.hpp"
 #include "store/postgres/mail_batch.hpp"
 #include "store/postgres/shared_access_tokens.hpp"
 #include "store/postgres/shared_sessions.hpp"
@@ -53,10 +54,16 @@ class StackCache {
   std::vector<ctx::stack_context> free_;
 };
 
-// Boost.Context's StackAllocator, over the thread's cache.
+// Boost.Context's StackAllocator, over the thread's cache; the fiber's
+// switches are told of the stack it runs on.
 struct CachedStack {
   StackCache* cache;
-  ctx::stack_context allocate() { return cache->take(); }
+  FiberSwitch* fiber_switch;
+  ctx::stack_context allocate() {
+    ctx::stack_context stack = cache->take();
+    fiber_switch->set_stack(stack);
+    return stack;
+  }
   void deallocate(ctx::stack_context& stack) noexcept { cache->give_back(stack); }
 };
 
@@ -64,6 +71,7 @@ struct CachedStack {
 struct Read {
   ctx::fiber fiber;
   ctx::fiber loop;
+  FiberSwitch fiber_switch;  // what the sanitizer must know of its switches
   std::size_t unit = 0;   // its place in the batch
   bool behind = false;    // parked by wait_behind
   bool finished = false;  // its work has returned
@@ -91,7 +99,7 @@ class Turns final : public PipelineTurns {
     if (std::current_exception()) throw StoreError("a read waited in a catch handler");
     Read& read = *running_;
     company_.push_back(&read);  // within the reserved capacity
-    read.loop = std::move(read.loop).resume();
+    read.loop = read.fiber_switch.resume_loop(std::move(read.loop));
   }
 
   void wait_for_answer() override {
@@ -101,7 +109,7 @@ class Turns final : public PipelineTurns {
     if (std::current_exception()) throw StoreError("a read ran a statement in a catch handler");
     Read& read = *running_;
     ring_[(first_ + parked_++) % ring_.size()] = &read;
-    read.loop = std::move(read.loop).resume();
+    read.loop = read.fiber_switch.resume_loop(std::move(read.loop));
   }
 
   // In the ring too, behind the read it waits for: when it comes to the
@@ -119,7 +127,7 @@ class Turns final : public PipelineTurns {
   void wait_for_turn() override {
     if (std::current_exception()) throw StoreError("a unit waited in a catch handler");
     Read& read = *running_;
-    read.loop = std::move(read.loop).resume();
+    read.loop = read.fiber_switch.resume_loop(std::move(read.loop));
   }
 
   // Each unit waits for one turn at a time: turned_'s capacity holds it.
@@ -134,7 +142,7 @@ class Turns final : public PipelineTurns {
 
   void resume(Read& read) {
     running_ = &read;
-    read.fiber = std::move(read.fiber).resume();
+    read.fiber = read.fiber_switch.resume_fiber(std::move(read.fiber));
     running_ = nullptr;
   }
 
@@ -217,8 +225,9 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
     Read& read = reads[i];
     read.unit = i;
     try {
-      read.fiber = ctx::fiber(std::allocator_arg, CachedStack{&stacks},
+      read.fiber = ctx::fiber(std::allocator_arg, CachedStack{&stacks, &read.fiber_switch},
                               [&run_unit, &unit, &read, &turns](ctx::fiber&& loop) {
+                                read.fiber_switch.entered();
                                 read.loop = std::move(loop);
                                 try {
                                   run_unit(unit);  // is not meant to throw
@@ -229,6 +238,7 @@ void run_in_one_pipeline(Connection& connection, std::span<TransactionUnit> unit
                                   unit.error = std::current_exception();
                                 }
                                 turns.finished(read);
+                                read.fiber_switch.leaving();
                                 return std::move(read.loop);
                               });
     } catch (...) {
