@@ -1,8 +1,11 @@
 // How PostgreSQL stores the registered OAuth clients (interface.md 17.3):
 // one row per client, its lists as JSON arrays; removing one removes what
 // was issued to it first, in the same transaction.
+#include "crypto/random.hpp"
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/shared_oauth_clients.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -34,13 +37,14 @@ void OAuthClients::insert(const OAuthClientRecord& client) {
       params);
 }
 
+// In a batch of reads, a canonical id shares one statement with the
+// batch's other lookups (shared_oauth_clients.hpp); any other text, which
+// no client has, goes alone, so that it cannot fail the shared statement.
 std::optional<OAuthClientRecord> OAuthClients::by_id(std::string_view id) {
-  Params params;
-  params.text(id);
-  Result rows =
-      db_.run("SELECT " AUTHD_OAUTH_CLIENT_COLUMNS " FROM oauth_clients WHERE id = $1", params);
-  if (rows.rows() == 0) return std::nullopt;
-  return read_oauth_client(Row(rows, 0));
+  PipelineTurns* batch = db_.read_batch();
+  if (batch != nullptr && is_canonical_uuid(id))
+    return batch->shared_oauth_clients().by_id(db_, *batch, id);
+  return SharedOAuthClients::by_id_alone(db_, id);
 }
 
 std::vector<OAuthClientRecord> OAuthClients::list() {

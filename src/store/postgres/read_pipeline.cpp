@@ -15,6 +15,7 @@
 #include "store/postgres/fiber_switch.hpp"
 #include "store/postgres/mail_batch.hpp"
 #include "store/postgres/shared_access_tokens.hpp"
+#include "store/postgres/shared_oauth_clients.hpp"
 #include "store/postgres/shared_sessions.hpp"
 #include "store/postgres/shared_throttle.hpp"
 
@@ -91,6 +92,7 @@ class Turns final : public PipelineTurns {
   bool one_transaction() const override { return one_transaction_; }
   SharedSessions& shared_sessions() override { return shared_sessions_; }
   SharedAccessTokens& shared_access_tokens() override { return shared_access_tokens_; }
+  SharedOAuthClients& shared_oauth_clients() override { return shared_oauth_clients_; }
   SharedThrottle& throttle() override { return throttle_; }
   EventBatch& events() override { return events_; }
   MailBatch& mails() override { return mails_; }
@@ -189,6 +191,7 @@ class Turns final : public PipelineTurns {
   std::vector<Read*> turned_;    // given their turn on a key, not yet resumed
   SharedSessions shared_sessions_;
   SharedAccessTokens shared_access_tokens_;
+  SharedOAuthClients shared_oauth_clients_;
   SharedThrottle throttle_;
   EventBatch events_;
   MailBatch mails_;

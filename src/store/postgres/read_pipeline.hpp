@@ -18,7 +18,9 @@
 // Reads that look up a session's user share one statement instead
 // (shared_sessions.hpp): GET /me's lookup is most of a read batch, and
 // PostgreSQL serves ten keys in one statement for about the work of two.
-// Userinfo's access-token lookups do the same (shared_access_tokens.hpp).
+// Userinfo's access-token lookups do the same (shared_access_tokens.hpp),
+// and so do the client lookups and the throttle counts of client
+// authentication (shared_oauth_clients.hpp, shared_throttle.hpp).
 //
 // A batch of logouts or /forgot requests runs the same way inside its one
 // transaction (PostgresStore::run_together): there a Sync does not end the
@@ -43,6 +45,7 @@ class Connection;
 class EventBatch;
 class MailBatch;
 class SharedAccessTokens;
+class SharedOAuthClients;
 class SharedSessions;
 class SharedThrottle;
 
@@ -78,6 +81,8 @@ class PipelineTurns {
   virtual SharedSessions& shared_sessions() = 0;
   // The batch's access-token lookups (userinfo), shared likewise.
   virtual SharedAccessTokens& shared_access_tokens() = 0;
+  // The batch's client lookups (client authentication), shared likewise.
+  virtual SharedOAuthClients& shared_oauth_clients() = 0;
   // The batch's throttle counts and events (in one transaction).
   virtual SharedThrottle& throttle() = 0;
   // The audit events and the mails of a batch in one transaction, each

@@ -23,6 +23,10 @@ std::vector<Millis> ThrottleEvents::event_times(std::string_view key, Millis aft
     batch->throttle().take_turn(*batch, key);
     return batch->throttle().event_times(db_, *batch, key, after, most);
   }
+  // A read batch's counts (client authentication's check) share one
+  // statement too; no unit of it adds events or takes turns.
+  if (PipelineTurns* batch = db_.read_batch())
+    return batch->throttle().event_times(db_, *batch, key, after, most);
   return SharedThrottle::event_times_alone(db_, key, after, most);
 }
 
