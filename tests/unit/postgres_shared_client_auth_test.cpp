@@ -50,7 +50,8 @@ class PostgresSharedClientAuthTest : public ::testing::Test {
                             c.created_at = c.updated_at = 1'000 + i;
                             tx.oauth_clients().insert(c);
                             clients_.push_back(c.id);
-                            for (int e = 0; e <= i; ++e) tx.throttle().insert_event(key(i), 1'000 + e);
+                            for (int e = 0; e <= i; ++e)
+                              tx.throttle().insert_event(key(i), 1'000 + e);
                           }
                         }),
               StoreStatus::ok);
@@ -77,14 +78,12 @@ struct Found {
 // interface.md 17.3.3: a batch of client authentications' reads sends two
 // statements and two Syncs (the counts, then the clients), not two a read,
 // and each read gets its own client and its own key's events.
-TEST_F(PostgresSharedClientAuthTest,
-       Interface_17_3_3_TheClientReadsOfABatchShareTheirStatements) {
+TEST_F(PostgresSharedClientAuthTest, Interface_17_3_3_TheClientReadsOfABatchShareTheirStatements) {
   postgres::Connection connection(url_, 5s, std::chrono::steady_clock::now() + 5s);
   const std::string unknown = new_uuid_v4();
-  const std::vector<Asked> asked{{clients_[0], 0},       {clients_[1], 1},
-                                 {unknown, 2},           {"not-a-uuid', '{", 3},
-                                 {clients_[3], 3, 1001}, {clients_[1], 2, 0, 1},
-                                 {clients_[2], 1}};
+  const std::vector<Asked> asked{
+      {clients_[0], 0},       {clients_[1], 1},       {unknown, 2},    {"not-a-uuid', '{", 3},
+      {clients_[3], 3, 1001}, {clients_[1], 2, 0, 1}, {clients_[2], 1}};
   std::vector<Found> found(asked.size());
   std::vector<std::function<void(Transaction&)>> works;
   for (std::size_t i = 0; i < asked.size(); ++i)
@@ -100,13 +99,9 @@ TEST_F(PostgresSharedClientAuthTest,
   // no UUID goes alone.
   EXPECT_EQ(connection.syncs_sent() - before, 3u);
 
-  const std::vector<std::vector<Millis>> times{{1000},
-                                               {1000, 1001},
-                                               {1000, 1001, 1002},
-                                               {1000, 1001, 1002, 1003},
-                                               {1002, 1003},
-                                               {1002},
-                                               {1000, 1001}};
+  const std::vector<std::vector<Millis>> times{
+      {1000},       {1000, 1001}, {1000, 1001, 1002}, {1000, 1001, 1002, 1003},
+      {1002, 1003}, {1002},       {1000, 1001}};
   for (std::size_t i = 0; i < asked.size(); ++i) {
     EXPECT_EQ(found[i].times, times[i]) << "read " << i;
     const auto client = std::find(clients_.begin(), clients_.end(), asked[i].id);

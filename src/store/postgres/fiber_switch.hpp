@@ -79,7 +79,7 @@ class FiberSwitch {
  private:
   const void* bottom_ = nullptr;  // the fiber's stack
   std::size_t size_ = 0;
-  void* fake_stack_ = nullptr;  // the sanitizer's, while the fiber is parked
+  void* fake_stack_ = nullptr;         // the sanitizer's, while the fiber is parked
   const void* loop_bottom_ = nullptr;  // the stack that resumed the fiber
   std::size_t loop_size_ = 0;
 };

@@ -73,9 +73,9 @@ struct Read {
   ctx::fiber fiber;
   ctx::fiber loop;
   FiberSwitch fiber_switch;  // what the sanitizer must know of its switches
-  std::size_t unit = 0;   // its place in the batch
-  bool behind = false;    // parked by wait_behind
-  bool finished = false;  // its work has returned
+  std::size_t unit = 0;      // its place in the batch
+  bool behind = false;       // parked by wait_behind
+  bool finished = false;     // its work has returned
 };
 
 // The reads parked after their Sync, in the order the Syncs went out,

@@ -22,8 +22,7 @@ class Connection;
 class SharedOAuthClients {
  public:
   // As OAuthClientStore::by_id.
-  std::optional<OAuthClientRecord> by_id(Connection& db, PipelineTurns& turns,
-                                         std::string_view id);
+  std::optional<OAuthClientRecord> by_id(Connection& db, PipelineTurns& turns, std::string_view id);
   // The same for a read alone, or in a write: its own statement.
   static std::optional<OAuthClientRecord> by_id_alone(Connection& db, std::string_view id);
 
