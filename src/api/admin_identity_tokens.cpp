@@ -12,7 +12,7 @@
 #include "auth/upstream/kept_tokens.hpp"
 #include "core/log.hpp"
 #include "core/time.hpp"
-#include "core/wipe.hpp"
+#include "core/wipe_json.hpp"
 
 namespace authd {
 
@@ -39,8 +39,7 @@ boost::asio::awaitable<ApiResponse> handle_admin_identity_tokens(ApiContext& ctx
   if (!t.refresh_token.empty()) body["refreshToken"] = t.refresh_token;
   if (!t.id_token.empty()) body["idToken"] = t.id_token;
   std::string text = body.dump();
-  for (const char* secret : {"accessToken", "refreshToken", "idToken"})
-    if (body.contains(secret)) wipe(body[secret].get_ref<std::string&>());
+  wipe_strings(body);
   ApiResponse response = json_response(200, std::move(text));
   response.headers.emplace_back("Cache-Control", "no-store");
   response.holds_secret = true;  // wiped once sent

@@ -83,7 +83,8 @@ class PipelineTurns {
   virtual SharedAccessTokens& shared_access_tokens() = 0;
   // The batch's client lookups (client authentication), shared likewise.
   virtual SharedOAuthClients& shared_oauth_clients() = 0;
-  // The batch's throttle counts and events (in one transaction).
+  // The batch's throttle counts (a read batch's too) and, in one
+  // transaction, its events.
   virtual SharedThrottle& throttle() = 0;
   // The audit events and the mails of a batch in one transaction, each
   // sent as one INSERT once every unit has finished.
