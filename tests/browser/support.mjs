@@ -123,6 +123,9 @@ export function runAuthd(authdPath, args, input) {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
+    // A command that exits before it has read its stdin (a refusal, say)
+    // breaks the pipe: its exit code tells how it went, not the EPIPE.
+    child.stdin.on('error', () => {});
     child.on('exit', (code) => resolve({ code, output }));
     child.stdin.end(input);
   });

@@ -156,6 +156,9 @@ export function run(command, args, input = '') {
     });
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
+    // A command that exits before it has read its stdin (a refusal, say)
+    // breaks the pipe: its exit code tells how it went, not the EPIPE.
+    child.stdin.on('error', () => {});
     child.on('exit', (code) => resolve({ code, stdout, output }));
     child.stdin.end(input);
   });
