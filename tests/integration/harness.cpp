@@ -617,11 +617,12 @@ HeldLock::HeldLock(const AuthdProcess& authd, const std::string& sql)
     // The shell waits for a lock (authd's writer may hold it for a batch).
     args = {"/usr/bin/sqlite3", url.substr(7)};
     script = ".timeout 5000\n" + sql + ";\n.print HELD\n";
+    sqlite_ = true;
   } else {
     args = {"/usr/bin/psql", "-X", "-q", "-d", url};
     script = sql + ";\n\\echo HELD\n";
   }
-  std::string output = directory_ + "/client.out";
+  std::string output = output_path();
   pid_ = spawn(args, output, fds[0], "");
   ::close(fds[0]);
   if (::write(input_, script.data(), script.size()) != static_cast<ssize_t>(script.size()))
@@ -630,6 +631,45 @@ HeldLock::HeldLock(const AuthdProcess& authd, const std::string& sql)
     release();
     throw std::runtime_error("the lock was not taken: " + read_file(output));
   }
+}
+
+std::string HeldLock::then(const std::string& sql) {
+  const std::string before = read_file(output_path());
+  const std::string marker = "STEP" + std::to_string(++steps_) + "DONE";
+  const std::string script = sql + (sqlite_ ? ";\n.print " : ";\n\\echo ") + marker + "\n";
+  if (input_ < 0 ||
+      ::write(input_, script.data(), script.size()) != static_cast<ssize_t>(script.size()))
+    throw std::runtime_error("cannot talk to the database client");
+  if (!poll([&] { return read_file(output_path()).find(marker) != std::string::npos; }))
+    throw std::runtime_error("the step did not finish: " + read_file(output_path()));
+  std::string output = read_file(output_path()).substr(before.size());
+  return output.substr(0, output.find(marker));
+}
+
+namespace {
+
+// Backends of the server's database waiting for a row lock.
+int lock_waiters(const AuthdProcess& authd) {
+  return std::atoi(authd
+                       .sql("SELECT count(*) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                       .c_str());
+}
+
+}  // namespace
+
+HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
+                                             const std::string& table,
+                                             const std::function<HttpResponse()>& request) {
+  HeldLock change(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
+  HttpResponse answer;
+  std::thread in_flight([&] { answer = request(); });
+  EXPECT_TRUE(poll([&] { return lock_waiters(authd) == 1; })) << "the request never waited";
+  std::string deleted = change.then("DELETE FROM " + table + " WHERE user_id = '" + user_id + "'");
+  EXPECT_EQ(deleted.find("ERROR"), std::string::npos) << deleted;
+  change.then("COMMIT");
+  in_flight.join();
+  return answer;
 }
 
 void HeldLock::release() {

@@ -4,6 +4,7 @@
 // it polls the port file, then /healthz.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -220,11 +221,31 @@ class HeldLock {
 
   void release();  // rolls the transaction back and ends the client
 
+  // Runs `sql` in the held transaction, as the next step of a writer that
+  // holds the lock, and returns what the client printed for it (an error
+  // such as "deadlock detected" included).
+  std::string then(const std::string& sql);
+
  private:
+  std::string output_path() const { return directory_ + "/client.out"; }
+
   std::string directory_;
   int input_ = -1;  // the client's standard input
   int pid_ = -1;
+  int steps_ = 0;
+  bool sqlite_ = false;
 };
+
+// PostgreSQL (interface.md 8.2): plays an account's change, as a password
+// change, a reset, disabling or erasing an account runs it: locks the row
+// of `user_id`, lets `request` start and waits until it waits for that row,
+// then deletes the user's rows of `table` in the same transaction and
+// commits. Returns the request's answer. Fails the test when the delete
+// met a deadlock: the request held a row of `table` while it waited for the
+// user's (PostgreSQL then ends one of the two, a second later).
+HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
+                                             const std::string& table,
+                                             const std::function<HttpResponse()>& request);
 
 // A TCP port on 127.0.0.1 held by a socket that is bound but not listening:
 // connections to it are refused, and no other process can take it until

@@ -5,6 +5,7 @@
 // follow the OpenID Foundation's conformance modules where one covers the
 // rule (oidcc-refresh-token).
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "oidc_support.hpp"
@@ -244,9 +245,9 @@ TEST(OidcRefresh, Interface_17_10_ConcurrentUsesOfOneRefreshTokenGiveOneWinner) 
 // being rotated (a thief refreshing in a loop as the client presents the
 // token the thief rotated away): the reuse's revocation waits for the
 // rotation's row lock, and the token the rotation then commits dies with
-// the rest. On PostgreSQL a lock held on the user's row stops the rotation
-// once it holds its token's row, so that the reuse meets it there; SQLite
-// runs one writer at a time, and the two only follow each other.
+// the rest. On PostgreSQL a lock held on the user's row stops both before
+// either locks its token (8.2: a user's row first), and they then run one
+// after the other, as SQLite's single writer runs them.
 TEST(OidcRefresh, Interface_17_10_ReuseRevokesTheTokenOfARotationInFlight) {
   AuthdProcess authd(oidc_args());
   std::string cookie = signed_in(authd);
@@ -278,6 +279,45 @@ TEST(OidcRefresh, Interface_17_10_ReuseRevokesTheTokenOfARotationInFlight) {
   } else {
     expect_invalid_grant(rotated, "a rotation after the reuse");
   }
+}
+
+// ---- 8.2: a user's row before its token's ------------------------------------------
+
+// A password change, a reset, disabling and erasing an account lock the
+// user's row and then delete the user's tokens and codes: a rotation or an
+// exchange in flight waits for the user's row before it locks its token's
+// or code's (answer_beside_an_account_change).
+void expect_invalid_grant_beside_an_account_change(const AuthdProcess& authd,
+                                                   const std::string& user_id,
+                                                   const std::string& table,
+                                                   const std::function<HttpResponse()>& request) {
+  expect_invalid_grant(answer_beside_an_account_change(authd, user_id, table, request),
+                       "a grant whose tokens the account's change deleted");
+}
+
+TEST(OidcRefresh, Interface_8_2_ARotationWaitsForItsUserBeforeLockingItsToken) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json first = offline_tokens(authd, client, cookie);
+  std::string user_id = jwt_payload(first["id_token"])["sub"];
+  expect_invalid_grant_beside_an_account_change(authd, user_id, "oauth_refresh_tokens", [&] {
+    return refresh(authd, client, first["refresh_token"]);
+  });
+}
+
+TEST(OidcRefresh, Interface_8_2_AnExchangeWaitsForItsUserBeforeLockingItsCode) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  std::string user_id = jwt_payload(offline_tokens(authd, client, cookie)["id_token"])["sub"];
+  Pkce pkce;
+  std::string code = code_for(authd, client, cookie, pkce, kOffline);
+  expect_invalid_grant_beside_an_account_change(authd, user_id, "oauth_codes", [&] {
+    return exchange_code(authd, client, code, pkce);
+  });
 }
 
 // Two instances on one PostgreSQL database (8.2): the row lock decides.

@@ -526,5 +526,23 @@ TEST(Passkeys, Interface_16_1_TheRelyingPartyIsCheckedAtStart) {
   EXPECT_EQ(plain_http.exit_code, 2) << plain_http.output;
 }
 
+// 8.2: a sign-in learns its account from the passkey, and locks the
+// account's row before it writes the passkey's (its counter): an
+// administrator's second-factor reset, or an erasure, holds that row while
+// it deletes the account's passkeys, and the two must not wait for each
+// other. The sign-in then finds its passkey gone: 401.
+TEST(Passkeys, Interface_8_2_ASignInWaitsForItsAccountBeforeWritingItsPasskey) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(passkey_args());
+  authd.add_user(kEmail, kPassword);
+  std::string token = authd.login(kEmail, kPassword);
+  SoftAuthenticator device;
+  ASSERT_EQ(register_with(authd, token, device).status, 201);
+  std::string user_id = get_with_token(authd.port(), "/me", token).json()["id"];
+  HttpResponse answer = answer_beside_an_account_change(
+      authd, user_id, "passkeys", [&] { return sign_in_with(authd, device); });
+  EXPECT_EQ(answer.status, 401) << answer.body;
+}
+
 }  // namespace
 }  // namespace authd::test

@@ -16,6 +16,7 @@ PasskeyUse use_passkey(Transaction& tx, const webauthn::RelyingParty& rp,
   if (expected && !tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::sign_in, now))
     expected.reset();
   use.passkey = tx.passkeys().by_id(base64url(response.id));
+  if (use.passkey && account == nullptr) use.owner = tx.users().by_id(use.passkey->user_id);
   std::optional<std::string> public_key;
   if (use.passkey) public_key = from_base64url(use.passkey->public_key);
   if (!use.passkey || !public_key || (account != nullptr && use.passkey->user_id != *account)) {

@@ -20,6 +20,10 @@ class Transaction;
 struct PasskeyUse {
   std::optional<webauthn::Check> failed;  // nothing: passed
   std::optional<PasskeyRecord> passkey;   // the registered passkey it names, if any
+  // A sign-in's (no `account`): the passkey's account, read (locked on
+  // PostgreSQL) before the passkey's row is written, the order every
+  // writer of a user's rows takes (store/postgres/transaction.hpp).
+  std::optional<UserRecord> owner;
 };
 
 // `account`: the account whose passkey it must be (a second factor: user

@@ -94,8 +94,7 @@ boost::asio::awaitable<PasskeyOutcome> sign_in_with_passkey(
       return;
     }
     PasskeyUse use = use_passkey(tx, policy.webauthn, response, nullptr, now);
-    std::optional<UserRecord> user;
-    if (use.passkey) user = tx.users().by_id(use.passkey->user_id);
+    std::optional<UserRecord> user = std::move(use.owner);
     if (use.failed || !user) {
       outcome.failed = use.failed.value_or(webauthn::Check::credential_id);
       std::optional<std::string> user_id;

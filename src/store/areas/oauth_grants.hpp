@@ -62,8 +62,9 @@ class AuthorizationCodeStore {
   virtual ~AuthorizationCodeStore() = default;
 
   virtual void insert(const AuthorizationCodeRecord& code) = 0;
-  // In a write transaction on PostgreSQL the row is locked (FOR UPDATE), so
-  // that of two concurrent exchanges of one code one wins.
+  // In a write transaction on PostgreSQL the code's user row and then the
+  // code's row are locked (that order, as every writer of a user's codes
+  // takes them), so that of two concurrent exchanges of one code one wins.
   virtual std::optional<AuthorizationCodeRecord> by_digest(const Sha256Digest& digest) = 0;
   // Marks the code used at `now` unless it already was: true when this call
   // marked it (one statement: UPDATE ... WHERE used_at IS NULL).

@@ -39,8 +39,9 @@ class RefreshTokenStore {
 
   virtual void insert(const RefreshTokenRecord& token) = 0;
   // Used or not, expired or not, until pruned. In a write transaction on
-  // PostgreSQL the row is locked (FOR UPDATE), so that of two concurrent
-  // rotations of one token one wins.
+  // PostgreSQL the token's user row and then the token's row are locked
+  // (that order, as every writer of a user's tokens takes them), so that of
+  // two concurrent rotations of one token one wins.
   virtual std::optional<RefreshTokenRecord> by_digest(const Sha256Digest& digest) = 0;
   // Marks the token used at `now` unless it already was: true when this
   // call marked it (one statement: UPDATE ... WHERE used_at IS NULL).
