@@ -3,9 +3,10 @@
 // so that of two concurrent exchanges the second waits and then sees the
 // first's used_at; mark_used is one conditional UPDATE (READ COMMITTED
 // re-checks its WHERE after the lock), so only one of them marks it. The
-// code's user row is locked before it: an erasure holds that
-// row while it deletes the user's codes. Codes
-// are kept past expiry until keep_until so that a reuse is still recognized.
+// code's user row is locked before it, in the same statement
+// (AUTHD_LOCK_OWNER_THEN): an erasure holds that row while it deletes the
+// user's codes. Codes are kept past expiry until keep_until so that a
+// reuse is still recognized.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/transaction.hpp"
@@ -27,13 +28,10 @@ void AuthorizationCodes::insert(const AuthorizationCodeRecord& c) {
 std::optional<AuthorizationCodeRecord> AuthorizationCodes::by_digest(const Sha256Digest& digest) {
   Params params;
   params.digest(digest);
-  if (locking_)  // the user's row first (above)
-    db_.run(
-        "SELECT 1 FROM users WHERE id = "
-        "(SELECT user_id FROM oauth_codes WHERE code_digest = $1) FOR UPDATE",
-        params);
-  Result rows = locking_ ? db_.run("SELECT " AUTHD_OAUTH_CODE_COLUMNS
-                                   " FROM oauth_codes WHERE code_digest = $1 FOR UPDATE",
+  Result rows = locking_ ? db_.run(AUTHD_LOCK_OWNER_THEN("oauth_codes", "code_digest")
+                                       AUTHD_OAUTH_CODE_COLUMNS
+                                   " FROM oauth_codes, owner WHERE code_digest = $1 "
+                                   "FOR UPDATE OF oauth_codes",
                                    params)
                          : db_.run("SELECT " AUTHD_OAUTH_CODE_COLUMNS
                                    " FROM oauth_codes WHERE code_digest = $1",

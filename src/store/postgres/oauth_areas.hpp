@@ -14,6 +14,18 @@
 
 #include "store/transaction.hpp"
 
+// The start of a write transaction's read of a user's token or code by its
+// digest ($1), up to the columns: the row's user is locked first (a user's
+// row before its token's, transaction.hpp), then the row, in one round
+// trip. The CTE is materialized, so that its lock is taken as the CTE is
+// read, before the outer FOR UPDATE OF <table>; when the user's row was
+// held (a password change deleting the user's tokens), the row is then
+// read as committed by that holder (READ COMMITTED re-reads a locked row),
+// or not at all when it was deleted.
+#define AUTHD_LOCK_OWNER_THEN(table, digest_column)                                    \
+  "WITH owner AS MATERIALIZED (SELECT id FROM users WHERE id = (SELECT user_id FROM " table \
+  " WHERE " digest_column " = $1) FOR UPDATE) SELECT "
+
 namespace authd::postgres {
 
 class Connection;

@@ -4,10 +4,10 @@
 // concurrent rotations (on one instance or several) the second waits and
 // then sees the first's used_at; mark_used is one conditional UPDATE (READ
 // COMMITTED re-checks its WHERE after the lock), so only one marks it. Its
-// user's row is locked first (transaction.hpp's order): a
-// password change or a disable holds that row while it deletes the user's
-// tokens, and a rotation holding its token while waiting for the user
-// would deadlock with it.
+// user's row is locked first, in the same statement
+// (AUTHD_LOCK_OWNER_THEN, transaction.hpp's order): a password change or a
+// disable holds that row while it deletes the user's tokens, and a rotation
+// holding its token while waiting for the user would deadlock with it.
 // Pruned once the family's absolute lifetime has passed.
 //
 // A revocation (a family, a user's, a client's) deletes until a DELETE
@@ -60,13 +60,10 @@ void RefreshTokens::insert(const RefreshTokenRecord& t) {
 std::optional<RefreshTokenRecord> RefreshTokens::by_digest(const Sha256Digest& digest) {
   Params params;
   params.digest(digest);
-  if (locking_)  // the user's row first (above)
-    db_.run(
-        "SELECT 1 FROM users WHERE id = "
-        "(SELECT user_id FROM oauth_refresh_tokens WHERE token_digest = $1) FOR UPDATE",
-        params);
-  Result rows = locking_ ? db_.run("SELECT " AUTHD_OAUTH_REFRESH_COLUMNS
-                                   " FROM oauth_refresh_tokens WHERE token_digest = $1 FOR UPDATE",
+  Result rows = locking_ ? db_.run(AUTHD_LOCK_OWNER_THEN("oauth_refresh_tokens", "token_digest")
+                                       AUTHD_OAUTH_REFRESH_COLUMNS
+                                   " FROM oauth_refresh_tokens, owner WHERE token_digest = $1 "
+                                   "FOR UPDATE OF oauth_refresh_tokens",
                                    params)
                          : db_.run("SELECT " AUTHD_OAUTH_REFRESH_COLUMNS
                                    " FROM oauth_refresh_tokens WHERE token_digest = $1",
