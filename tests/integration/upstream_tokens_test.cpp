@@ -256,6 +256,39 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_LinkKeepsThemAndUnlinkRemovesThem) {
   EXPECT_EQ(rows_keeping(authd), 0);
 }
 
+// 12.2.3: during a key rotation `authd mfa reseal` seals the kept tokens
+// anew with the new key, as it does the TOTP secrets, so that they still
+// open once the previous key is dropped.
+TEST_F(UpstreamKeptTokens, Interface_12_2_3_ResealSealsTheKeptTokensWithTheNewKey) {
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
+  AuthdProcess authd(c.args);
+  ASSERT_FALSE(sign_in(authd).empty());
+  std::string access = issued()["access_token"];
+  std::string id = link_id(authd);
+  std::string old_key = on_postgres() ? postgres_secret_key_file() : authd.database_path() + ".key";
+  std::string new_key = authd.directory() + "/new.key";
+  ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(new_key)).exit_code, 0);
+  authd.stop();
+
+  std::string out;
+  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key, "--previous-secret-key-file",
+                       old_key},
+                      "", &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("resealed 1, unreadable 0"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key}, "", &out), 0) << out;
+  EXPECT_NE(out.find("resealed 0, unreadable 0"), std::string::npos) << out;
+
+  std::vector<std::string> new_only = c.args;
+  new_only.insert(new_only.end(), {"--secret-key-file", new_key});
+  AuthdProcess after(new_only, authd.database_url());
+  HttpResponse read = read_tokens(after, admin::create_key(after, "ops"), id);
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.json()["accessToken"], access);
+}
+
 // 18.5, 18.4.3, 10.4.13: the operator's unlink and the account's erasure
 // take the kept tokens with the link.
 TEST_F(UpstreamKeptTokens, Interface_18_5_AdminUnlinkAndErasureRemoveThem) {

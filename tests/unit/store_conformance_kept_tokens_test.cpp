@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store_conformance_fixture.hpp"
 
@@ -108,6 +109,49 @@ TYPED_TEST(StoreConformanceKeptTokens, Interface_18_5_KeptTokensGoWithTheLink) {
   UserRecord v = this->stored_user("again@example.com");
   this->linked("link-e", v.id);
   EXPECT_FALSE(this->kept("link-e"));
+}
+
+// 12.2.3: authd mfa reseal finds the links whose tokens another key sealed,
+// in id order after the last one seen, and replaces a sealed text only
+// while it is still the one read (a sign-in may keep new tokens meanwhile).
+TYPED_TEST(StoreConformanceKeptTokens, Interface_12_2_3_ResealFindsOtherKeysAndReplacesOnlyWhatItRead) {
+  UserRecord u = this->stored_user("reseal@example.com");
+  for (const char* id : {"link-1", "link-2", "link-3", "link-4"}) this->linked(id, u.id);
+  ASSERT_TRUE(this->keep("link-1", "v1.0ld0ld00.one", 5));
+  ASSERT_TRUE(this->keep("link-2", "v1.0a1b2c3d.two", 5));  // the current key's
+  ASSERT_TRUE(this->keep("link-3", "v1.0ld0ld00.three", 5));
+  // link-4 keeps nothing.
+  std::vector<SealedKeptTokens> found;
+  this->read([&](Transaction& tx) {
+    found = tx.identities().kept_tokens_sealed_with_other_key("0a1b2c3d", "", 10);
+  });
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].identity_id, "link-1");
+  EXPECT_EQ(found[0].sealed, "v1.0ld0ld00.one");
+  EXPECT_EQ(found[1].identity_id, "link-3");
+  this->read([&](Transaction& tx) {
+    found = tx.identities().kept_tokens_sealed_with_other_key("0a1b2c3d", "link-1", 10);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].identity_id, "link-3");
+    EXPECT_EQ(tx.identities().kept_tokens_sealed_with_other_key("0a1b2c3d", "", 1).size(), 1u);
+  });
+
+  bool replaced = false;
+  this->write([&](Transaction& tx) {
+    replaced = tx.identities().reseal_kept_tokens("link-1", "v1.0ld0ld00.one", "v1.0a1b2c3d.one");
+  });
+  EXPECT_TRUE(replaced);
+  EXPECT_EQ(this->kept("link-1")->sealed, "v1.0a1b2c3d.one");
+  EXPECT_EQ(this->kept("link-1")->stored_at, 5);  // the same tokens: their time stays
+  ASSERT_TRUE(this->keep("link-3", "v1.0a1b2c3d.newer", 6));  // a sign-in meanwhile
+  this->write([&](Transaction& tx) {
+    replaced = tx.identities().reseal_kept_tokens("link-3", "v1.0ld0ld00.three", "v1.0a1b2c3d.x");
+  });
+  EXPECT_FALSE(replaced);
+  EXPECT_EQ(this->kept("link-3")->sealed, "v1.0a1b2c3d.newer");
+  this->read([&](Transaction& tx) {
+    EXPECT_TRUE(tx.identities().kept_tokens_sealed_with_other_key("0a1b2c3d", "", 10).empty());
+  });
 }
 
 }  // namespace

@@ -34,6 +34,12 @@ struct KeptTokensRecord {
   Millis stored_at = 0;
 };
 
+// A link's kept tokens as sealed, for sealing anew (authd mfa reseal).
+struct SealedKeptTokens {
+  std::string identity_id;
+  std::string sealed;
+};
+
 class IdentityStore {
  public:
   virtual ~IdentityStore() = default;
@@ -56,6 +62,16 @@ class IdentityStore {
   virtual bool forget_tokens(std::string_view id) = 0;
   // Nothing when no link has this id or it keeps no tokens.
   virtual std::optional<KeptTokensRecord> kept_tokens(std::string_view id) = 0;
+  // The links whose kept tokens are sealed with another key than `key_id`,
+  // after `after_id` in id order, at most `limit` (authd mfa reseal).
+  virtual std::vector<SealedKeptTokens> kept_tokens_sealed_with_other_key(std::string_view key_id,
+                                                                          std::string_view after_id,
+                                                                          int limit) = 0;
+  // Replaces the sealed text `was` with `sealed` (the same tokens sealed
+  // anew); false when the link keeps `was` no longer (a sign-in kept new
+  // tokens meanwhile, or dropped them).
+  virtual bool reseal_kept_tokens(std::string_view id, std::string_view was,
+                                  std::string_view sealed) = 0;
   // False when no link has this id (its kept tokens go with it).
   virtual bool remove(std::string_view id) = 0;
   virtual std::int64_t remove_all_of(std::string_view user_id) = 0;

@@ -112,6 +112,30 @@ std::optional<KeptTokensRecord> Identities::kept_tokens(std::string_view id) {
   return KeptTokensRecord{row.text(0), row.integer(1)};
 }
 
+std::vector<SealedKeptTokens> Identities::kept_tokens_sealed_with_other_key(
+    std::string_view key_id, std::string_view after_id, int limit) {
+  // A sealed value starts "v1.<key id>.": its key is characters 4 to 11.
+  Params params;
+  params.text(key_id).text(after_id).integer(std::int64_t{limit});
+  Result rows = db_.run(
+      "SELECT id, kept_tokens FROM identities WHERE kept_tokens IS NOT NULL "
+      "AND substr(kept_tokens, 4, 8) <> $1 AND id COLLATE \"C\" > $2 "
+      "ORDER BY id COLLATE \"C\" LIMIT $3",
+      params);
+  std::vector<SealedKeptTokens> links;
+  for (int i = 0; i < rows.rows(); ++i) links.push_back({rows.text(i, 0), rows.text(i, 1)});
+  return links;
+}
+
+bool Identities::reseal_kept_tokens(std::string_view id, std::string_view was,
+                                    std::string_view sealed) {
+  Params params;
+  params.text(id).text(was).text(sealed);
+  return db_.run("UPDATE identities SET kept_tokens = $3 WHERE id = $1 AND kept_tokens = $2",
+                 params)
+             .affected() == 1;
+}
+
 bool Identities::remove(std::string_view id) {
   Params params;
   params.text(id);

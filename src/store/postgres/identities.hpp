@@ -21,6 +21,11 @@ class Identities final : public IdentityStore {
   bool keep_tokens(std::string_view id, const KeptTokensRecord& tokens) override;
   bool forget_tokens(std::string_view id) override;
   std::optional<KeptTokensRecord> kept_tokens(std::string_view id) override;
+  std::vector<SealedKeptTokens> kept_tokens_sealed_with_other_key(std::string_view key_id,
+                                                                  std::string_view after_id,
+                                                                  int limit) override;
+  bool reseal_kept_tokens(std::string_view id, std::string_view was,
+                          std::string_view sealed) override;
   bool remove(std::string_view id) override;
   std::int64_t remove_all_of(std::string_view user_id) override;
 

@@ -99,6 +99,27 @@ std::optional<KeptTokensRecord> Identities::kept_tokens(std::string_view id) {
   return KeptTokensRecord{st.text(0), st.integer(1)};
 }
 
+std::vector<SealedKeptTokens> Identities::kept_tokens_sealed_with_other_key(
+    std::string_view key_id, std::string_view after_id, int limit) {
+  // A sealed value starts "v1.<key id>.": its key is characters 4 to 11.
+  auto st = db_.prepare(
+      "SELECT id, kept_tokens FROM identities WHERE kept_tokens IS NOT NULL "
+      "AND substr(kept_tokens, 4, 8) <> ?1 AND id > ?2 ORDER BY id LIMIT ?3");
+  st.bind(1, key_id).bind(2, after_id).bind(3, std::int64_t{limit});
+  std::vector<SealedKeptTokens> links;
+  while (st.step()) links.push_back({st.text(0), st.text(1)});
+  return links;
+}
+
+bool Identities::reseal_kept_tokens(std::string_view id, std::string_view was,
+                                    std::string_view sealed) {
+  auto st =
+      db_.prepare("UPDATE identities SET kept_tokens = ?3 WHERE id = ?1 AND kept_tokens = ?2");
+  st.bind(1, id).bind(2, was).bind(3, sealed);
+  st.run();
+  return db_.changes() == 1;
+}
+
 bool Identities::remove(std::string_view id) {
   auto st = db_.prepare("DELETE FROM identities WHERE id = ?1");
   st.bind(1, id);
