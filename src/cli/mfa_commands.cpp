@@ -64,7 +64,8 @@ bool reseal_kind(Store& store, const SecretSealer& sealer, const SealedKind& kin
           continue;
         }
         // False when stored anew meanwhile: that one is the current key's.
-        bool replaced = kind.replace(tx, item, sealer.seal(opened->plaintext, kind.context(item.owner)));
+        bool replaced =
+            kind.replace(tx, item, sealer.seal(opened->plaintext, kind.context(item.owner)));
         wipe(opened->plaintext);
         if (replaced) ++batch_counts.resealed;
       }
@@ -77,31 +78,33 @@ bool reseal_kind(Store& store, const SecretSealer& sealer, const SealedKind& kin
   return true;
 }
 
-const SealedKind kTotpSecrets{
-    [](Transaction& tx, const std::string& key_id, const std::string& after) {
-      std::vector<Sealed> items;
-      for (const TotpFactorRecord& factor :
-           tx.second_factors().sealed_with_other_key(key_id, after, kBatch))
-        items.push_back({factor.user_id, factor.sealed_secret});
-      return items;
-    },
-    [](const std::string& user_id) { return totp_seal_context(user_id); },
-    [](Transaction& tx, const Sealed& was, const std::string& sealed) {
-      return tx.second_factors().reseal_totp(was.owner, was.sealed, sealed);
-    }};
+SealedKind totp_secrets() {
+  return {[](Transaction& tx, const std::string& key_id, const std::string& after) {
+            std::vector<Sealed> items;
+            for (const TotpFactorRecord& factor :
+                 tx.second_factors().sealed_with_other_key(key_id, after, kBatch))
+              items.push_back({factor.user_id, factor.sealed_secret});
+            return items;
+          },
+          [](const std::string& user_id) { return totp_seal_context(user_id); },
+          [](Transaction& tx, const Sealed& was, const std::string& sealed) {
+            return tx.second_factors().reseal_totp(was.owner, was.sealed, sealed);
+          }};
+}
 
-const SealedKind kKeptUpstreamTokens{
-    [](Transaction& tx, const std::string& key_id, const std::string& after) {
-      std::vector<Sealed> items;
-      for (SealedKeptTokens& link :
-           tx.identities().kept_tokens_sealed_with_other_key(key_id, after, kBatch))
-        items.push_back({std::move(link.identity_id), std::move(link.sealed)});
-      return items;
-    },
-    [](const std::string& identity_id) { return kept_tokens_seal_context(identity_id); },
-    [](Transaction& tx, const Sealed& was, const std::string& sealed) {
-      return tx.identities().reseal_kept_tokens(was.owner, was.sealed, sealed);
-    }};
+SealedKind kept_upstream_tokens() {
+  return {[](Transaction& tx, const std::string& key_id, const std::string& after) {
+            std::vector<Sealed> items;
+            for (SealedKeptTokens& link :
+                 tx.identities().kept_tokens_sealed_with_other_key(key_id, after, kBatch))
+              items.push_back({std::move(link.identity_id), std::move(link.sealed)});
+            return items;
+          },
+          [](const std::string& identity_id) { return kept_tokens_seal_context(identity_id); },
+          [](Transaction& tx, const Sealed& was, const std::string& sealed) {
+            return tx.identities().reseal_kept_tokens(was.owner, was.sealed, sealed);
+          }};
+}
 
 int reseal(const Config& config) {
   SecretKeys keys = open_secret_keys(config);
@@ -113,8 +116,8 @@ int reseal(const Config& config) {
   auto store = open_store(config.database, config.store_options());
   store->migrate();
   ResealCounts counts;
-  for (const SealedKind* kind : {&kTotpSecrets, &kKeptUpstreamTokens}) {
-    if (!reseal_kind(*store, *keys.sealer, *kind, counts)) {
+  for (const SealedKind& kind : {totp_secrets(), kept_upstream_tokens()}) {
+    if (!reseal_kind(*store, *keys.sealer, kind, counts)) {
       std::cerr << "error: the database failed; run the command again\n";
       return 1;
     }

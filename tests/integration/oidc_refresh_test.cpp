@@ -315,9 +315,8 @@ TEST(OidcRefresh, Interface_8_2_AnExchangeWaitsForItsUserBeforeLockingItsCode) {
   std::string user_id = jwt_payload(offline_tokens(authd, client, cookie)["id_token"])["sub"];
   Pkce pkce;
   std::string code = code_for(authd, client, cookie, pkce, kOffline);
-  expect_invalid_grant_beside_an_account_change(authd, user_id, "oauth_codes", [&] {
-    return exchange_code(authd, client, code, pkce);
-  });
+  expect_invalid_grant_beside_an_account_change(
+      authd, user_id, "oauth_codes", [&] { return exchange_code(authd, client, code, pkce); });
 }
 
 // Two instances on one PostgreSQL database (8.2): the row lock decides.

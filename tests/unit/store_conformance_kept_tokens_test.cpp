@@ -114,7 +114,8 @@ TYPED_TEST(StoreConformanceKeptTokens, Interface_18_5_KeptTokensGoWithTheLink) {
 // 12.2.3: authd mfa reseal finds the links whose tokens another key sealed,
 // in id order after the last one seen, and replaces a sealed text only
 // while it is still the one read (a sign-in may keep new tokens meanwhile).
-TYPED_TEST(StoreConformanceKeptTokens, Interface_12_2_3_ResealFindsOtherKeysAndReplacesOnlyWhatItRead) {
+TYPED_TEST(StoreConformanceKeptTokens,
+           Interface_12_2_3_ResealFindsOtherKeysAndReplacesOnlyWhatItRead) {
   UserRecord u = this->stored_user("reseal@example.com");
   for (const char* id : {"link-1", "link-2", "link-3", "link-4"}) this->linked(id, u.id);
   ASSERT_TRUE(this->keep("link-1", "v1.0ld0ld00.one", 5));
@@ -142,7 +143,7 @@ TYPED_TEST(StoreConformanceKeptTokens, Interface_12_2_3_ResealFindsOtherKeysAndR
   });
   EXPECT_TRUE(replaced);
   EXPECT_EQ(this->kept("link-1")->sealed, "v1.0a1b2c3d.one");
-  EXPECT_EQ(this->kept("link-1")->stored_at, 5);  // the same tokens: their time stays
+  EXPECT_EQ(this->kept("link-1")->stored_at, 5);              // the same tokens: their time stays
   ASSERT_TRUE(this->keep("link-3", "v1.0a1b2c3d.newer", 6));  // a sign-in meanwhile
   this->write([&](Transaction& tx) {
     replaced = tx.identities().reseal_kept_tokens("link-3", "v1.0ld0ld00.three", "v1.0a1b2c3d.x");

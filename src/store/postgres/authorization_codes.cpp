@@ -28,14 +28,14 @@ void AuthorizationCodes::insert(const AuthorizationCodeRecord& c) {
 std::optional<AuthorizationCodeRecord> AuthorizationCodes::by_digest(const Sha256Digest& digest) {
   Params params;
   params.digest(digest);
-  Result rows = locking_ ? db_.run(AUTHD_LOCK_OWNER_THEN("oauth_codes", "code_digest")
-                                       AUTHD_OAUTH_CODE_COLUMNS
-                                   " FROM oauth_codes, owner WHERE code_digest = $1 "
-                                   "FOR UPDATE OF oauth_codes",
-                                   params)
-                         : db_.run("SELECT " AUTHD_OAUTH_CODE_COLUMNS
-                                   " FROM oauth_codes WHERE code_digest = $1",
-                                   params);
+  Result rows =
+      locking_
+          ? db_.run(AUTHD_LOCK_OWNER_THEN("oauth_codes", "code_digest") AUTHD_OAUTH_CODE_COLUMNS
+                    " FROM oauth_codes, owner WHERE code_digest = $1 "
+                    "FOR UPDATE OF oauth_codes",
+                    params)
+          : db_.run("SELECT " AUTHD_OAUTH_CODE_COLUMNS " FROM oauth_codes WHERE code_digest = $1",
+                    params);
   if (rows.rows() == 0) return std::nullopt;
   return read_authorization_code(Row(rows, 0));
 }

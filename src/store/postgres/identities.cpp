@@ -123,6 +123,7 @@ std::vector<SealedKeptTokens> Identities::kept_tokens_sealed_with_other_key(
       "ORDER BY id COLLATE \"C\" LIMIT $3",
       params);
   std::vector<SealedKeptTokens> links;
+  links.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i) links.push_back({rows.text(i, 0), rows.text(i, 1)});
   return links;
 }

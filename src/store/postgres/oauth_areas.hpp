@@ -22,7 +22,7 @@
 // held (a password change deleting the user's tokens), the row is then
 // read as committed by that holder (READ COMMITTED re-reads a locked row),
 // or not at all when it was deleted.
-#define AUTHD_LOCK_OWNER_THEN(table, digest_column)                                    \
+#define AUTHD_LOCK_OWNER_THEN(table, digest_column)                                         \
   "WITH owner AS MATERIALIZED (SELECT id FROM users WHERE id = (SELECT user_id FROM " table \
   " WHERE " digest_column " = $1) FOR UPDATE) SELECT "
 
