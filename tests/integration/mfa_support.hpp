@@ -19,6 +19,18 @@
 
 namespace authd::test {
 
+// `authd mfa reseal` (interface.md 12.2.3) with `new_key` as the current
+// key and `old_key` as the previous one ("": none); checks its exit status
+// and returns what it printed.
+inline std::string resealed(const AuthdProcess& authd, const std::string& new_key,
+                            const std::string& old_key, int exit_status) {
+  std::vector<std::string> args = {"mfa", "reseal", "--secret-key-file", new_key};
+  if (!old_key.empty()) args.insert(args.end(), {"--previous-secret-key-file", old_key});
+  std::string out;
+  EXPECT_EQ(authd.cli(args, "", &out), exit_status) << out;
+  return out;
+}
+
 inline HttpResponse mfa_call(const AuthdProcess& authd, const std::string& token,
                              const std::string& route, const nlohmann::json& body) {
   return post_json(authd.port(), route, body.dump(), {{"Authorization", "Bearer " + token}});

@@ -448,18 +448,11 @@ TEST(Mfa, Interface_12_2_ResealSealsEveryFactorWithTheNewKey) {
   ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(new_key)).exit_code, 0);
   authd.stop();
 
-  std::string out;
-  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key}, "", &out), 1) << out;
+  std::string out = resealed(authd, new_key, "", 1);
   EXPECT_NE(out.find("resealed 0, unreadable 1"), std::string::npos) << out;  // without the old key
-  out.clear();
-  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key, "--previous-secret-key-file",
-                       old_key},
-                      "", &out),
-            0)
-      << out;
+  out = resealed(authd, new_key, old_key, 0);
   EXPECT_NE(out.find("resealed 1, unreadable 0"), std::string::npos) << out;
-  out.clear();
-  EXPECT_EQ(authd.cli({"mfa", "reseal", "--secret-key-file", new_key}, "", &out), 0) << out;
+  out = resealed(authd, new_key, "", 0);
   EXPECT_NE(out.find("resealed 0, unreadable 0"), std::string::npos) << out;
 
   std::vector<std::string> new_only = fast_hashing();
