@@ -33,8 +33,7 @@ class OidcClientAuth : public ::testing::TestWithParam<bool> {
     init_crypto();
     std::string url = "sqlite:" + (directory_.path() / "authd.db").string();
     if (GetParam()) {
-      if (!test::postgres_available())
-        GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+      AUTHD_SKIP_WITHOUT_POSTGRES();
       url = test::fresh_postgres_database();
     }
     store_ = open_store(url);

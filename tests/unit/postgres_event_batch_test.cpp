@@ -38,10 +38,8 @@ EventRecord event(int i) {
 class PostgresEventBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
-    postgres::PostgresStore(url_, 1, 5s).migrate();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
   }
 
   // Runs one unit per event, as a batch of logouts: each adds its event

@@ -32,10 +32,8 @@ using namespace std::chrono_literals;
 class PostgresPlansTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
-    postgres::PostgresStore(url_, 1, 5s).migrate();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
     raw_ = PQconnectdb(url_.c_str());
     ASSERT_EQ(PQstatus(raw_), CONNECTION_OK) << PQerrorMessage(raw_);
   }

@@ -32,8 +32,7 @@ using namespace std::chrono_literals;
 class PostgresReadPipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    AUTHD_SKIP_WITHOUT_POSTGRES();
     url_ = test::fresh_postgres_database();
     store_ = std::make_unique<postgres::PostgresStore>(url_, 2, 5s);
     store_->migrate();

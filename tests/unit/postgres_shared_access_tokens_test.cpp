@@ -31,11 +31,9 @@ constexpr Millis kAskedAt = 5'000'000;
 class PostgresSharedAccessTokensTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
     postgres::PostgresStore store(url_, 1, 5s);
-    store.migrate();
     // User i has the access token "at i", of client i with scope
     // "scope i"; user 4 is disabled; "at 5" expired before kAskedAt; "at 6" was
     // never issued.

@@ -31,11 +31,9 @@ using namespace std::chrono_literals;
 class PostgresSharedClientAuthTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
     postgres::PostgresStore store(url_, 1, 5s);
-    store.migrate();
     // Client i is named "client i", confidential when i is odd; key "k i"
     // has i + 1 events, at 1000, 1001, ...
     ASSERT_EQ(store.run(Store::Mode::write,

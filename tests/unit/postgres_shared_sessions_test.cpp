@@ -35,11 +35,9 @@ constexpr Millis kNow = 5'000'000;
 class PostgresSharedSessionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
     postgres::PostgresStore store(url_, 1, 5s);
-    store.migrate();
     // User i has the session "token i"; user 4 is disabled; "token 5"
     // expired before kNow; "token 6" was never issued.
     ASSERT_EQ(store.run(Store::Mode::write,

@@ -50,10 +50,8 @@ OutboxRecord forgot_mail(int i) {
 class PostgresSharedThrottleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
-    url_ = test::fresh_postgres_database();
-    postgres::PostgresStore(url_, 1, 5s).migrate();
+    AUTHD_SKIP_WITHOUT_POSTGRES();
+    url_ = test::migrated_postgres_database();
     connection_.emplace(url_, 5s, std::chrono::steady_clock::now() + 5s);
   }
 

@@ -33,8 +33,7 @@ using namespace std::chrono_literals;
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::postgres_available())
-      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+    AUTHD_SKIP_WITHOUT_POSTGRES();
     url_ = test::fresh_postgres_database();
     a_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
     b_ = std::make_unique<postgres::PostgresStore>(url_, 8, 5s);
@@ -324,8 +323,7 @@ TEST_F(PostgresStoreTest, Interface_10_5_HashWritesOfEveryInstanceRecordTheirKin
 // Migration 3 on PostgreSQL fills the set as the SQLite one does (the same
 // cases as SqliteStoreTest.Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes).
 TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes) {
-  if (!test::postgres_available())
-    GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+  AUTHD_SKIP_WITHOUT_POSTGRES();
   std::string url = test::fresh_postgres_database();
   PGconn* raw = PQconnectdb(url.c_str());
   std::string old_schema =
@@ -362,8 +360,7 @@ TEST(PostgresMigration, Interface_10_5_MigrationThreeFillsTheKindsOfStoredHashes
 // own, and so does its default to a session that an instance of the
 // previous release inserts without the new columns (a rolling upgrade).
 TEST(PostgresMigration, Interface_11_2_MigrationFourGivesOldAndOldStyleSessionsIds) {
-  if (!test::postgres_available())
-    GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)";
+  AUTHD_SKIP_WITHOUT_POSTGRES();
   std::string url = test::fresh_postgres_database();
   auto exec = [&](const std::string& sql) {
     PGconn* raw = PQconnectdb(url.c_str());

@@ -13,6 +13,13 @@
 #include <string>
 #include <thread>
 
+#include "store/postgres/postgres_store.hpp"
+
+// In a test's SetUp: skips the test without a server to run it on.
+#define AUTHD_SKIP_WITHOUT_POSTGRES()       \
+  if (!::authd::test::postgres_available()) \
+  GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)"
+
 namespace authd::test {
 
 inline bool postgres_available() {
@@ -35,6 +42,13 @@ inline std::string fresh_postgres_database() {
   PQfinish(admin);
   if (!created) throw std::runtime_error("CREATE DATABASE failed: " + error);
   return server + "/" + name;
+}
+
+// A fresh database with authd's schema: its URL.
+inline std::string migrated_postgres_database() {
+  std::string url = fresh_postgres_database();
+  postgres::PostgresStore(url, 1, std::chrono::seconds(5)).migrate();
+  return url;
 }
 
 // Ends authd's sessions on this database from a connection of the test's
