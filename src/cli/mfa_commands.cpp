@@ -63,11 +63,10 @@ bool reseal_kind(Store& store, const SecretSealer& sealer, const SealedKind& kin
           ++batch_counts.unreadable;
           continue;
         }
+        WipeOnExit wipe_plaintext(opened->plaintext);  // a failed write throws
         // False when stored anew meanwhile: that one is the current key's.
-        bool replaced =
-            kind.replace(tx, item, sealer.seal(opened->plaintext, kind.context(item.owner)));
-        wipe(opened->plaintext);
-        if (replaced) ++batch_counts.resealed;
+        if (kind.replace(tx, item, sealer.seal(opened->plaintext, kind.context(item.owner))))
+          ++batch_counts.resealed;
       }
     };
     if (store.run(Store::Mode::write, batch) != StoreStatus::ok) return false;

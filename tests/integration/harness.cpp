@@ -648,11 +648,20 @@ std::string HeldLock::then(const std::string& sql) {
 
 namespace {
 
-// Backends of the server's database waiting for a row lock.
-int lock_waiters(const AuthdProcess& authd) {
+// The backend process id of the database client holding `held`.
+std::string backend_pid(HeldLock& held) {
+  std::string out = held.then("SELECT 'pid=' || pg_backend_pid()");
+  std::size_t at = out.find("pid=");
+  if (at == std::string::npos) throw std::runtime_error("no backend pid: " + out);
+  at += 4;
+  return out.substr(at, out.find_first_not_of("0123456789", at) - at);
+}
+
+// Backends of the server's database that wait for a lock `holder` holds.
+int blocked_by(const AuthdProcess& authd, const std::string& holder) {
   return std::atoi(authd
-                       .sql("SELECT count(*) FROM pg_stat_activity "
-                            "WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                       .sql("SELECT count(*) FROM pg_stat_activity WHERE " + holder +
+                            " = ANY(pg_blocking_pids(pid))")
                        .c_str());
 }
 
@@ -662,12 +671,20 @@ HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const st
                                              const std::string& table,
                                              const std::function<HttpResponse()>& request) {
   HeldLock change(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
+  const std::string holder = backend_pid(change);
   HttpResponse answer;
   std::thread in_flight([&] { answer = request(); });
-  EXPECT_TRUE(poll([&] { return lock_waiters(authd) == 1; })) << "the request never waited";
-  std::string deleted = change.then("DELETE FROM " + table + " WHERE user_id = '" + user_id + "'");
-  EXPECT_EQ(deleted.find("ERROR"), std::string::npos) << deleted;
-  change.then("COMMIT");
+  try {
+    EXPECT_TRUE(poll([&] { return blocked_by(authd, holder) > 0; })) << "the request never waited";
+    std::string deleted =
+        change.then("DELETE FROM " + table + " WHERE user_id = '" + user_id + "'");
+    EXPECT_EQ(deleted.find("ERROR"), std::string::npos) << deleted;
+    change.then("COMMIT");
+  } catch (...) {
+    change.release();  // the request may be waiting for the held row
+    in_flight.join();
+    throw;
+  }
   in_flight.join();
   return answer;
 }

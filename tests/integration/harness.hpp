@@ -238,7 +238,7 @@ class HeldLock {
 
 // PostgreSQL (interface.md 8.2): plays an account's change, as a password
 // change, a reset, disabling or erasing an account runs it: locks the row
-// of `user_id`, lets `request` start and waits until it waits for that row,
+// of `user_id`, lets `request` start and waits until it waits for that lock,
 // then deletes the user's rows of `table` in the same transaction and
 // commits. Returns the request's answer. Fails the test when the delete
 // met a deadlock: the request held a row of `table` while it waited for the

@@ -16,9 +16,11 @@
 #include "store/postgres/postgres_store.hpp"
 
 // In a test's SetUp: skips the test without a server to run it on.
-#define AUTHD_SKIP_WITHOUT_POSTGRES()       \
-  if (!::authd::test::postgres_available()) \
-  GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)"
+#define AUTHD_SKIP_WITHOUT_POSTGRES()                                         \
+  do {                                                                        \
+    if (!::authd::test::postgres_available())                                 \
+      GTEST_SKIP() << "needs AUTHD_TEST_POSTGRES (scripts/with-postgres.sh)"; \
+  } while (false)
 
 namespace authd::test {
 

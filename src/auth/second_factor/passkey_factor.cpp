@@ -15,8 +15,14 @@ PasskeyUse use_passkey(Transaction& tx, const webauthn::RelyingParty& rp,
   std::optional<std::string> expected = webauthn::challenge_of(response.client_data_json);
   if (expected && !tx.passkeys().take_challenge(sha256(*expected), ChallengePurpose::sign_in, now))
     expected.reset();
-  use.passkey = tx.passkeys().by_id(base64url(response.id));
-  if (use.passkey && account == nullptr) use.owner = tx.users().by_id(use.passkey->user_id);
+  const std::string credential_id = base64url(response.id);
+  use.passkey = tx.passkeys().by_id(credential_id);
+  if (use.passkey && account == nullptr) {
+    use.owner = tx.users().by_id(use.passkey->user_id);
+    // Read again once the account is held: a reset of its factors may have
+    // removed the passkey meanwhile.
+    use.passkey = tx.passkeys().by_id(credential_id);
+  }
   std::optional<std::string> public_key;
   if (use.passkey) public_key = from_base64url(use.passkey->public_key);
   if (!use.passkey || !public_key || (account != nullptr && use.passkey->user_id != *account)) {
