@@ -20,7 +20,10 @@
 # BENCH_SCENARIOS (only these scenarios, by name, separated by commas or
 # spaces, e.g. "me,logout,userinfo": the ceilings are measured all the same,
 # the 1,000,000-user data sets only for me or login_ok, and the report
-# rewrites only the OpenID provider's section of the docs; default: all).
+# rewrites only the OpenID provider's section of the docs; default: all),
+# BENCH_PERF=PREFIX (a system-wide `perf record -g` of 6 s in each scenario,
+# written to PREFIX.BACKEND.SCENARIO.data; needs perf, Debian's linux-perf; it
+# disturbs the rates it records).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -263,6 +266,9 @@ scenario() { # name users conns allowed script [VAR=value...]
   wanted "$name" || return 0
   reset_peak
   local out
+  if [ -n "${BENCH_PERF:-}" ]; then # a profile of the scenario's middle
+    (sleep 1; perf record -q -a -g -o "$BENCH_PERF.$BACKEND.$name.data" -- sleep 6 >/dev/null 2>&1) &
+  fi
   out=$(
     export BENCH_ALLOWED="$allowed" BENCH_USERS="$users" BENCH_THREADS="$THREADS"
     for kv in "$@"; do export "${kv?}"; done

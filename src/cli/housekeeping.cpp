@@ -1,6 +1,7 @@
 #include "cli/housekeeping.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "core/log.hpp"
 #include "store/transaction.hpp"
@@ -15,13 +16,15 @@ constexpr Duration kSentMailKept = std::chrono::hours(24);
 // writer is never held long, once a second.
 constexpr std::int64_t kEventsIndexedPerTransaction = 5'000;
 constexpr Duration kEventIndexInterval = std::chrono::seconds(1);
+// Links whose kept tokens are dropped in one transaction.
+constexpr int kTokensForgottenPerTransaction = 500;
 
 }  // namespace
 
 Housekeeping::Housekeeping(Store& store, Settings settings)
     : store_(store),
-      settings_(settings),
-      pruner_(settings.prune_interval, [this] { prune(); }),
+      settings_(std::move(settings)),
+      pruner_(settings_.prune_interval, [this] { prune(); }),
       event_indexer_(kEventIndexInterval, [this] { index_events(); }) {}
 
 void Housekeeping::start() {
@@ -42,6 +45,26 @@ void Housekeeping::prune() {
                        now - settings_.event_retention.count());
   });
   if (removed > 0) log::debug("pruned", {{"rows", removed}});
+  forget_tokens_not_kept();
+}
+
+// Once per process, in transactions of bounded size; a pass that fails
+// leaves the rest to the next one.
+void Housekeeping::forget_tokens_not_kept() {
+  if (tokens_swept_) return;
+  std::int64_t forgotten = 0;
+  std::int64_t batch = kTokensForgottenPerTransaction;
+  while (batch == kTokensForgottenPerTransaction) {
+    batch = 0;
+    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      batch = tx.identities().forget_tokens_not_kept_by(
+          settings_.providers_keeping_tokens, started_at_, kTokensForgottenPerTransaction);
+    });
+    if (status != StoreStatus::ok) return;
+    forgotten += batch;
+  }
+  tokens_swept_ = true;
+  if (forgotten > 0) log::info("upstream_tokens_forgotten", {{"links", forgotten}});
 }
 
 // Until a pass finds fewer than a transaction's worth: a burst is indexed

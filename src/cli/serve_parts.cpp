@@ -230,6 +230,13 @@ std::unique_ptr<UpstreamRegistry> upstream_registry_or_refuse(const Config& c) {
   return registry;
 }
 
+std::vector<std::string> providers_keeping_tokens(const Config& c) {
+  std::vector<std::string> names;
+  for (const UpstreamProvider& p : c.upstreams)
+    if (p.keep_tokens) names.push_back(p.name);
+  return names;
+}
+
 AuthPolicy policy_from(const Config& c) {
   AuthPolicy policy = c.policy;
   policy.allow_costly_hashes = c.allow_costly_hashes;

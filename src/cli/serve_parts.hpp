@@ -90,6 +90,8 @@ std::unique_ptr<SigningKeys> signing_keys_or_refuse(const Config& c, Store& stor
 // again in the background); null when none is configured. An unreadable
 // secret file refuses the start (logged, without the secret).
 std::unique_ptr<UpstreamRegistry> upstream_registry_or_refuse(const Config& c);
+// interface.md 18.5.1: the names of the providers with keep-tokens = true.
+std::vector<std::string> providers_keeping_tokens(const Config& c);
 
 // The mail transport named by --mail-transport, and the outbox worker's
 // settings.

@@ -1,14 +1,16 @@
 // interface.md 18.5: the upstream provider's tokens, kept on the link only
 // for a provider with `keep-tokens = true`, sealed (12.2), read back by the
 // admin API only (GET /admin/identities/{id}/tokens, a `write` key),
-// replaced at each sign-in, deleted at the next sign-in once the setting is
-// off, and gone with the link (an unlink, an erasure). Against the test
+// replaced at each sign-in, dropped at the next start once the setting is
+// off or the provider gone, and gone with the link (an unlink, an erasure). Against the test
 // doubles of tests/interop/upstream/, on SQLite and PostgreSQL; the tests
 // play the browser as upstream_signin_test.cpp does.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +75,24 @@ bool stored_in_clear(const AuthdProcess& authd, const std::string& secret) {
     if (bytes.find(secret) != std::string::npos) return true;
   }
   return false;
+}
+
+// Waits, bounded, until no more than `count` links keep tokens (the
+// pruner's first pass runs as authd starts, beside the requests).
+bool keeping_at_most(const AuthdProcess& authd, long long count) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (rows_keeping(authd) > count && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return rows_keeping(authd) <= count;
+}
+
+// A second link of the same account that kept tokens for a provider named
+// `provider`, written as a sign-in through it would have, before a start.
+void kept_for(const AuthdProcess& authd, const std::string& provider) {
+  authd.sql(
+      "INSERT INTO identities (id, user_id, provider, subject, email, created_at, kept_tokens, "
+      "tokens_kept_at) SELECT '01900000-0000-7000-8000-0000000000aa', user_id, '" +
+      provider + "', 'other-1', NULL, 1, 'v1.00000000.sealed', 1 FROM identities LIMIT 1");
 }
 
 HttpResponse read_tokens(const AuthdProcess& authd, const std::string& key, const std::string& id) {
@@ -206,26 +226,56 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_ASecondSignInReplacesTheKeptTokens) {
   EXPECT_EQ(rows_keeping(authd), 1);
 }
 
-// 18.5: keep-tokens turned off, the next sign-in through the link deletes
-// what it kept.
-TEST_F(UpstreamKeptTokens, Interface_18_5_TurningKeepTokensOffDeletesThemAtTheNextSignIn) {
+// 18.5.1: keep-tokens turned off, what the links kept is dropped as authd
+// starts, without waiting for a sign-in through them; the link stays.
+TEST_F(UpstreamKeptTokens, Interface_18_5_1_TurningKeepTokensOffForgetsThemAtTheNextStart) {
   Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
   AuthdProcess authd(c.args);
   ASSERT_FALSE(sign_in(authd).empty());
   std::string access = issued()["access_token"];
+  std::string id = link_id(authd);
   ASSERT_EQ(rows_keeping(authd), 1);
 
   ASSERT_EQ(authd.stop(), 0);
   std::ofstream(c.path, std::ios::trunc) << evil_table(*idp_, true) + "keep-tokens = false\n";
   authd.start();
-  EXPECT_EQ(rows_keeping(authd), 1);  // until the next sign-in through it
-  ASSERT_FALSE(sign_in(authd).empty());
-  EXPECT_EQ(rows_keeping(authd), 0);
+  ASSERT_TRUE(keeping_at_most(authd, 0));
+  EXPECT_EQ(link_id(authd), id);
   EXPECT_EQ(trimmed(authd.sql("SELECT count(*) FROM identities WHERE tokens_kept_at IS NULL")),
             "1");
   EXPECT_FALSE(stored_in_clear(authd, access));
   std::string writer = admin::create_key(authd, "ops");
-  EXPECT_EQ(read_tokens(authd, writer, link_id(authd)).status, 404);
+  EXPECT_EQ(read_tokens(authd, writer, id).status, 404);
+  std::string log = authd.log_text();
+  auto line = log.find("upstream_tokens_forgotten");
+  ASSERT_NE(line, std::string::npos) << log;
+  EXPECT_NE(log.substr(line, log.find('\n', line) - line).find("\"links\":1"), std::string::npos)
+      << log;
+  // A sign-in through it keeps nothing now.
+  ASSERT_FALSE(sign_in(authd).empty());
+  EXPECT_EQ(rows_keeping(authd), 0);
+}
+
+// 18.5.1: a provider gone from the configuration keeps nothing either; a
+// provider still keeping its tokens keeps them across the start.
+TEST_F(UpstreamKeptTokens, Interface_18_5_1_AProviderGoneFromTheConfigurationKeepsNothing) {
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
+  AuthdProcess authd(c.args);
+  ASSERT_FALSE(sign_in(authd).empty());
+  std::string access = issued()["access_token"];
+  std::string id = link_id(authd);
+  kept_for(authd, "retired");
+  ASSERT_EQ(rows_keeping(authd), 2);
+
+  ASSERT_EQ(authd.stop(), 0);
+  authd.start();  // "retired" is in no [[upstream]] table; "evil" keeps its tokens
+  ASSERT_TRUE(keeping_at_most(authd, 1));
+  EXPECT_EQ(rows_keeping(authd, "provider = 'evil'"), 1);
+  std::string writer = admin::create_key(authd, "ops");
+  HttpResponse read = read_tokens(authd, writer, id);
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.json()["accessToken"], access);
+  EXPECT_EQ(trimmed(authd.sql("SELECT count(*) FROM identities")), "2");  // the links stay
 }
 
 // 18.5, 18.2.3, 18.4: a link made while signed in keeps the tokens too;

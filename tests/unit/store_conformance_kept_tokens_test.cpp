@@ -3,7 +3,8 @@
 // PostgreSQL cases skip unless AUTHD_TEST_POSTGRES names a server;
 // scripts/test.sh runs them there): the sealed text and its time read
 // back, a second keep replaces the first, forgetting drops them once, and
-// they go with the link's row (an unlink, an account's erasure).
+// they go with the link's row (an unlink, an account's erasure), and a
+// configuration that keeps none for a provider drops what it kept.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -18,8 +19,9 @@ namespace {
 template <class Backend>
 class StoreConformanceKeptTokens : public StoreConformanceFixture<Backend> {
  protected:
-  IdentityRecord linked(const std::string& id, const std::string& user_id) {
-    IdentityRecord link{id, user_id, "corp", "sub-" + id, "", 1'000, std::nullopt};
+  IdentityRecord linked(const std::string& id, const std::string& user_id,
+                        const std::string& provider = "corp") {
+    IdentityRecord link{id, user_id, provider, "sub-" + id, "", 1'000, std::nullopt};
     this->write([&](Transaction& tx) { ASSERT_TRUE(tx.identities().insert(link)); });
     return link;
   }
@@ -153,6 +155,52 @@ TYPED_TEST(StoreConformanceKeptTokens,
   this->read([&](Transaction& tx) {
     EXPECT_TRUE(tx.identities().kept_tokens_sealed_with_other_key("0a1b2c3d", "", 10).empty());
   });
+}
+
+// 18.5.1: tokens are kept only for a provider configured to keep them: the
+// sweep drops those of the others (a provider turned off or gone), only
+// those kept before the cut-off, at most `limit` at a time, and leaves the
+// links themselves.
+TYPED_TEST(StoreConformanceKeptTokens,
+           Interface_18_5_1_TokensOfProvidersNotKeepingThemAreForgotten) {
+  UserRecord u = this->stored_user("sweep@example.com");
+  this->linked("link-k", u.id, "keeper");
+  this->linked("link-g1", u.id, "gone");
+  this->linked("link-g2", u.id, "gone");
+  this->linked("link-o", u.id, "off");
+  this->linked("link-late", u.id, "off");
+  this->linked("link-none", u.id, "off");
+  ASSERT_TRUE(this->keep("link-k", "v1.0a1b2c3d.k", 10));
+  ASSERT_TRUE(this->keep("link-g1", "v1.0a1b2c3d.g1", 10));
+  ASSERT_TRUE(this->keep("link-g2", "v1.0a1b2c3d.g2", 10));
+  ASSERT_TRUE(this->keep("link-o", "v1.0a1b2c3d.o", 10));
+  ASSERT_TRUE(this->keep("link-late", "v1.0a1b2c3d.late", 100));  // kept after the cut-off
+  const std::vector<std::string> keeping = {"keeper"};
+  auto sweep = [&](int limit) {
+    std::int64_t forgotten = -1;
+    this->write([&](Transaction& tx) {
+      forgotten = tx.identities().forget_tokens_not_kept_by(keeping, 50, limit);
+    });
+    return forgotten;
+  };
+
+  EXPECT_EQ(sweep(2), 2);  // link-g1, link-g2: the first two in id order
+  EXPECT_FALSE(this->kept("link-g1"));
+  EXPECT_FALSE(this->kept("link-g2"));
+  EXPECT_TRUE(this->kept("link-o"));
+  EXPECT_EQ(sweep(2), 1);  // link-o
+  EXPECT_EQ(sweep(2), 0);
+  EXPECT_FALSE(this->kept("link-o"));
+  EXPECT_TRUE(this->kept("link-k"));
+  EXPECT_TRUE(this->kept("link-late"));
+  this->read([&](Transaction& tx) { EXPECT_EQ(tx.identities().of_user(u.id).size(), 6u); });
+
+  // With no provider keeping any, every one kept before the cut-off goes.
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(tx.identities().forget_tokens_not_kept_by({}, 50, 10), 1);
+  });
+  EXPECT_FALSE(this->kept("link-k"));
+  EXPECT_TRUE(this->kept("link-late"));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,13 @@ class IdentityStore {
   // tokens meanwhile, or dropped them).
   virtual bool reseal_kept_tokens(std::string_view id, std::string_view was,
                                   std::string_view sealed) = 0;
+  // Drops the tokens kept before `kept_before` on links whose provider is
+  // not in `keeping` (interface.md 18.5.1: none are kept unless their
+  // provider is configured to keep them), at most `limit` links, in id
+  // order; on PostgreSQL a link another transaction holds is skipped, not
+  // waited for. The number of links that kept tokens and keep none now.
+  virtual std::int64_t forget_tokens_not_kept_by(std::span<const std::string> keeping,
+                                                 Millis kept_before, int limit) = 0;
   // False when no link has this id (its kept tokens go with it).
   virtual bool remove(std::string_view id) = 0;
   virtual std::int64_t remove_all_of(std::string_view user_id) = 0;

@@ -137,6 +137,21 @@ bool Identities::reseal_kept_tokens(std::string_view id, std::string_view was,
              .affected() == 1;
 }
 
+std::int64_t Identities::forget_tokens_not_kept_by(std::span<const std::string> keeping,
+                                                   Millis kept_before, int limit) {
+  Params params;
+  params.text_array(keeping).integer(kept_before).integer(limit);
+  // In id order, and SKIP LOCKED: a sign-in or an erasure holding a link
+  // goes on, and two instances sweeping at once never wait for each other.
+  return db_
+      .run(
+          "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL WHERE id IN ("
+          " SELECT id FROM identities WHERE kept_tokens IS NOT NULL AND tokens_kept_at < $2"
+          " AND provider <> ALL($1::text[]) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)",
+          params)
+      .affected();
+}
+
 bool Identities::remove(std::string_view id) {
   Params params;
   params.text(id);

@@ -3,6 +3,8 @@
 // winner of two links of it.
 #include "store/sqlite/identities.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite/connection.hpp"
 
 namespace authd::sqlite {
@@ -118,6 +120,20 @@ bool Identities::reseal_kept_tokens(std::string_view id, std::string_view was,
   st.bind(1, id).bind(2, was).bind(3, sealed);
   st.run();
   return db_.changes() == 1;
+}
+
+std::int64_t Identities::forget_tokens_not_kept_by(std::span<const std::string> keeping,
+                                                   Millis kept_before, int limit) {
+  auto st = db_.prepare(
+      // The providers keeping theirs as one JSON array (json_each).
+      "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL WHERE id IN ("
+      " SELECT id FROM identities WHERE kept_tokens IS NOT NULL AND tokens_kept_at < ?2"
+      " AND provider NOT IN (SELECT value FROM json_each(?1)) ORDER BY id LIMIT ?3)");
+  st.bind(1, nlohmann::json(std::vector<std::string>(keeping.begin(), keeping.end())).dump())
+      .bind(2, kept_before)
+      .bind(3, std::int64_t{limit});
+  st.run();
+  return db_.changes();
 }
 
 bool Identities::remove(std::string_view id) {

@@ -26,6 +26,8 @@ class Identities final : public IdentityStore {
                                                                   int limit) override;
   bool reseal_kept_tokens(std::string_view id, std::string_view was,
                           std::string_view sealed) override;
+  std::int64_t forget_tokens_not_kept_by(std::span<const std::string> keeping, Millis kept_before,
+                                         int limit) override;
   bool remove(std::string_view id) override;
   std::int64_t remove_all_of(std::string_view user_id) override;
 
