@@ -334,6 +334,34 @@ TEST_F(UpstreamKeptTokens, Interface_12_2_3_ResealSealsTheKeptTokensWithTheNewKe
   EXPECT_EQ(read.json()["accessToken"], access);
 }
 
+// 12.2.3: reseal pages through every link in batches (of 100) and passes
+// over what does not open instead of reading it again: 250 copies of one
+// link's sealed text on other links (sealed for another link's id, they do
+// not open) are each counted once, on both runs.
+TEST_F(UpstreamKeptTokens, Interface_12_2_3_ResealVisitsEveryLinkPastOneBatch) {
+  Configured c = configured(evil_table(*idp_, true) + "keep-tokens = true\n");
+  AuthdProcess authd(c.args);
+  ASSERT_FALSE(sign_in(authd).empty());
+  std::string id = link_id(authd);
+  authd.sql(
+      "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250) "
+      "INSERT INTO identities (id, user_id, provider, subject, email, created_at, kept_tokens, "
+      "tokens_kept_at) SELECT 'copy-' || CAST(i AS TEXT), l.user_id, 'evil', "
+      "'copy-' || CAST(i AS TEXT), NULL, 1, l.kept_tokens, 1 FROM n, identities l "
+      "WHERE l.id = '" +
+      id + "'");
+  ASSERT_EQ(rows_keeping(authd), 251);
+  std::string old_key = on_postgres() ? postgres_secret_key_file() : authd.database_path() + ".key";
+  std::string new_key = authd.directory() + "/new.key";
+  ASSERT_EQ(run_shell("umask 077 && openssl rand -hex 32 > " + shell_quote(new_key)).exit_code, 0);
+  authd.stop();
+
+  std::string out = resealed(authd, new_key, old_key, 1);
+  EXPECT_NE(out.find("resealed 1, unreadable 250"), std::string::npos) << out;
+  out = resealed(authd, new_key, old_key, 1);
+  EXPECT_NE(out.find("resealed 0, unreadable 250"), std::string::npos) << out;
+}
+
 // 18.5, 18.4.3, 10.4.13: the operator's unlink and the account's erasure
 // take the kept tokens with the link.
 TEST_F(UpstreamKeptTokens, Interface_18_5_AdminUnlinkAndErasureRemoveThem) {
