@@ -23,7 +23,9 @@
 # rewrites only the OpenID provider's section of the docs; default: all),
 # BENCH_PERF=PREFIX (a system-wide `perf record -g` of 6 s in each scenario,
 # written to PREFIX.BACKEND.SCENARIO.data; needs perf, Debian's linux-perf; it
-# disturbs the rates it records).
+# disturbs the rates it records), BENCH_PERF_ARGS (perf record's options,
+# default "-a -g"; "-a -F 499 --call-graph dwarf,16384" follows the
+# coroutines' frames, which frame pointers do not).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -267,7 +269,7 @@ scenario() { # name users conns allowed script [VAR=value...]
   reset_peak
   local out
   if [ -n "${BENCH_PERF:-}" ]; then # a profile of the scenario's middle
-    (sleep 1; perf record -q -a -g -o "$BENCH_PERF.$BACKEND.$name.data" -- sleep 6 >/dev/null 2>&1) &
+    (sleep 1; perf record -q ${BENCH_PERF_ARGS:--a -g} -o "$BENCH_PERF.$BACKEND.$name.data" -- sleep 6 >/dev/null 2>&1) &
   fi
   out=$(
     export BENCH_ALLOWED="$allowed" BENCH_USERS="$users" BENCH_THREADS="$THREADS"
