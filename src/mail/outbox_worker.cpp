@@ -176,6 +176,33 @@ void wipe_password_hash(OutboxRecord& mail) {
   if (mail.password_hash) wipe(*mail.password_hash);
 }
 
+// Locks the accounts `mails` name (UserStore::lock_in_id_order_unless_held)
+// and takes out of `mails` those of the accounts another transaction holds,
+// giving them back untried for a later claim (interface.md 8.2); how many.
+std::size_t hold_back_mails_of_held_accounts(Transaction& tx, std::vector<OutboxRecord>& mails,
+                                             Millis lease_until) {
+  std::vector<std::string> emails, ids;
+  for (const OutboxRecord& mail : mails) {
+    if (parse_notice_kind(mail.kind))
+      ids.push_back(mail.user_id);
+    else
+      emails.push_back(mail.email);
+  }
+  const HeldAccounts held = tx.users().lock_in_id_order_unless_held(emails, ids);
+  if (held.ids.empty()) return 0;
+  auto of_held_account = [&](const OutboxRecord& mail) {
+    return parse_notice_kind(mail.kind)
+               ? std::find(held.ids.begin(), held.ids.end(), mail.user_id) != held.ids.end()
+               : std::find(held.emails.begin(), held.emails.end(), mail.email) != held.emails.end();
+  };
+  for (OutboxRecord& mail : mails) {
+    if (!of_held_account(mail)) continue;
+    tx.outbox().release(mail.id, lease_until);
+    wipe_password_hash(mail);
+  }
+  return std::erase_if(mails, of_held_account);
+}
+
 }  // namespace
 
 // What a claim holds in memory that must not outlive it: each sign-up's
@@ -193,6 +220,7 @@ void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
 StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
                                 std::vector<Claimed>& batch) {
   std::vector<OutboxRecord> mails;
+  std::size_t held_back = 0;
   auto wipe_hashes = [&] {
     for (OutboxRecord& mail : mails) wipe_password_hash(mail);
   };
@@ -201,6 +229,7 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
     batch.clear();
     wipe_hashes();
     mails.clear();
+    held_back = 0;
     if (pick == Pick::due) {
       mails = tx.outbox().claim_due(now, lease_until, claim_size());
     } else if (auto pending = tx.outbox().claim_pending(now, lease_until)) {
@@ -210,15 +239,10 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
     // names its account by id, the others by address), and the tokens and
     // pending sign-ups are then written in address order: two claims
     // holding mails for the same accounts or addresses take their row
-    // locks in one order, and on PostgreSQL cannot deadlock.
-    std::vector<std::string> emails, ids;
-    for (const OutboxRecord& mail : mails) {
-      if (parse_notice_kind(mail.kind))
-        ids.push_back(mail.user_id);
-      else
-        emails.push_back(mail.email);
-    }
-    tx.users().lock_in_id_order(emails, ids);
+    // locks in one order, and on PostgreSQL cannot deadlock. An account
+    // held elsewhere is not waited for (its change may be waiting for these
+    // mails): its mails go back for a moment, untried.
+    held_back = hold_back_mails_of_held_accounts(tx, mails, lease_until);
     std::vector<std::size_t> by_address(mails.size());
     std::iota(by_address.begin(), by_address.end(), std::size_t{0});
     // Stable: two mails to one address mint in claim order, so the one
@@ -237,6 +261,8 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
   });
   wipe_hashes();  // those a failed transaction left behind
   for (Claimed& claimed : batch) wipe_password_hash(claimed.mail);
+  if (status == StoreStatus::ok && held_back > 0)
+    log::debug("mails_held_back", {{"mails", held_back}, {"reason", "account_held"}});
   return status;
 }
 

@@ -138,6 +138,25 @@ TEST(Forgot, Interface_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
 
 // interface.md 6 /forgot 3: no mail for an unknown or a disabled account.
 // A mail for an existing account afterwards proves the worker ran.
+// 8.2 (PostgreSQL): the outbox worker's claim never waits for an account
+// that an account's change holds. An erasure locks the account and then
+// deletes its mails; a claim that held the mail and waited for the account
+// deadlocked with it, and PostgreSQL ended one of the two a second later.
+TEST(Forgot, Interface_8_2_TheClaimDoesNotWaitForAnAccountInChange) {
+  AUTHD_POSTGRES_ONLY();
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--log-level", "debug"});
+  AuthdProcess authd(args);
+  authd.add_user(kEmail, kPassword);
+  std::string id = lines(authd.sql("SELECT id FROM users"))[0];
+  std::string deleted = mails_deleted_beside_a_claim(
+      authd, id, kEmail, [&] { ASSERT_EQ(forgot(authd, kEmail).status, 200); });
+  EXPECT_EQ(deleted.find("ERROR"), std::string::npos) << deleted;
+  EXPECT_EQ(authd.log_text().find("deadlock"), std::string::npos) << authd.log_text();
+  EXPECT_EQ(lines(authd.sql("SELECT count(*) FROM outbox")), std::vector<std::string>{"0"});
+  EXPECT_TRUE(authd.mails().empty());
+}
+
 TEST(Forgot, Interface_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);

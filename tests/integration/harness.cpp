@@ -689,6 +689,20 @@ HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const st
   return answer;
 }
 
+std::string mails_deleted_beside_a_claim(const AuthdProcess& authd, const std::string& user_id,
+                                         const std::string& email,
+                                         const std::function<void()>& queue_mail) {
+  HeldLock change(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
+  const std::string holder = backend_pid(change);
+  queue_mail();
+  auto given_back = [&] { return authd.log_text().find("mails_held_back") != std::string::npos; };
+  EXPECT_TRUE(poll([&] { return blocked_by(authd, holder) > 0 || given_back(); }))
+      << "the worker never took the mail";
+  std::string deleted = change.then("DELETE FROM outbox WHERE email = '" + email + "'");
+  change.then("COMMIT");
+  return deleted;
+}
+
 void HeldLock::release() {
   if (input_ >= 0) {
     const std::string rollback = "ROLLBACK;\n";

@@ -247,6 +247,18 @@ HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const st
                                              const std::string& table,
                                              const std::function<HttpResponse()>& request);
 
+// PostgreSQL (interface.md 8.2): plays an account's change against the
+// outbox worker: locks the row of `user_id`, runs `queue_mail` (a request
+// that queues a mail to `email`), waits until the worker's claim took that
+// mail (it then waits for the held account, or has given the mail back:
+// the debug line `mails_held_back`, so authd runs with --log-level debug),
+// deletes the mails to `email` in the same transaction, as an erasure
+// does, and commits. Returns what the client printed for the
+// delete ("ERROR: deadlock detected" when it lost a deadlock).
+std::string mails_deleted_beside_a_claim(const AuthdProcess& authd, const std::string& user_id,
+                                         const std::string& email,
+                                         const std::function<void()>& queue_mail);
+
 // A TCP port on 127.0.0.1 held by a socket that is bound but not listening:
 // connections to it are refused, and no other process can take it until
 // release(), which is called just before a server is started on it.

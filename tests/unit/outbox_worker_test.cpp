@@ -253,7 +253,7 @@ TYPED_TEST(OutboxWorkerClaims, Interface_8_2_ConcurrentClaimsOfMailsForTheSameAc
 // claim commits and every mail goes once. (This race did not produce a
 // deadlock here even with the accounts ordered by address alone; the order
 // the accounts are locked in is shown by postgres_store_test.cpp,
-// Interface_8_2_AClaimLocksTheAccountsItsMailsNameInIdOrder.)
+// Interface_8_2_AClaimLocksTheAccountsItsMailsNameAndSkipsAHeldOne.)
 TYPED_TEST(OutboxWorkerClaims,
            Interface_8_2_ConcurrentClaimsOfNoticesAndResetsAllCommitAndSendEachOnce) {
   auto worker = this->worker();

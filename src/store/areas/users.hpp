@@ -11,6 +11,12 @@
 
 namespace authd {
 
+// Accounts another transaction holds, by id and by address.
+struct HeldAccounts {
+  std::vector<std::string> ids;
+  std::vector<std::string> emails;
+};
+
 class UserStore {
  public:
   virtual ~UserStore() = default;
@@ -22,9 +28,13 @@ class UserStore {
   // In a write transaction on PostgreSQL, locks the accounts that have one
   // of `emails` or one of `ids`, in id order, so that transactions that then
   // read several of them (by_email, by_id) hold them in one order and cannot
-  // deadlock. Nothing to do on SQLite, whose single writer locks it all.
-  virtual void lock_in_id_order(std::span<const std::string> emails,
-                                std::span<const std::string> ids) = 0;
+  // deadlock. An account another transaction holds is skipped, not waited
+  // for, and returned: the outbox's claim, which holds its mails already,
+  // leaves the mails of such an account for later, since an account's
+  // change holds the account and then deletes its mails (interface.md 8.2).
+  // Nothing to do on SQLite, whose single writer locks it all.
+  virtual HeldAccounts lock_in_id_order_unless_held(std::span<const std::string> emails,
+                                                    std::span<const std::string> ids) = 0;
   virtual bool insert(const UserRecord& user) = 0;  // false: e-mail taken
   virtual void update(const UserRecord& user) = 0;  // every column but id and created_at
   // The same for a change of e-mail: false, and nothing changed, when

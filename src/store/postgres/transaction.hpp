@@ -42,8 +42,8 @@ class Users final : public UserStore {
   Users(Connection& db, bool locking) : db_(db), locking_(locking) {}
   std::optional<UserRecord> by_email(std::string_view canonical_email) override;
   std::optional<UserRecord> by_id(std::string_view id) override;
-  void lock_in_id_order(std::span<const std::string> emails,
-                        std::span<const std::string> ids) override;
+  HeldAccounts lock_in_id_order_unless_held(std::span<const std::string> emails,
+                                            std::span<const std::string> ids) override;
   bool insert(const UserRecord& user) override;
   void update(const UserRecord& user) override;
   bool update_unless_email_taken(const UserRecord& user) override;

@@ -38,15 +38,31 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
           : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1", params));
 }
 
-void Users::lock_in_id_order(std::span<const std::string> emails,
-                             std::span<const std::string> ids) {
-  if (!locking_ || (emails.empty() && ids.empty())) return;
+HeldAccounts Users::lock_in_id_order_unless_held(std::span<const std::string> emails,
+                                                 std::span<const std::string> ids) {
+  HeldAccounts held;
+  if (!locking_ || (emails.empty() && ids.empty())) return held;
   Params params;
   params.text_array(emails).text_array(ids);
-  db_.run(
+  Result locked = db_.run(
       "SELECT id FROM users WHERE email = ANY($1::text[]) OR id = ANY($2::text[]) "
-      "ORDER BY id FOR UPDATE",
+      "ORDER BY id FOR UPDATE SKIP LOCKED",
       params);
+  std::vector<std::string> locked_ids;
+  locked_ids.reserve(static_cast<std::size_t>(locked.rows()));
+  for (int i = 0; i < locked.rows(); ++i) locked_ids.push_back(Row(locked, i).text(0));
+  // Those it skipped: the accounts it sees and did not lock. One created
+  // meanwhile shows here too, and its mails only wait a little longer.
+  params.text_array(locked_ids);
+  Result others = db_.run(
+      "SELECT id, email FROM users WHERE (email = ANY($1::text[]) OR id = ANY($2::text[])) "
+      "AND id <> ALL($3::text[])",
+      params);
+  for (int i = 0; i < others.rows(); ++i) {
+    held.ids.push_back(Row(others, i).text(0));
+    held.emails.push_back(Row(others, i).text(1));
+  }
+  return held;
 }
 
 std::optional<UserRecord> Users::by_id(std::string_view id) {

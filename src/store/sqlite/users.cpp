@@ -27,8 +27,10 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
   return read_user(st);
 }
 
-void Users::lock_in_id_order(std::span<const std::string> /*emails*/,
-                             std::span<const std::string> /*ids*/) {}
+HeldAccounts Users::lock_in_id_order_unless_held(std::span<const std::string> /*emails*/,
+                                                 std::span<const std::string> /*ids*/) {
+  return {};
+}
 
 std::optional<UserRecord> Users::by_id(std::string_view id) {
   auto st = db_.prepare("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE id = ?1");
