@@ -16,12 +16,12 @@
 # RSS), then the same file again (every line an existing account: the cost
 # of resuming), and checks the counts. PostgreSQL is a throw-away cluster of
 # scripts/with-postgres.sh. The figures replace the section between the
-# import markers of docs/design/performance.md.
+# import markers of docs/design/performance-import.md.
 #
 # Environment: AUTHD_BIN (an authd to use; default: build-bench/authd, built
 # in Release as bench/run.sh does), BENCH_IMPORT_USERS, BENCH_IMPORT_HASH,
 # BENCH_IMPORT_BACKENDS ("sqlite postgres"), BENCH_IMPORT_WRITE=0 (print,
-# do not touch docs/design/performance.md).
+# do not touch docs/design/performance-import.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -153,7 +153,7 @@ for backend, run, wall, user, system, rss, summary in rows:
 PY
 cat "$REPORT"
 if [ "${BENCH_IMPORT_WRITE:-1}" != 0 ]; then
-  "$PY" - docs/design/performance.md "$REPORT" <<'PY'
+  "$PY" - docs/design/performance-import.md "$REPORT" <<'PY'
 import sys
 path, report = sys.argv[1], open(sys.argv[2]).read()
 text = open(path).read()
@@ -162,5 +162,5 @@ head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(path, "w").write(head + begin + "\n\n" + report + "\n" + end + tail)
 PY
-  echo "docs/design/performance.md updated" >&2
+  echo "docs/design/performance-import.md updated" >&2
 fi
