@@ -21,9 +21,10 @@
 # spaces, e.g. "me,logout,userinfo": the ceilings are measured all the same,
 # the 1,000,000-user data sets only for me or login_ok, and the report
 # rewrites only the OpenID provider's section of the docs; default: all),
-# BENCH_PERF=PREFIX (a system-wide `perf record -g` of 6 s in each scenario,
-# written to PREFIX.BACKEND.SCENARIO.data; needs perf, Debian's linux-perf; it
-# disturbs the rates it records), BENCH_PERF_ARGS (perf record's options,
+# BENCH_PERF=PREFIX (a system-wide `perf record -g` of the middle of each
+# scenario, written to PREFIX.BACKEND.SCENARIO.data, perf's messages to .log;
+# needs perf, Debian's linux-perf; it disturbs the rates it records, and the
+# recorded command says so), BENCH_PERF_ARGS (perf record's options,
 # default "-a -g"; "-a -F 499 --call-graph dwarf,16384" follows the
 # coroutines' frames, which frame pointers do not).
 set -euo pipefail
@@ -116,7 +117,8 @@ done
 
 # The command as typed, with the settings that were given.
 COMMAND="bash bench/run.sh"
-for var in AUTHD_BIN BENCH_QUIET_WAIT BENCH_PG_LARGE BENCH_SKIP_LARGE BENCH_BACKENDS BENCH_SCENARIOS BENCH_DURATION; do
+for var in AUTHD_BIN BENCH_QUIET_WAIT BENCH_PG_LARGE BENCH_SKIP_LARGE BENCH_BACKENDS BENCH_SCENARIOS BENCH_DURATION \
+  BENCH_PERF BENCH_PERF_ARGS; do
   if [ -n "${!var:-}" ]; then COMMAND="$var=${!var} $COMMAND"; fi
 done
 CORES=$(nproc)
@@ -268,14 +270,20 @@ scenario() { # name users conns allowed script [VAR=value...]
   wanted "$name" || return 0
   reset_peak
   local out
-  if [ -n "${BENCH_PERF:-}" ]; then # a profile of the scenario's middle
-    (sleep 1; perf record -q ${BENCH_PERF_ARGS:--a -g} -o "$BENCH_PERF.$BACKEND.$name.data" -- sleep 6 >/dev/null 2>&1) &
+  local profiler=""
+  if [ -n "${BENCH_PERF:-}" ]; then # a profile of the scenario's middle, its errors kept
+    local seconds=$((DURATION > 3 ? DURATION - 2 : 1)) file="$BENCH_PERF.$BACKEND.$name"
+    # shellcheck disable=SC2086 # perf's options, split on purpose
+    (sleep 1; perf record -q ${BENCH_PERF_ARGS:--a -g} -o "$file.data" -- sleep "$seconds" \
+      >"$file.log" 2>&1) &
+    profiler=$!
   fi
   out=$(
     export BENCH_ALLOWED="$allowed" BENCH_USERS="$users" BENCH_THREADS="$THREADS"
     for kv in "$@"; do export "${kv?}"; done
     run_wrk "$conns" "$script" "http://127.0.0.1:$PORT"
   )
+  if [ -n "$profiler" ]; then wait "$profiler" || echo "BENCH_PERF: perf failed, see its .log" >&2; fi
   record "$name" "$users" "$conns" "$out"
 }
 

@@ -49,21 +49,26 @@ void Housekeeping::prune() {
 }
 
 // Once per process, in transactions of bounded size; a pass that fails
-// leaves the rest to the next one.
+// leaves the rest to the next one. A link another transaction holds just
+// then (PostgreSQL) is left to the next start.
 void Housekeeping::forget_tokens_not_kept() {
   if (tokens_swept_) return;
   std::int64_t forgotten = 0;
   std::int64_t batch = kTokensForgottenPerTransaction;
+  bool done = true;
   while (batch == kTokensForgottenPerTransaction) {
     batch = 0;
     StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
       batch = tx.identities().forget_tokens_not_kept_by(
           settings_.providers_keeping_tokens, started_at_, kTokensForgottenPerTransaction);
     });
-    if (status != StoreStatus::ok) return;
+    if (status != StoreStatus::ok) {
+      done = false;
+      break;
+    }
     forgotten += batch;
   }
-  tokens_swept_ = true;
+  tokens_swept_ = done;
   if (forgotten > 0) log::info("upstream_tokens_forgotten", {{"links", forgotten}});
 }
 

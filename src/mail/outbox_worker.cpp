@@ -37,8 +37,9 @@ Duration OutboxWorker::backoff(int attempts, Duration first, Duration max) {
 }
 
 void OutboxWorker::deliver_due(PeriodicThread& thread) {
-  while (!thread.stopping() && deliver_one(thread) == Claim::delivered) {
-  }
+  Claim claim = Claim::delivered;
+  while (!thread.stopping() && (claim == Claim::delivered || claim == Claim::held_back))
+    claim = deliver_one(thread);
 }
 
 OutboxWorker::Pick OutboxWorker::pick_next(Millis now, bool& probing) {
@@ -176,11 +177,15 @@ void wipe_password_hash(OutboxRecord& mail) {
   if (mail.password_hash) wipe(*mail.password_hash);
 }
 
+// How long the mails of an account another transaction holds wait: long
+// enough that the next claims take the other mails due, not these again.
+constexpr std::chrono::milliseconds kHeldAccountRetry{1'000};
+
 // Locks the accounts `mails` name (UserStore::lock_in_id_order_unless_held)
 // and takes out of `mails` those of the accounts another transaction holds,
-// giving them back untried for a later claim (interface.md 8.2); how many.
+// giving them back untried, due a little later (interface.md 8.2); how many.
 std::size_t hold_back_mails_of_held_accounts(Transaction& tx, std::vector<OutboxRecord>& mails,
-                                             Millis lease_until) {
+                                             Millis now, Millis lease_until) {
   std::vector<std::string> emails, ids;
   for (const OutboxRecord& mail : mails) {
     if (parse_notice_kind(mail.kind))
@@ -197,7 +202,7 @@ std::size_t hold_back_mails_of_held_accounts(Transaction& tx, std::vector<Outbox
   };
   for (OutboxRecord& mail : mails) {
     if (!of_held_account(mail)) continue;
-    tx.outbox().release(mail.id, lease_until);
+    tx.outbox().postpone(mail.id, lease_until, now + kHeldAccountRetry.count());
     wipe_password_hash(mail);
   }
   return std::erase_if(mails, of_held_account);
@@ -216,11 +221,10 @@ void OutboxWorker::wipe_claims(std::vector<Claimed>& batch) {
 
 // Claims due mails (or the earliest pending one) into `batch` and resolves
 // them in the claim's transaction: tokens minted, mails without an account
-// removed.
+// removed; `held_back`, those of accounts held elsewhere, given back.
 StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
-                                std::vector<Claimed>& batch) {
+                                std::vector<Claimed>& batch, std::size_t& held_back) {
   std::vector<OutboxRecord> mails;
-  std::size_t held_back = 0;
   auto wipe_hashes = [&] {
     for (OutboxRecord& mail : mails) wipe_password_hash(mail);
   };
@@ -242,7 +246,7 @@ StoreStatus OutboxWorker::claim(Pick pick, Millis now, Millis lease_until,
     // locks in one order, and on PostgreSQL cannot deadlock. An account
     // held elsewhere is not waited for (its change may be waiting for these
     // mails): its mails go back for a moment, untried.
-    held_back = hold_back_mails_of_held_accounts(tx, mails, lease_until);
+    held_back = hold_back_mails_of_held_accounts(tx, mails, now, lease_until);
     std::vector<std::size_t> by_address(mails.size());
     std::iota(by_address.begin(), by_address.end(), std::size_t{0});
     // Stable: two mails to one address mint in claim order, so the one
@@ -367,7 +371,15 @@ OutboxWorker::Claim OutboxWorker::deliver_one(PeriodicThread& thread) {
   const Pick pick = pick_next(now, probing);
   const Millis lease_until = now + settings_.lease.count();
   std::vector<Claimed> batch;
-  StoreStatus status = claim(pick, now, lease_until, batch);
+  std::size_t held_back = 0;
+  StoreStatus status = claim(pick, now, lease_until, batch, held_back);
+  if (status == StoreStatus::ok && batch.empty() && held_back > 0) {
+    // Catching up takes the earliest pending mail, due or not: that one
+    // again. The due ones go as usual.
+    if (pick == Pick::earliest_pending) catching_up_ = false;
+    if (probing) probing_ = false;
+    return Claim::held_back;  // others may be due now
+  }
   if (status != StoreStatus::ok || batch.empty()) {
     wipe_claims(batch);
     if (pick == Pick::earliest_pending && status == StoreStatus::ok) catching_up_ = false;

@@ -77,7 +77,9 @@ class OutboxWorker {
   void stop();
 
   // One claim's delivery attempts on `thread` (one of this worker's).
-  enum class Claim { delivered, nothing_due, store_failed };
+  // held_back: the claim's mails were all of accounts held elsewhere and
+  // are due again later (interface.md 8.2); others may be due now.
+  enum class Claim { delivered, held_back, nothing_due, store_failed };
   Claim deliver_one(PeriodicThread& thread);
 
   // Delivery attempts so far, for GET /metrics.
@@ -107,7 +109,8 @@ class OutboxWorker {
   void deliver_due(PeriodicThread& thread);
   struct Claimed;
   static void wipe_claims(std::vector<Claimed>& batch);
-  StoreStatus claim(Pick pick, Millis now, Millis lease_until, std::vector<Claimed>& batch);
+  StoreStatus claim(Pick pick, Millis now, Millis lease_until, std::vector<Claimed>& batch,
+                    std::size_t& held_back);
   bool may_send_another(Millis claimed_at, Millis lease_until) const;
   std::size_t claim_size() const;
   void note_delivery_time(std::chrono::microseconds took);

@@ -136,8 +136,6 @@ TEST(Forgot, Interface_6_Forgot_2_EveryAddressQueuesTheSameRequest) {
                                 "mail:reset:nobody@example.com|1"}));
 }
 
-// interface.md 6 /forgot 3: no mail for an unknown or a disabled account.
-// A mail for an existing account afterwards proves the worker ran.
 // 8.2 (PostgreSQL): the outbox worker's claim never waits for an account
 // that an account's change holds. An erasure locks the account and then
 // deletes its mails; a claim that held the mail and waited for the account
@@ -157,6 +155,8 @@ TEST(Forgot, Interface_8_2_TheClaimDoesNotWaitForAnAccountInChange) {
   EXPECT_TRUE(authd.mails().empty());
 }
 
+// interface.md 6 /forgot 3: no mail for an unknown or a disabled account.
+// A mail for an existing account afterwards proves the worker ran.
 TEST(Forgot, Interface_6_Forgot_3_NoMailForUnknownOrDisabledAccount) {
   AuthdProcess authd(fast_hashing());
   authd.add_user(kEmail, kPassword);

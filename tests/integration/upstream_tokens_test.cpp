@@ -246,6 +246,11 @@ TEST_F(UpstreamKeptTokens, Interface_18_5_1_TurningKeepTokensOffForgetsThemAtThe
   EXPECT_FALSE(stored_in_clear(authd, access));
   std::string writer = admin::create_key(authd, "ops");
   EXPECT_EQ(read_tokens(authd, writer, id).status, 404);
+  // The line follows the sweep's commit.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (authd.log_text().find("upstream_tokens_forgotten") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::string log = authd.log_text();
   auto line = log.find("upstream_tokens_forgotten");
   ASSERT_NE(line, std::string::npos) << log;

@@ -35,6 +35,8 @@ class OutboxStore {
   // `claimed_until`: any worker may claim it again at once. Its attempts,
   // due time and last error stay as they were (it was not tried).
   virtual void release(std::int64_t mail_id, Millis claimed_until) = 0;
+  // The same, due again only at `next_attempt_at` (no attempt counted).
+  virtual void postpone(std::int64_t mail_id, Millis claimed_until, Millis next_attempt_at) = 0;
   virtual void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                           std::string_view last_error) = 0;
   virtual void remove(std::int64_t mail_id) = 0;

@@ -143,11 +143,13 @@ std::int64_t Identities::forget_tokens_not_kept_by(std::span<const std::string> 
   params.text_array(keeping).integer(kept_before).integer(limit);
   // In id order, and SKIP LOCKED: a sign-in or an erasure holding a link
   // goes on, and two instances sweeping at once never wait for each other.
+  // The ids through an array, as the outbox's claim does: the subquery, its
+  // LIMIT and its locks run once, and the update finds its rows by key.
   return db_
       .run(
-          "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL WHERE id IN ("
+          "UPDATE identities SET kept_tokens = NULL, tokens_kept_at = NULL WHERE id = ANY(ARRAY("
           " SELECT id FROM identities WHERE kept_tokens IS NOT NULL AND tokens_kept_at < $2"
-          " AND provider <> ALL($1::text[]) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)",
+          " AND provider <> ALL($1::text[]) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED))",
           params)
       .affected();
 }

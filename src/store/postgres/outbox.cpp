@@ -101,6 +101,15 @@ void Outbox::release(std::int64_t mail_id, Millis claimed_until) {
   db_.run("UPDATE outbox SET claimed_until = NULL WHERE id = $1 AND claimed_until = $2", params);
 }
 
+void Outbox::postpone(std::int64_t mail_id, Millis claimed_until, Millis next_attempt_at) {
+  Params params;
+  params.integer(mail_id).integer(claimed_until).integer(next_attempt_at);
+  db_.run(
+      "UPDATE outbox SET claimed_until = NULL, next_attempt_at = $3 "
+      "WHERE id = $1 AND claimed_until = $2",
+      params);
+}
+
 void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                         std::string_view last_error) {
   Params params;

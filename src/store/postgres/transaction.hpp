@@ -127,6 +127,7 @@ class Outbox final : public OutboxStore {
   std::optional<OutboxRecord> claim_pending(Millis now, Millis lease_until) override;
   bool mark_sent(std::int64_t mail_id, Millis at, Millis claimed_until) override;
   void release(std::int64_t mail_id, Millis claimed_until) override;
+  void postpone(std::int64_t mail_id, Millis claimed_until, Millis next_attempt_at) override;
   void reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                   std::string_view last_error) override;
   void remove(std::int64_t mail_id) override;

@@ -72,6 +72,14 @@ void Outbox::release(std::int64_t mail_id, Millis claimed_until) {
   st.run();
 }
 
+void Outbox::postpone(std::int64_t mail_id, Millis claimed_until, Millis next_attempt_at) {
+  auto st = db_.prepare(
+      "UPDATE outbox SET claimed_until = NULL, next_attempt_at = ?3 "
+      "WHERE id = ?1 AND claimed_until = ?2");
+  st.bind(1, mail_id).bind(2, claimed_until).bind(3, next_attempt_at);
+  st.run();
+}
+
 void Outbox::reschedule(std::int64_t mail_id, int attempts, Millis next_attempt_at,
                         std::string_view last_error) {
   auto st = db_.prepare(
