@@ -5,6 +5,7 @@
 // back at once for any delivery thread to claim. On SQLite and PostgreSQL
 // (the PostgreSQL cases skip unless AUTHD_TEST_POSTGRES names a server).
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "auth/events/notices.hpp"
 #include "core/time.hpp"
@@ -44,6 +46,10 @@ class RecordingRelay final : public MailTransport {
   void fail_from_send(int n) {
     std::lock_guard lock(mutex_);
     fail_from_ = calls_ + n;
+  }
+  void recover() {
+    std::lock_guard lock(mutex_);
+    fail_from_ = 0;
   }
   void take(std::chrono::milliseconds delay) {
     std::lock_guard lock(mutex_);
@@ -86,8 +92,10 @@ class OutboxWorkerClaims : public StoreConformanceFixture<Backend> {
   // A worker with `lease`, its threads not started: the test calls
   // deliver_one itself.
   std::unique_ptr<OutboxWorker> worker(Duration lease = std::chrono::minutes(2),
-                                       Duration send_timeout = std::chrono::seconds(30)) {
+                                       Duration send_timeout = std::chrono::seconds(30),
+                                       Duration relay_probe = std::chrono::seconds(2)) {
     OutboxSettings s;
+    s.relay_probe = relay_probe;
     s.from = "authd <no-reply@example.com>";
     s.public_url = "https://auth.example.com";
     s.lease = lease;
@@ -290,6 +298,46 @@ TYPED_TEST(OutboxWorkerClaims,
   std::map<std::string, int> sent = this->relay_.sent_to();
   EXPECT_EQ(sent["y89@example.com"], 30) << "each notice sent once";
   EXPECT_EQ(sent["b10@example.com"], 30) << "each reset sent once";
+}
+
+// 8.2: while the worker catches up after the relay came back, a claim takes
+// the earliest pending mail, due or not. When that mail's account is held by
+// another transaction, the mail goes back untried, and no earlier than it
+// was due: being held never moves a mail ahead of its backoff.
+TYPED_TEST(OutboxWorkerClaims, Interface_8_2_AHeldAccountNeverMakesItsMailDueEarlier) {
+  if constexpr (!std::is_same_v<TypeParam, OnPostgres>) {
+    GTEST_SKIP() << "SQLite has one writer: no account is ever held by another transaction";
+  } else {
+    auto worker = this->worker(std::chrono::minutes(2), std::chrono::seconds(30), Duration{0});
+    const UserRecord held = this->stored_user("held@example.com");
+    const Millis later = now_millis() + 3'600'000;
+    this->write([&](Transaction& tx) { tx.outbox().enqueue(this->mail(held.email, later)); });
+    this->queue_reset_mails(1, "down");
+    this->relay_.fail_from_send(1);
+    ASSERT_EQ(worker->deliver_one(this->idle_), OutboxWorker::Claim::delivered);  // failed: down
+    this->relay_.recover();
+    // The probe takes the failed mail (its backoff is seconds): the relay
+    // answers, and the worker catches up, taking the held account's mail next.
+    ASSERT_EQ(worker->deliver_one(this->idle_), OutboxWorker::Claim::delivered);
+    ASSERT_EQ(this->relay_.sent_to()["down0@example.com"], 1);
+
+    PGconn* holder = PQconnectdb(this->backend_.url.c_str());
+    PQclear(PQexec(holder, "BEGIN"));
+    PQclear(
+        PQexec(holder, ("SELECT 1 FROM users WHERE id = '" + held.id + "' FOR UPDATE").c_str()));
+    EXPECT_EQ(worker->deliver_one(this->idle_), OutboxWorker::Claim::held_back);
+    PQclear(PQexec(holder, "COMMIT"));
+    PQfinish(holder);
+
+    this->write([&](Transaction& tx) {
+      auto mail = tx.outbox().claim_pending(now_millis(), now_millis() + 1'000);
+      ASSERT_TRUE(mail);
+      EXPECT_EQ(mail->email, held.email);
+      EXPECT_EQ(mail->attempts, 0) << "held back untried";
+      EXPECT_EQ(mail->next_attempt_at, later) << "due again no earlier than it was";
+    });
+    EXPECT_EQ(this->relay_.sent_to().count(held.email), 0u);
+  }
 }
 
 }  // namespace

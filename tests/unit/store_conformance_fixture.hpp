@@ -34,8 +34,10 @@ struct OnSqlite {
 struct OnPostgres {
   std::unique_ptr<Store> open() {
     if (!test::postgres_available()) return nullptr;
-    return std::make_unique<postgres::PostgresStore>(test::fresh_postgres_database(), 4, 5s);
+    url = test::fresh_postgres_database();
+    return std::make_unique<postgres::PostgresStore>(url, 4, 5s);
   }
+  std::string url;  // the fresh database's, for a test's own connection
 };
 
 template <class Backend>

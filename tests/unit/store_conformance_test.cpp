@@ -540,6 +540,30 @@ TYPED_TEST(StoreConformance,
   });
 }
 
+// interface.md 8.2: a mail whose account another transaction holds is given
+// back untried and due again only later, with no attempt counted (a claim
+// does not wait for the account); only the lease that holds it can do so.
+TYPED_TEST(StoreConformance, Interface_8_2_PostponeGivesAMailBackDueLaterUnderItsOwnLeaseOnly) {
+  std::int64_t id = 0;
+  this->write(
+      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
+  this->write([&](Transaction& tx) { tx.outbox().reschedule(id, 2, 1'000, "451 later"); });
+  this->write([&](Transaction& tx) {
+    ASSERT_TRUE(this->claim_one_due(tx, 2'000, 60'000));
+    tx.outbox().postpone(id, 59'999, 3'000);
+    EXPECT_FALSE(this->claim_one_due(tx, 2'000, 70'000)) << "postponed under another lease";
+    tx.outbox().postpone(id, 60'000, 3'000);
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_FALSE(this->claim_one_due(tx, 2'999, 80'000)) << "due only at 3,000";
+    auto again = this->claim_one_due(tx, 3'000, 80'000);
+    ASSERT_TRUE(again) << "postponed: claimable once due, before its lease would have run out";
+    EXPECT_EQ(again->attempts, 2);
+    EXPECT_EQ(again->next_attempt_at, 3'000);
+    EXPECT_TRUE(tx.outbox().mark_sent(id, 3'500, 80'000));
+  });
+}
+
 // The relay probe: the unsent mail with the earliest next attempt, due or not.
 TYPED_TEST(StoreConformance, ClaimPendingTakesMailThatIsNotDueYet) {
   std::int64_t id = 0;
