@@ -37,21 +37,27 @@ class UpstreamFactor {
     out_ = UpstreamFactorOutcome{};  // a transaction may run again: all anew
     const Millis now = now_millis();
     std::optional<AwaitedSecondFactor> wait = tx.upstream_flows().awaiting(binder_digest_);
-    std::optional<UserRecord> user = wait ? tx.users().by_id(wait->user_id) : std::nullopt;
-    if (!wait || wait->until <= now || !user) {
-      if (wait) tx.upstream_flows().end_wait(wait->flow.state_digest);
-      spend_passkey_challenge(tx, second_.passkey, now);
-      out_.kind = UpstreamFactorOutcome::Kind::no_flow;
+    // The address's login key before the account's row, in /login's order
+    // (interface.md 8.2): the address is read first without a lock.
+    std::optional<std::string> email = wait ? tx.users().email_of(wait->user_id) : std::nullopt;
+    if (!wait || wait->until <= now || !email) {
+      end_without_session(tx, wait, now);
       return;
     }
-    const std::string email_key = login_email_key(user->email);
+    const std::string email_key = login_email_key(*email);
     ReservedFailure reserved = reserve_login_failure(
         tx, email_key, ctx_.policy.login_failures_per_email, per_client_, now);
     if (!reserved.verdict.allowed) {
       spend_passkey_challenge(tx, second_.passkey, now);
-      record_throttled_login(tx, source_, reserved.refused_by, user->email, now);
+      record_throttled_login(tx, source_, reserved.refused_by, *email, now);
       out_.retry_after = reserved.verdict.retry_after;
       out_.kind = UpstreamFactorOutcome::Kind::throttled;
+      return;
+    }
+    std::optional<UserRecord> user = tx.users().by_id(wait->user_id);  // locked on PostgreSQL
+    if (!user || user->email != *email) {  // erased, or its address changed, meanwhile
+      reserved.release(tx);
+      end_without_session(tx, wait, now);
       return;
     }
     const nlohmann::json how = {{"method", kUpstreamSignInMethod},
@@ -87,6 +93,14 @@ class UpstreamFactor {
   UpstreamFactorOutcome& outcome() { return out_; }
 
  private:
+  // No flow to finish (none, expired, or its account gone): the wait ends.
+  void end_without_session(Transaction& tx, const std::optional<AwaitedSecondFactor>& wait,
+                           Millis now) {
+    if (wait) tx.upstream_flows().end_wait(wait->flow.state_digest);
+    spend_passkey_challenge(tx, second_.passkey, now);
+    out_.kind = UpstreamFactorOutcome::Kind::no_flow;
+  }
+
   // 18.2.2 item 8's session, with the factor's methods after "fed" (17.8.1).
   void open_session(Transaction& tx, UserRecord& user, const UpstreamFlowRecord& flow,
                     const FactorVerdict& verdict, const char* factor_used, Millis now) {

@@ -697,6 +697,27 @@ TEST(AdminUsers, Interface_10_4_11_PatchEmailIsCanonicalFreeAndClearsVerificatio
   EXPECT_EQ(found.json()["users"][0]["id"], id);
 }
 
+// interface.md 8.2: a change of e-mail holds its own account and then
+// asks whether the new address is taken, without locking the account that
+// has it: that account's own change may hold it while it waits for this one
+// (two administrators swapping two addresses), which PostgreSQL would end
+// as a deadlock. Here the holder is held: the answer is 409 at once.
+TEST(AdminUsers, Interface_8_2_AnEmailChangeDoesNotLockTheAddresssHolder) {
+  AUTHD_POSTGRES_ONLY();
+  AdminServer admin;
+  nlohmann::json alice = admin.create({{"email", kEmail}});
+  nlohmann::json bob = admin.create({{"email", "bob@example.com"}});
+  ASSERT_TRUE(alice.is_object() && bob.is_object());
+  HeldLock bobs_change(admin.authd, "BEGIN; SELECT id FROM users WHERE id = '" +
+                                        bob["id"].get<std::string>() + "' FOR UPDATE");
+  expect_error(admin("PATCH", "/admin/users/" + alice["id"].get<std::string>(),
+                     {{"email", "bob@example.com"}}),
+               409, "the holder held");
+  std::string locked = bobs_change.then("SELECT id FROM users WHERE id = '" +
+                                        alice["id"].get<std::string>() + "' FOR UPDATE");
+  EXPECT_EQ(locked.find("ERROR"), std::string::npos) << locked;
+}
+
 // interface.md 10.4: two accounts moved to one new e-mail at once: exactly
 // one 200 and one 409, round after round; the address ends with one
 // account, and the loser keeps its own address.

@@ -667,26 +667,33 @@ int blocked_by(const AuthdProcess& authd, const std::string& holder) {
 
 }  // namespace
 
-HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
-                                             const std::string& table,
-                                             const std::function<HttpResponse()>& request) {
-  HeldLock change(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
-  const std::string holder = backend_pid(change);
+HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string& first_lock,
+                                    const std::string& next_step,
+                                    const std::function<HttpResponse()>& request) {
+  HeldLock writer(authd, "BEGIN; " + first_lock);
+  const std::string holder = backend_pid(writer);
   HttpResponse answer;
   std::thread in_flight([&] { answer = request(); });
   try {
     EXPECT_TRUE(poll([&] { return blocked_by(authd, holder) > 0; })) << "the request never waited";
-    std::string deleted =
-        change.then("DELETE FROM " + table + " WHERE user_id = '" + user_id + "'");
-    EXPECT_EQ(deleted.find("ERROR"), std::string::npos) << deleted;
-    change.then("COMMIT");
+    std::string next = writer.then(next_step);
+    EXPECT_EQ(next.find("ERROR"), std::string::npos) << next;
+    writer.then("COMMIT");
   } catch (...) {
-    change.release();  // the request may be waiting for the held row
+    writer.release();  // the request may be waiting for the held lock
     in_flight.join();
     throw;
   }
   in_flight.join();
   return answer;
+}
+
+HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
+                                             const std::string& table,
+                                             const std::function<HttpResponse()>& request) {
+  return answer_beside_a_writer(
+      authd, "SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE",
+      "DELETE FROM " + table + " WHERE user_id = '" + user_id + "'", request);
 }
 
 std::string mails_deleted_beside_a_claim(const AuthdProcess& authd, const std::string& user_id,

@@ -243,6 +243,15 @@ class HeldLock {
 // commits. Returns the request's answer. Fails the test when the delete
 // met a deadlock: the request held a row of `table` while it waited for the
 // user's (PostgreSQL then ends one of the two, a second later).
+// PostgreSQL (interface.md 8.2): plays another writer. Takes `first_lock`
+// in a transaction, lets `request` start and waits until it waits for that
+// lock, then runs `next_step` in the same transaction and commits. Returns
+// the request's answer. Fails the test when `next_step` met a deadlock:
+// the request held what `next_step` needs while it waited for `first_lock`.
+HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string& first_lock,
+                                    const std::string& next_step,
+                                    const std::function<HttpResponse()>& request);
+
 HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
                                              const std::string& table,
                                              const std::function<HttpResponse()>& request);

@@ -319,6 +319,37 @@ TEST(OidcRefresh, Interface_8_2_AnExchangeWaitsForItsUserBeforeLockingItsCode) {
       authd, user_id, "oauth_codes", [&] { return exchange_code(authd, client, code, pkce); });
 }
 
+// Allowing more scopes on the consent page updates the consent the user
+// gave before and issues a code in one transaction: it locks the user's row
+// before the consent's, as withdrawing consent and erasing the account lock
+// the user and then delete the consents.
+TEST(OidcLockOrder, Interface_8_2_AConsentWaitsForItsUserBeforeLockingTheConsent) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  std::string user_id = get_with_token(authd.port(), "/me", cookie).json()["id"];
+  nlohmann::json client = register_client(authd, {{"firstParty", false}});
+  Pkce pkce;
+  auto consent_request = [&](const std::string& scope) {
+    HttpResponse res = authorize(authd, code_request(client["clientId"], pkce, scope), cookie);
+    EXPECT_EQ(location_base(res), kIssuer + "/consent") << res.header("Location");
+    return location_parameters(res)["request"];
+  };
+  auto allow = [&](const std::string& request_id) {
+    return send_request(authd.port(), "POST", "/oauth2/consent",
+                        {{"Content-Type", "application/x-www-form-urlencoded"},
+                         {"Cookie", "authd_session=" + cookie},
+                         {"Origin", kIssuer}},
+                        "request=" + request_id + "&decision=allow");
+  };
+  ASSERT_EQ(allow(consent_request("openid")).status, 302);
+  const std::string wider = consent_request("openid email");
+  HttpResponse allowed = answer_beside_an_account_change(authd, user_id, "oauth_consents",
+                                                         [&] { return allow(wider); });
+  ASSERT_EQ(allowed.status, 302) << allowed.body;
+  EXPECT_FALSE(location_parameters(allowed)["code"].empty()) << allowed.header("Location");
+}
+
 // Two instances on one PostgreSQL database (8.2): the row lock decides.
 TEST(OidcRefreshScaleOut, Interface_17_10_ConcurrentUsesOnTwoInstancesGiveOneWinner) {
   AUTHD_POSTGRES_ONLY();

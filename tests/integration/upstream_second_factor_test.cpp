@@ -113,6 +113,24 @@ TEST_F(UpstreamSecondFactor, Interface_18_3_7_TotpAfterTheUpstreamOpensTheSessio
   EXPECT_NE(landing.body.find("You are signed in"), std::string::npos);
 }
 
+// interface.md 8.2: the factor's try takes the address's login throttle key
+// before the account's row, in /login's order (which knows the address
+// first); the other order met a /login in flight in a deadlock.
+TEST_F(UpstreamSecondFactor, Interface_8_2_TheFactorTakesTheLoginKeyBeforeTheAccount) {
+  AUTHD_POSTGRES_ONLY();
+  auto authd = start();
+  Browser browser;
+  ASSERT_EQ(upstream_sign_in(browser, *authd).status, 302);
+  HttpResponse done = answer_beside_a_writer(
+      *authd,
+      "SELECT pg_advisory_xact_lock(hashtextextended('login:email:" + std::string(kEmail) +
+          "', 0))",
+      "SELECT id FROM users WHERE email = '" + std::string(kEmail) + "' FOR UPDATE", [&] {
+        return answer_factor(browser, *authd, {{"otp", code_in_steps(secret_, 0)}});
+      });
+  EXPECT_EQ(done.status, 200) << done.body;
+}
+
 TEST_F(UpstreamSecondFactor, Interface_18_3_7_RecoveryCodeServesAsTheFactor) {
   auto authd = start();
   ASSERT_FALSE(recovery_codes_.empty());

@@ -85,6 +85,18 @@ TYPED_TEST(StoreConformance, InsertIsFalseWhenTheEmailIsTaken) {
   });
 }
 
+// The reads a write transaction makes without locking (interface.md 8.2):
+// an address's holder, and an account's address.
+TYPED_TEST(StoreConformance, Interface_8_2_EmailTakenAndEmailOfAnswerInAWriteTransaction) {
+  UserRecord ada = this->stored_user("ada@example.com");
+  this->write([&](Transaction& tx) {
+    EXPECT_TRUE(tx.users().email_taken("ada@example.com"));
+    EXPECT_FALSE(tx.users().email_taken("bob@example.com"));
+    EXPECT_EQ(tx.users().email_of(ada.id), std::optional<std::string>("ada@example.com"));
+    EXPECT_EQ(tx.users().email_of(new_uuid_v7(1'000)), std::nullopt);
+  });
+}
+
 TYPED_TEST(StoreConformance, UpdateChangesEveryColumnButIdAndCreatedAt) {
   UserRecord u = this->stored_user("a@example.com");
   UserRecord changed = u;

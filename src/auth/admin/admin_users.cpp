@@ -177,7 +177,9 @@ boost::asio::awaitable<AdminUserOutcome> patch_admin_user(AuthContext& ctx, cons
     const std::string& old_email = before.email;
     bool new_email = fields.email && *fields.email != user->email;
     if (new_email) {
-      if (tx.users().by_email(*fields.email)) {  // the common case, without a write
+      // The common case, without a write; not locking the address's holder,
+      // which its own change may hold while it waits for this account (8.2).
+      if (tx.users().email_taken(*fields.email)) {
         kind = Kind::exists;
         return;
       }

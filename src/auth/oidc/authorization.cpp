@@ -152,6 +152,14 @@ class Decision {
       // (a double click), the one that removes it issues the code.
       answered_before = waiting_digest && !tx.authorization_requests().remove(*waiting_digest);
       if (answered_before) return;
+      // The user's row before the consent's and the code's (interface.md
+      // 8.2): withdrawing consent and the account's changes lock the user,
+      // then delete its consents and codes. An account erased meanwhile
+      // gets no code.
+      if (!tx.users().by_id(browser.user.id)) {
+        answered_before = true;
+        return;
+      }
       if (grant_consent) record_consent(tx, browser.user.id, now);
       tx.authorization_codes().insert(code.record);
       record_event(tx, source_, "oauth.authorized", browser.user.id,

@@ -25,6 +25,15 @@ class UserStore {
   // commit, so that a read-then-write of one user is atomic across instances.
   virtual std::optional<UserRecord> by_email(std::string_view canonical_email) = 0;
   virtual std::optional<UserRecord> by_id(std::string_view id) = 0;
+  // Whether an account has this address, without locking it even in a
+  // write transaction: a change of e-mail holds its own account and must
+  // not then wait for another one (interface.md 8.2); the unique index
+  // still refuses an address taken meanwhile.
+  virtual bool email_taken(std::string_view canonical_email) = 0;
+  // The account's address, without locking it: a write that knows only the
+  // account's id takes the address's login throttle key first, in /login's
+  // order, then locks the account with by_id (interface.md 8.2).
+  virtual std::optional<std::string> email_of(std::string_view id) = 0;
   // In a write transaction on PostgreSQL, locks the accounts that have one
   // of `emails` or one of `ids`, in id order, so that transactions that then
   // read several of them (by_email, by_id) hold them in one order and cannot

@@ -38,6 +38,20 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
           : db_.run("SELECT " AUTHD_USER_COLUMNS " FROM users WHERE email = $1", params));
 }
 
+bool Users::email_taken(std::string_view email) {
+  Params params;
+  params.text(email);
+  return db_.run("SELECT 1 FROM users WHERE email = $1", params).rows() > 0;
+}
+
+std::optional<std::string> Users::email_of(std::string_view id) {
+  Params params;
+  params.text(id);
+  Result rows = db_.run("SELECT email FROM users WHERE id = $1", params);
+  if (rows.rows() == 0) return std::nullopt;
+  return rows.text(0, 0);
+}
+
 HeldAccounts Users::lock_in_id_order_unless_held(std::span<const std::string> emails,
                                                  std::span<const std::string> ids) {
   HeldAccounts held;

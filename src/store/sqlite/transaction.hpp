@@ -22,6 +22,8 @@ class Users final : public UserStore {
  public:
   explicit Users(Connection& db) : db_(db) {}
   std::optional<UserRecord> by_email(std::string_view canonical_email) override;
+  bool email_taken(std::string_view canonical_email) override;
+  std::optional<std::string> email_of(std::string_view id) override;
   std::optional<UserRecord> by_id(std::string_view id) override;
   HeldAccounts lock_in_id_order_unless_held(std::span<const std::string> emails,
                                             std::span<const std::string> ids) override;

@@ -27,6 +27,19 @@ std::optional<UserRecord> Users::by_email(std::string_view email) {
   return read_user(st);
 }
 
+bool Users::email_taken(std::string_view email) {
+  auto st = db_.prepare("SELECT 1 FROM users WHERE email = ?1");
+  st.bind(1, email);
+  return st.step();
+}
+
+std::optional<std::string> Users::email_of(std::string_view id) {
+  auto st = db_.prepare("SELECT email FROM users WHERE id = ?1");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  return st.text(0);
+}
+
 HeldAccounts Users::lock_in_id_order_unless_held(std::span<const std::string> /*emails*/,
                                                  std::span<const std::string> /*ids*/) {
   return {};
