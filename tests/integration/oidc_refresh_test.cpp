@@ -350,6 +350,61 @@ TEST(OidcLockOrder, Interface_8_2_AConsentWaitsForItsUserBeforeLockingTheConsent
   EXPECT_FALSE(location_parameters(allowed)["code"].empty()) << allowed.header("Location");
 }
 
+// A client's deletion (17.3) meeting a rotation in flight, played by the
+// database client: it takes `first_lock`, as authd's rotation would, then
+// stores a copy of each of the client's refresh and access tokens and
+// commits while the deletion waits. The deletion answers 204 and leaves
+// nothing of the client (17.10: nothing of a deleted client stays usable).
+void expect_deletion_beside_a_rotation(const std::string& first_lock_of_rotation) {
+  AuthdProcess authd(oidc_args());
+  std::string cookie = signed_in(authd);
+  nlohmann::json client = register_client(authd);
+  nlohmann::json tokens = offline_tokens(authd, client, cookie);
+  const std::string id = client["clientId"];
+  const std::string user_id = jwt_payload(tokens["id_token"])["sub"];
+  const std::string key = admin::create_key(authd, "deleter");
+  auto copy_rows = [&](const std::string& table) {
+    const std::string copy = "copy_of_" + table;
+    return "CREATE TEMP TABLE " + copy + " AS SELECT * FROM " + table + " WHERE client_id = '" +
+           id + "'; UPDATE " + copy + " SET token_digest = sha256(token_digest); INSERT INTO " +
+           table + " SELECT * FROM " + copy + ";";
+  };
+  auto named = [&](std::string sql) {
+    for (auto at = sql.find("{user}"); at != std::string::npos; at = sql.find("{user}"))
+      sql.replace(at, 6, user_id);
+    for (auto at = sql.find("{client}"); at != std::string::npos; at = sql.find("{client}"))
+      sql.replace(at, 8, id);
+    return sql;
+  };
+  HttpResponse deleted = answer_beside_a_writer(
+      authd, named(first_lock_of_rotation),
+      copy_rows("oauth_refresh_tokens") + copy_rows("oauth_access_tokens"),
+      [&] { return admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+  EXPECT_EQ(deleted.status, 204) << deleted.body;
+  for (const std::string where : {"oauth_refresh_tokens WHERE client_id",
+                                  "oauth_access_tokens WHERE client_id", "oauth_clients WHERE id"})
+    EXPECT_EQ(std::stol(authd.sql("SELECT count(*) FROM " + where + " = '" + id + "'")), 0)
+        << where;
+}
+
+// The rotation holds its token's row: the deletion's DELETE waits for it,
+// and the tokens it then commits are taken by the next DELETE.
+TEST(OidcRefresh, Interface_17_10_AClientsDeletionTakesTheTokensOfARotationInFlight) {
+  AUTHD_POSTGRES_ONLY();
+  expect_deletion_beside_a_rotation(
+      "SELECT 1 FROM users WHERE id = '{user}' FOR UPDATE; "
+      "SELECT 1 FROM oauth_refresh_tokens WHERE client_id = '{client}' FOR UPDATE");
+}
+
+// The rotation's inserts hold the client's key: the client's own DELETE
+// waits for it, after every token DELETE found nothing, and then finds the
+// tokens it committed still referring to the client.
+TEST(OidcRefresh, Interface_17_10_AClientsDeletionGoesRoundAgainForTokensCommittedAtItsEnd) {
+  AUTHD_POSTGRES_ONLY();
+  expect_deletion_beside_a_rotation(
+      "SELECT 1 FROM oauth_clients WHERE id = '{client}' FOR KEY SHARE");
+}
+
 // Two instances on one PostgreSQL database (8.2): the row lock decides.
 TEST(OidcRefreshScaleOut, Interface_17_10_ConcurrentUsesOnTwoInstancesGiveOneWinner) {
   AUTHD_POSTGRES_ONLY();

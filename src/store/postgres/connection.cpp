@@ -220,6 +220,7 @@ void Connection::fail(const pg_result* result, std::string_view what) {
     broken_ = true;
   if (broken_ || is_transient(state)) throw BusyError(message);
   if (std::string_view(state) == "23505") throw UniqueViolation(message);
+  if (std::string_view(state) == "23503") throw ForeignKeyViolation(message);
   throw StoreError(message);
 }
 
@@ -438,6 +439,14 @@ bool Connection::still_open_while_idle() {
   if (::poll(&descriptor, 1, 0) == 0) return true;
   broken_ = true;
   return false;
+}
+
+std::int64_t Connection::delete_until_none(const char* sql, const Params& params) {
+  std::int64_t total = 0;
+  for (std::int64_t deleted = run(sql, params).affected(); deleted > 0;
+       deleted = run(sql, params).affected())
+    total += deleted;
+  return total;
 }
 
 }  // namespace authd::postgres

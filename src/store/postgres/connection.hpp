@@ -90,6 +90,13 @@ class UniqueViolation : public StoreError {
   using StoreError::StoreError;
 };
 
+// A statement broke a foreign key (SQLSTATE 23503): a row still refers to
+// the one a DELETE removes.
+class ForeignKeyViolation : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 // A wait on the database that ran past its deadline.
 class TimedOutError : public BusyError {
  public:
@@ -146,6 +153,12 @@ class Connection {
   // Runs a prepared statement. `sql` must be a string literal: statements
   // are prepared once per connection, keyed by the literal's address.
   Result run(const char* sql, const Params& params = {});
+  // Runs the DELETE `sql` until it deletes nothing; the rows deleted in
+  // all. Each run is a statement of its own, and under READ COMMITTED sees
+  // the rows that writers it waited for committed meanwhile (a rotation in
+  // flight's next token): a revocation that does not start from one user
+  // takes them too.
+  std::int64_t delete_until_none(const char* sql, const Params& params);
   // As `run`, for a statement whose best plan changes as its table grows
   // faster than ANALYZE follows (a throttle count): prepared again, and so
   // planned again from the table's present size, once its plan is older

@@ -75,16 +75,35 @@ bool OAuthClients::update(const OAuthClientRecord& client) {
 // client's key, so locking the client first could deadlock with it. A
 // consent written between these statements makes the last one fail on its
 // foreign key (the removal is refused, not left half done).
+// A rotation or an exchange in flight holds its token's or code's row and
+// commits the client's next tokens after a DELETE passed them: each DELETE
+// runs until it finds nothing, codes and refresh tokens before the access
+// tokens they beget (interface.md 17.10). One can still commit between the
+// last of them and the client's DELETE, which waited for it (its insert
+// holds the client's key); that DELETE then breaks the foreign key, and
+// the deletion goes round again from a savepoint.
 bool OAuthClients::remove(std::string_view id) {
+  constexpr int kRounds = 5;
   Params params;
   params.text(id);
-  db_.run("DELETE FROM oauth_authorization_requests WHERE client_id = $1", params);
-  db_.run("DELETE FROM oauth_codes WHERE client_id = $1", params);
-  db_.run("DELETE FROM oauth_access_tokens WHERE client_id = $1", params);
-  db_.run("DELETE FROM oauth_client_tokens WHERE client_id = $1", params);
-  db_.run("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
-  db_.run("DELETE FROM oauth_consents WHERE client_id = $1", params);
-  return db_.run("DELETE FROM oauth_clients WHERE id = $1", params).affected() == 1;
+  for (int round = 1;; ++round) {
+    db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1", params);
+    db_.delete_until_none("DELETE FROM oauth_codes WHERE client_id = $1", params);
+    db_.delete_until_none("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
+    db_.delete_until_none("DELETE FROM oauth_access_tokens WHERE client_id = $1", params);
+    db_.delete_until_none("DELETE FROM oauth_client_tokens WHERE client_id = $1", params);
+    db_.delete_until_none("DELETE FROM oauth_consents WHERE client_id = $1", params);
+    db_.execute("SAVEPOINT client_removal");
+    try {
+      const bool removed =
+          db_.run("DELETE FROM oauth_clients WHERE id = $1", params).affected() == 1;
+      db_.execute("RELEASE SAVEPOINT client_removal");
+      return removed;
+    } catch (const ForeignKeyViolation&) {
+      if (round == kRounds) throw;  // tokens still coming: 503, the caller may retry
+      db_.execute("ROLLBACK TO SAVEPOINT client_removal");
+    }
+  }
 }
 
 }  // namespace authd::postgres

@@ -35,15 +35,6 @@ std::optional<std::string> resource_column(const std::string& resource) {
   return resource;
 }
 
-// Runs `sql` until it deletes nothing; the rows deleted in all.
-std::int64_t delete_until_none(Connection& db, const char* sql, const Params& params) {
-  std::int64_t total = 0;
-  for (std::int64_t deleted = db.run(sql, params).affected(); deleted > 0;
-       deleted = db.run(sql, params).affected())
-    total += deleted;
-  return total;
-}
-
 }  // namespace
 
 void RefreshTokens::insert(const RefreshTokenRecord& t) {
@@ -85,28 +76,27 @@ bool RefreshTokens::mark_used(const Sha256Digest& digest, Millis now) {
 std::int64_t RefreshTokens::revoke_family(const Sha256Digest& family_digest) {
   Params params;
   params.digest(family_digest);
-  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE family_digest = $1",
-                           params);
+  return db_.delete_until_none("DELETE FROM oauth_refresh_tokens WHERE family_digest = $1", params);
 }
 
 std::int64_t RefreshTokens::revoke_of_user(std::string_view user_id) {
   Params params;
   params.text(user_id);
-  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE user_id = $1", params);
+  return db_.delete_until_none("DELETE FROM oauth_refresh_tokens WHERE user_id = $1", params);
 }
 
 std::int64_t RefreshTokens::revoke_of_user_and_client(std::string_view user_id,
                                                       std::string_view client_id) {
   Params params;
   params.text(user_id).text(client_id);
-  return delete_until_none(
-      db_, "DELETE FROM oauth_refresh_tokens WHERE user_id = $1 AND client_id = $2", params);
+  return db_.delete_until_none(
+      "DELETE FROM oauth_refresh_tokens WHERE user_id = $1 AND client_id = $2", params);
 }
 
 std::int64_t RefreshTokens::revoke_of_client(std::string_view client_id) {
   Params params;
   params.text(client_id);
-  return delete_until_none(db_, "DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
+  return db_.delete_until_none("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
 }
 
 std::int64_t RefreshTokens::prune(Millis now) {
