@@ -14,33 +14,9 @@
 namespace authd::test::refresh_tests {
 namespace {
 
-const std::string kOffline = "openid email offline_access";
-
-HttpResponse refresh(const AuthdProcess& authd, const nlohmann::json& client,
-                     const std::string& token, const std::optional<std::string>& scope = {}) {
-  std::vector<std::pair<std::string, std::string>> form = {{"grant_type", "refresh_token"},
-                                                           {"refresh_token", token}};
-  if (scope) form.emplace_back("scope", *scope);
-  return token_request(authd, form, client["clientId"], client.value("clientSecret", ""));
-}
-
-// A code flow with offline_access: the token endpoint's answer.
-nlohmann::json offline_tokens(const AuthdProcess& authd, const nlohmann::json& client,
-                              const std::string& cookie, const std::string& scope = kOffline) {
-  Pkce pkce;
-  std::string code = code_for(authd, client, cookie, pkce, scope);
-  HttpResponse res = exchange_code(authd, client, code, pkce);
-  EXPECT_EQ(res.status, 200) << res.body;
-  return res.status == 200 ? res.json() : nlohmann::json::object();
-}
-
 void expect_invalid_grant(const HttpResponse& res, const std::string& context) {
   EXPECT_EQ(res.status, 400) << context << ": " << res.body;
   EXPECT_EQ(res.json().value("error", ""), "invalid_grant") << context;
-}
-
-int userinfo_status(const AuthdProcess& authd, const std::string& access) {
-  return get_with_token(authd.port(), "/oauth2/userinfo", access).status;
 }
 
 // ---- 17.10 issue and rotation ---------------------------------------------------
@@ -317,37 +293,6 @@ TEST(OidcRefresh, Interface_8_2_AnExchangeWaitsForItsUserBeforeLockingItsCode) {
   std::string code = code_for(authd, client, cookie, pkce, kOffline);
   expect_invalid_grant_beside_an_account_change(
       authd, user_id, "oauth_codes", [&] { return exchange_code(authd, client, code, pkce); });
-}
-
-// Allowing more scopes on the consent page updates the consent the user
-// gave before and issues a code in one transaction: it locks the user's row
-// before the consent's, as withdrawing consent and erasing the account lock
-// the user and then delete the consents.
-TEST(OidcLockOrder, Interface_8_2_AConsentWaitsForItsUserBeforeLockingTheConsent) {
-  AUTHD_POSTGRES_ONLY();
-  AuthdProcess authd(oidc_args());
-  std::string cookie = signed_in(authd);
-  std::string user_id = get_with_token(authd.port(), "/me", cookie).json()["id"];
-  nlohmann::json client = register_client(authd, {{"firstParty", false}});
-  Pkce pkce;
-  auto consent_request = [&](const std::string& scope) {
-    HttpResponse res = authorize(authd, code_request(client["clientId"], pkce, scope), cookie);
-    EXPECT_EQ(location_base(res), kIssuer + "/consent") << res.header("Location");
-    return location_parameters(res)["request"];
-  };
-  auto allow = [&](const std::string& request_id) {
-    return send_request(authd.port(), "POST", "/oauth2/consent",
-                        {{"Content-Type", "application/x-www-form-urlencoded"},
-                         {"Cookie", "authd_session=" + cookie},
-                         {"Origin", kIssuer}},
-                        "request=" + request_id + "&decision=allow");
-  };
-  ASSERT_EQ(allow(consent_request("openid")).status, 302);
-  const std::string wider = consent_request("openid email");
-  HttpResponse allowed = answer_beside_an_account_change(authd, user_id, "oauth_consents",
-                                                         [&] { return allow(wider); });
-  ASSERT_EQ(allowed.status, 302) << allowed.body;
-  EXPECT_FALSE(location_parameters(allowed)["code"].empty()) << allowed.header("Location");
 }
 
 // A client's deletion (17.3) meeting a rotation in flight, played by the

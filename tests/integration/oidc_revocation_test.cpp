@@ -10,8 +10,6 @@
 namespace authd::test::revocation_tests {
 namespace {
 
-const std::string kOffline = "openid email offline_access";
-
 std::string basic(const nlohmann::json& client) {
   std::string pair =
       client["clientId"].get<std::string>() + ":" + client.value("clientSecret", std::string());
@@ -21,31 +19,12 @@ std::string basic(const nlohmann::json& client) {
   return std::string("Basic ") + encoded;
 }
 
-HttpResponse refresh(const AuthdProcess& authd, const nlohmann::json& client,
-                     const std::string& token) {
-  return token_request(authd, {{"grant_type", "refresh_token"}, {"refresh_token", token}},
-                       client["clientId"], client.value("clientSecret", ""));
-}
-
 HttpResponse revoke(const AuthdProcess& authd, const nlohmann::json& client,
                     const std::vector<std::pair<std::string, std::string>>& form) {
   return send_request(
       authd.port(), "POST", "/oauth2/revoke",
       {{"Content-Type", "application/x-www-form-urlencoded"}, {"Authorization", basic(client)}},
       form_encoded(form));
-}
-
-nlohmann::json offline_tokens(const AuthdProcess& authd, const nlohmann::json& client,
-                              const std::string& cookie) {
-  Pkce pkce;
-  std::string code = code_for(authd, client, cookie, pkce, kOffline);
-  HttpResponse res = exchange_code(authd, client, code, pkce);
-  EXPECT_EQ(res.status, 200) << res.body;
-  return res.status == 200 ? res.json() : nlohmann::json::object();
-}
-
-int userinfo_status(const AuthdProcess& authd, const std::string& access) {
-  return get_with_token(authd.port(), "/oauth2/userinfo", access).status;
 }
 
 // The user's tokens before `event`, dead after it (refresh: invalid_grant;

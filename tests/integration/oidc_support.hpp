@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,34 @@ inline std::vector<std::pair<std::string, std::string>> with(
   std::erase_if(parameters, [&](const auto& pair) { return pair.first == name; });
   if (value) parameters.emplace_back(name, *value);
   return parameters;
+}
+
+// ---- refresh tokens (17.10) ---------------------------------------------------------
+
+inline const std::string kOffline = "openid email offline_access";
+
+inline HttpResponse refresh(const AuthdProcess& authd, const nlohmann::json& client,
+                            const std::string& token,
+                            const std::optional<std::string>& scope = {}) {
+  std::vector<std::pair<std::string, std::string>> form = {{"grant_type", "refresh_token"},
+                                                           {"refresh_token", token}};
+  if (scope) form.emplace_back("scope", *scope);
+  return token_request(authd, form, client["clientId"], client.value("clientSecret", ""));
+}
+
+// A code flow with offline_access: the token endpoint's answer.
+inline nlohmann::json offline_tokens(const AuthdProcess& authd, const nlohmann::json& client,
+                                     const std::string& cookie,
+                                     const std::string& scope = kOffline) {
+  Pkce pkce;
+  std::string code = code_for(authd, client, cookie, pkce, scope);
+  HttpResponse res = exchange_code(authd, client, code, pkce);
+  EXPECT_EQ(res.status, 200) << res.body;
+  return res.status == 200 ? res.json() : nlohmann::json::object();
+}
+
+inline int userinfo_status(const AuthdProcess& authd, const std::string& access) {
+  return get_with_token(authd.port(), "/oauth2/userinfo", access).status;
 }
 
 }  // namespace authd::test

@@ -225,5 +225,26 @@ TYPED_TEST(StoreConformanceOAuth, Interface_17_6_CodesArePrunedAfterKeepUntilAnd
   });
 }
 
+// interface.md 17.5.5: a withdrawn consent takes the client's codes for the
+// user, and nobody else's.
+TYPED_TEST(StoreConformanceOAuth, Interface_17_5_5_AWithdrawalDeletesTheCodesOfThatUserAndClient) {
+  UserRecord a = this->stored_user("a@example.com");
+  UserRecord b = this->stored_user("b@example.com");
+  OAuthClientRecord app = this->stored_client("app");
+  OAuthClientRecord other = this->stored_client("other");
+  this->write([&](Transaction& tx) {
+    tx.authorization_codes().insert(this->code("a-app", app, a));
+    tx.authorization_codes().insert(this->code("a-other", other, a));
+    tx.authorization_codes().insert(this->code("b-app", app, b));
+  });
+  this->write(
+      [&](Transaction& tx) { tx.authorization_codes().delete_of_user_and_client(a.id, app.id); });
+  this->read([&](Transaction& tx) {
+    EXPECT_FALSE(tx.authorization_codes().by_digest(sha256("a-app")));
+    EXPECT_TRUE(tx.authorization_codes().by_digest(sha256("a-other")));
+    EXPECT_TRUE(tx.authorization_codes().by_digest(sha256("b-app")));
+  });
+}
+
 }  // namespace
 }  // namespace authd

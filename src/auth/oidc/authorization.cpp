@@ -109,8 +109,7 @@ bool fresh_enough(const AuthorizationParameters& parameters,
 
 // A request decided (17.4, 17.5): a code, an error for the client, or a
 // wait. `waiting_since`: when the request was stored, if it was (a session
-// that signed in after it is fresh, whatever prompt=login or max_age ask);
-// `consented`: the user has just allowed it on the consent page.
+// that signed in after it is fresh, whatever prompt=login or max_age ask).
 class Decision {
  public:
   Decision(AuthContext& ctx, AuthorizationParameters parameters, const EventSource& source)
@@ -130,43 +129,53 @@ class Decision {
     // prompt=consent always asks (the answer issues the code itself, so a
     // resumed request does not ask twice).
     if (!situation.client->first_party &&
-        (parameters_.prompt_consent || !consent_covers(situation.consent, parameters_))) {
-      if (parameters_.prompt_none)
-        co_return error_redirect(policy, parameters_.redirect_uri, parameters_.state,
-                                 "consent_required", "the user has not consented");
-      co_return co_await wait_for(AuthorizationStep::Kind::consent, waiting_digest);
-    }
-    co_return co_await issue_code(*situation.browser, waiting_digest, false);
+        (parameters_.prompt_consent || !consent_covers(situation.consent, parameters_)))
+      co_return co_await ask_consent(waiting_digest);
+    co_return co_await issue_code(
+        *situation.browser, waiting_digest,
+        situation.client->first_party ? Consent::not_needed : Consent::given_before);
   }
 
-  // Issues the code; with `grant_consent`, records the user's consent in
-  // the same transaction.
+  // How the code's consent stands: the client needs none (first party),
+  // the user gave it before (read again under the user's lock), or the
+  // user has just given it (recorded in the code's transaction).
+  enum class Consent { not_needed, given_before, given_now };
+
   boost::asio::awaitable<AuthorizationStep> issue_code(const BrowserSession& browser,
                                                        std::optional<Sha256Digest> waiting_digest,
-                                                       bool grant_consent) {
+                                                       Consent consent) {
     Millis now = now_millis();
     IssuedCode code = new_authorization_code(ctx_.policy.oidc, parameters_, browser.session, now);
     bool answered_before = false;
+    bool consent_withdrawn = false;
     auto work = [&](Transaction& tx) {
-      // A waiting request is answered once: of two resumptions at once
-      // (a double click), the one that removes it issues the code.
-      answered_before = waiting_digest && !tx.authorization_requests().remove(*waiting_digest);
-      if (answered_before) return;
-      // The user's row before the consent's and the code's (interface.md
-      // 8.2): withdrawing consent and the account's changes lock the user,
-      // then delete its consents and codes. An account erased meanwhile
-      // gets no code.
+      answered_before = consent_withdrawn = false;  // a transaction may run again: all anew
+      // The user's row before the request's, the consent's and the code's
+      // (interface.md 8.2): withdrawing consent and the account's changes
+      // lock the user, then delete its consents, codes and tokens. An
+      // account erased meanwhile gets no code, nor does a consent
+      // withdrawn since it was read.
       if (!tx.users().by_id(browser.user.id)) {
         answered_before = true;
         return;
       }
-      if (grant_consent) record_consent(tx, browser.user.id, now);
+      if (consent == Consent::given_before &&
+          !consent_covers(tx.consents().get(browser.user.id, parameters_.client_id), parameters_)) {
+        consent_withdrawn = true;
+        return;
+      }
+      // A waiting request is answered once: of two resumptions at once
+      // (a double click), the one that removes it issues the code.
+      answered_before = waiting_digest && !tx.authorization_requests().remove(*waiting_digest);
+      if (answered_before) return;
+      if (consent == Consent::given_now) record_consent(tx, browser.user.id, now);
       tx.authorization_codes().insert(code.record);
       record_event(tx, source_, "oauth.authorized", browser.user.id,
                    {{"clientId", parameters_.client_id}, {"scopes", parameters_.scopes}}, now);
     };
     if (co_await ctx_.db.write(work) != StoreStatus::ok) co_return unavailable();
     if (answered_before) co_return error_page(std::string(kExpiredRequest));
+    if (consent_withdrawn) co_return co_await ask_consent(waiting_digest);
     AuthorizationStep step;
     step.kind = AuthorizationStep::Kind::redirect;
     step.redirect.uri = parameters_.redirect_uri;
@@ -179,6 +188,15 @@ class Decision {
   const AuthorizationParameters& parameters() const { return parameters_; }
 
  private:
+  // The consent page, or consent_required for prompt=none (17.4).
+  boost::asio::awaitable<AuthorizationStep> ask_consent(
+      std::optional<Sha256Digest> waiting_digest) {
+    if (parameters_.prompt_none)
+      co_return error_redirect(ctx_.policy, parameters_.redirect_uri, parameters_.state,
+                               "consent_required", "the user has not consented");
+    co_return co_await wait_for(AuthorizationStep::Kind::consent, waiting_digest);
+  }
+
   // Keeps the request server side (17.5), unless it already is.
   boost::asio::awaitable<AuthorizationStep> wait_for(AuthorizationStep::Kind kind,
                                                      std::optional<Sha256Digest> waiting_digest) {
@@ -358,7 +376,7 @@ boost::asio::awaitable<AuthorizationStep> answer_consent(
   Decision decision(ctx, std::move(*resumed.parameters), source);
   if (allow)
     co_return co_await decision.issue_code(*resumed.situation.browser, resumed.record.id_digest,
-                                           true);
+                                           Decision::Consent::given_now);
   auto forget = [&](Transaction& tx) {
     tx.authorization_requests().remove(resumed.record.id_digest);
   };

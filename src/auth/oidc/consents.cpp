@@ -38,9 +38,10 @@ boost::asio::awaitable<ConsentWithdrawal> withdraw_consent(AuthContext& ctx,
       withdrawal.kind = ConsentWithdrawal::Kind::not_found;
       return;
     }
-    // 17.5, 17.10: the client's access and refresh tokens for the user end.
-    // The refresh tokens first, then the access tokens, which include a
-    // concurrent rotation's (store/postgres/refresh_tokens.cpp).
+    // 17.5, 17.10: the client's codes, access and refresh tokens for the
+    // user end. The codes and refresh tokens first, then the access tokens,
+    // which include a concurrent rotation's (store/postgres/refresh_tokens.cpp).
+    tx.authorization_codes().delete_of_user_and_client(user->id, client_id);
     std::int64_t revoked = tx.refresh_tokens().revoke_of_user_and_client(user->id, client_id);
     revoked += tx.access_tokens().revoke_of_user_and_client(user->id, client_id);
     record_event(tx, source, "oauth.consent_revoked", user->id,

@@ -70,6 +70,8 @@ class AuthorizationCodeStore {
   // marked it (one statement: UPDATE ... WHERE used_at IS NULL).
   virtual bool mark_used(const Sha256Digest& digest, Millis now) = 0;
   virtual void delete_of_user(std::string_view user_id) = 0;
+  // A withdrawn consent's (17.5): no code the client holds is exchanged.
+  virtual void delete_of_user_and_client(std::string_view user_id, std::string_view client_id) = 0;
   // Removes the codes whose keep_until has passed.
   virtual std::int64_t prune(Millis now) = 0;
 };

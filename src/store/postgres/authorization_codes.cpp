@@ -54,6 +54,15 @@ void AuthorizationCodes::delete_of_user(std::string_view user_id) {
   db_.run("DELETE FROM oauth_codes WHERE user_id = $1", params);
 }
 
+// Under the user's lock (the withdrawal holds it, and every writer of the
+// user's codes takes it first): one DELETE sees them all.
+void AuthorizationCodes::delete_of_user_and_client(std::string_view user_id,
+                                                   std::string_view client_id) {
+  Params params;
+  params.text(user_id).text(client_id);
+  db_.run("DELETE FROM oauth_codes WHERE user_id = $1 AND client_id = $2", params);
+}
+
 std::int64_t AuthorizationCodes::prune(Millis now) {
   Params params;
   params.integer(now);

@@ -42,6 +42,14 @@ void AuthorizationCodes::delete_of_user(std::string_view user_id) {
   st.run();
 }
 
+void AuthorizationCodes::delete_of_user_and_client(std::string_view user_id,
+                                                   std::string_view client_id) {
+  auto st = db_.prepare("DELETE FROM oauth_codes WHERE user_id = ?1 AND client_id = ?2");
+  st.bind(1, user_id);
+  st.bind(2, client_id);
+  st.run();
+}
+
 std::int64_t AuthorizationCodes::prune(Millis now) {
   auto st = db_.prepare("DELETE FROM oauth_codes WHERE keep_until <= ?1");
   st.bind(1, now);

@@ -50,6 +50,7 @@ class AuthorizationCodes final : public AuthorizationCodeStore {
   std::optional<AuthorizationCodeRecord> by_digest(const Sha256Digest& digest) override;
   bool mark_used(const Sha256Digest& digest, Millis now) override;
   void delete_of_user(std::string_view user_id) override;
+  void delete_of_user_and_client(std::string_view user_id, std::string_view client_id) override;
   std::int64_t prune(Millis now) override;
 
  private:

@@ -1,0 +1,102 @@
+// Consent (interface.md 17.5) beside what ends it: a withdrawal voids the
+// client's codes not yet exchanged, a code is not issued under a consent
+// withdrawn since it was read, and (PostgreSQL, 8.2) the consent page's
+// answer takes the user's row before the consent's.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "oidc_support.hpp"
+
+namespace authd::test::consent_tests {
+namespace {
+
+// A third-party client and a browser signed in to authd.
+struct ThirdParty {
+  explicit ThirdParty(const AuthdProcess& authd)
+      : authd(authd),
+        cookie(signed_in(authd)),
+        client(register_client(authd, {{"firstParty", false}})) {}
+
+  HttpResponse authorize_for(const std::string& scope) {
+    return authorize(authd, code_request(client["clientId"], pkce, scope), cookie);
+  }
+
+  // The waiting request the consent page is asked about.
+  std::string consent_request(const std::string& scope) {
+    HttpResponse res = authorize_for(scope);
+    EXPECT_EQ(location_base(res), kIssuer + "/consent") << res.header("Location");
+    return location_parameters(res)["request"];
+  }
+
+  HttpResponse allow(const std::string& request_id) {
+    return send_request(authd.port(), "POST", "/oauth2/consent",
+                        {{"Content-Type", "application/x-www-form-urlencoded"},
+                         {"Cookie", "authd_session=" + cookie},
+                         {"Origin", kIssuer}},
+                        "request=" + request_id + "&decision=allow");
+  }
+
+  HttpResponse withdraw() {
+    return send_request(authd.port(), "DELETE",
+                        "/consents/" + client["clientId"].get<std::string>(),
+                        {{"Authorization", "Bearer " + cookie}});
+  }
+
+  std::string user_id() { return get_with_token(authd.port(), "/me", cookie).json()["id"]; }
+
+  const AuthdProcess& authd;
+  std::string cookie;
+  nlohmann::json client;
+  Pkce pkce;
+};
+
+// 17.5: a code the client holds when the user withdraws consent is not
+// exchanged afterwards (its tokens would outlive the withdrawal).
+TEST(OidcConsent, Interface_17_5_5_AWithdrawalVoidsTheClientsCodesNotYetExchanged) {
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);
+  HttpResponse remembered = app.authorize_for("openid");
+  std::string code = location_parameters(remembered)["code"];
+  ASSERT_FALSE(code.empty()) << remembered.header("Location");
+  ASSERT_EQ(app.withdraw().status, 204);
+  HttpResponse exchanged = exchange_code(authd, app.client, code, app.pkce);
+  EXPECT_EQ(exchanged.status, 400) << exchanged.body;
+  EXPECT_EQ(exchanged.json().value("error", ""), "invalid_grant") << exchanged.body;
+}
+
+// 17.5, 8.2: the consent a request was decided on is read again under the
+// user's lock; withdrawn meanwhile, the user is asked again, and no code
+// is issued. The withdrawal is played by the database client, holding the
+// user's row and deleting the consents as DELETE /consents does.
+TEST(OidcConsent, Interface_17_5_5_NoCodeUnderAConsentWithdrawnSinceItWasRead) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);
+  HttpResponse answer = answer_beside_an_account_change(
+      authd, app.user_id(), "oauth_consents", [&] { return app.authorize_for("openid"); });
+  ASSERT_EQ(answer.status, 302) << answer.body;
+  EXPECT_EQ(location_base(answer), kIssuer + "/consent") << answer.header("Location");
+  EXPECT_EQ(location_parameters(answer).count("code"), 0u);
+}
+
+// 8.2: allowing more scopes updates the consent the user gave before and
+// issues a code in one transaction: it locks the user's row before the
+// consent's, as withdrawing consent and erasing the account lock the user
+// and then delete the consents.
+TEST(OidcConsent, Interface_8_2_AConsentWaitsForItsUserBeforeLockingTheConsent) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);
+  const std::string wider = app.consent_request("openid email");
+  HttpResponse allowed = answer_beside_an_account_change(authd, app.user_id(), "oauth_consents",
+                                                         [&] { return app.allow(wider); });
+  ASSERT_EQ(allowed.status, 302) << allowed.body;
+  EXPECT_FALSE(location_parameters(allowed)["code"].empty()) << allowed.header("Location");
+}
+
+}  // namespace
+}  // namespace authd::test::consent_tests
