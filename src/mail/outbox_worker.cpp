@@ -204,7 +204,7 @@ std::size_t hold_back_mails_of_held_accounts(Transaction& tx, std::vector<Outbox
     if (!of_held_account(mail)) continue;
     // Never earlier than it was due (catching up takes mails not due yet).
     tx.outbox().postpone(mail.id, lease_until,
-                         std::max(mail.next_attempt_at, now + kHeldAccountRetry.count()));
+                         std::max<Millis>(mail.next_attempt_at, now + kHeldAccountRetry.count()));
     wipe_password_hash(mail);
   }
   return std::erase_if(mails, of_held_account);

@@ -295,36 +295,37 @@ TEST(OidcRefresh, Interface_8_2_AnExchangeWaitsForItsUserBeforeLockingItsCode) {
       authd, user_id, "oauth_codes", [&] { return exchange_code(authd, client, code, pkce); });
 }
 
-// A client's deletion (17.3) meeting a rotation in flight, played by the
-// database client: it takes `first_lock`, as authd's rotation would, then
-// stores a copy of each of the client's refresh and access tokens and
-// commits while the deletion waits. The deletion answers 204 and leaves
-// nothing of the client (17.10: nothing of a deleted client stays usable).
-void expect_deletion_beside_a_rotation(const std::string& first_lock_of_rotation) {
+// A client's deletion (17.3) beside another writer of the client's tokens,
+// played by the database client: it takes `first_lock`, waits until the
+// deletion waits, then runs `next_step` and commits. The client holds one
+// refresh family of two tokens (one refresh). The deletion answers 204 and
+// leaves nothing of the client (17.10: nothing of a deleted client stays
+// usable). `{user}`, `{client}` and `{other}` in the statements are the
+// ids of the client's user, the client and another user without grants.
+void expect_deletion_beside(const std::string& first_lock, const std::string& next_step) {
   AuthdProcess authd(oidc_args());
   std::string cookie = signed_in(authd);
   nlohmann::json client = register_client(authd);
   nlohmann::json tokens = offline_tokens(authd, client, cookie);
+  ASSERT_EQ(refresh(authd, client, tokens["refresh_token"]).status, 200);
   const std::string id = client["clientId"];
   const std::string user_id = jwt_payload(tokens["id_token"])["sub"];
   const std::string key = admin::create_key(authd, "deleter");
-  auto copy_rows = [&](const std::string& table) {
-    const std::string copy = "copy_of_" + table;
-    return "CREATE TEMP TABLE " + copy + " AS SELECT * FROM " + table + " WHERE client_id = '" +
-           id + "'; UPDATE " + copy + " SET token_digest = sha256(token_digest); INSERT INTO " +
-           table + " SELECT * FROM " + copy + ";";
-  };
+  authd.add_user("other@example.com", kPassword);
+  const std::string other =
+      lines(authd.sql("SELECT id FROM users WHERE email = 'other@example.com'"))[0];
   auto named = [&](std::string sql) {
     for (auto at = sql.find("{user}"); at != std::string::npos; at = sql.find("{user}"))
       sql.replace(at, 6, user_id);
     for (auto at = sql.find("{client}"); at != std::string::npos; at = sql.find("{client}"))
       sql.replace(at, 8, id);
+    for (auto at = sql.find("{other}"); at != std::string::npos; at = sql.find("{other}"))
+      sql.replace(at, 7, other);
     return sql;
   };
-  HttpResponse deleted = answer_beside_a_writer(
-      authd, named(first_lock_of_rotation),
-      copy_rows("oauth_refresh_tokens") + copy_rows("oauth_access_tokens"),
-      [&] { return admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+  HttpResponse deleted = answer_beside_a_writer(authd, named(first_lock), named(next_step), [&] {
+    return admin::call(authd, key, "DELETE", "/admin/clients/" + id);
+  });
   EXPECT_EQ(deleted.status, 204) << deleted.body;
   for (const std::string where : {"oauth_refresh_tokens WHERE client_id",
                                   "oauth_access_tokens WHERE client_id", "oauth_clients WHERE id"})
@@ -332,22 +333,51 @@ void expect_deletion_beside_a_rotation(const std::string& first_lock_of_rotation
         << where;
 }
 
-// The rotation holds its token's row: the deletion's DELETE waits for it,
-// and the tokens it then commits are taken by the next DELETE.
-TEST(OidcRefresh, Interface_17_10_AClientsDeletionTakesTheTokensOfARotationInFlight) {
-  AUTHD_POSTGRES_ONLY();
-  expect_deletion_beside_a_rotation(
-      "SELECT 1 FROM users WHERE id = '{user}' FOR UPDATE; "
-      "SELECT 1 FROM oauth_refresh_tokens WHERE client_id = '{client}' FOR UPDATE");
+// What a rotation of `owner`'s commits: a copy of each of the client's
+// refresh and access tokens, under new digests, as `owner`'s.
+std::string rotation_commits(const std::string& owner) {
+  std::string sql;
+  for (const std::string table : {"oauth_refresh_tokens", "oauth_access_tokens"})
+    sql += "CREATE TEMP TABLE copy_of_" + table + " AS SELECT * FROM " + table +
+           " WHERE client_id = '{client}'; UPDATE copy_of_" + table +
+           " SET token_digest = sha256(token_digest), user_id = '" + owner + "'; INSERT INTO " +
+           table + " SELECT * FROM copy_of_" + table + ";";
+  return sql;
 }
 
-// The rotation's inserts hold the client's key: the client's own DELETE
-// waits for it, after every token DELETE found nothing, and then finds the
-// tokens it committed still referring to the client.
+const std::string kRotationLocks =
+    "SELECT 1 FROM users WHERE id = '{user}' FOR UPDATE; "
+    "SELECT 1 FROM oauth_refresh_tokens WHERE client_id = '{client}' AND used_at IS NULL "
+    "FOR UPDATE";
+
+// A rotation in flight holds its user's and its token's rows: the deletion
+// waits, and the tokens the rotation then commits are deleted too.
+TEST(OidcRefresh, Interface_17_10_AClientsDeletionTakesTheTokensOfARotationInFlight) {
+  AUTHD_POSTGRES_ONLY();
+  expect_deletion_beside(kRotationLocks, rotation_commits("{user}"));
+}
+
+// A grant of a user the deletion did not lock (its first, issued after the
+// deletion read the client's users) holds the client's key: the client's
+// own DELETE waits for it, after every token DELETE found nothing, and
+// then finds the tokens it committed still referring to the client; the
+// deletion goes round again.
 TEST(OidcRefresh, Interface_17_10_AClientsDeletionGoesRoundAgainForTokensCommittedAtItsEnd) {
   AUTHD_POSTGRES_ONLY();
-  expect_deletion_beside_a_rotation(
-      "SELECT 1 FROM oauth_clients WHERE id = '{client}' FOR KEY SHARE");
+  expect_deletion_beside(
+      "SELECT 1 FROM users WHERE id = '{other}' FOR UPDATE; "
+      "SELECT 1 FROM oauth_clients WHERE id = '{client}' FOR KEY SHARE",
+      rotation_commits("{other}"));
+}
+
+// 8.2: a reuse's revocation holds the user's row and the family's newest
+// token, then deletes the family. The deletion locks the users of the
+// client's grants first: without that, it held the family's older token
+// while waiting for the newest, and the two deadlocked.
+TEST(OidcRefresh, Interface_8_2_AClientsDeletionWaitsForTheUsersOfItsGrants) {
+  AUTHD_POSTGRES_ONLY();
+  expect_deletion_beside(kRotationLocks,
+                         "DELETE FROM oauth_refresh_tokens WHERE client_id = '{client}'");
 }
 
 // Two instances on one PostgreSQL database (8.2): the row lock decides.

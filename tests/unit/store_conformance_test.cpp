@@ -21,7 +21,26 @@ namespace authd {
 namespace {
 
 template <class Backend>
-class StoreConformance : public StoreConformanceFixture<Backend> {};
+class StoreConformance : public StoreConformanceFixture<Backend> {
+ protected:
+  // A mail tried twice (due at 1,000), claimed until 60,000, then given
+  // back by `give_back(tx, id, lease)`: under another lease first, which
+  // must leave it claimed, then under its own. The mail's id.
+  template <class GiveBack>
+  std::int64_t claimed_and_given_back(GiveBack give_back) {
+    std::int64_t id = 0;
+    this->write(
+        [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
+    this->write([&](Transaction& tx) { tx.outbox().reschedule(id, 2, 1'000, "451 later"); });
+    this->write([&](Transaction& tx) {
+      ASSERT_TRUE(this->claim_one_due(tx, 2'000, 60'000));
+      give_back(tx, id, 59'999);
+      EXPECT_FALSE(this->claim_one_due(tx, 2'000, 70'000)) << "given back under another lease";
+      give_back(tx, id, 60'000);
+    });
+    return id;
+  }
+};
 
 using Backends = ::testing::Types<OnSqlite, OnPostgres>;
 TYPED_TEST_SUITE(StoreConformance, Backends);
@@ -533,16 +552,8 @@ TYPED_TEST(StoreConformance, Interface_6_Forgot_4_AClaimTakesUpToItsLimitOldestF
 // it back.
 TYPED_TEST(StoreConformance,
            Interface_6_Forgot_4_ReleaseGivesAMailBackUntriedUnderItsOwnLeaseOnly) {
-  std::int64_t id = 0;
-  this->write(
-      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
-  this->write([&](Transaction& tx) { tx.outbox().reschedule(id, 2, 1'000, "451 later"); });
-  this->write([&](Transaction& tx) {
-    ASSERT_TRUE(this->claim_one_due(tx, 2'000, 60'000));
-    tx.outbox().release(id, 59'999);
-    EXPECT_FALSE(this->claim_one_due(tx, 2'000, 70'000)) << "released under another lease";
-    tx.outbox().release(id, 60'000);
-  });
+  const std::int64_t id = this->claimed_and_given_back(
+      [](Transaction& tx, std::int64_t mail, Millis lease) { tx.outbox().release(mail, lease); });
   this->write([&](Transaction& tx) {
     auto again = this->claim_one_due(tx, 2'000, 80'000);
     ASSERT_TRUE(again) << "released: claimable before its lease would have run out";
@@ -556,16 +567,10 @@ TYPED_TEST(StoreConformance,
 // back untried and due again only later, with no attempt counted (a claim
 // does not wait for the account); only the lease that holds it can do so.
 TYPED_TEST(StoreConformance, Interface_8_2_PostponeGivesAMailBackDueLaterUnderItsOwnLeaseOnly) {
-  std::int64_t id = 0;
-  this->write(
-      [&](Transaction& tx) { id = tx.outbox().enqueue(this->mail("a@example.com", 1'000)); });
-  this->write([&](Transaction& tx) { tx.outbox().reschedule(id, 2, 1'000, "451 later"); });
-  this->write([&](Transaction& tx) {
-    ASSERT_TRUE(this->claim_one_due(tx, 2'000, 60'000));
-    tx.outbox().postpone(id, 59'999, 3'000);
-    EXPECT_FALSE(this->claim_one_due(tx, 2'000, 70'000)) << "postponed under another lease";
-    tx.outbox().postpone(id, 60'000, 3'000);
-  });
+  const std::int64_t id =
+      this->claimed_and_given_back([](Transaction& tx, std::int64_t mail, Millis lease) {
+        tx.outbox().postpone(mail, lease, 3'000);
+      });
   this->write([&](Transaction& tx) {
     EXPECT_FALSE(this->claim_one_due(tx, 2'999, 80'000)) << "due only at 3,000";
     auto again = this->claim_one_due(tx, 3'000, 80'000);

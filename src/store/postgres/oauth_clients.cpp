@@ -75,6 +75,12 @@ bool OAuthClients::update(const OAuthClientRecord& client) {
 // client's key, so locking the client first could deadlock with it. A
 // consent written between these statements makes the last one fail on its
 // foreign key (the removal is refused, not left half done).
+// The users the client's grants belong to are locked first, in id order:
+// a user's row before that user's tokens (interface.md 8.2), as a
+// rotation, an exchange or a reuse's revocation of a family takes them.
+// Without it this deletion, holding one token of a family, met a reuse's
+// revocation holding another in a deadlock.
+//
 // A rotation or an exchange in flight holds its token's or code's row and
 // commits the client's next tokens after a DELETE passed them: each DELETE
 // runs until it finds nothing, codes and refresh tokens before the access
@@ -86,6 +92,12 @@ bool OAuthClients::remove(std::string_view id) {
   constexpr int kRounds = 5;
   Params params;
   params.text(id);
+  db_.run(
+      "SELECT 1 FROM users WHERE id IN (SELECT user_id FROM oauth_codes WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_refresh_tokens WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_access_tokens WHERE client_id = $1)"
+      " ORDER BY id FOR UPDATE",
+      params);
   for (int round = 1;; ++round) {
     db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1", params);
     db_.delete_until_none("DELETE FROM oauth_codes WHERE client_id = $1", params);
