@@ -98,5 +98,29 @@ TEST(OidcConsent, Interface_8_2_AConsentWaitsForItsUserBeforeLockingTheConsent) 
   EXPECT_FALSE(location_parameters(allowed)["code"].empty()) << allowed.header("Location");
 }
 
+// 8.2: a client's deletion locks the users of the client's consents before
+// it deletes the client's waiting requests. Issuing the code of a resumed
+// request holds the user's row and the consent, then removes the request:
+// the deletion, holding the deleted request while waiting for the consent,
+// deadlocked with it. Here the user has the consent and no code or token
+// left (pruned); the database client plays the code's issue.
+TEST(OidcConsent, Interface_8_2_AClientsDeletionWaitsForTheUsersOfItsConsents) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);
+  authd.sql("DELETE FROM oauth_codes");
+  app.consent_request("openid email");  // a request waiting for the wider consent
+  const std::string id = app.client["clientId"];
+  const std::string key = admin::create_key(authd, "deleter");
+  HttpResponse deleted = answer_beside_a_writer(
+      authd,
+      "SELECT 1 FROM users WHERE id = '" + app.user_id() +
+          "' FOR UPDATE; SELECT 1 FROM oauth_consents WHERE client_id = '" + id + "' FOR UPDATE",
+      "DELETE FROM oauth_authorization_requests WHERE client_id = '" + id + "'",
+      [&] { return admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+  EXPECT_EQ(deleted.status, 204) << deleted.body;
+}
+
 }  // namespace
 }  // namespace authd::test::consent_tests

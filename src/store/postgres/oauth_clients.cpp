@@ -72,14 +72,14 @@ bool OAuthClients::update(const OAuthClientRecord& client) {
 
 // What names the client first, then the client. No lock on the client's
 // row beforehand: an exchange holds its code's row and then checks the
-// client's key, so locking the client first could deadlock with it. A
-// consent written between these statements makes the last one fail on its
-// foreign key (the removal is refused, not left half done).
-// The users the client's grants belong to are locked first, in id order:
-// a user's row before that user's tokens (interface.md 8.2), as a
-// rotation, an exchange or a reuse's revocation of a family takes them.
-// Without it this deletion, holding one token of a family, met a reuse's
-// revocation holding another in a deadlock.
+// client's key, so locking the client first could deadlock with it.
+// The users the client's grants and consents belong to are locked first,
+// in id order: a user's row before that user's tokens, codes and consents
+// (interface.md 8.2), as a rotation, an exchange, a reuse's revocation of a
+// family and issuing a code take them. Without it this deletion, holding
+// one token of a family, met a reuse's revocation holding another in a
+// deadlock; and, having deleted a waiting request, it met the code issued
+// for that request holding the user's consent.
 //
 // A rotation or an exchange in flight holds its token's or code's row and
 // commits the client's next tokens after a DELETE passed them: each DELETE
@@ -95,7 +95,8 @@ bool OAuthClients::remove(std::string_view id) {
   db_.run(
       "SELECT 1 FROM users WHERE id IN (SELECT user_id FROM oauth_codes WHERE client_id = $1"
       " UNION SELECT user_id FROM oauth_refresh_tokens WHERE client_id = $1"
-      " UNION SELECT user_id FROM oauth_access_tokens WHERE client_id = $1)"
+      " UNION SELECT user_id FROM oauth_access_tokens WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_consents WHERE client_id = $1)"
       " ORDER BY id FOR UPDATE",
       params);
   for (int round = 1;; ++round) {
