@@ -18,23 +18,6 @@
 namespace authd::test::admin {
 namespace {
 
-// Where `needle` appears (any letter case) in any column of any table:
-// "table.column" -> rows.
-std::map<std::string, long> rows_naming(const AuthdProcess& authd, const std::string& needle) {
-  std::map<std::string, long> found;
-  std::vector<std::string> tables = table_names(authd);
-  EXPECT_FALSE(tables.empty()) << "no tables listed";
-  for (const std::string& table : tables) {
-    std::vector<std::string> columns = column_names(authd, table);
-    EXPECT_FALSE(columns.empty()) << "no columns listed for " << table;
-    for (const std::string& column : columns) {
-      long rows = rows_containing(authd, table, column, needle);
-      if (rows != 0) found[table + "." + column] = rows;
-    }
-  }
-  return found;
-}
-
 std::string describe_rows(const std::map<std::string, long>& traces) {
   std::string out;
   for (const auto& [where, rows] : traces) out += where + " (" + std::to_string(rows) + " rows) ";
@@ -118,8 +101,8 @@ TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
             1u);
 
   // The scan finds the user before the delete (it can see what it looks for).
-  std::map<std::string, long> id_before = rows_naming(authd, id);
-  std::map<std::string, long> email_before = rows_naming(authd, email);
+  std::map<std::string, long> id_before = rows_containing(authd, id);
+  std::map<std::string, long> email_before = rows_containing(authd, email);
   EXPECT_TRUE(id_before.count("users.id")) << describe_rows(id_before);
   EXPECT_GE(id_before.size(), 3u) << describe_rows(
       id_before);  // users, sessions, reset tokens, ...
@@ -130,7 +113,7 @@ TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
 
   for (const std::string& needle : {id, email, std::string("Erasable Display Name"),
                                     std::string("+15559876543"), std::string("erasable.png")}) {
-    std::map<std::string, long> left = rows_naming(authd, needle);
+    std::map<std::string, long> left = rows_containing(authd, needle);
     // The audit trail keeps the account's id (interface.md 14.1: the
     // user.deleted event names it) until its retention ends, with its
     // index by account on SQLite (interface.md 14.1.5); nothing else.
@@ -141,7 +124,7 @@ TEST(AdminErasure, Interface_10_4_13_DeleteLeavesNoRowThatNamesTheUser) {
                             id + "'")),
             std::vector<std::string>{"admin:ops"});
   // bob's rows are untouched.
-  std::map<std::string, long> bob_rows = rows_naming(authd, bob);
+  std::map<std::string, long> bob_rows = rows_containing(authd, bob);
   EXPECT_TRUE(bob_rows.count("users.email")) << describe_rows(bob_rows);
   EXPECT_GE(bob_rows.size(), 2u) << describe_rows(bob_rows);
   EXPECT_FALSE(authd.login(bob, kPassword).empty());
@@ -162,7 +145,7 @@ TEST(AdminErasure, Interface_10_4_13_DeleteErasesMailsStillQueued) {
   ASSERT_EQ(call(authd, key, "DELETE", "/admin/users/" + user["id"].get<std::string>()).status,
             204);
   EXPECT_EQ(lines(authd.sql("select count(*) from outbox")), std::vector<std::string>{"0"});
-  EXPECT_TRUE(rows_naming(authd, kEmail).empty()) << describe_rows(rows_naming(authd, kEmail));
+  EXPECT_TRUE(rows_containing(authd, kEmail).empty()) << describe_rows(rows_containing(authd, kEmail));
   EXPECT_TRUE(authd.mails().empty());
 }
 
@@ -320,7 +303,7 @@ TEST(AdminErasure, Interface_10_4_13_CliUserDeleteErasesLikeDelete) {
   EXPECT_EQ(get_with_token(authd.port(), "/me", token).status, 401);
   expect_error(call(authd, key, "GET", "/admin/users/" + id), 404, "GET after user delete");
   for (const std::string& needle : {id, kEmail, std::string("Erasable Display Name")}) {
-    std::map<std::string, long> left = rows_naming(authd, needle);
+    std::map<std::string, long> left = rows_containing(authd, needle);
     if (needle == id) erase_audit_trail_columns(left);  // the audit trail's (14.1)
     EXPECT_TRUE(left.empty()) << "'" << needle << "' is still in " << describe_rows(left);
   }

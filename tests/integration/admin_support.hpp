@@ -7,9 +7,11 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -237,62 +239,124 @@ inline std::string argon2id_hash(const std::string& password, unsigned long long
   return out;
 }
 
-// The tables of the server's database and their columns, read from the
-// database's own catalogue (sqlite_master and pragma_table_info, or
-// information_schema), not from a list kept here.
-inline std::vector<std::string> table_names(const AuthdProcess& authd) {
-  if (on_postgres())
-    return lines(
-        authd.sql("select table_name from information_schema.tables where table_schema = 'public' "
-                  "and table_type = 'BASE TABLE' order by table_name"));
-  return lines(
-      authd.sql("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' "
-                "order by name"));
-}
+// One column of a table of the server's database, as its own catalogue
+// (sqlite_master and pragma_table_info, or information_schema) lists it,
+// not as a list kept here says.
+struct StoredColumn {
+  std::string table;
+  std::string name;
+  bool bytes = false;  // BYTEA on PostgreSQL
+};
 
-inline std::vector<std::string> column_names(const AuthdProcess& authd, const std::string& table) {
-  if (on_postgres())
-    return lines(
-        authd.sql("select column_name from information_schema.columns where table_schema = "
-                  "'public' and table_name = '" +
-                  table + "' order by ordinal_position"));
-  return lines(authd.sql("select name from pragma_table_info('" + table + "')"));
-}
-
-// Rows of `table` whose `column`, read as text, contains `needle` (any
-// letter case). `needle` must hold no LIKE wildcard (% or _).
-inline long rows_containing(const AuthdProcess& authd, const std::string& table,
-                            const std::string& column, std::string needle) {
-  for (char& c : needle) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::vector<std::string> out =
-      lines(authd.sql("select count(*) from \"" + table + "\" where lower(cast(\"" + column +
-                      "\" as text)) like '%" + needle + "%'"));
-  if (out.size() != 1) {
-    ADD_FAILURE() << "cannot read " << table << "." << column;
-    return -1;
-  }
-  return std::stol(out[0]);
-}
-
-// Every non-null value of `table`, each as the upper-case hex of its bytes
-// (a text column's UTF-8, a BLOB's or BYTEA's bytes): what is stored, whatever
-// the column's type.
-inline std::vector<std::string> stored_values_in_hex(const AuthdProcess& authd,
-                                                     const std::string& table) {
-  std::vector<std::string> values;
-  for (const std::string& column : column_names(authd, table)) {
-    std::string expression = "hex(\"" + column + "\")";
-    if (on_postgres()) {
-      std::string type = without_trailing_newlines(
-          authd.sql("select data_type from information_schema.columns where table_schema = "
-                    "'public' and table_name = '" +
-                    table + "' and column_name = '" + column + "'"));
-      if (type != "bytea")
-        expression = "upper(encode(convert_to(cast(\"" + column + "\" as text), 'UTF8'), 'hex'))";
+// Every column of every table, in one query: the scans below read the whole
+// database several times per test, and one psql run per column took the
+// erasure test past its time limit on a loaded machine.
+inline std::vector<StoredColumn> stored_columns(const AuthdProcess& authd) {
+  std::string listed =
+      on_postgres()
+          ? authd.sql(
+                "select c.table_name || '|' || c.column_name || '|' || c.data_type "
+                "from information_schema.columns c join information_schema.tables t "
+                "using (table_schema, table_name) where c.table_schema = 'public' and "
+                "t.table_type = 'BASE TABLE' order by c.table_name, c.ordinal_position")
+          : authd.sql(
+                "select m.name || '|' || p.name || '|' || p.type from sqlite_master m, "
+                "pragma_table_info(m.name) p where m.type = 'table' and m.name not like "
+                "'sqlite_%' order by m.name, p.cid");
+  std::vector<StoredColumn> columns;
+  for (const std::string& line : lines(listed)) {
+    std::size_t first = line.find('|');
+    std::size_t second = line.find('|', first + 1);
+    if (first == std::string::npos || second == std::string::npos) {
+      ADD_FAILURE() << "unexpected catalogue line: " << line;
+      continue;
     }
-    for (const std::string& value :
-         lines(authd.sql("select " + expression + " from \"" + table + "\"")))
-      values.push_back(value);
+    columns.push_back({line.substr(0, first), line.substr(first + 1, second - first - 1),
+                       on_postgres() && line.substr(second + 1) == "bytea"});
+  }
+  EXPECT_FALSE(columns.empty()) << "no columns listed";
+  return columns;
+}
+
+inline std::vector<std::string> table_names(const AuthdProcess& authd) {
+  std::vector<std::string> tables;
+  for (const StoredColumn& column : stored_columns(authd))
+    if (tables.empty() || tables.back() != column.table) tables.push_back(column.table);
+  return tables;
+}
+
+// The columns above, grouped by table, in table order.
+inline std::vector<std::pair<std::string, std::vector<StoredColumn>>> columns_by_table(
+    const AuthdProcess& authd) {
+  std::vector<std::pair<std::string, std::vector<StoredColumn>>> tables;
+  for (StoredColumn& column : stored_columns(authd)) {
+    if (tables.empty() || tables.back().first != column.table) tables.push_back({column.table, {}});
+    tables.back().second.push_back(std::move(column));
+  }
+  return tables;
+}
+
+inline std::string quoted_name(const std::string& name) { return "\"" + name + "\""; }
+
+// "table.column" -> the rows of that column which, read as text, contain
+// `needle` (any letter case); columns with none are left out. One query for
+// the whole database: a count per column, one line per table. `needle` must
+// hold no LIKE wildcard (% or _) and no quote.
+inline std::map<std::string, long> rows_containing(const AuthdProcess& authd, std::string needle) {
+  for (char& c : needle) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto tables = columns_by_table(authd);
+  std::string query;
+  for (const auto& [table, columns] : tables) {
+    if (!query.empty()) query += " union all ";
+    query += "select '" + table + "'";
+    for (const StoredColumn& column : columns)
+      query += " || '|' || count(case when lower(cast(" + quoted_name(column.name) +
+               " as text)) like '%" + needle + "%' then 1 end)";
+    query += " from " + quoted_name(table);
+  }
+  std::map<std::string, long> found;
+  std::size_t tables_read = 0;
+  for (const std::string& line : lines(authd.sql(query))) {
+    std::vector<std::string> fields;
+    std::stringstream in(line);
+    for (std::string field; std::getline(in, field, '|');) fields.push_back(field);
+    auto table = std::find_if(tables.begin(), tables.end(),
+                              [&](const auto& t) { return !fields.empty() && t.first == fields[0]; });
+    if (table == tables.end() || fields.size() != table->second.size() + 1) {
+      ADD_FAILURE() << "unexpected line: " << line;
+      continue;
+    }
+    ++tables_read;
+    for (std::size_t i = 0; i < table->second.size(); ++i)
+      if (long rows = std::stol(fields[i + 1]); rows != 0)
+        found[table->first + "." + table->second[i].name] = rows;
+  }
+  EXPECT_EQ(tables_read, tables.size()) << "cannot read every table";
+  return found;
+}
+
+// Every non-null value of every table, each as the upper-case hex of its
+// bytes (a text column's UTF-8, a BLOB's or BYTEA's bytes): what is stored,
+// whatever the column's type. One query per table.
+inline std::map<std::string, std::vector<std::string>> stored_values_in_hex(
+    const AuthdProcess& authd) {
+  std::map<std::string, std::vector<std::string>> values;
+  for (const auto& [table, columns] : columns_by_table(authd)) {
+    std::string query;
+    for (const StoredColumn& column : columns) {
+      std::string name = quoted_name(column.name);
+      // hex(): SQLite's, or the one the test databases on PostgreSQL get.
+      std::string expression = !on_postgres() || column.bytes
+                                   ? "hex(" + name + ")"
+                                   : "upper(encode(convert_to(cast(" + name +
+                                         " as text), 'UTF8'), 'hex'))";
+      if (!query.empty()) query += " union all ";
+      query += "select " + expression + " from " + quoted_name(table);
+    }
+    values[table] = lines(authd.sql(query));
+    for (const std::string& value : values[table])
+      if (value.find_first_not_of("0123456789ABCDEF") != std::string::npos)
+        ADD_FAILURE() << "cannot read " << table << ": " << value;
   }
   return values;
 }

@@ -106,8 +106,8 @@ TEST(OidcClients, Interface_17_3_CreateAnswers201WithDefaultsAndTheSecretOnce) {
 
   // Stored only as its SHA-256 digest (interface.md 17.3).
   const std::string secret = created["clientSecret"];
-  for (const std::string& table : admin::table_names(authd)) {
-    for (const std::string& value : admin::stored_values_in_hex(authd, table))
+  for (const auto& [table, values] : admin::stored_values_in_hex(authd)) {
+    for (const std::string& value : values)
       EXPECT_EQ(value.find(admin::hex_of(secret)), std::string::npos) << table;
   }
   EXPECT_EQ(authd.log_text().find(secret), std::string::npos);
