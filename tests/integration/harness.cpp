@@ -667,15 +667,19 @@ int blocked_by(const AuthdProcess& authd, const std::string& holder) {
 
 }  // namespace
 
+bool waits_for(const AuthdProcess& authd, HeldLock& held) {
+  const std::string holder = backend_pid(held);
+  return poll([&] { return blocked_by(authd, holder) > 0; });
+}
+
 HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string& first_lock,
                                     const std::string& next_step,
                                     const std::function<HttpResponse()>& request) {
   HeldLock writer(authd, "BEGIN; " + first_lock);
-  const std::string holder = backend_pid(writer);
   HttpResponse answer;
   std::thread in_flight([&] { answer = request(); });
   try {
-    EXPECT_TRUE(poll([&] { return blocked_by(authd, holder) > 0; })) << "the request never waited";
+    EXPECT_TRUE(waits_for(authd, writer)) << "the request never waited";
     std::string next = writer.then(next_step);
     EXPECT_EQ(next.find("ERROR"), std::string::npos) << next;
     writer.then("COMMIT");

@@ -236,6 +236,10 @@ class HeldLock {
   bool sqlite_ = false;
 };
 
+// PostgreSQL: polls (bounded) until a backend of the server's database
+// waits for a lock that `held` holds; false if none came to.
+bool waits_for(const AuthdProcess& authd, HeldLock& held);
+
 // PostgreSQL (interface.md 8.2): plays an account's change, as a password
 // change, a reset, disabling or erasing an account runs it: locks the row
 // of `user_id`, lets `request` start and waits until it waits for that lock,
@@ -255,6 +259,10 @@ HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string
 HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
                                              const std::string& table,
                                              const std::function<HttpResponse()>& request);
+
+// PostgreSQL: polls (bounded) until a backend of the server's database
+// waits for a lock that `held` holds; false if none came to.
+bool waits_for(const AuthdProcess& authd, HeldLock& held);
 
 // PostgreSQL (interface.md 8.2): plays an account's change against the
 // outbox worker: locks the row of `user_id`, runs `queue_mail` (a request

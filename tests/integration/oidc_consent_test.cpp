@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "oidc_support.hpp"
 
@@ -120,6 +121,62 @@ TEST(OidcConsent, Interface_8_2_AClientsDeletionWaitsForTheUsersOfItsConsents) {
       "DELETE FROM oauth_authorization_requests WHERE client_id = '" + id + "'",
       [&] { return admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
   EXPECT_EQ(deleted.status, 204) << deleted.body;
+}
+
+// 8.2: a client's deletion deletes the grants of the users it has locked
+// only. A user whose first grant commits after the deletion read the
+// client's users (here while it waits for a waiting request's row) is left
+// to a later round, which locks that user first. Before, the deletion
+// deleted that user's new code, then waited for the user's consent, which
+// a withdrawal held while it waited for that code: a deadlock. The
+// database clients play the first grant (a copy of the app user's consent
+// and code, as the late user's) and the withdrawal.
+TEST(OidcConsent, Interface_8_2_AClientsDeletionTouchesOnlyTheGrantsOfUsersItLocked) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);  // a consent and a code
+  app.consent_request("openid email");  // a request waiting for the wider consent
+  authd.add_user("late@example.com", kPassword);
+  const std::string late =
+      lines(authd.sql("SELECT id FROM users WHERE email = 'late@example.com'"))[0];
+  const std::string id = app.client["clientId"];
+  const std::string late_grant = " WHERE user_id = '" + late + "' AND client_id = '" + id + "'";
+  const std::string key = admin::create_key(authd, "deleter");
+
+  HeldLock waiting_request(authd, "BEGIN; SELECT 1 FROM oauth_authorization_requests WHERE "
+                                  "client_id = '" + id + "' FOR UPDATE");
+  HttpResponse deleted;
+  std::thread deletion([&] { deleted = admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+  std::string withdrawn;
+  auto play_the_others = [&] {
+    if (!waits_for(authd, waiting_request)) return ADD_FAILURE() << "the deletion never waited";
+    std::string granted = authd.sql(
+        "CREATE TEMP TABLE c AS SELECT * FROM oauth_consents WHERE client_id = '" + id +
+        "'; UPDATE c SET user_id = '" + late + "'; INSERT INTO oauth_consents SELECT * FROM c; "
+        "CREATE TEMP TABLE k AS SELECT * FROM oauth_codes WHERE client_id = '" + id +
+        "'; UPDATE k SET user_id = '" + late + "', code_digest = sha256(code_digest); "
+        "INSERT INTO oauth_codes SELECT * FROM k");
+    if (granted.find("ERROR") != std::string::npos) return ADD_FAILURE() << granted;
+    HeldLock withdrawal(authd, "BEGIN; SELECT 1 FROM users WHERE id = '" + late +
+                                   "' FOR UPDATE; DELETE FROM oauth_consents" + late_grant);
+    waiting_request.release();
+    if (!waits_for(authd, withdrawal)) return ADD_FAILURE() << "the deletion never met it";
+    withdrawn = withdrawal.then("DELETE FROM oauth_codes" + late_grant);
+    withdrawal.then("COMMIT");
+  };
+  try {
+    play_the_others();
+  } catch (...) {
+    waiting_request.release();
+    deletion.join();
+    throw;
+  }
+  waiting_request.release();  // when a step above failed
+  deletion.join();
+  EXPECT_EQ(withdrawn.find("ERROR"), std::string::npos) << withdrawn;
+  EXPECT_EQ(deleted.status, 204) << deleted.body;
+  EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
 }
 
 }  // namespace

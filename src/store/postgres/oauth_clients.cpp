@@ -1,6 +1,9 @@
 // How PostgreSQL stores the registered OAuth clients (interface.md 17.3):
 // one row per client, its lists as JSON arrays; removing one removes what
 // was issued to it first, in the same transaction.
+#include <string>
+#include <vector>
+
 #include "crypto/random.hpp"
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
@@ -19,6 +22,22 @@ void add_writable(Params& params, const OAuthClientRecord& c) {
   params.text(json_list(c.grant_types)).text(json_list(c.scopes)).boolean(c.first_party);
   params.text(c.access_token_format).text(c.id_token_alg).boolean(c.introspection);
   params.integer(c.updated_at);
+}
+
+// The users of the client's grants and consents, locked in id order (those
+// an earlier round locked are held already).
+std::vector<std::string> lock_users_of_grants(Connection& db, const Params& client) {
+  Result rows = db.run(
+      "SELECT id FROM users WHERE id IN (SELECT user_id FROM oauth_codes WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_refresh_tokens WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_access_tokens WHERE client_id = $1"
+      " UNION SELECT user_id FROM oauth_consents WHERE client_id = $1)"
+      " ORDER BY id FOR UPDATE",
+      client);
+  std::vector<std::string> ids;
+  ids.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int i = 0; i < rows.rows(); ++i) ids.push_back(Row(rows, i).text(0));
+  return ids;
 }
 
 }  // namespace
@@ -73,47 +92,50 @@ bool OAuthClients::update(const OAuthClientRecord& client) {
 // What names the client first, then the client. No lock on the client's
 // row beforehand: an exchange holds its code's row and then checks the
 // client's key, so locking the client first could deadlock with it.
-// The users the client's grants and consents belong to are locked first,
-// in id order: a user's row before that user's tokens, codes and consents
-// (interface.md 8.2), as a rotation, an exchange, a reuse's revocation of a
-// family and issuing a code take them. Without it this deletion, holding
-// one token of a family, met a reuse's revocation holding another in a
-// deadlock; and, having deleted a waiting request, it met the code issued
-// for that request holding the user's consent.
 //
-// A rotation or an exchange in flight holds its token's or code's row and
-// commits the client's next tokens after a DELETE passed them: each DELETE
-// runs until it finds nothing, codes and refresh tokens before the access
-// tokens they beget (interface.md 17.10). One can still commit between the
-// last of them and the client's DELETE, which waited for it (its insert
-// holds the client's key); that DELETE then breaks the foreign key, and
-// the deletion goes round again from a savepoint.
+// Each round first locks, in id order, the users the client's grants and
+// consents belong to, and then deletes the grants and consents of those
+// users only: a user's row before that user's tokens, codes and consents
+// (interface.md 8.2), as a rotation, an exchange, a reuse's revocation of a
+// family, issuing a code and a consent's withdrawal take them. Without it
+// this deletion, holding one token of a family, met a reuse's revocation
+// holding another; having deleted a waiting request, it met the code issued
+// for that request holding the user's consent; and having deleted the
+// tokens of a user whose first grant committed after it read the users, it
+// met that user's withdrawal holding the consent.
+//
+// Grants can still commit after a DELETE passed them: a rotation or an
+// exchange in flight, or a user's first grant (it holds the client's key,
+// so the client's DELETE waits for it). Each DELETE runs until it finds
+// nothing, codes and refresh tokens before the access tokens they beget
+// (interface.md 17.10); a grant left when the client's DELETE runs breaks
+// the foreign key, and the deletion goes round again from a savepoint,
+// locking that grant's user first.
 bool OAuthClients::remove(std::string_view id) {
   constexpr int kRounds = 5;
-  Params params;
-  params.text(id);
-  db_.run(
-      "SELECT 1 FROM users WHERE id IN (SELECT user_id FROM oauth_codes WHERE client_id = $1"
-      " UNION SELECT user_id FROM oauth_refresh_tokens WHERE client_id = $1"
-      " UNION SELECT user_id FROM oauth_access_tokens WHERE client_id = $1"
-      " UNION SELECT user_id FROM oauth_consents WHERE client_id = $1)"
-      " ORDER BY id FOR UPDATE",
-      params);
+  Params client;
+  client.text(id);
   for (int round = 1;; ++round) {
-    db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1", params);
-    db_.delete_until_none("DELETE FROM oauth_codes WHERE client_id = $1", params);
-    db_.delete_until_none("DELETE FROM oauth_refresh_tokens WHERE client_id = $1", params);
-    db_.delete_until_none("DELETE FROM oauth_access_tokens WHERE client_id = $1", params);
-    db_.delete_until_none("DELETE FROM oauth_client_tokens WHERE client_id = $1", params);
-    db_.delete_until_none("DELETE FROM oauth_consents WHERE client_id = $1", params);
+    Params owned;
+    owned.text(id).text_array(lock_users_of_grants(db_, client));
+    db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1", client);
+    db_.delete_until_none("DELETE FROM oauth_codes WHERE client_id = $1 AND user_id = ANY($2)",
+                          owned);
+    db_.delete_until_none(
+        "DELETE FROM oauth_refresh_tokens WHERE client_id = $1 AND user_id = ANY($2)", owned);
+    db_.delete_until_none(
+        "DELETE FROM oauth_access_tokens WHERE client_id = $1 AND user_id = ANY($2)", owned);
+    db_.delete_until_none("DELETE FROM oauth_client_tokens WHERE client_id = $1", client);
+    db_.delete_until_none("DELETE FROM oauth_consents WHERE client_id = $1 AND user_id = ANY($2)",
+                          owned);
     db_.execute("SAVEPOINT client_removal");
     try {
       const bool removed =
-          db_.run("DELETE FROM oauth_clients WHERE id = $1", params).affected() == 1;
+          db_.run("DELETE FROM oauth_clients WHERE id = $1", client).affected() == 1;
       db_.execute("RELEASE SAVEPOINT client_removal");
       return removed;
     } catch (const ForeignKeyViolation&) {
-      if (round == kRounds) throw;  // tokens still coming: 503, the caller may retry
+      if (round == kRounds) throw;  // grants still coming: 503, the caller may retry
       db_.execute("ROLLBACK TO SAVEPOINT client_removal");
     }
   }
