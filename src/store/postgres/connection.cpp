@@ -3,7 +3,6 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <iterator>
@@ -11,71 +10,12 @@
 
 #include "core/log.hpp"
 #include "store/postgres/read_pipeline.hpp"
+#include "store/postgres/session_settings.hpp"
+#include "store/postgres/sqlstate.hpp"
 #include "store/store.hpp"
 
 namespace authd::postgres {
 namespace {
-
-// SQLSTATEs that say "not now" rather than "wrong": the request gets a 503
-// and may be retried. Classes 08 (connection), 53 (resources) and 57P
-// (server shutting down or starting), serialization failures and
-// deadlocks, a statement cancelled by statement_timeout, a lock not granted
-// within lock_timeout, a session ended by idle_in_transaction_session_timeout,
-// a read-only server (a standby after a failover: 25006, or 0A000 to BEGIN
-// READ WRITE), and a prepared statement
-// that does not exist (26000): authd runs only names it prepared, so that is
-// a statement another read of the pipeline prepared ahead of this one, whose
-// PREPARE failed (a lock on its table not granted in time), and that read
-// reports why (Connection::send_prepared).
-bool is_transient(std::string_view state) {
-  return state.starts_with("08") || state.starts_with("53") || state.starts_with("57P") ||
-         state == "40001" || state == "40P01" || state == "57014" || state == "55P03" ||
-         state == "25P03" || state == "25006" || state == "0A000" || state == "26000";
-}
-
-// The session's server-side limits and settings, set by one statement
-// right after connecting: not as the startup `options` parameter, which a
-// pooler such as PgBouncer refuses, and which libpq's
-// target_session_attrs=read-write would check against (a session started
-// with default_transaction_read_only=on reads as a standby's). The lock wait
-// gives up a little before the client's deadline, so that a request stuck
-// behind a lock gets a clean error on a connection that stays usable.
-constexpr const char* kSessionSettings =
-    "SELECT set_config('statement_timeout', $1, false),"
-    " set_config('lock_timeout', $2, false),"
-    " set_config('idle_in_transaction_session_timeout', $1, false),"
-    // Result::digest reads BYTEA in the hex format, whatever the server's default.
-    " set_config('bytea_output', 'hex', false),"
-    // Reads run without BEGIN READ ONLY (postgres_store.cpp); writes begin
-    // READ WRITE. Set after libpq has checked target_session_attrs, which
-    // would take this session for a standby's.
-    " set_config('default_transaction_read_only', 'on', false),"
-    // One plan per statement, whatever its values: authd's statements are
-    // lookups by key whose best plan does not depend on which key, and a
-    // plan made for each value would let a response's time depend on what
-    // it looked up
-    // (docs/design/performance-choices.md#postgresql-one-plan-per-statement).
-    " set_config('plan_cache_mode', 'force_generic_plan', false)";
-
-// The same for one transaction, behind a transaction pooler (whose server
-// sessions change from one transaction to the next): SET LOCAL, ended by
-// the COMMIT. Reads there run under the role's settings
-// (docs/reference/interface/20-postgresql-production.md).
-constexpr const char* kTransactionSettings =
-    "SELECT set_config('statement_timeout', $1, true),"
-    " set_config('lock_timeout', $2, true),"
-    " set_config('idle_in_transaction_session_timeout', $1, true),"
-    " set_config('bytea_output', 'hex', true),"
-    " set_config('plan_cache_mode', 'force_generic_plan', true)";
-
-Params session_limits(std::chrono::milliseconds timeout) {
-  auto ms = [](std::chrono::milliseconds d) {
-    return std::to_string(std::max<long>(d.count(), 1)) + "ms";
-  };
-  Params params;
-  params.text(ms(timeout)).text(ms(timeout * 9 / 10));
-  return params;
-}
 
 // TCP settings unless the string sets its own: a server that vanished
 // (a host down, a partition) is noticed on an idle pooled connection within
@@ -213,10 +153,8 @@ void Connection::fail(const pg_result* result, std::string_view what) {
   // WRITE ("cannot set transaction read-write mode during recovery"),
   // which is how authd's writes start; no other statement of authd's
   // uses a feature a server could lack.
-  read_only_server_ =
-      state && (std::string_view(state) == "25006" || std::string_view(state) == "0A000");
-  if (!state || PQstatus(conn_) == CONNECTION_BAD || std::string_view(state).starts_with("08") ||
-      std::string_view(state).starts_with("57P") || read_only_server_)
+  read_only_server_ = state && is_read_only_server(state);
+  if (!state || PQstatus(conn_) == CONNECTION_BAD || ends_the_session(state) || read_only_server_)
     broken_ = true;
   if (broken_ || is_transient(state)) throw BusyError(message);
   if (std::string_view(state) == "23505") throw UniqueViolation(message);
