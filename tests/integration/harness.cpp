@@ -633,29 +633,36 @@ HeldLock::HeldLock(const AuthdProcess& authd, const std::string& sql)
   }
 }
 
-std::string HeldLock::then(const std::string& sql) {
-  const std::string before = read_file(output_path());
-  const std::string marker = "STEP" + std::to_string(++steps_) + "DONE";
-  const std::string script = sql + (sqlite_ ? ";\n.print " : ";\n\\echo ") + marker + "\n";
+void HeldLock::start(const std::string& sql) {
+  pending_output_ = read_file(output_path());
+  pending_ = "STEP" + std::to_string(++steps_) + "DONE";
+  const std::string script = sql + (sqlite_ ? ";\n.print " : ";\n\\echo ") + pending_ + "\n";
   if (input_ < 0 ||
       ::write(input_, script.data(), script.size()) != static_cast<ssize_t>(script.size()))
     throw std::runtime_error("cannot talk to the database client");
-  if (!poll([&] { return read_file(output_path()).find(marker) != std::string::npos; }))
-    throw std::runtime_error("the step did not finish: " + read_file(output_path()));
-  std::string output = read_file(output_path()).substr(before.size());
-  return output.substr(0, output.find(marker));
 }
 
-namespace {
+std::string HeldLock::finish() {
+  if (!poll([&] { return read_file(output_path()).find(pending_) != std::string::npos; }))
+    throw std::runtime_error("the step did not finish: " + read_file(output_path()));
+  std::string output = read_file(output_path()).substr(pending_output_.size());
+  return output.substr(0, output.find(pending_));
+}
 
-// The backend process id of the database client holding `held`.
-std::string backend_pid(HeldLock& held) {
-  std::string out = held.then("SELECT 'pid=' || pg_backend_pid()");
+std::string HeldLock::then(const std::string& sql) {
+  start(sql);
+  return finish();
+}
+
+std::string HeldLock::backend_pid() {
+  std::string out = then("SELECT 'pid=' || pg_backend_pid()");
   std::size_t at = out.find("pid=");
   if (at == std::string::npos) throw std::runtime_error("no backend pid: " + out);
   at += 4;
   return out.substr(at, out.find_first_not_of("0123456789", at) - at);
 }
+
+namespace {
 
 // Backends of the server's database that wait for a lock `holder` holds.
 int blocked_by(const AuthdProcess& authd, const std::string& holder) {
@@ -668,8 +675,15 @@ int blocked_by(const AuthdProcess& authd, const std::string& holder) {
 }  // namespace
 
 bool waits_for(const AuthdProcess& authd, HeldLock& held) {
-  const std::string holder = backend_pid(held);
+  const std::string holder = held.backend_pid();
   return poll([&] { return blocked_by(authd, holder) > 0; });
+}
+
+bool waits_for_a_lock(const AuthdProcess& authd, const std::string& pid) {
+  return poll([&] {
+    return authd.sql("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid +
+                     " AND cardinality(pg_blocking_pids(pid)) > 0") == "1\n";
+  });
 }
 
 HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string& first_lock,
@@ -704,7 +718,7 @@ std::string mails_deleted_beside_a_claim(const AuthdProcess& authd, const std::s
                                          const std::string& email,
                                          const std::function<void()>& queue_mail) {
   HeldLock change(authd, "BEGIN; SELECT id FROM users WHERE id = '" + user_id + "' FOR UPDATE");
-  const std::string holder = backend_pid(change);
+  const std::string holder = change.backend_pid();
   queue_mail();
   auto given_back = [&] { return authd.log_text().find("mails_held_back") != std::string::npos; };
   EXPECT_TRUE(poll([&] { return blocked_by(authd, holder) > 0 || given_back(); }))
@@ -722,8 +736,14 @@ void HeldLock::release() {
     input_ = -1;
   }
   if (pid_ > 0) {
+    // A client whose statement waits for a lock (another client's, which
+    // the test releases next) reads neither; it is killed, not awaited.
     int status = 0;
-    waitpid(pid_, &status, 0);
+    if (!poll([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
+              std::chrono::seconds(2))) {
+      ::kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+    }
     pid_ = -1;
   }
   if (!directory_.empty()) remove_unless_kept(directory_);

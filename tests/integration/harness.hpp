@@ -225,6 +225,12 @@ class HeldLock {
   // holds the lock, and returns what the client printed for it (an error
   // such as "deadlock detected" included).
   std::string then(const std::string& sql);
+  // The same in two halves, for a step that waits for a lock: start()
+  // sends it, finish() waits for it to end and returns what it printed.
+  void start(const std::string& sql);
+  std::string finish();
+  // PostgreSQL: the client's backend process id (asked while idle).
+  std::string backend_pid();
 
  private:
   std::string output_path() const { return directory_ + "/client.out"; }
@@ -233,20 +239,17 @@ class HeldLock {
   int input_ = -1;  // the client's standard input
   int pid_ = -1;
   int steps_ = 0;
+  std::string pending_;  // the marker of the step started, before its output
+  std::string pending_output_;
   bool sqlite_ = false;
 };
 
 // PostgreSQL: polls (bounded) until a backend of the server's database
 // waits for a lock that `held` holds; false if none came to.
 bool waits_for(const AuthdProcess& authd, HeldLock& held);
+// PostgreSQL: polls (bounded) until the backend `pid` waits for a lock.
+bool waits_for_a_lock(const AuthdProcess& authd, const std::string& pid);
 
-// PostgreSQL (interface.md 8.2): plays an account's change, as a password
-// change, a reset, disabling or erasing an account runs it: locks the row
-// of `user_id`, lets `request` start and waits until it waits for that lock,
-// then deletes the user's rows of `table` in the same transaction and
-// commits. Returns the request's answer. Fails the test when the delete
-// met a deadlock: the request held a row of `table` while it waited for the
-// user's (PostgreSQL then ends one of the two, a second later).
 // PostgreSQL (interface.md 8.2): plays another writer. Takes `first_lock`
 // in a transaction, lets `request` start and waits until it waits for that
 // lock, then runs `next_step` in the same transaction and commits. Returns
@@ -256,13 +259,16 @@ HttpResponse answer_beside_a_writer(const AuthdProcess& authd, const std::string
                                     const std::string& next_step,
                                     const std::function<HttpResponse()>& request);
 
+// PostgreSQL (interface.md 8.2): plays an account's change, as a password
+// change, a reset, disabling or erasing an account runs it: locks the row
+// of `user_id`, lets `request` start and waits until it waits for that lock,
+// then deletes the user's rows of `table` in the same transaction and
+// commits. Returns the request's answer. Fails the test when the delete
+// met a deadlock: the request held a row of `table` while it waited for the
+// user's (PostgreSQL then ends one of the two, a second later).
 HttpResponse answer_beside_an_account_change(const AuthdProcess& authd, const std::string& user_id,
                                              const std::string& table,
                                              const std::function<HttpResponse()>& request);
-
-// PostgreSQL: polls (bounded) until a backend of the server's database
-// waits for a lock that `held` holds; false if none came to.
-bool waits_for(const AuthdProcess& authd, HeldLock& held);
 
 // PostgreSQL (interface.md 8.2): plays an account's change against the
 // outbox worker: locks the row of `user_id`, runs `queue_mail` (a request

@@ -179,5 +179,59 @@ TEST(OidcConsent, Interface_8_2_AClientsDeletionTouchesOnlyTheGrantsOfUsersItLoc
   EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
 }
 
+// 8.2: a waiting request is its user's (issuing a code locks the user,
+// then removes the request), so a client's deletion that goes round again
+// lets go of the requests it deleted. Here the deletion waits for the
+// waiting request's row; meanwhile the late user's first code commits, and
+// the late user's next code holds the user and waits for that request too.
+// The deletion takes the request first, meets the first code's foreign key
+// and goes round again, locking the late user. Before, it kept the request
+// into that round: a deadlock. The database clients play the codes' issue.
+TEST(OidcConsent, Interface_8_2_AClientsDeletionGoingRoundAgainLetsGoOfTheRequestsItDeleted) {
+  AUTHD_POSTGRES_ONLY();
+  AuthdProcess authd(oidc_args());
+  ThirdParty app(authd);
+  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);  // a consent and a code
+  app.consent_request("openid email");  // a waiting request
+  authd.add_user("late@example.com", kPassword);
+  const std::string late =
+      lines(authd.sql("SELECT id FROM users WHERE email = 'late@example.com'"))[0];
+  const std::string id = app.client["clientId"];
+  const std::string key = admin::create_key(authd, "deleter");
+
+  HeldLock waiting_request(authd, "BEGIN; SELECT 1 FROM oauth_authorization_requests WHERE "
+                                  "client_id = '" + id + "' FOR UPDATE");
+  HttpResponse deleted;
+  std::thread deletion([&] { deleted = admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+  std::string issued;
+  auto play_the_others = [&] {
+    if (!waits_for(authd, waiting_request)) return ADD_FAILURE() << "the deletion never waited";
+    std::string first_code = authd.sql(
+        "CREATE TEMP TABLE k AS SELECT * FROM oauth_codes WHERE client_id = '" + id +
+        "'; UPDATE k SET user_id = '" + late + "', code_digest = sha256(code_digest); "
+        "INSERT INTO oauth_codes SELECT * FROM k");
+    if (first_code.find("ERROR") != std::string::npos) return ADD_FAILURE() << first_code;
+    HeldLock next_code(authd, "BEGIN; SELECT 1 FROM users WHERE id = '" + late + "' FOR UPDATE");
+    const std::string pid = next_code.backend_pid();
+    next_code.start("DELETE FROM oauth_authorization_requests WHERE client_id = '" + id + "'");
+    if (!waits_for_a_lock(authd, pid)) return ADD_FAILURE() << "the request was not held";
+    waiting_request.release();  // the deletion, first in line, takes the request
+    issued = next_code.finish();
+    next_code.then("COMMIT");
+  };
+  try {
+    play_the_others();
+  } catch (...) {
+    waiting_request.release();
+    deletion.join();
+    throw;
+  }
+  waiting_request.release();  // when a step above failed
+  deletion.join();
+  EXPECT_EQ(issued.find("ERROR"), std::string::npos) << issued;
+  EXPECT_EQ(deleted.status, 204) << deleted.body;
+  EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
+}
+
 }  // namespace
 }  // namespace authd::test::consent_tests

@@ -99,37 +99,47 @@ bool OAuthClients::update(const OAuthClientRecord& client) {
 // (interface.md 8.2), as a rotation, an exchange, a reuse's revocation of a
 // family, issuing a code and a consent's withdrawal take them. Without it
 // this deletion, holding one token of a family, met a reuse's revocation
-// holding another; having deleted a waiting request, it met the code issued
-// for that request holding the user's consent; and having deleted the
-// tokens of a user whose first grant committed after it read the users, it
-// met that user's withdrawal holding the consent.
+// holding another; and having deleted the code of a user whose first grant
+// committed after it read the users, it met that user's withdrawal holding
+// the consent.
 //
 // Grants can still commit after a DELETE passed them: a rotation or an
 // exchange in flight, or a user's first grant (it holds the client's key,
 // so the client's DELETE waits for it). Each DELETE runs until it finds
 // nothing, codes and refresh tokens before the access tokens they beget
 // (interface.md 17.10); a grant left when the client's DELETE runs breaks
-// the foreign key, and the deletion goes round again from a savepoint,
-// locking that grant's user first.
+// the foreign key, and the deletion goes round again, locking that grant's
+// user first. What names no user (waiting requests, client_credentials
+// tokens) is deleted after the savepoint, so that going round again lets
+// it go too: a waiting request is its user's (issuing a code locks the
+// user, then removes the request), and holding one into the next round's
+// locks met that user's next code in a deadlock.
+//
+// Client deletions run one at a time (a transaction-scoped advisory lock):
+// each round locks users in id order, but a later round's may come before
+// an earlier's, so two deletions could otherwise wait for each other.
+//
+// Rows of client $1 whose user is one of $2 (IN over unnest is hashed,
+// where = ANY($2) in a generic plan compares each row with each user).
+#define AUTHD_OF_LOCKED_USERS " WHERE client_id = $1 AND user_id IN (SELECT unnest($2::text[]))"
+
 bool OAuthClients::remove(std::string_view id) {
   constexpr int kRounds = 5;
   Params client;
   client.text(id);
+  db_.execute("SELECT pg_advisory_xact_lock(hashtextextended('authd client deletion', 0))");
   for (int round = 1;; ++round) {
     Params owned;
     owned.text(id).text_array(lock_users_of_grants(db_, client));
-    db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1", client);
-    db_.delete_until_none("DELETE FROM oauth_codes WHERE client_id = $1 AND user_id = ANY($2)",
-                          owned);
-    db_.delete_until_none(
-        "DELETE FROM oauth_refresh_tokens WHERE client_id = $1 AND user_id = ANY($2)", owned);
-    db_.delete_until_none(
-        "DELETE FROM oauth_access_tokens WHERE client_id = $1 AND user_id = ANY($2)", owned);
-    db_.delete_until_none("DELETE FROM oauth_client_tokens WHERE client_id = $1", client);
-    db_.delete_until_none("DELETE FROM oauth_consents WHERE client_id = $1 AND user_id = ANY($2)",
-                          owned);
+    db_.delete_until_none("DELETE FROM oauth_codes" AUTHD_OF_LOCKED_USERS, owned);
+    db_.delete_until_none("DELETE FROM oauth_refresh_tokens" AUTHD_OF_LOCKED_USERS, owned);
+    db_.delete_until_none("DELETE FROM oauth_access_tokens" AUTHD_OF_LOCKED_USERS, owned);
+    db_.delete_until_none("DELETE FROM oauth_consents" AUTHD_OF_LOCKED_USERS, owned);
     db_.execute("SAVEPOINT client_removal");
     try {
+      db_.delete_until_none("DELETE FROM oauth_authorization_requests WHERE client_id = $1",
+                            client);
+      db_.delete_until_none("DELETE FROM oauth_client_tokens WHERE client_id = $1", client);
       const bool removed =
           db_.run("DELETE FROM oauth_clients WHERE id = $1", client).affected() == 1;
       db_.execute("RELEASE SAVEPOINT client_removal");
@@ -140,5 +150,7 @@ bool OAuthClients::remove(std::string_view id) {
     }
   }
 }
+
+#undef AUTHD_OF_LOCKED_USERS
 
 }  // namespace authd::postgres
