@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
+#include "run_authd.hpp"
 
 namespace authd::test::kept_tokens_config {
 namespace {

@@ -4,6 +4,7 @@
 // user and client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/shared_access_tokens.hpp"
 #include "store/postgres/transaction.hpp"
@@ -58,7 +59,7 @@ std::int64_t AccessTokens::revoke_of_user_and_client(std::string_view user_id,
 std::int64_t AccessTokens::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oauth_access_tokens WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("oauth_access_tokens", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -9,6 +9,7 @@
 // reuse is still recognized.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -66,7 +67,7 @@ void AuthorizationCodes::delete_of_user_and_client(std::string_view user_id,
 std::int64_t AuthorizationCodes::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oauth_codes WHERE keep_until <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("oauth_codes", "keep_until <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

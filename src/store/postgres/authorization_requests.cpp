@@ -3,6 +3,7 @@
 // once expired. Of two answers to one request, one DELETE finds the row.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -36,7 +37,7 @@ bool AuthorizationRequests::remove(const Sha256Digest& digest) {
 std::int64_t AuthorizationRequests::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oauth_authorization_requests WHERE expires_at <= $1", params)
+  return db_.run(AUTHD_PRUNE("oauth_authorization_requests", "expires_at <= $1"), params)
       .affected();
 }
 

@@ -3,6 +3,7 @@
 // deletion (one, or all of a client's), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -43,7 +44,7 @@ std::int64_t ClientTokens::revoke_of_client(std::string_view client_id) {
 std::int64_t ClientTokens::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oauth_client_tokens WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("oauth_client_tokens", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -2,6 +2,7 @@
 // per user and per address at most (both unique), keyed by the token's
 // digest.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -92,7 +93,7 @@ void EmailSignIns::delete_of_user(std::string_view user_id) {
 std::int64_t EmailSignIns::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM email_signins WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("email_signins", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -7,6 +7,7 @@
 #include "store/event_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/event_batch.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
@@ -89,7 +90,7 @@ std::int64_t Events::last_seq() {
 std::int64_t Events::prune_repeats(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM event_repeats WHERE until <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("event_repeats", "until <= $1"), params).affected();
 }
 
 void Events::forget_repeat(std::string_view key) {

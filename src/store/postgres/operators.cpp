@@ -1,6 +1,7 @@
 // How PostgreSQL stores the console's operators and sessions (interface.md
 // 21.2): one grant per account; console sessions only as token digests.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -86,7 +87,7 @@ bool Operators::end_session(const Sha256Digest& digest) {
 std::int64_t Operators::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM console_sessions WHERE idle_until <= $1 OR expires_at <= $1", params)
+  return db_.run(AUTHD_PRUNE("console_sessions", "idle_until <= $1 OR expires_at <= $1"), params)
       .affected();
 }
 

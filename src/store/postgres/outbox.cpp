@@ -7,6 +7,7 @@
 #include "store/outbox_columns.hpp"
 #include "store/postgres/connection.hpp"
 #include "store/postgres/mail_batch.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
 
@@ -178,7 +179,7 @@ std::int64_t Outbox::pending_count() {
 std::int64_t Outbox::prune(Millis sent_horizon) {
   Params params;
   params.integer(sent_horizon);
-  return db_.run("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= $1", params)
+  return db_.run(AUTHD_PRUNE("outbox", "sent_at IS NOT NULL AND sent_at <= $1"), params)
       .affected();
 }
 

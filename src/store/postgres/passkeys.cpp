@@ -4,6 +4,7 @@
 // finds nothing. A counter moves by one conditional UPDATE (READ COMMITTED
 // re-checks its WHERE after the lock).
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -111,7 +112,7 @@ std::int64_t Passkeys::remove_all_of(std::string_view user_id) {
 std::int64_t Passkeys::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM webauthn_challenges WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("webauthn_challenges", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -23,6 +23,7 @@
 
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -102,7 +103,7 @@ std::int64_t RefreshTokens::revoke_of_client(std::string_view client_id) {
 std::int64_t RefreshTokens::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oauth_refresh_tokens WHERE family_expires_at <= $1", params)
+  return db_.run(AUTHD_PRUNE("oauth_refresh_tokens", "family_expires_at <= $1"), params)
       .affected();
 }
 

@@ -1,6 +1,7 @@
 // How PostgreSQL stores password-reset tokens: one row per user at most
 // (a unique user_id), keyed by the token's digest.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -54,7 +55,7 @@ void ResetTokens::delete_of_user(std::string_view user_id) {
 std::int64_t ResetTokens::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM reset_tokens WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("reset_tokens", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -1,6 +1,7 @@
 // How PostgreSQL stores sessions: one row per token digest, deleted when
 // revoked or, once expired, by the pruner.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/shared_sessions.hpp"
 #include "store/postgres/transaction.hpp"
@@ -123,7 +124,7 @@ std::int64_t Sessions::live_count(Millis now) {
 std::int64_t Sessions::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM sessions WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("sessions", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

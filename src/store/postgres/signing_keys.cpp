@@ -4,6 +4,7 @@
 // then changes nothing.
 #include "store/oauth_columns.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -57,7 +58,7 @@ bool SigningKeys::reseal(std::string_view kid, std::string_view sealed_private) 
 std::int64_t SigningKeys::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM oidc_signing_keys WHERE remove_after <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("oidc_signing_keys", "remove_after <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -1,6 +1,7 @@
 // How PostgreSQL stores pending sign-ups: one row per address at most (a
 // unique email), keyed by the verification token's digest.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -69,7 +70,7 @@ void Signups::remove_of_email(std::string_view email) {
 std::int64_t Signups::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run("DELETE FROM signups WHERE expires_at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("signups", "expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

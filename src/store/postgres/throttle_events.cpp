@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/shared_throttle.hpp"
 #include "store/postgres/transaction.hpp"
@@ -126,7 +127,7 @@ std::int64_t ThrottleEvents::prune(Millis horizon) {
   if (PipelineTurns* batch = db_.transaction_batch()) batch->throttle().forget_all();
   Params params;
   params.integer(horizon);
-  return db_.run("DELETE FROM throttle_events WHERE at <= $1", params).affected();
+  return db_.run(AUTHD_PRUNE("throttle_events", "at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -1,6 +1,7 @@
 // How PostgreSQL stores the upstream flows waiting for their callback
 // (interface.md 18.2), keyed by the digest of their state.
 #include "store/postgres/connection.hpp"
+#include "store/postgres/prune.hpp"
 #include "store/postgres/transaction.hpp"
 
 namespace authd::postgres {
@@ -94,8 +95,8 @@ std::int64_t UpstreamFlows::prune(Millis now) {
   params.integer(now);
   return db_
       .run(
-          "DELETE FROM upstream_flows WHERE expires_at <= $1 "
-          "AND (awaiting_until IS NULL OR awaiting_until <= $1)",
+          AUTHD_PRUNE("upstream_flows",
+                      "expires_at <= $1 AND (awaiting_until IS NULL OR awaiting_until <= $1)"),
           params)
       .affected();
 }

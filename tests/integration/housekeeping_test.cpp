@@ -1,0 +1,48 @@
+// Housekeeping beside the requests (interface.md 8.2): the pruner removes
+// expired rows every --prune-interval without waiting for a row that
+// another transaction holds.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "contract_support.hpp"
+#include "harness.hpp"
+
+namespace authd::test::housekeeping {
+namespace {
+
+// The session rows of `token`: "1" while it is stored, "0" once pruned.
+std::string rows_of_session(const AuthdProcess& authd, const std::string& token) {
+  return without_trailing_newlines(authd.sql(
+      "SELECT count(*) FROM sessions WHERE hex(token_digest) = '" + sha256_hex(token) + "'"));
+}
+
+// 8.2: a pass of the pruner skips the rows another transaction holds (an
+// erasure's, a client's deletion's, another instance's pass) and leaves
+// them to its next pass. Before, it waited for such a row while holding
+// the expired rows it had deleted, which that writer could be about to
+// delete too (a deadlock), and removed nothing until the row was let go.
+TEST(Housekeeping, Interface_8_2_ThePrunerLeavesARowAnotherTransactionHoldsToItsNextPass) {
+  AUTHD_POSTGRES_ONLY();
+  std::vector<std::string> args = fast_hashing();
+  args.insert(args.end(), {"--session-lifetime", "2s", "--prune-interval", "200ms"});
+  AuthdProcess authd(args);
+  authd.add_user("held@example.com", kPassword);
+  authd.add_user("free@example.com", kPassword);
+  const std::string held = authd.login("held@example.com", kPassword);
+  const std::string free = authd.login("free@example.com", kPassword);
+  ASSERT_FALSE(held.empty() || free.empty());
+
+  HeldLock writer(authd, "BEGIN; SELECT 1 FROM sessions WHERE hex(token_digest) = '" +
+                             sha256_hex(held) + "' FOR UPDATE");
+  // Both sessions expire two seconds after their login.
+  EXPECT_TRUE(eventually([&] { return rows_of_session(authd, free) == "0"; }))
+      << "the pruner removed nothing while a row was held";
+  EXPECT_EQ(rows_of_session(authd, held), "1");
+  writer.release();
+  EXPECT_TRUE(eventually([&] { return rows_of_session(authd, held) == "0"; }));
+}
+
+}  // namespace
+}  // namespace authd::test::housekeeping
