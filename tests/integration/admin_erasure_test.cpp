@@ -145,7 +145,8 @@ TEST(AdminErasure, Interface_10_4_13_DeleteErasesMailsStillQueued) {
   ASSERT_EQ(call(authd, key, "DELETE", "/admin/users/" + user["id"].get<std::string>()).status,
             204);
   EXPECT_EQ(lines(authd.sql("select count(*) from outbox")), std::vector<std::string>{"0"});
-  EXPECT_TRUE(rows_containing(authd, kEmail).empty()) << describe_rows(rows_containing(authd, kEmail));
+  EXPECT_TRUE(rows_containing(authd, kEmail).empty())
+      << describe_rows(rows_containing(authd, kEmail));
   EXPECT_TRUE(authd.mails().empty());
 }
 

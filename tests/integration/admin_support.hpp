@@ -253,16 +253,15 @@ struct StoredColumn {
 // erasure test past its time limit on a loaded machine.
 inline std::vector<StoredColumn> stored_columns(const AuthdProcess& authd) {
   std::string listed =
-      on_postgres()
-          ? authd.sql(
-                "select c.table_name || '|' || c.column_name || '|' || c.data_type "
-                "from information_schema.columns c join information_schema.tables t "
-                "using (table_schema, table_name) where c.table_schema = 'public' and "
-                "t.table_type = 'BASE TABLE' order by c.table_name, c.ordinal_position")
-          : authd.sql(
-                "select m.name || '|' || p.name || '|' || p.type from sqlite_master m, "
-                "pragma_table_info(m.name) p where m.type = 'table' and m.name not like "
-                "'sqlite_%' order by m.name, p.cid");
+      on_postgres() ? authd.sql(
+                          "select c.table_name || '|' || c.column_name || '|' || c.data_type "
+                          "from information_schema.columns c join information_schema.tables t "
+                          "using (table_schema, table_name) where c.table_schema = 'public' and "
+                          "t.table_type = 'BASE TABLE' order by c.table_name, c.ordinal_position")
+                    : authd.sql(
+                          "select m.name || '|' || p.name || '|' || p.type from sqlite_master m, "
+                          "pragma_table_info(m.name) p where m.type = 'table' and m.name not like "
+                          "'sqlite_%' order by m.name, p.cid");
   std::vector<StoredColumn> columns;
   for (const std::string& line : lines(listed)) {
     std::size_t first = line.find('|');
@@ -320,8 +319,9 @@ inline std::map<std::string, long> rows_containing(const AuthdProcess& authd, st
     std::vector<std::string> fields;
     std::stringstream in(line);
     for (std::string field; std::getline(in, field, '|');) fields.push_back(field);
-    auto table = std::find_if(tables.begin(), tables.end(),
-                              [&](const auto& t) { return !fields.empty() && t.first == fields[0]; });
+    auto table = std::find_if(tables.begin(), tables.end(), [&](const auto& t) {
+      return !fields.empty() && t.first == fields[0];
+    });
     if (table == tables.end() || fields.size() != table->second.size() + 1) {
       ADD_FAILURE() << "unexpected line: " << line;
       continue;
@@ -346,10 +346,10 @@ inline std::map<std::string, std::vector<std::string>> stored_values_in_hex(
     for (const StoredColumn& column : columns) {
       std::string name = quoted_name(column.name);
       // hex(): SQLite's, or the one the test databases on PostgreSQL get.
-      std::string expression = !on_postgres() || column.bytes
-                                   ? "hex(" + name + ")"
-                                   : "upper(encode(convert_to(cast(" + name +
-                                         " as text), 'UTF8'), 'hex'))";
+      std::string expression =
+          !on_postgres() || column.bytes
+              ? "hex(" + name + ")"
+              : "upper(encode(convert_to(cast(" + name + " as text), 'UTF8'), 'hex'))";
       if (!query.empty()) query += " union all ";
       query += "select " + expression + " from " + quoted_name(table);
     }

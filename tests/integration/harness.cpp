@@ -739,8 +739,7 @@ void HeldLock::release() {
     // A client whose statement waits for a lock (another client's, which
     // the test releases next) reads neither; it is killed, not awaited.
     int status = 0;
-    if (!poll([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
-              std::chrono::seconds(2))) {
+    if (!poll([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, std::chrono::seconds(2))) {
       ::kill(pid_, SIGKILL);
       waitpid(pid_, &status, 0);
     }

@@ -26,7 +26,7 @@ std::string rows_of_session(const AuthdProcess& authd, const std::string& token)
 TEST(Housekeeping, Interface_8_2_ThePrunerLeavesARowAnotherTransactionHoldsToItsNextPass) {
   AUTHD_POSTGRES_ONLY();
   std::vector<std::string> args = fast_hashing();
-  args.insert(args.end(), {"--session-lifetime", "2s", "--prune-interval", "200ms"});
+  args.insert(args.end(), {"--session-lifetime", "5s", "--prune-interval", "200ms"});
   AuthdProcess authd(args);
   authd.add_user("held@example.com", kPassword);
   authd.add_user("free@example.com", kPassword);
@@ -36,7 +36,13 @@ TEST(Housekeeping, Interface_8_2_ThePrunerLeavesARowAnotherTransactionHoldsToIts
 
   HeldLock writer(authd, "BEGIN; SELECT 1 FROM sessions WHERE hex(token_digest) = '" +
                              sha256_hex(held) + "' FOR UPDATE");
-  // Both sessions expire two seconds after their login.
+  ASSERT_NE(writer
+                .then("SELECT 'rows=' || count(*) FROM sessions WHERE hex(token_digest) = '" +
+                      sha256_hex(held) + "'")
+                .find("rows=1"),
+            std::string::npos)
+      << "the session was gone before its row was held";
+  // Both sessions expire five seconds after their login.
   EXPECT_TRUE(eventually([&] { return rows_of_session(authd, free) == "0"; }))
       << "the pruner removed nothing while a row was held";
   EXPECT_EQ(rows_of_session(authd, held), "1");

@@ -4,8 +4,10 @@
 // answer takes the user's row before the consent's.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "oidc_support.hpp"
 
@@ -123,60 +125,93 @@ TEST(OidcConsent, Interface_8_2_AClientsDeletionWaitsForTheUsersOfItsConsents) {
   EXPECT_EQ(deleted.status, 204) << deleted.body;
 }
 
+// The deletion below waits while the database's clients start one after
+// the other: on a loaded machine that can pass the default 5 s deadline.
+const std::vector<std::string> kPatientDatabase = {"--database-timeout", "30s"};
+
+// PostgreSQL, 8.2: a client's deletion held up by the row of a waiting
+// request, beside a late user with no grant yet whose transactions the
+// database's clients play. The app user has a consent and a code, and a
+// request waits for a wider consent.
+struct DeletionHeldByARequest {
+  explicit DeletionHeldByARequest(AuthdProcess& authd) : authd(authd), app(authd) {
+    EXPECT_EQ(app.allow(app.consent_request("openid")).status, 302);
+    app.consent_request("openid email");
+    authd.add_user("late@example.com", kPassword);
+    late = lines(authd.sql("SELECT id FROM users WHERE email = 'late@example.com'"))[0];
+    id = app.client["clientId"];
+    key = admin::create_key(authd, "deleter");
+  }
+
+  // SQL giving the late user a copy of the app user's rows of `table` (a
+  // first grant), under a new `digest_column` when the table has one.
+  std::string first_grant(const std::string& table, const std::string& digest_column = "") const {
+    std::string set = "user_id = '" + late + "'";
+    if (!digest_column.empty()) set += ", " + digest_column + " = sha256(" + digest_column + ")";
+    const std::string copy = "copy_of_" + table;
+    return "CREATE TEMP TABLE " + copy + " AS SELECT * FROM " + table + " WHERE client_id = '" +
+           id + "'; UPDATE " + copy + " SET " + set + "; INSERT INTO " + table + " SELECT * FROM " +
+           copy + ";";
+  }
+
+  // Holds the waiting request's row, starts the deletion, and once it waits
+  // for that row runs `others` (which may let the row go); then expects the
+  // client deleted (204, no row left).
+  void expect_deletion_beside(const std::function<void(HeldLock& waiting_request)>& others) {
+    HeldLock waiting_request(authd,
+                             "BEGIN; SELECT 1 FROM oauth_authorization_requests WHERE "
+                             "client_id = '" +
+                                 id + "' FOR UPDATE");
+    HttpResponse deleted;
+    std::thread deletion(
+        [&] { deleted = admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
+    try {
+      if (waits_for(authd, waiting_request))
+        others(waiting_request);
+      else
+        ADD_FAILURE() << "the deletion never waited";
+    } catch (...) {
+      waiting_request.release();
+      deletion.join();
+      throw;
+    }
+    waiting_request.release();  // when `others` failed before letting it go
+    deletion.join();
+    EXPECT_EQ(deleted.status, 204) << deleted.body;
+    EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
+  }
+
+  AuthdProcess& authd;
+  ThirdParty app;
+  std::string late;
+  std::string id;
+  std::string key;
+};
+
 // 8.2: a client's deletion deletes the grants of the users it has locked
 // only. A user whose first grant commits after the deletion read the
 // client's users (here while it waits for a waiting request's row) is left
 // to a later round, which locks that user first. Before, the deletion
 // deleted that user's new code, then waited for the user's consent, which
-// a withdrawal held while it waited for that code: a deadlock. The
-// database clients play the first grant (a copy of the app user's consent
-// and code, as the late user's) and the withdrawal.
+// a withdrawal held while it waited for that code: a deadlock.
 TEST(OidcConsent, Interface_8_2_AClientsDeletionTouchesOnlyTheGrantsOfUsersItLocked) {
   AUTHD_POSTGRES_ONLY();
-  AuthdProcess authd(oidc_args());
-  ThirdParty app(authd);
-  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);  // a consent and a code
-  app.consent_request("openid email");  // a request waiting for the wider consent
-  authd.add_user("late@example.com", kPassword);
-  const std::string late =
-      lines(authd.sql("SELECT id FROM users WHERE email = 'late@example.com'"))[0];
-  const std::string id = app.client["clientId"];
-  const std::string late_grant = " WHERE user_id = '" + late + "' AND client_id = '" + id + "'";
-  const std::string key = admin::create_key(authd, "deleter");
-
-  HeldLock waiting_request(authd, "BEGIN; SELECT 1 FROM oauth_authorization_requests WHERE "
-                                  "client_id = '" + id + "' FOR UPDATE");
-  HttpResponse deleted;
-  std::thread deletion([&] { deleted = admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
-  std::string withdrawn;
-  auto play_the_others = [&] {
-    if (!waits_for(authd, waiting_request)) return ADD_FAILURE() << "the deletion never waited";
-    std::string granted = authd.sql(
-        "CREATE TEMP TABLE c AS SELECT * FROM oauth_consents WHERE client_id = '" + id +
-        "'; UPDATE c SET user_id = '" + late + "'; INSERT INTO oauth_consents SELECT * FROM c; "
-        "CREATE TEMP TABLE k AS SELECT * FROM oauth_codes WHERE client_id = '" + id +
-        "'; UPDATE k SET user_id = '" + late + "', code_digest = sha256(code_digest); "
-        "INSERT INTO oauth_codes SELECT * FROM k");
+  AuthdProcess authd(oidc_args(kPatientDatabase));
+  DeletionHeldByARequest held(authd);
+  const std::string late_grant =
+      " WHERE user_id = '" + held.late + "' AND client_id = '" + held.id + "'";
+  held.expect_deletion_beside([&](HeldLock& waiting_request) {
+    std::string granted = authd.sql(held.first_grant("oauth_consents") +
+                                    held.first_grant("oauth_codes", "code_digest"));
     if (granted.find("ERROR") != std::string::npos) return ADD_FAILURE() << granted;
-    HeldLock withdrawal(authd, "BEGIN; SELECT 1 FROM users WHERE id = '" + late +
+    HeldLock withdrawal(authd, "BEGIN; SELECT 1 FROM users WHERE id = '" + held.late +
                                    "' FOR UPDATE; DELETE FROM oauth_consents" + late_grant);
     waiting_request.release();
     if (!waits_for(authd, withdrawal)) return ADD_FAILURE() << "the deletion never met it";
-    withdrawn = withdrawal.then("DELETE FROM oauth_codes" + late_grant);
+    std::string withdrawn = withdrawal.then("DELETE FROM oauth_codes" + late_grant);
+    EXPECT_EQ(withdrawn.find("ERROR"), std::string::npos) << withdrawn;
     withdrawal.then("COMMIT");
-  };
-  try {
-    play_the_others();
-  } catch (...) {
-    waiting_request.release();
-    deletion.join();
-    throw;
-  }
-  waiting_request.release();  // when a step above failed
-  deletion.join();
-  EXPECT_EQ(withdrawn.find("ERROR"), std::string::npos) << withdrawn;
-  EXPECT_EQ(deleted.status, 204) << deleted.body;
-  EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
+  });
 }
 
 // 8.2: a waiting request is its user's (issuing a code locks the user,
@@ -186,51 +221,24 @@ TEST(OidcConsent, Interface_8_2_AClientsDeletionTouchesOnlyTheGrantsOfUsersItLoc
 // the late user's next code holds the user and waits for that request too.
 // The deletion takes the request first, meets the first code's foreign key
 // and goes round again, locking the late user. Before, it kept the request
-// into that round: a deadlock. The database clients play the codes' issue.
+// into that round: a deadlock.
 TEST(OidcConsent, Interface_8_2_AClientsDeletionGoingRoundAgainLetsGoOfTheRequestsItDeleted) {
   AUTHD_POSTGRES_ONLY();
-  AuthdProcess authd(oidc_args());
-  ThirdParty app(authd);
-  ASSERT_EQ(app.allow(app.consent_request("openid")).status, 302);  // a consent and a code
-  app.consent_request("openid email");  // a waiting request
-  authd.add_user("late@example.com", kPassword);
-  const std::string late =
-      lines(authd.sql("SELECT id FROM users WHERE email = 'late@example.com'"))[0];
-  const std::string id = app.client["clientId"];
-  const std::string key = admin::create_key(authd, "deleter");
-
-  HeldLock waiting_request(authd, "BEGIN; SELECT 1 FROM oauth_authorization_requests WHERE "
-                                  "client_id = '" + id + "' FOR UPDATE");
-  HttpResponse deleted;
-  std::thread deletion([&] { deleted = admin::call(authd, key, "DELETE", "/admin/clients/" + id); });
-  std::string issued;
-  auto play_the_others = [&] {
-    if (!waits_for(authd, waiting_request)) return ADD_FAILURE() << "the deletion never waited";
-    std::string first_code = authd.sql(
-        "CREATE TEMP TABLE k AS SELECT * FROM oauth_codes WHERE client_id = '" + id +
-        "'; UPDATE k SET user_id = '" + late + "', code_digest = sha256(code_digest); "
-        "INSERT INTO oauth_codes SELECT * FROM k");
+  AuthdProcess authd(oidc_args(kPatientDatabase));
+  DeletionHeldByARequest held(authd);
+  held.expect_deletion_beside([&](HeldLock& waiting_request) {
+    std::string first_code = authd.sql(held.first_grant("oauth_codes", "code_digest"));
     if (first_code.find("ERROR") != std::string::npos) return ADD_FAILURE() << first_code;
-    HeldLock next_code(authd, "BEGIN; SELECT 1 FROM users WHERE id = '" + late + "' FOR UPDATE");
+    HeldLock next_code(authd,
+                       "BEGIN; SELECT 1 FROM users WHERE id = '" + held.late + "' FOR UPDATE");
     const std::string pid = next_code.backend_pid();
-    next_code.start("DELETE FROM oauth_authorization_requests WHERE client_id = '" + id + "'");
+    next_code.start("DELETE FROM oauth_authorization_requests WHERE client_id = '" + held.id + "'");
     if (!waits_for_a_lock(authd, pid)) return ADD_FAILURE() << "the request was not held";
     waiting_request.release();  // the deletion, first in line, takes the request
-    issued = next_code.finish();
+    std::string issued = next_code.finish();
+    EXPECT_EQ(issued.find("ERROR"), std::string::npos) << issued;
     next_code.then("COMMIT");
-  };
-  try {
-    play_the_others();
-  } catch (...) {
-    waiting_request.release();
-    deletion.join();
-    throw;
-  }
-  waiting_request.release();  // when a step above failed
-  deletion.join();
-  EXPECT_EQ(issued.find("ERROR"), std::string::npos) << issued;
-  EXPECT_EQ(deleted.status, 204) << deleted.body;
-  EXPECT_EQ(authd.sql("SELECT count(*) FROM oauth_clients WHERE id = '" + id + "'"), "0\n");
+  });
 }
 
 }  // namespace

@@ -179,8 +179,7 @@ std::int64_t Outbox::pending_count() {
 std::int64_t Outbox::prune(Millis sent_horizon) {
   Params params;
   params.integer(sent_horizon);
-  return db_.run(AUTHD_PRUNE("outbox", "sent_at IS NOT NULL AND sent_at <= $1"), params)
-      .affected();
+  return db_.run(AUTHD_PRUNE("outbox", "sent_at IS NOT NULL AND sent_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -9,6 +9,6 @@
 // erasure, a client's deletion, a rotation, another instance's pass) while
 // holding rows that writer deletes next met it in a deadlock (interface.md
 // 8.2). A pass that never waits meets nobody.
-#define AUTHD_PRUNE(table, condition)                                                           \
+#define AUTHD_PRUNE(table, condition)                                                        \
   "DELETE FROM " table " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " table " WHERE " condition \
   " FOR UPDATE SKIP LOCKED))"

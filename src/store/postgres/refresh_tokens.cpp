@@ -103,8 +103,7 @@ std::int64_t RefreshTokens::revoke_of_client(std::string_view client_id) {
 std::int64_t RefreshTokens::prune(Millis now) {
   Params params;
   params.integer(now);
-  return db_.run(AUTHD_PRUNE("oauth_refresh_tokens", "family_expires_at <= $1"), params)
-      .affected();
+  return db_.run(AUTHD_PRUNE("oauth_refresh_tokens", "family_expires_at <= $1"), params).affected();
 }
 
 }  // namespace authd::postgres

@@ -94,10 +94,9 @@ std::int64_t UpstreamFlows::prune(Millis now) {
   Params params;
   params.integer(now);
   return db_
-      .run(
-          AUTHD_PRUNE("upstream_flows",
-                      "expires_at <= $1 AND (awaiting_until IS NULL OR awaiting_until <= $1)"),
-          params)
+      .run(AUTHD_PRUNE("upstream_flows",
+                       "expires_at <= $1 AND (awaiting_until IS NULL OR awaiting_until <= $1)"),
+           params)
       .affected();
 }
 
