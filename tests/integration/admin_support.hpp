@@ -277,13 +277,6 @@ inline std::vector<StoredColumn> stored_columns(const AuthdProcess& authd) {
   return columns;
 }
 
-inline std::vector<std::string> table_names(const AuthdProcess& authd) {
-  std::vector<std::string> tables;
-  for (const StoredColumn& column : stored_columns(authd))
-    if (tables.empty() || tables.back() != column.table) tables.push_back(column.table);
-  return tables;
-}
-
 // The columns above, grouped by table, in table order.
 inline std::vector<std::pair<std::string, std::vector<StoredColumn>>> columns_by_table(
     const AuthdProcess& authd) {
