@@ -29,6 +29,7 @@ import {
   freePort, launchBrowser, log, logOf, openPage, portFrom, runAuthd, runTest, shot, startProcess,
   waitFor, waitForStatus, workDir, FAST_HASHING
 } from './support.mjs';
+import { codeAfter, currentStep, totp } from '../support/totp.mjs';
 
 const AUTHD = process.argv[2] && path.resolve(process.argv[2]);
 const PASSWORD = 'correct horse battery staple';
@@ -45,26 +46,6 @@ async function clause(name, check) {
     throw error;
   }
   log('ok -', name);
-}
-
-// ---------------------------------------------------------------------------
-// TOTP (RFC 6238), to enrol a factor and answer it.
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of text.replace(/=+$/, '')) bits += alphabet.indexOf(c.toUpperCase()).toString(2).padStart(5, '0');
-  const bytes = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-function totp(secret, step) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const digest = crypto.createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const offset = digest[digest.length - 1] & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
 async function call(url, method, { body, token, key } = {}) {
@@ -86,7 +67,7 @@ async function enrolled(server, email) {
   assert.ok(token, `a session for ${email}`);
   const started = await call(`${server.base}/mfa/totp`, 'POST', { body: { password: PASSWORD }, token });
   assert.equal(started.status, 200, JSON.stringify(started.body));
-  const step = Math.floor(Date.now() / 1000 / 30);
+  const step = currentStep();
   const confirmed = await call(`${server.base}/mfa/totp/confirm`, 'POST', { body: { code: totp(started.body.secret, step) }, token });
   assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
   return { secret: started.body.secret, step, recovery: confirmed.body.recoveryCodes };
@@ -173,7 +154,6 @@ async function userOf(server, key, email) {
   return found.body.users[0];
 }
 
-
 // Waits until the audit trail's table shows rows, every one of them with `text`.
 async function untilEveryRowSays(page, text) {
   for (let tries = 0; tries < 200; tries += 1) {
@@ -201,7 +181,7 @@ async function main() {
 
   await clause('21.3 a read operator sees no change and every change it sends is refused', async () => {
     const page = await openPage(context, 'console');
-    await signIn(page, server, READER, totp(reader.secret, reader.step + 1));
+    await signIn(page, server, READER, codeAfter(reader.secret, reader.step));
     assert.match(await page.locator('#whoami').textContent(), /\(read\)/);
     await openUser(page, BOB);
     assert.equal(await page.locator('#toggle-disabled').isVisible(), false);
@@ -233,7 +213,7 @@ async function main() {
     await page.goto(`${server.admin}/console/`);
     await page.locator('#signin').waitFor();
     await shot(page, 'console-sign-in.png');
-    await signIn(page, server, WRITER, totp(writer.secret, writer.step + 1));
+    await signIn(page, server, WRITER, codeAfter(writer.secret, writer.step));
     assert.match(await page.locator('#whoami').textContent(), /\(write\)/);
   });
 

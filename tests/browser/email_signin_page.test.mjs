@@ -21,7 +21,6 @@
 // test-artifacts/ at the repository root. Every process it starts is
 // stopped on every path out. Exit status 0 on success.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -29,6 +28,7 @@ import {
   launchBrowser, log, logOf, openPage, postJson, runAuthd, runTest, shot, startAuthd, textParts,
   waitFor, waitForStatus, FAST_HASHING
 } from './support.mjs';
+import { codeAfter, currentStep, totp } from '../support/totp.mjs';
 
 const AUTHD = process.argv[2] && path.resolve(process.argv[2]);
 
@@ -106,35 +106,6 @@ function codeFromMail(raw) {
   assert.ok(codes.length > 0, `no code in the mail:\n${raw}`);
   assert.ok(codes.every((code) => code === codes[0]), 'the parts of the mail disagree on the code');
   return codes[0];
-}
-
-// ---------------------------------------------------------------------------
-// TOTP (RFC 6238, interface.md 12.3.3), to enrol a factor and answer it.
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of text.replace(/=+$/, '')) {
-    const value = alphabet.indexOf(c.toUpperCase());
-    assert.ok(value >= 0, `not base32: ${c}`);
-    bits += value.toString(2).padStart(5, '0');
-  }
-  const bytes = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-function totp(secret, step) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const digest = crypto.createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const offset = digest[digest.length - 1] & 0x0f;
-  const value = (digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
-  return String(value).padStart(6, '0');
-}
-
-function currentStep() {
-  return Math.floor(Date.now() / 1000 / 30);
 }
 
 async function postWithToken(base, route, token, body) {
@@ -313,7 +284,7 @@ async function main() {
     await second.locator('#second-factor-submit').click();
     log('wrong TOTP code:', await waitForStatus(second, SECOND_FACTOR_REFUSED_TEXT));
     assert.equal(await second.locator('#second-factor-form').isVisible(), true);
-    await second.locator('#second-factor-code').fill(totp(secret, step + 1));
+    await second.locator('#second-factor-code').fill(codeAfter(secret, step));
     await second.locator('#second-factor-submit').click();
     log('TOTP code:', await waitForStatus(second, SIGNED_IN_TEXT(BOB)));
     assert.equal(second.posts, 3);

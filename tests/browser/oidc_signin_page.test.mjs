@@ -30,6 +30,7 @@ import {
   freePort, launchBrowser, log, portFrom, runAuthd, runTest, shot, startProcess, waitFor,
   waitForStatus, workDir, FAST_HASHING
 } from './support.mjs';
+import { codeAfter, currentStep, totp } from '../support/totp.mjs';
 
 const AUTHD = process.argv[2] && path.resolve(process.argv[2]);
 
@@ -59,31 +60,6 @@ async function clause(name, check) {
   log('ok -', name);
 }
 
-// ---------------------------------------------------------------------------
-// TOTP (RFC 6238, interface.md 12.3.3), to enrol a factor and answer it.
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of text.replace(/=+$/, '')) {
-    const value = alphabet.indexOf(c.toUpperCase());
-    assert.ok(value >= 0, `not base32: ${c}`);
-    bits += value.toString(2).padStart(5, '0');
-  }
-  const bytes = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-function totp(secret, step) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const digest = crypto.createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const offset = digest[digest.length - 1] & 0x0f;
-  const value = (digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
-  return String(value).padStart(6, '0');
-}
-
 async function postJson(base, route, body, token) {
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -102,7 +78,7 @@ async function enrolTotp(base, email) {
   assert.ok(token, 'a session token');
   const enrolled = await postJson(base, 'mfa/totp', { password: PASSWORD }, token);
   assert.equal(enrolled.status, 200, JSON.stringify(enrolled.body));
-  const step = Math.floor(Date.now() / 1000 / 30);
+  const step = currentStep();
   const confirmed = await postJson(base, 'mfa/totp/confirm', { code: totp(enrolled.body.secret, step) }, token);
   assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
   return { secret: enrolled.body.secret, step };
@@ -289,7 +265,7 @@ async function main() {
     log('wrong TOTP code:', await waitForStatus(page, SECOND_FACTOR_REFUSED_TEXT));
     assert.equal(await page.locator('#second-factor').isVisible(), true);
     assert.equal((await context.cookies(base)).some((c) => c.name === COOKIE), false, 'no session yet');
-    await page.locator('#code').fill(totp(secret, step + 1));
+    await page.locator('#code').fill(codeAfter(secret, step));
     await Promise.all([
       page.waitForURL(resumeUrl(base, id)),
       page.locator('#code-submit').click()

@@ -94,6 +94,7 @@ struct Enrolled {
   std::string token;   // a session opened before the factor
   std::string secret;  // base32
   std::vector<std::string> recovery_codes;
+  std::string confirmation_code;  // the code of the step the factor was confirmed with
 };
 
 // The account kEmail with a confirmed TOTP factor, confirmed with the code
@@ -105,8 +106,9 @@ inline Enrolled enrolled_account(const AuthdProcess& authd) {
   enrolled.token = authd.login(kEmail, kPassword);
   nlohmann::json started = begin_enrolment(authd, enrolled.token);
   enrolled.secret = started.value("secret", "");
+  enrolled.confirmation_code = code_in_steps(enrolled.secret, -1);
   HttpResponse confirmed = mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
-                                    {{"code", code_in_steps(enrolled.secret, -1)}});
+                                    {{"code", enrolled.confirmation_code}});
   EXPECT_EQ(confirmed.status, 200) << confirmed.body;
   if (confirmed.status == 200)
     enrolled.recovery_codes = confirmed.json()["recoveryCodes"].get<std::vector<std::string>>();

@@ -18,9 +18,10 @@ import path from 'node:path';
 import { newBrowserContext, onCleanup, setup, shot, suite } from './support.mjs';
 import {
   addUser, corpLogin, enrolTotp, events, githubAuthorize, githubUpstream, identitiesOf, oidcUpstream, passwordSignIn,
-  reserveAuthd, sessionUser, signInThrough, startAuthd, startLink, callbackAnswer, totp, userByEmail
+  reserveAuthd, sessionUser, signInThrough, startAuthd, startLink, callbackAnswer, userByEmail
 } from './upstream/authd.mjs';
 import { startCorpIdp, startGithubDouble } from './upstream/launch.mjs';
+import { currentStep, totp } from '../support/totp.mjs';
 
 const AUTHD = path.resolve(process.argv[2] ?? process.env.AUTHD ?? 'build/authd');
 const check = suite();
@@ -153,7 +154,7 @@ check('Interface_18_3_7 an upstream sign-in of an account with TOTP asks for the
   assert.equal(await sessionUser(context, authd), null,
     'an upstream sign-in skipped the account\'s second factor');
   // The step after the one the enrolment took (a step is accepted once, 12.3.3).
-  await page.fill('#code', totp(secret, Math.floor(Date.now() / 1000 / 30) + 1));
+  await page.fill('#code', totp(secret, currentStep() + 1));
   await Promise.all([page.waitForURL(`${authd.base}/signed-in`), page.click('#code-submit')]);
   await page.waitForSelector('#heading');
   assert.match(await page.textContent('#heading'), /You are signed in/);

@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { totp } from '../../support/totp.mjs';
 import { PASSWORD, freePort, log, logOf, run, startProcess, waitFor, workDir } from '../support.mjs';
 
 const FAST_HASHING = ['--argon2-memory-kib', '8', '--argon2-iterations', '1'];
@@ -168,23 +169,6 @@ export function sessionToken(cookies) {
 
 // ---------------------------------------------------------------------------
 // A second factor (TOTP, RFC 6238, interface.md 12.3), to enrol and answer.
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of text.replace(/=+$/, '')) bits += alphabet.indexOf(c.toUpperCase()).toString(2).padStart(5, '0');
-  const bytes = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-export function totp(secret, step = Math.floor(Date.now() / 1000 / 30)) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const digest = crypto.createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const offset = digest[digest.length - 1] & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 async function postJson(base, route, body, token) {
   const headers = { 'Content-Type': 'application/json' };
