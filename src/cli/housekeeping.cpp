@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/log.hpp"
+#include "store/prune_limit.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
@@ -37,14 +38,22 @@ void Housekeeping::stop() {
   event_indexer_.stop();
 }
 
+// A transaction removes at most kRowsPrunedPerTable rows of each table
+// (interface.md 8.2); one that removed as many may have left some, and the
+// pass runs another, with the same horizons, until one removes fewer or
+// fails (the next pass goes on), or the server stops.
 void Housekeeping::prune() {
-  Millis now = now_millis();
-  std::int64_t removed = 0;
-  store_.run(Store::Mode::write, [&](Transaction& tx) {
-    removed = tx.prune(now, now - settings_.throttle_window.count(), now - kSentMailKept.count(),
-                       now - settings_.event_retention.count());
-  });
-  if (removed > 0) log::debug("pruned", {{"rows", removed}});
+  const Millis now = now_millis();
+  std::int64_t removed = kRowsPrunedPerTable;
+  while (removed >= kRowsPrunedPerTable && !pruner_.stopping()) {
+    removed = 0;
+    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
+      removed = tx.prune(now, now - settings_.throttle_window.count(), now - kSentMailKept.count(),
+                         now - settings_.event_retention.count());
+    });
+    if (status != StoreStatus::ok) break;
+    if (removed > 0) log::debug("pruned", {{"rows", removed}});
+  }
   forget_tokens_not_kept();
 }
 

@@ -18,7 +18,7 @@ namespace {
 template <class Backend>
 class StoreConformanceEvents : public StoreConformanceFixture<Backend> {
  protected:
-  std::int64_t append(const std::string& type, const std::string& user, Millis at) {
+  static EventRecord event_of(const std::string& type, const std::string& user, Millis at) {
     EventRecord event;
     event.id = new_uuid_v7(at);
     event.at = at;
@@ -26,9 +26,19 @@ class StoreConformanceEvents : public StoreConformanceFixture<Backend> {
     event.user_id = user;
     event.actor = "self";
     event.detail = "{}";
+    return event;
+  }
+
+  std::int64_t append(const std::string& type, const std::string& user, Millis at) {
     std::int64_t seq = 0;
-    this->write([&](Transaction& tx) { seq = tx.events().append(event); });
+    this->write([&](Transaction& tx) { seq = tx.events().append(event_of(type, user, at)); });
     return seq;
+  }
+
+  std::int64_t prune(Millis horizon) {
+    std::int64_t removed = 0;
+    this->write([&](Transaction& tx) { removed = tx.events().prune(horizon); });
+    return removed;
   }
 
   std::int64_t index(std::int64_t at_most = 1'000) {
@@ -125,6 +135,20 @@ TYPED_TEST(StoreConformanceEvents, Interface_14_1_5_EventsAfterAnEmptyingPruneAr
   this->index();
   EXPECT_EQ(this->seqs(this->of_user("alice")), (Seqs{next}));
   EXPECT_EQ(this->seqs(this->of_type("logout")), (Seqs{next}));
+}
+
+// interface.md 8.2: pruning removes at most 5,000 events in a transaction,
+// the oldest first; the next transaction goes on from there.
+TYPED_TEST(StoreConformanceEvents, Interface_8_2_PruningTakesATransactionsWorthOfEventsAtATime) {
+  constexpr int kOld = 5'003;
+  this->write([&](Transaction& tx) {
+    for (int i = 0; i < kOld; ++i) tx.events().append(this->event_of("logout", "alice", 1'000 + i));
+  });
+  std::int64_t kept = this->append("logout", "alice", 100'000);
+  EXPECT_EQ(this->prune(50'000), 5'000);
+  EXPECT_EQ(this->prune(50'000), 3);
+  EXPECT_EQ(this->prune(50'000), 0);
+  EXPECT_EQ(this->seqs(this->of_user("alice")), (std::vector<std::int64_t>{kept}));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "store/postgres/prune.hpp"
 #include "store/postgres/read_pipeline.hpp"
 #include "store/postgres/transaction.hpp"
+#include "store/prune_limit.hpp"
 
 namespace authd::postgres {
 
@@ -133,11 +134,13 @@ std::int64_t Events::prune(Millis horizon) {
   Params params;
   params.integer(horizon);
   // In the order written: everything before the first event at or after
-  // the horizon (a walk from the oldest, no index of its own to keep up).
+  // the horizon (a walk from the oldest, no index of its own to keep up),
+  // and no more than a transaction's worth of them (interface.md 8.2).
   return db_
       .run(
-          "DELETE FROM events WHERE seq < coalesce((SELECT seq FROM events WHERE at >= $1 "
-          "ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM events))",
+          "DELETE FROM events WHERE seq < LEAST(coalesce((SELECT seq FROM events WHERE at >= $1 "
+          "ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM events)), "
+          "(SELECT min(seq) FROM events) + " AUTHD_ROWS_PRUNED_PER_TABLE_TEXT ")",
           params)
       .affected();
 }

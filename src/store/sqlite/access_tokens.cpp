@@ -3,6 +3,7 @@
 // deletion (one, or by grant, user, or user and client), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 #include "store/user_columns.hpp"
 
@@ -60,7 +61,7 @@ std::int64_t AccessTokens::revoke_of_user_and_client(std::string_view user_id,
 }
 
 std::int64_t AccessTokens::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oauth_access_tokens WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("oauth_access_tokens", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -4,6 +4,7 @@
 // keep_until so that a reuse is still recognized.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -51,7 +52,7 @@ void AuthorizationCodes::delete_of_user_and_client(std::string_view user_id,
 }
 
 std::int64_t AuthorizationCodes::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oauth_codes WHERE keep_until <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("oauth_codes", "code_digest", "keep_until <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

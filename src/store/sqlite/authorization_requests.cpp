@@ -3,6 +3,7 @@
 // expired.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -31,7 +32,8 @@ bool AuthorizationRequests::remove(const Sha256Digest& digest) {
 }
 
 std::int64_t AuthorizationRequests::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oauth_authorization_requests WHERE expires_at <= ?1");
+  auto st =
+      db_.prepare(AUTHD_PRUNE("oauth_authorization_requests", "id_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -3,6 +3,7 @@
 // deletion (one, or all of a client's), pruned once expired.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -40,7 +41,7 @@ std::int64_t ClientTokens::revoke_of_client(std::string_view client_id) {
 }
 
 std::int64_t ClientTokens::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oauth_client_tokens WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("oauth_client_tokens", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

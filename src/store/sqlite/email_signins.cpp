@@ -1,6 +1,7 @@
 // How SQLite stores the live sign-in mails (interface.md 19.2): one row per
 // user and per address at most, keyed by the token's digest.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -68,7 +69,7 @@ void EmailSignIns::delete_of_user(std::string_view user_id) {
 }
 
 std::int64_t EmailSignIns::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM email_signins WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("email_signins", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

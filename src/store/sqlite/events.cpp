@@ -5,7 +5,9 @@
 #include <limits>
 
 #include "store/event_columns.hpp"
+#include "store/prune_limit.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -70,7 +72,7 @@ std::int64_t Events::last_seq() {
 }
 
 std::int64_t Events::prune_repeats(Millis now) {
-  auto st = db_.prepare("DELETE FROM event_repeats WHERE until <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("event_repeats", "key", "until <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();
@@ -170,10 +172,12 @@ std::int64_t Events::index_appended(std::int64_t at_most) {
 
 std::int64_t Events::prune(Millis horizon) {
   // In the order written: everything before the first event at or after
-  // the horizon (a walk from the oldest, no index by time to keep up).
+  // the horizon (a walk from the oldest, no index by time to keep up), and
+  // no more than a transaction's worth of them (interface.md 8.2).
   auto first_kept = db_.prepare(
-      "SELECT coalesce((SELECT seq FROM events WHERE at >= ?1 ORDER BY seq LIMIT 1), "
-      "(SELECT max(seq) + 1 FROM events))");
+      "SELECT min(coalesce((SELECT seq FROM events WHERE at >= ?1 ORDER BY seq LIMIT 1), "
+      "(SELECT max(seq) + 1 FROM events)), "
+      "(SELECT min(seq) FROM events) + " AUTHD_ROWS_PRUNED_PER_TABLE_TEXT ")");
   first_kept.bind(1, horizon);
   std::optional<std::int64_t> found =
       first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;

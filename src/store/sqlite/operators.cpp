@@ -1,6 +1,7 @@
 // How SQLite stores the console's operators and sessions (interface.md
 // 21.2): one grant per account; console sessions only as token digests.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -83,7 +84,8 @@ bool Operators::end_session(const Sha256Digest& digest) {
 }
 
 std::int64_t Operators::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM console_sessions WHERE idle_until <= ?1 OR expires_at <= ?1");
+  auto st = db_.prepare(
+      AUTHD_PRUNE("console_sessions", "token_digest", "idle_until <= ?1 OR expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -4,6 +4,7 @@
 
 #include "store/outbox_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -143,7 +144,7 @@ std::int64_t Outbox::pending_count() {
 }
 
 std::int64_t Outbox::prune(Millis sent_horizon) {
-  auto st = db_.prepare("DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("outbox", "id", "sent_at IS NOT NULL AND sent_at <= ?1"));
   st.bind(1, sent_horizon);
   st.run();
   return db_.changes();

@@ -2,6 +2,7 @@
 // SQLite's single writer makes each conditional DELETE or UPDATE below the
 // one winner of a race.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -105,7 +106,7 @@ std::int64_t Passkeys::remove_all_of(std::string_view user_id) {
 }
 
 std::int64_t Passkeys::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM webauthn_challenges WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("webauthn_challenges", "digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -8,6 +8,7 @@
 
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -78,7 +79,8 @@ std::int64_t RefreshTokens::revoke_of_client(std::string_view client_id) {
 }
 
 std::int64_t RefreshTokens::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oauth_refresh_tokens WHERE family_expires_at <= ?1");
+  auto st =
+      db_.prepare(AUTHD_PRUNE("oauth_refresh_tokens", "token_digest", "family_expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

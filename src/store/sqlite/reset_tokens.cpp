@@ -1,6 +1,7 @@
 // How SQLite stores password-reset tokens: one row per user at most, keyed
 // by the token's digest.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -30,7 +31,7 @@ void ResetTokens::delete_of_user(std::string_view user_id) {
 }
 
 std::int64_t ResetTokens::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM reset_tokens WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("reset_tokens", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -2,6 +2,7 @@
 // revoked, deleted by the pruner once expired.
 #include "store/session_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 #include "store/user_columns.hpp"
 
@@ -115,7 +116,7 @@ std::int64_t Sessions::live_count(Millis now) {
 // A revoked session's row stays until its expiry has passed too, and then
 // goes with the others.
 std::int64_t Sessions::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM sessions WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("sessions", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

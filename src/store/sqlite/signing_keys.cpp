@@ -3,6 +3,7 @@
 // same next key, the second's insert changes nothing.
 #include "store/oauth_columns.hpp"
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -51,7 +52,7 @@ bool SigningKeys::reseal(std::string_view kid, std::string_view sealed_private) 
 }
 
 std::int64_t SigningKeys::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM oidc_signing_keys WHERE remove_after <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("oidc_signing_keys", "kid", "remove_after <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

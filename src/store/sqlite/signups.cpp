@@ -1,6 +1,7 @@
 // How SQLite stores pending sign-ups: one row per address at most (a unique
 // email), keyed by the verification token's digest.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -59,7 +60,7 @@ void Signups::remove_of_email(std::string_view email) {
 }
 
 std::int64_t Signups::prune(Millis now) {
-  auto st = db_.prepare("DELETE FROM signups WHERE expires_at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("signups", "token_digest", "expires_at <= ?1"));
   st.bind(1, now);
   st.run();
   return db_.changes();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -41,7 +42,7 @@ void ThrottleEvents::delete_events(std::string_view key) {
 }
 
 std::int64_t ThrottleEvents::prune(Millis horizon) {
-  auto st = db_.prepare("DELETE FROM throttle_events WHERE at <= ?1");
+  auto st = db_.prepare(AUTHD_PRUNE("throttle_events", "id", "at <= ?1"));
   st.bind(1, horizon);
   st.run();
   return db_.changes();

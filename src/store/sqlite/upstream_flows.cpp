@@ -1,6 +1,7 @@
 // How SQLite stores the upstream flows waiting for their callback
 // (interface.md 18.2), keyed by the digest of their state.
 #include "store/sqlite/connection.hpp"
+#include "store/sqlite/prune.hpp"
 #include "store/sqlite/transaction.hpp"
 
 namespace authd::sqlite {
@@ -87,8 +88,8 @@ void UpstreamFlows::end_wait(const Sha256Digest& state_digest) {
 
 std::int64_t UpstreamFlows::prune(Millis now) {
   auto st = db_.prepare(
-      "DELETE FROM upstream_flows WHERE expires_at <= ?1 "
-      "AND (awaiting_until IS NULL OR awaiting_until <= ?1)");
+      AUTHD_PRUNE("upstream_flows", "state_digest",
+                  "expires_at <= ?1 AND (awaiting_until IS NULL OR awaiting_until <= ?1)"));
   st.bind(1, now);
   st.run();
   return db_.changes();
