@@ -1,10 +1,12 @@
 #include "cli/housekeeping.hpp"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <utility>
 
 #include "core/log.hpp"
-#include "store/prune_limit.hpp"
+#include "store/pruning.hpp"
 #include "store/transaction.hpp"
 
 namespace authd {
@@ -39,20 +41,35 @@ void Housekeeping::stop() {
 }
 
 // A transaction removes at most kRowsPrunedPerTable rows of each table
-// (interface.md 8.2); one that removed as many may have left some, and the
-// pass runs another, with the same horizons, until one removes fewer or
-// fails (the next pass goes on), or the server stops.
+// (interface.md 8.2). A table whose step removed as many may have more; the
+// pass runs another transaction for those tables alone, with the same
+// horizons, until none has more, a transaction fails (the next pass goes
+// on) or the server stops.
 void Housekeeping::prune() {
   const Millis now = now_millis();
-  std::int64_t removed = kRowsPrunedPerTable;
-  while (removed >= kRowsPrunedPerTable && !pruner_.stopping()) {
-    removed = 0;
+  const PruneHorizons horizons{.now = now,
+                               .throttle = now - settings_.throttle_window.count(),
+                               .sent_mail = now - kSentMailKept.count(),
+                               .audit = now - settings_.event_retention.count()};
+  std::array<bool, kPruneSteps.size()> more;
+  more.fill(true);
+  while (std::find(more.begin(), more.end(), true) != more.end() && !pruner_.stopping()) {
+    std::array<bool, kPruneSteps.size()> left{};
+    std::int64_t removed = 0;
+    // The work may run again after a failed attempt: it only assigns.
     StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      removed = tx.prune(now, now - settings_.throttle_window.count(), now - kSentMailKept.count(),
-                         now - settings_.event_retention.count());
+      left.fill(false);
+      removed = 0;
+      for (std::size_t i = 0; i < kPruneSteps.size(); ++i) {
+        if (!more[i]) continue;
+        const std::int64_t rows = kPruneSteps[i](tx, horizons);
+        removed += rows;
+        left[i] = rows >= kRowsPrunedPerTable;
+      }
     });
     if (status != StoreStatus::ok) break;
     if (removed > 0) log::debug("pruned", {{"rows", removed}});
+    more = left;
   }
   forget_tokens_not_kept();
 }

@@ -63,25 +63,6 @@ class Transaction {
   virtual OperatorStore& operators() = 0;
   // Sign-in through upstream providers (interface.md 18.2).
   virtual UpstreamFlowStore& upstream_flows() = 0;
-
-  // Housekeeping: removes what can no longer matter (expired sessions,
-  // tokens, sign-in mails, pending sign-ups and passkey challenges, throttling events older than
-  // the longest window, mail sent before `sent_mail_horizon`, audit events from before
-  // `audit_horizon` with their webhook deliveries; the OpenID provider's expired waiting
-  // requests, access tokens, client_credentials tokens and refresh token families, codes past
-  // their keep_until and signing
-  // keys past their remove_after; idle or expired console sessions; expired upstream flows);
-  // returns the rows removed.
-  std::int64_t prune(Millis now, Millis event_horizon, Millis sent_mail_horizon,
-                     Millis audit_horizon) {
-    return sessions().prune(now) + reset_tokens().prune(now) + email_signins().prune(now) +
-           signups().prune(now) + passkeys().prune(now) + throttle().prune(event_horizon) +
-           outbox().prune(sent_mail_horizon) + events().prune(audit_horizon) +
-           events().prune_repeats(now) + authorization_requests().prune(now) +
-           authorization_codes().prune(now) + access_tokens().prune(now) +
-           refresh_tokens().prune(now) + signing_keys().prune(now) + client_tokens().prune(now) +
-           operators().prune(now) + upstream_flows().prune(now);
-  }
 };
 
 }  // namespace authd

@@ -536,7 +536,10 @@ std::string AuthdProcess::sql(const std::string& query) const {
   std::filesystem::remove(output_path);
   if (database_url_.rfind("sqlite:", 0) == 0) {
     // The URL's file: a server started on another's database has none of its own.
-    run_to_end({"/usr/bin/sqlite3", database_url_.substr(7), query}, output_path);
+    // The shell waits for a lock rather than fail at once: authd's writer
+    // (a request, the pruner, the event indexer) may hold it just then.
+    run_to_end({"/usr/bin/sqlite3", "-cmd", ".timeout 5000", database_url_.substr(7), query},
+               output_path);
   } else {
     run_to_end({"/usr/bin/psql", "-X", "-A", "-t", "-q", "-d", database_url_, "-c", query},
                output_path);

@@ -107,8 +107,8 @@ inline Enrolled enrolled_account(const AuthdProcess& authd) {
   nlohmann::json started = begin_enrolment(authd, enrolled.token);
   enrolled.secret = started.value("secret", "");
   enrolled.confirmation_code = code_in_steps(enrolled.secret, -1);
-  HttpResponse confirmed = mfa_call(authd, enrolled.token, "/mfa/totp/confirm",
-                                    {{"code", enrolled.confirmation_code}});
+  HttpResponse confirmed =
+      mfa_call(authd, enrolled.token, "/mfa/totp/confirm", {{"code", enrolled.confirmation_code}});
   EXPECT_EQ(confirmed.status, 200) << confirmed.body;
   if (confirmed.status == 200)
     enrolled.recovery_codes = confirmed.json()["recoveryCodes"].get<std::vector<std::string>>();

@@ -162,8 +162,7 @@ TEST(Mfa, Interface_12_3_AStepIsAcceptedOnlyOnce) {
   std::string now_code = code_in_steps(enrolled.secret, 0);
   // The confirmation's own code, not "the step before now": a step may
   // have ended since the enrolment, and the step before now be a new one.
-  HttpResponse replay_of_confirmation =
-      login_with(authd, {{"otp", enrolled.confirmation_code}});
+  HttpResponse replay_of_confirmation = login_with(authd, {{"otp", enrolled.confirmation_code}});
   EXPECT_EQ(replay_of_confirmation.status, 401);
   EXPECT_EQ(replay_of_confirmation.header("authd-second-factor"), "totp");
 

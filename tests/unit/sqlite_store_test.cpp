@@ -19,6 +19,7 @@
 #include "auth/login/throttle.hpp"
 #include "crypto/random.hpp"
 #include "store/migrations.hpp"
+#include "store/pruning.hpp"
 #include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -211,9 +212,8 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   std::int64_t removed = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        removed =
-                            tx.prune(/*now=*/5'000, /*event_horizon=*/100, /*sent_mail_horizon=*/0,
-                                     /*audit_horizon=*/0);
+                        removed = prune_each_table_once(
+                            tx, {.now = 5'000, .throttle = 100, .sent_mail = 0, .audit = 0});
                       }),
             StoreStatus::ok);
   EXPECT_EQ(removed, 3);  // two sessions, one event: not the logged-out one
@@ -237,7 +237,9 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
 
   std::int64_t removed_later = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
-                      [&](Transaction& tx) { removed_later = tx.prune(9'000, 0, 0, 0); }),
+                      [&](Transaction& tx) {
+                        removed_later = prune_each_table_once(tx, {9'000, 0, 0, 0});
+                      }),
             StoreStatus::ok);
   EXPECT_EQ(removed_later, 2);  // "live" and "logged-out", both expired by now
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "store/pruning.hpp"
 #include "store_conformance_fixture.hpp"
 
 namespace authd {
@@ -160,7 +161,7 @@ TYPED_TEST(StoreConformanceEmailSignins, Interface_19_3_DeleteOfUserRemovesThatA
 }
 
 // interface.md 19.2: mails expired at `now` are pruned, the others kept;
-// the pruner's one call (Transaction::prune) includes them.
+// the pruner's steps (prune_each_table_once) include them.
 TYPED_TEST(StoreConformanceEmailSignins, Interface_19_2_PruneRemovesExpiredMailsOnly) {
   UserRecord a = this->stored_user("a@example.com");
   UserRecord b = this->stored_user("b@example.com");
@@ -173,7 +174,7 @@ TYPED_TEST(StoreConformanceEmailSignins, Interface_19_2_PruneRemovesExpiredMails
   EXPECT_FALSE(this->by_token("a"));
   EXPECT_FALSE(this->by_token("b"));
   EXPECT_TRUE(this->by_token("c"));
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 0, 0, 0), 1); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(prune_each_table_once(tx, {10'000, 0, 0, 0}), 1); });
   EXPECT_FALSE(this->by_token("c"));
 }
 

@@ -7,6 +7,7 @@
 // names a server).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ class StoreConformanceEvents : public StoreConformanceFixture<Backend> {
     std::int64_t seq = 0;
     this->write([&](Transaction& tx) { seq = tx.events().append(event_of(type, user, at)); });
     return seq;
+  }
+
+  // `count` events from long ago (at 1,000 and after), in one transaction.
+  void append_old(int count) {
+    this->write([&](Transaction& tx) {
+      for (int i = 0; i < count; ++i) tx.events().append(event_of("logout", "alice", 1'000 + i));
+    });
   }
 
   std::int64_t prune(Millis horizon) {
@@ -140,15 +148,44 @@ TYPED_TEST(StoreConformanceEvents, Interface_14_1_5_EventsAfterAnEmptyingPruneAr
 // interface.md 8.2: pruning removes at most 5,000 events in a transaction,
 // the oldest first; the next transaction goes on from there.
 TYPED_TEST(StoreConformanceEvents, Interface_8_2_PruningTakesATransactionsWorthOfEventsAtATime) {
-  constexpr int kOld = 5'003;
-  this->write([&](Transaction& tx) {
-    for (int i = 0; i < kOld; ++i) tx.events().append(this->event_of("logout", "alice", 1'000 + i));
-  });
+  this->append_old(5'003);
   std::int64_t kept = this->append("logout", "alice", 100'000);
   EXPECT_EQ(this->prune(50'000), 5'000);
   EXPECT_EQ(this->prune(50'000), 3);
   EXPECT_EQ(this->prune(50'000), 0);
   EXPECT_EQ(this->seqs(this->of_user("alice")), (std::vector<std::int64_t>{kept}));
+}
+
+// interface.md 8.2: a gap in the sequence (appends rolled back, whose
+// numbers PostgreSQL does not give back) does not make a transaction remove
+// fewer than 5,000 events while more are expired: fewer would tell
+// Housekeeping that the trail is done.
+TYPED_TEST(StoreConformanceEvents,
+           Interface_8_2_PruningTakesATransactionsWorthWhateverGapsTheSequenceHas) {
+  this->append_old(2'000);
+  EXPECT_THROW(this->store_->run(Store::Mode::write,
+                                 [&](Transaction& tx) {
+                                   for (int i = 0; i < 100; ++i)
+                                     tx.events().append(this->event_of("logout", "alice", 1'000));
+                                   throw std::runtime_error("rolled back");
+                                 }),
+               std::runtime_error);
+  this->append_old(3'003);
+  std::int64_t kept = this->append("logout", "alice", 100'000);
+  EXPECT_EQ(this->prune(50'000), 5'000);
+  EXPECT_EQ(this->prune(50'000), 3);
+  EXPECT_EQ(this->seqs(this->of_user("alice")), (std::vector<std::int64_t>{kept}));
+}
+
+// interface.md 8.2: an event at or after the horizon among the oldest ends
+// what a transaction removes, even when more than 5,000 events are older
+// than the horizon after it (the trail is pruned in the order written).
+TYPED_TEST(StoreConformanceEvents, Interface_8_2_PruningStopsAtTheFirstEventToKeep) {
+  this->append_old(10);
+  this->append("logout", "alice", 100'000);
+  this->append_old(6'000);
+  EXPECT_EQ(this->prune(50'000), 10);
+  EXPECT_EQ(this->prune(50'000), 0);
 }
 
 }  // namespace

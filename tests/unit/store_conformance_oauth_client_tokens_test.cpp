@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "store/pruning.hpp"
 #include "store_conformance_oauth_fixture.hpp"
 
 namespace authd {
@@ -96,8 +97,9 @@ TYPED_TEST(StoreConformanceClientTokens, Interface_17_7_HousekeepingPrunesExpire
     tx.client_tokens().insert(this->client_token("older", c, now - 1));
     tx.client_tokens().insert(this->client_token("live", c, now + 1));
   });
-  EXPECT_EQ(this->template write_value<std::int64_t>(
-                [&](Transaction& tx) { return tx.prune(now, 0, 0, 0); }),
+  EXPECT_EQ(this->template write_value<std::int64_t>([&](Transaction& tx) {
+    return prune_each_table_once(tx, {now, 0, 0, 0});
+  }),
             2);
   EXPECT_TRUE(this->live("live", now));
   EXPECT_EQ(this->template write_value<std::int64_t>(

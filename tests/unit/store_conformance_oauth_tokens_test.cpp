@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "auth/admin/erasure.hpp"
+#include "store/pruning.hpp"
 #include "store_conformance_oauth_fixture.hpp"
 
 namespace authd {
@@ -237,8 +238,9 @@ TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_9_HousekeepingPrunesTheProv
     tx.signing_keys().insert(gone_key);
     tx.signing_keys().insert(this->key("current", "RS256", 2));
   });
-  std::int64_t removed = this->template write_value<std::int64_t>(
-      [&](Transaction& tx) { return tx.prune(now, 0, 0, 0); });
+  std::int64_t removed = this->template write_value<std::int64_t>([&](Transaction& tx) {
+    return prune_each_table_once(tx, {now, 0, 0, 0});
+  });
   EXPECT_EQ(removed, 4);
   this->read([&](Transaction& tx) {
     EXPECT_FALSE(tx.authorization_requests().by_id(sha256("old")));

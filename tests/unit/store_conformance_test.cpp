@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/pruning.hpp"
 #include "store_conformance_fixture.hpp"
 
 namespace authd {
@@ -904,8 +905,12 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
     ASSERT_TRUE(claimed);
     tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
   });
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000, 0), 5); });
-  this->write([&](Transaction& tx) { EXPECT_EQ(tx.prune(10'000, 1'000, 2'000, 0), 0); });
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(prune_each_table_once(tx, {10'000, 1'000, 2'000, 0}), 5);
+  });
+  this->write([&](Transaction& tx) {
+    EXPECT_EQ(prune_each_table_once(tx, {10'000, 1'000, 2'000, 0}), 0);
+  });
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Housekeeping's DELETEs on PostgreSQL (Transaction::prune, every
+// Housekeeping's DELETEs on PostgreSQL (store/pruning.hpp, every
 // --prune-interval on each instance).
 #pragma once
 

@@ -172,12 +172,15 @@ std::int64_t Events::index_appended(std::int64_t at_most) {
 
 std::int64_t Events::prune(Millis horizon) {
   // In the order written: everything before the first event at or after
-  // the horizon (a walk from the oldest, no index by time to keep up), and
-  // no more than a transaction's worth of them (interface.md 8.2).
+  // the horizon, looked for among the oldest events only (no index by time
+  // to keep up), and no more than a transaction's worth of them
+  // (interface.md 8.2): when none of the oldest is kept, up to the next one.
   auto first_kept = db_.prepare(
-      "SELECT min(coalesce((SELECT seq FROM events WHERE at >= ?1 ORDER BY seq LIMIT 1), "
-      "(SELECT max(seq) + 1 FROM events)), "
-      "(SELECT min(seq) FROM events) + " AUTHD_ROWS_PRUNED_PER_TABLE_TEXT ")");
+      "SELECT coalesce("
+      "(SELECT min(seq) FROM (SELECT seq, at FROM events ORDER BY seq" AUTHD_PRUNE_LIMIT
+      ") AS oldest WHERE at >= ?1), "
+      "(SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET " AUTHD_ROWS_PRUNED_PER_TABLE_TEXT
+      "), (SELECT max(seq) + 1 FROM events))");
   first_kept.bind(1, horizon);
   std::optional<std::int64_t> found =
       first_kept.step() ? first_kept.optional_integer(0) : std::nullopt;

@@ -1,4 +1,4 @@
-// Housekeeping's DELETEs on SQLite (Transaction::prune, every
+// Housekeeping's DELETEs on SQLite (store/pruning.hpp, every
 // --prune-interval).
 #pragma once
 
