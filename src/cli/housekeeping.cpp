@@ -1,7 +1,5 @@
 #include "cli/housekeeping.hpp"
 
-#include <algorithm>
-#include <array>
 #include <chrono>
 #include <utility>
 
@@ -41,35 +39,22 @@ void Housekeeping::stop() {
 }
 
 // A transaction removes at most kRowsPrunedPerTable rows of each table
-// (interface.md 8.2). A table whose step removed as many may have more; the
-// pass runs another transaction for those tables alone, with the same
-// horizons, until none has more, a transaction fails (the next pass goes
-// on) or the server stops.
+// (interface.md 8.2); the pass runs more, with the same horizons, for the
+// tables that gave as many, until none did, a transaction fails (the next
+// pass goes on) or the server stops.
 void Housekeeping::prune() {
   const Millis now = now_millis();
-  const PruneHorizons horizons{.now = now,
-                               .throttle = now - settings_.throttle_window.count(),
-                               .sent_mail = now - kSentMailKept.count(),
-                               .audit = now - settings_.event_retention.count()};
-  std::array<bool, kPruneSteps.size()> more;
-  more.fill(true);
-  while (std::find(more.begin(), more.end(), true) != more.end() && !pruner_.stopping()) {
-    std::array<bool, kPruneSteps.size()> left{};
+  PrunePass pass({.now = now,
+                  .throttle = now - settings_.throttle_window.count(),
+                  .sent_mail = now - kSentMailKept.count(),
+                  .audit = now - settings_.event_retention.count()});
+  while (!pass.done() && !pruner_.stopping()) {
     std::int64_t removed = 0;
-    // The work may run again after a failed attempt: it only assigns.
-    StoreStatus status = store_.run(Store::Mode::write, [&](Transaction& tx) {
-      left.fill(false);
-      removed = 0;
-      for (std::size_t i = 0; i < kPruneSteps.size(); ++i) {
-        if (!more[i]) continue;
-        const std::int64_t rows = kPruneSteps[i](tx, horizons);
-        removed += rows;
-        left[i] = rows >= kRowsPrunedPerTable;
-      }
-    });
+    StoreStatus status =
+        store_.run(Store::Mode::write, [&](Transaction& tx) { removed = pass.run(tx); });
     if (status != StoreStatus::ok) break;
+    pass.committed();
     if (removed > 0) log::debug("pruned", {{"rows", removed}});
-    more = left;
   }
   forget_tokens_not_kept();
 }

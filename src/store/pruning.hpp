@@ -9,7 +9,9 @@
 // console sessions; expired upstream flows.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "core/time.hpp"
@@ -30,7 +32,7 @@ struct PruneHorizons {
 // step that removed as many may have left some.
 using PruneStep = std::int64_t (*)(Transaction&, const PruneHorizons&);
 
-inline constexpr std::array<PruneStep, 17> kPruneSteps = {
+inline constexpr auto kPruneSteps = std::to_array<PruneStep>({
     [](Transaction& tx, const PruneHorizons& h) { return tx.sessions().prune(h.now); },
     [](Transaction& tx, const PruneHorizons& h) { return tx.reset_tokens().prune(h.now); },
     [](Transaction& tx, const PruneHorizons& h) { return tx.email_signins().prune(h.now); },
@@ -50,7 +52,7 @@ inline constexpr std::array<PruneStep, 17> kPruneSteps = {
     [](Transaction& tx, const PruneHorizons& h) { return tx.client_tokens().prune(h.now); },
     [](Transaction& tx, const PruneHorizons& h) { return tx.operators().prune(h.now); },
     [](Transaction& tx, const PruneHorizons& h) { return tx.upstream_flows().prune(h.now); },
-};
+});
 
 // Every step once, in `tx`; the rows removed.
 inline std::int64_t prune_each_table_once(Transaction& tx, const PruneHorizons& horizons) {
@@ -58,5 +60,38 @@ inline std::int64_t prune_each_table_once(Transaction& tx, const PruneHorizons& 
   for (PruneStep step : kPruneSteps) removed += step(tx, horizons);
   return removed;
 }
+
+// One pass of the pruner (interface.md 8.2): transactions one after
+// another, each running the steps whose last run gave a full batch (every
+// step, the first time), until none did.
+class PrunePass {
+ public:
+  explicit PrunePass(const PruneHorizons& horizons) : horizons_(horizons) { pending_.fill(true); }
+
+  bool done() const { return std::find(pending_.begin(), pending_.end(), true) == pending_.end(); }
+
+  // Runs the pending steps in `tx`; the rows removed. Only assigns, so that
+  // a transaction's work may run again after a failed attempt.
+  std::int64_t run(Transaction& tx) {
+    std::int64_t removed = 0;
+    for (std::size_t i = 0; i < kPruneSteps.size(); ++i) {
+      full_[i] = false;
+      if (!pending_[i]) continue;
+      const std::int64_t rows = kPruneSteps[i](tx, horizons_);
+      removed += rows;
+      full_[i] = rows >= kRowsPrunedPerTable;
+    }
+    return removed;
+  }
+
+  // After run()'s transaction committed: the steps that gave a full batch
+  // are the next transaction's.
+  void committed() { pending_ = full_; }
+
+ private:
+  PruneHorizons horizons_;
+  std::array<bool, kPruneSteps.size()> pending_{};
+  std::array<bool, kPruneSteps.size()> full_{};
+};
 
 }  // namespace authd

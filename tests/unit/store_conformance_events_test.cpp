@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "store/pruning.hpp"
 #include "store_conformance_fixture.hpp"
 
 namespace authd {
@@ -186,6 +187,28 @@ TYPED_TEST(StoreConformanceEvents, Interface_8_2_PruningStopsAtTheFirstEventToKe
   this->append_old(6'000);
   EXPECT_EQ(this->prune(50'000), 10);
   EXPECT_EQ(this->prune(50'000), 0);
+}
+
+// interface.md 8.2: a pass's next transaction runs only the steps that
+// gave a full batch: the trail, which gave fewer, is not pruned again in
+// that pass (an expired event written meanwhile stays for the next pass).
+TYPED_TEST(StoreConformanceEvents, Interface_8_2_APassRunsAgainOnlyTheStepsThatGaveAFullBatch) {
+  this->write([&](Transaction& tx) {
+    for (int i = 0; i < 5'001; ++i) tx.throttle().insert_event("pass", 1'000 + i);
+  });
+  PrunePass pass({.now = 50'000, .throttle = 50'000, .sent_mail = 0, .audit = 50'000});
+  std::int64_t removed = 0;
+  this->write([&](Transaction& tx) { removed = pass.run(tx); });
+  pass.committed();
+  EXPECT_EQ(removed, 5'000);
+  EXPECT_FALSE(pass.done());
+
+  std::int64_t written_meanwhile = this->append("logout", "alice", 1'000);
+  this->write([&](Transaction& tx) { removed = pass.run(tx); });
+  pass.committed();
+  EXPECT_EQ(removed, 1);  // the last throttling event, not the event
+  EXPECT_TRUE(pass.done());
+  EXPECT_EQ(this->seqs(this->of_user("alice")), (std::vector<std::int64_t>{written_meanwhile}));
 }
 
 }  // namespace
