@@ -17,8 +17,8 @@
 
 namespace authd {
 
-// A transaction that removed this many rows or more may have left some:
-// Housekeeping runs another.
+// A table's step that removed this many rows may have left some: the pass
+// runs it again in another transaction (PrunePass, store/pruning.hpp).
 inline constexpr std::int64_t kRowsPrunedPerTable = AUTHD_ROWS_PRUNED_PER_TABLE;
 
 }  // namespace authd

@@ -54,13 +54,6 @@ inline constexpr auto kPruneSteps = std::to_array<PruneStep>({
     [](Transaction& tx, const PruneHorizons& h) { return tx.upstream_flows().prune(h.now); },
 });
 
-// Every step once, in `tx`; the rows removed.
-inline std::int64_t prune_each_table_once(Transaction& tx, const PruneHorizons& horizons) {
-  std::int64_t removed = 0;
-  for (PruneStep step : kPruneSteps) removed += step(tx, horizons);
-  return removed;
-}
-
 // One pass of the pruner (interface.md 8.2): transactions one after
 // another, each running the steps whose last run gave a full batch (every
 // step, the first time), until none did.

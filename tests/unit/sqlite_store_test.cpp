@@ -210,12 +210,14 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
             StoreStatus::ok);
 
   std::int64_t removed = 0;
-  ASSERT_EQ(store.run(Store::Mode::write,
-                      [&](Transaction& tx) {
-                        removed = prune_each_table_once(
-                            tx, {.now = 5'000, .throttle = 100, .sent_mail = 0, .audit = 0});
-                      }),
-            StoreStatus::ok);
+  ASSERT_EQ(
+      store.run(
+          Store::Mode::write,
+          [&](Transaction& tx) {
+            removed =
+                PrunePass({.now = 5'000, .throttle = 100, .sent_mail = 0, .audit = 0}).run(tx);
+          }),
+      StoreStatus::ok);
   EXPECT_EQ(removed, 3);  // two sessions, one event: not the logged-out one
 
   bool expired = true, just_expired = true, live = false;
@@ -238,7 +240,7 @@ TEST_F(SqliteStoreTest, PruneRemovesExpiredSessions) {
   std::int64_t removed_later = 0;
   ASSERT_EQ(store.run(Store::Mode::write,
                       [&](Transaction& tx) {
-                        removed_later = prune_each_table_once(tx, {9'000, 0, 0, 0});
+                        removed_later = PrunePass({9'000, 0, 0, 0}).run(tx);
                       }),
             StoreStatus::ok);
   EXPECT_EQ(removed_later, 2);  // "live" and "logged-out", both expired by now

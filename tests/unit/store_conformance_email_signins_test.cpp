@@ -161,7 +161,7 @@ TYPED_TEST(StoreConformanceEmailSignins, Interface_19_3_DeleteOfUserRemovesThatA
 }
 
 // interface.md 19.2: mails expired at `now` are pruned, the others kept;
-// the pruner's steps (prune_each_table_once) include them.
+// the pruner's first transaction (PrunePass::run) includes them.
 TYPED_TEST(StoreConformanceEmailSignins, Interface_19_2_PruneRemovesExpiredMailsOnly) {
   UserRecord a = this->stored_user("a@example.com");
   UserRecord b = this->stored_user("b@example.com");
@@ -174,7 +174,7 @@ TYPED_TEST(StoreConformanceEmailSignins, Interface_19_2_PruneRemovesExpiredMails
   EXPECT_FALSE(this->by_token("a"));
   EXPECT_FALSE(this->by_token("b"));
   EXPECT_TRUE(this->by_token("c"));
-  this->write([&](Transaction& tx) { EXPECT_EQ(prune_each_table_once(tx, {10'000, 0, 0, 0}), 1); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(PrunePass({10'000, 0, 0, 0}).run(tx), 1); });
   EXPECT_FALSE(this->by_token("c"));
 }
 

@@ -98,7 +98,7 @@ TYPED_TEST(StoreConformanceClientTokens, Interface_17_7_HousekeepingPrunesExpire
     tx.client_tokens().insert(this->client_token("live", c, now + 1));
   });
   EXPECT_EQ(this->template write_value<std::int64_t>([&](Transaction& tx) {
-    return prune_each_table_once(tx, {now, 0, 0, 0});
+    return PrunePass({now, 0, 0, 0}).run(tx);
   }),
             2);
   EXPECT_TRUE(this->live("live", now));

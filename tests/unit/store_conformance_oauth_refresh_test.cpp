@@ -163,10 +163,7 @@ TYPED_TEST(StoreConformanceOAuthRefresh, Interface_17_10_HousekeepingPrunesEnded
     tx.refresh_tokens().insert(this->refresh("ended", "f1", c, u, now));
     tx.refresh_tokens().insert(this->refresh("idle", "f2", c, u, now + 1));
   });
-  EXPECT_EQ(this->count([&](Transaction& tx) {
-    return prune_each_table_once(tx, {now, 0, 0, 0});
-  }),
-            1);
+  EXPECT_EQ(this->count([&](Transaction& tx) { return PrunePass({now, 0, 0, 0}).run(tx); }), 1);
   EXPECT_FALSE(this->find("ended"));
   EXPECT_TRUE(this->find("idle"));
 }

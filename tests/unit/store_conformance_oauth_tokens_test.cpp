@@ -239,7 +239,7 @@ TYPED_TEST(StoreConformanceOAuthTokens, Interface_17_9_HousekeepingPrunesTheProv
     tx.signing_keys().insert(this->key("current", "RS256", 2));
   });
   std::int64_t removed = this->template write_value<std::int64_t>([&](Transaction& tx) {
-    return prune_each_table_once(tx, {now, 0, 0, 0});
+    return PrunePass({now, 0, 0, 0}).run(tx);
   });
   EXPECT_EQ(removed, 4);
   this->read([&](Transaction& tx) {

@@ -905,12 +905,8 @@ TYPED_TEST(StoreConformance, Interface_5_3_PruneSumsEveryArea) {
     ASSERT_TRUE(claimed);
     tx.outbox().mark_sent(claimed->id, 1'500, 2'000);
   });
-  this->write([&](Transaction& tx) {
-    EXPECT_EQ(prune_each_table_once(tx, {10'000, 1'000, 2'000, 0}), 5);
-  });
-  this->write([&](Transaction& tx) {
-    EXPECT_EQ(prune_each_table_once(tx, {10'000, 1'000, 2'000, 0}), 0);
-  });
+  this->write([&](Transaction& tx) { EXPECT_EQ(PrunePass({10'000, 1'000, 2'000, 0}).run(tx), 5); });
+  this->write([&](Transaction& tx) { EXPECT_EQ(PrunePass({10'000, 1'000, 2'000, 0}).run(tx), 0); });
 }
 
 }  // namespace
